@@ -1,0 +1,130 @@
+/**
+ * The typed failures of `read`. Each `message` is exactly what the model should read.
+ *
+ * They are `Schema.TaggedError`s because they cross wires (MCP, RPC, JSON).
+ */
+import * as Schema from "effect/Schema"
+
+const formatBytes = (bytes: number): string =>
+  bytes >= 1024 * 1024
+    ? `${(bytes / (1024 * 1024)).toFixed(1)} MB`
+    : bytes >= 1024
+    ? `${(bytes / 1024).toFixed(1)} KB`
+    : `${bytes} bytes`
+
+/** The path does not exist. `suggestions` are absolute paths of near matches. */
+export class FileNotFound extends Schema.TaggedError<FileNotFound>()("FileNotFound", {
+  path: Schema.String,
+  suggestions: Schema.Array(Schema.String)
+}) {
+  override get message(): string {
+    return this.suggestions.length === 0
+      ? `File not found: ${this.path}`
+      : `File not found: ${this.path}\n\nDid you mean one of these?\n${this.suggestions.join("\n")}`
+  }
+}
+
+/** The file holds bytes that are not text the model can use. */
+export class BinaryFile extends Schema.TaggedError<BinaryFile>()("BinaryFile", {
+  path: Schema.String
+}) {
+  override get message(): string {
+    return `Cannot read binary file: ${this.path}`
+  }
+}
+
+/** `offset` points past the last line (or entry) of the target. */
+export class OffsetOutOfRange extends Schema.TaggedError<OffsetOutOfRange>()("OffsetOutOfRange", {
+  path: Schema.String,
+  offset: Schema.Number,
+  totalLines: Schema.Number
+}) {
+  override get message(): string {
+    return `Offset ${this.offset} is out of range for this file (${this.totalLines} lines)`
+  }
+}
+
+/** The session's `Permission` service refused the read. */
+export class PermissionDenied extends Schema.TaggedError<PermissionDenied>()("PermissionDenied", {
+  permission: Schema.String,
+  patterns: Schema.Array(Schema.String),
+  /** `"rule"` when a configured rule denied it, `"rejected"` when the user said no. */
+  reason: Schema.Literal("rule", "rejected")
+}) {
+  override get message(): string {
+    const what = this.permission === "external_directory"
+      ? `access outside the project (${this.patterns.join(", ")})`
+      : `${this.permission} ${this.patterns.join(", ")}`
+    return this.reason === "rule"
+      ? `Permission denied: a rule forbids ${what}. Do not retry this path.`
+      : `Permission denied: the user rejected ${what}.`
+  }
+}
+
+/** The parameters do not describe a possible read. */
+export class InvalidParams extends Schema.TaggedError<InvalidParams>()("InvalidParams", {
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `Invalid parameters: ${this.reason}`
+  }
+}
+
+/** FIFOs, sockets and devices: reading them could block forever or never end. */
+export class NotAFile extends Schema.TaggedError<NotAFile>()("NotAFile", {
+  path: Schema.String,
+  kind: Schema.String
+}) {
+  override get message(): string {
+    return `Cannot read ${this.path}: it is a ${this.kind}, not a regular file or directory`
+  }
+}
+
+/** An image or PDF too large to attach. */
+export class MediaTooLarge extends Schema.TaggedError<MediaTooLarge>()("MediaTooLarge", {
+  path: Schema.String,
+  mime: Schema.String,
+  size: Schema.Number,
+  maxSize: Schema.Number
+}) {
+  override get message(): string {
+    return `Cannot attach ${this.path}: the ${this.mime} file is ${formatBytes(this.size)}, over the ${
+      formatBytes(this.maxSize)
+    } limit for attachments`
+  }
+}
+
+/** A file that claims to be an image or PDF (by name or magic bytes) but is empty or incomplete. */
+export class InvalidMedia extends Schema.TaggedError<InvalidMedia>()("InvalidMedia", {
+  path: Schema.String,
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `Cannot read ${this.path}: ${this.reason}`
+  }
+}
+
+/** Anything else the operating system refused, with its reason (for example EACCES). */
+export class ReadFailed extends Schema.TaggedError<ReadFailed>()("ReadFailed", {
+  path: Schema.String,
+  reason: Schema.String,
+  code: Schema.optional(Schema.String)
+}) {
+  override get message(): string {
+    return `Cannot read ${this.path}: ${this.reason}`
+  }
+}
+
+/** Every way `read` can fail, as a schema (for tool definitions) and as a type. */
+export const ReadError = Schema.Union(
+  FileNotFound,
+  BinaryFile,
+  OffsetOutOfRange,
+  PermissionDenied,
+  InvalidParams,
+  NotAFile,
+  MediaTooLarge,
+  InvalidMedia,
+  ReadFailed
+)
+export type ReadError = typeof ReadError.Type
