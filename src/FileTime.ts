@@ -2,10 +2,19 @@
  * The read ledger: what each session read, so a later Edit/Write can `assert` the file did not
  * change since. Compares size, mtime and a content hash: an mtime-only change is not a change.
  */
+import * as FileSystem from "@effect/platform/FileSystem"
+import type { PlatformError } from "@effect/platform/Error"
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
-import type * as Effect from "effect/Effect"
-import type * as Option from "effect/Option"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as HashMap from "effect/HashMap"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import { createHash } from "node:crypto"
 
 export interface ReadStamp {
   readonly path: string
@@ -46,3 +55,96 @@ export interface FileTimeShape {
 }
 
 export class FileTime extends Context.Tag("effect-read/FileTime")<FileTime, FileTimeShape>() {}
+
+/**
+ * Files larger than this (16 MiB) are not hashed: `read` records a stamp on every read, and
+ * hashing a multi-gigabyte log each time would cost far more than the read itself (which pages
+ * a few KB). Such files are compared by size and mtime only, conservatively (see `compare`).
+ */
+export const maxHashBytes = 16 * 1024 * 1024
+
+/**
+ * Stamp `path` now: stat it and, for a regular file of at most `maxHashBytes`, hash its content
+ * with SHA-256, streamed in chunks so memory stays bounded. Exactly the stat'd size is hashed,
+ * so `size` and `hash` describe the same bytes even if the file is growing.
+ */
+export const stamp = Effect.fn("FileTime.stamp")(function*(path: string) {
+  const fs = yield* FileSystem.FileSystem
+  const info = yield* fs.stat(path)
+  const size = Number(info.size)
+  const readAt = yield* Clock.currentTimeMillis
+  let hash: string | undefined = undefined
+  if (info.type === "File" && size <= maxHashBytes) {
+    const hasher = createHash("sha256")
+    if (size > 0) {
+      yield* fs.stream(path, { bytesToRead: FileSystem.Size(size) }).pipe(
+        Stream.runForEach((chunk) => Effect.sync(() => hasher.update(chunk)))
+      )
+    }
+    hash = hasher.digest("hex")
+  }
+  const result: ReadStamp = {
+    path,
+    readAt,
+    size,
+    mtime: Option.getOrUndefined(Option.map(info.mtime, (date) => date.getTime())),
+    hash
+  }
+  return result
+}) satisfies (path: string) => Effect.Effect<ReadStamp, PlatformError, FileSystem.FileSystem>
+
+/**
+ * Did the file change between two stamps? `path` and `readAt` are ignored.
+ *
+ * - different size → changed;
+ * - both hashes known → the hashes decide (an mtime-only change, e.g. `touch`, is not a change;
+ *   new content behind an unchanged or restored mtime is);
+ * - a hash missing (over `maxHashBytes`, or not a regular file) → unchanged only when both
+ *   mtimes are known and equal: without the content, any other mtime is taken as a change.
+ */
+export const compare = (before: ReadStamp, now: ReadStamp): "unchanged" | "changed" => {
+  if (before.size !== now.size) return "changed"
+  if (before.hash !== undefined && now.hash !== undefined) {
+    return before.hash === now.hash ? "unchanged" : "changed"
+  }
+  return before.mtime !== undefined && before.mtime === now.mtime ? "unchanged" : "changed"
+}
+
+/**
+ * An in-memory ledger, keyed by (sessionId, path), living as long as the service. `path` is
+ * used as given (`read` passes resolved absolute paths).
+ */
+export const make: Effect.Effect<FileTimeShape, never, FileSystem.FileSystem> = Effect.gen(function*() {
+  const fs = yield* FileSystem.FileSystem
+  const ledger = yield* Ref.make(HashMap.empty<readonly [string, string], ReadStamp>())
+  const stampNow = (path: string) => Effect.provideService(stamp(path), FileSystem.FileSystem, fs)
+
+  const read = Effect.fn("FileTime.read")(function*(sessionId: string, path: string) {
+    yield* stampNow(path).pipe(
+      Effect.flatMap((stamped) => Ref.update(ledger, HashMap.set(Data.tuple(sessionId, path), stamped))),
+      Effect.catchAll((error) =>
+        Effect.logDebug("FileTime.read: could not stamp the file; nothing recorded").pipe(
+          Effect.annotateLogs({ sessionId, path, error: error.message })
+        )
+      )
+    )
+  })
+
+  const get = Effect.fn("FileTime.get")(function*(sessionId: string, path: string) {
+    return HashMap.get(yield* Ref.get(ledger), Data.tuple(sessionId, path))
+  })
+
+  const assert = Effect.fn("FileTime.assert")(function*(sessionId: string, path: string) {
+    const before = yield* get(sessionId, path)
+    if (Option.isNone(before)) return yield* new FileNotRead({ path })
+    const changed = new FileChanged({ path, readAt: before.value.readAt })
+    // A file that vanished (or can no longer be stat'd or read) has changed.
+    const now = yield* Effect.orElse(stampNow(path), () => Effect.fail(changed))
+    if (compare(before.value, now) === "changed") return yield* changed
+  })
+
+  return FileTime.of({ read, get, assert })
+})
+
+/** The in-memory ledger (`make`) as a layer: one ledger per layer build. */
+export const layerMemory: Layer.Layer<FileTime, never, FileSystem.FileSystem> = Layer.effect(FileTime, make)

@@ -4,8 +4,11 @@
  * (pattern: the path relative to the worktree, absolute when outside).
  */
 import * as Context from "effect/Context"
-import type * as Effect from "effect/Effect"
-import type { PermissionDenied } from "./ReadError.js"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Ref from "effect/Ref"
+import picomatch from "picomatch"
+import { PermissionDenied } from "./ReadError.js"
 
 export interface PermissionRequest {
   readonly permission: string
@@ -34,3 +37,192 @@ export interface Rule {
 export type Answer = "once" | "always" | "reject"
 
 export type Asker = (request: PermissionRequest) => Effect.Effect<Answer>
+
+// -----------------------------------------------------------------------------
+// Glob matching
+// -----------------------------------------------------------------------------
+
+/**
+ * The picomatch options behind every rule glob (both the rule's `permission` and `pattern`).
+ *
+ * - `bash: true` makes `*` cross `/` (picomatch's bash mode compiles a star to `.*?`), which is
+ *   opencode's wildcard semantics: `*.env` matches `config/.env`, `src/*` matches `src/a/b.ts`.
+ * - `dot: true` lets `*` match dotfiles (`*.env` matches `.env`).
+ * - `flags: "s"` lets `*` match a newline too: file names may contain one, and a rule must not
+ *   silently stop applying to them.
+ *
+ * Two picomatch refusals remain even with these options and are patched in `compileGlob`:
+ * an empty string never matches, and neither does a string that starts with a `.` or `..`
+ * segment (`.`, `../x`). A glob made only of stars (`*`, `**`) therefore matches every string
+ * without consulting picomatch, so the catch-all rules always apply. `read` passes normalized
+ * paths (relative without `./`, or absolute), so the leading-dot-segment case does not arise.
+ */
+export const globOptions: picomatch.PicomatchOptions = { dot: true, bash: true, flags: "s" }
+
+const STARS = /^\*+$/
+
+/** Compile one rule glob into a predicate. */
+export const compileGlob = (glob: string): (input: string) => boolean => {
+  if (STARS.test(glob)) return () => true
+  // picomatch rejects an empty glob; the only string it can mean is the empty string.
+  if (glob === "") return (input) => input === ""
+  return picomatch(glob, globOptions)
+}
+
+/** Does `input` match the rule glob `glob`? Compiles on every call: prefer `compile` for rule sets. */
+export const matches = (glob: string, input: string): boolean => compileGlob(glob)(input)
+
+interface CompiledRule {
+  readonly permission: (input: string) => boolean
+  readonly pattern: (input: string) => boolean
+  readonly action: Action
+}
+
+const compileRule = (rule: Rule): CompiledRule => ({
+  permission: compileGlob(rule.permission),
+  pattern: compileGlob(rule.pattern),
+  action: rule.action
+})
+
+/** A rule set compiled once: `(permission, pattern) => action`, the last matching rule winning. */
+export type Evaluator = (permission: string, pattern: string) => Action
+
+const evaluateCompiled = (rules: ReadonlyArray<CompiledRule>, permission: string, pattern: string): Action => {
+  for (let i = rules.length - 1; i >= 0; i--) {
+    const rule = rules[i]!
+    if (rule.permission(permission) && rule.pattern(pattern)) return rule.action
+  }
+  return "ask"
+}
+
+const compiledSets = new WeakMap<ReadonlyArray<Rule>, Evaluator>()
+
+/** Compile a rule set once (cached per array identity) into an `Evaluator`. */
+export const compile = (rules: ReadonlyArray<Rule>): Evaluator => {
+  const cached = compiledSets.get(rules)
+  if (cached !== undefined) return cached
+  const compiled = rules.map(compileRule)
+  const evaluator: Evaluator = (permission, pattern) => evaluateCompiled(compiled, permission, pattern)
+  compiledSets.set(rules, evaluator)
+  return evaluator
+}
+
+/**
+ * What the rule set says about `pattern` under `permission`: the LAST rule whose `permission`
+ * and `pattern` globs both match wins; no match means `"ask"`. Pure; the matchers are compiled
+ * once per rule-set array.
+ */
+export const evaluate = (rules: ReadonlyArray<Rule>, permission: string, pattern: string): Action =>
+  compile(rules)(permission, pattern)
+
+/**
+ * opencode's defaults for `read`: everything is allowed except env files, which ask (their
+ * `.example` templates are allowed again); any directory outside the worktree asks.
+ */
+export const defaultRules: ReadonlyArray<Rule> = [
+  { permission: "read", pattern: "*", action: "allow" },
+  { permission: "read", pattern: "*.env", action: "ask" },
+  { permission: "read", pattern: "*.env.*", action: "ask" },
+  { permission: "read", pattern: "*.env.example", action: "allow" },
+  { permission: "external_directory", pattern: "*", action: "ask" }
+]
+
+// -----------------------------------------------------------------------------
+// Services and layers
+// -----------------------------------------------------------------------------
+
+const denied = (permission: string, patterns: ReadonlyArray<string>, reason: "rule" | "rejected") =>
+  new PermissionDenied({ permission, patterns: [...patterns], reason })
+
+const annotate = (request: PermissionRequest) =>
+  Effect.annotateCurrentSpan({ permission: request.permission, patterns: request.patterns })
+
+/** Every request is allowed. */
+export const layerAllowAll: Layer.Layer<Permission> = Layer.succeed(Permission, {
+  ask: Effect.fn("Permission.ask")(function*(request: PermissionRequest) {
+    yield* annotate(request)
+  })
+})
+
+/** Every request is refused by rule. */
+export const layerDenyAll: Layer.Layer<Permission> = Layer.succeed(Permission, {
+  ask: Effect.fn("Permission.ask")(function*(request: PermissionRequest) {
+    yield* annotate(request)
+    return yield* denied(request.permission, request.patterns, "rule")
+  })
+})
+
+/** The asker used when none is given: nobody is there to say yes. */
+export const rejectAll: Asker = () => Effect.succeed("reject")
+
+export interface RulesOptions {
+  /** Who answers `ask` rules. Defaults to `rejectAll`. */
+  readonly asker?: Asker | undefined
+}
+
+/**
+ * A rule-set permission service. For a request, every pattern is evaluated:
+ *
+ * - any `deny` → `PermissionDenied` (reason `"rule"`, `patterns` = the denied ones);
+ * - otherwise, patterns that `ask` and were not approved `always` earlier in this service's
+ *   lifetime make it call the asker once with the whole request: `"reject"` →
+ *   `PermissionDenied` (reason `"rejected"`), `"once"` → allowed this time, `"always"` → allowed,
+ *   and `request.always` (or `request.patterns` when empty) remembered as globs approved for
+ *   that permission. Approvals never override a `deny` rule.
+ *
+ * Asks are serialized, so a second concurrent request re-checks the approvals after the first
+ * one was answered instead of prompting twice.
+ */
+export const make = (
+  rules: ReadonlyArray<Rule>,
+  options?: RulesOptions
+): Effect.Effect<PermissionShape> =>
+  Effect.gen(function*() {
+    const evaluator = compile(rules)
+    const asker = options?.asker ?? rejectAll
+    const approved = yield* Ref.make<ReadonlyArray<CompiledRule>>([])
+    const lock = yield* Effect.makeSemaphore(1)
+
+    const pending = (request: PermissionRequest, patterns: ReadonlyArray<string>) =>
+      Effect.map(
+        Ref.get(approved),
+        (approvals) => patterns.filter((pattern) => evaluateCompiled(approvals, request.permission, pattern) !== "allow")
+      )
+
+    const askUser = (request: PermissionRequest, patterns: ReadonlyArray<string>) =>
+      lock.withPermits(1)(Effect.gen(function*() {
+        const still = yield* pending(request, patterns)
+        if (still.length === 0) return
+        const answer = yield* asker(request)
+        yield* Effect.annotateCurrentSpan("answer", answer)
+        if (answer === "reject") return yield* denied(request.permission, request.patterns, "rejected")
+        if (answer === "always") {
+          const remember = request.always.length > 0 ? request.always : request.patterns
+          const added = remember.map((pattern) =>
+            compileRule({ permission: request.permission, pattern, action: "allow" })
+          )
+          yield* Ref.update(approved, (approvals) => [...approvals, ...added])
+        }
+      }))
+
+    const ask = Effect.fn("Permission.ask")(function*(request: PermissionRequest) {
+      yield* annotate(request)
+      const actions = request.patterns.map((pattern) => [pattern, evaluator(request.permission, pattern)] as const)
+      const deniedPatterns = actions.filter(([, action]) => action === "deny").map(([pattern]) => pattern)
+      if (deniedPatterns.length > 0) return yield* denied(request.permission, deniedPatterns, "rule")
+      const asking = actions.filter(([, action]) => action === "ask").map(([pattern]) => pattern)
+      if (asking.length === 0) return
+      const still = yield* pending(request, asking)
+      if (still.length === 0) return
+      yield* askUser(request, still)
+    })
+
+    return Permission.of({ ask })
+  })
+
+/** A rule-set permission service (see `make`); approvals last as long as the layer. */
+export const layerRules = (rules: ReadonlyArray<Rule>, options?: RulesOptions): Layer.Layer<Permission> =>
+  Layer.effect(Permission, make(rules, options))
+
+/** `layerRules(defaultRules, options)`. */
+export const layerDefault = (options?: RulesOptions): Layer.Layer<Permission> => layerRules(defaultRules, options)

@@ -1,0 +1,116 @@
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as FastCheck from "effect/FastCheck"
+import * as Layer from "effect/Layer"
+import { createHash } from "node:crypto"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as nodePath from "node:path"
+import * as FileTime from "../src/FileTime.js"
+import { fileTimeContract } from "./FileTimeContract.js"
+
+const root = fs.mkdtempSync(nodePath.join(os.tmpdir(), "effect-read-filetime-"))
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
+
+fileTimeContract("layerMemory over the Node filesystem", {
+  layer: FileTime.layerMemory.pipe(Layer.provideMerge(NodeFileSystem.layer)),
+  root: () => root
+})
+
+const stampOf = (fields: Partial<FileTime.ReadStamp>): FileTime.ReadStamp => ({
+  path: "/p",
+  readAt: 1,
+  size: 10,
+  mtime: 1000,
+  hash: "h1",
+  ...fields
+})
+
+describe("FileTime.compare", () => {
+  const { compare } = FileTime
+
+  it("same size and hash is unchanged, whatever the mtime", () => {
+    expect(compare(stampOf({}), stampOf({ readAt: 99 }))).toBe("unchanged")
+    expect(compare(stampOf({}), stampOf({ mtime: 2000 }))).toBe("unchanged")
+    expect(compare(stampOf({ mtime: undefined }), stampOf({ mtime: 2000 }))).toBe("unchanged")
+  })
+
+  it("a different size is a change", () => {
+    expect(compare(stampOf({}), stampOf({ size: 11 }))).toBe("changed")
+    expect(compare(stampOf({ hash: undefined }), stampOf({ size: 11, hash: undefined }))).toBe("changed")
+  })
+
+  it("a different hash is a change, even with the same size and mtime", () => {
+    expect(compare(stampOf({}), stampOf({ hash: "h2" }))).toBe("changed")
+  })
+
+  it("over the cap (no hash): same mtime is unchanged, another mtime is a change", () => {
+    const big = stampOf({ size: FileTime.maxHashBytes + 1, hash: undefined })
+    expect(compare(big, { ...big, readAt: 5 })).toBe("unchanged")
+    expect(compare(big, { ...big, mtime: 2000 })).toBe("changed")
+    expect(compare(big, { ...big, mtime: undefined })).toBe("changed")
+    expect(compare({ ...big, mtime: undefined }, { ...big, mtime: undefined })).toBe("changed")
+  })
+
+  it("one side hashed, the other not: decided by mtime", () => {
+    expect(compare(stampOf({}), stampOf({ hash: undefined }))).toBe("unchanged")
+    expect(compare(stampOf({ hash: undefined }), stampOf({ mtime: 2000 }))).toBe("changed")
+  })
+
+  const stamp = FastCheck.record({
+    path: FastCheck.string(),
+    readAt: FastCheck.nat(),
+    size: FastCheck.nat(),
+    mtime: FastCheck.option(FastCheck.nat(), { nil: undefined }),
+    hash: FastCheck.option(FastCheck.constantFrom("a", "b", "c"), { nil: undefined })
+  })
+
+  it.prop("a stamp with a hash or an mtime is unchanged against itself", { s: stamp }, ({ s }) => {
+    expect(compare(s, { ...s, readAt: s.readAt + 1 })).toBe(
+      s.hash !== undefined || s.mtime !== undefined ? "unchanged" : "changed"
+    )
+  })
+
+  it.prop("a size change is always a change", { a: stamp, b: stamp }, ({ a, b }) => {
+    if (a.size !== b.size) expect(compare(a, b)).toBe("changed")
+  })
+})
+
+describe("FileTime.stamp", () => {
+  it.effect("hashes the content in chunks (larger than one stream chunk)", () =>
+    Effect.gen(function*() {
+      const path = nodePath.join(root, "chunked.bin")
+      const content = Buffer.alloc(300 * 1024, "xyz")
+      fs.writeFileSync(path, content)
+      const stamp = yield* FileTime.stamp(path)
+      expect(stamp.size).toBe(content.length)
+      expect(stamp.hash).toBe(createHash("sha256").update(content).digest("hex"))
+    }).pipe(Effect.provide(NodeFileSystem.layer)))
+
+  it.effect("an empty file has the hash of no bytes", () =>
+    Effect.gen(function*() {
+      const path = nodePath.join(root, "empty.txt")
+      fs.writeFileSync(path, "")
+      const stamp = yield* FileTime.stamp(path)
+      expect(stamp.hash).toBe("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+    }).pipe(Effect.provide(NodeFileSystem.layer)))
+
+  it.effect("a directory is stamped without a hash", () =>
+    Effect.gen(function*() {
+      const stamp = yield* FileTime.stamp(root)
+      expect(stamp.hash).toBeUndefined()
+      expect(stamp.mtime).toBeTypeOf("number")
+    }).pipe(Effect.provide(NodeFileSystem.layer)))
+
+  it.effect("a missing file fails with a PlatformError", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(FileTime.stamp(nodePath.join(root, "nope")))
+      expect(error._tag).toBe("SystemError")
+    }).pipe(Effect.provide(NodeFileSystem.layer)))
+
+  it("maxHashBytes is 16 MiB", () => {
+    expect(FileTime.maxHashBytes).toBe(16 * 1024 * 1024)
+  })
+
+})
