@@ -33,14 +33,17 @@ export class BinaryFile extends Schema.TaggedError<BinaryFile>()("BinaryFile", {
   }
 }
 
-/** `offset` points past the last line (or entry) of the target. */
+/** `offset` points past the last line of a file (or the last entry of a directory). */
 export class OffsetOutOfRange extends Schema.TaggedError<OffsetOutOfRange>()("OffsetOutOfRange", {
   path: Schema.String,
   offset: Schema.Number,
-  totalLines: Schema.Number
+  totalLines: Schema.Number,
+  unit: Schema.optionalWith(Schema.Literal("lines", "entries"), { default: () => "lines" })
 }) {
   override get message(): string {
-    return `Offset ${this.offset} is out of range for this file (${this.totalLines} lines)`
+    return this.unit === "entries"
+      ? `Offset ${this.offset} is out of range for this directory (${this.totalLines} entries)`
+      : `Offset ${this.offset} is out of range for this file (${this.totalLines} lines)`
   }
 }
 
@@ -53,11 +56,11 @@ export class PermissionDenied extends Schema.TaggedError<PermissionDenied>()("Pe
 }) {
   override get message(): string {
     const what = this.permission === "external_directory"
-      ? `access outside the project (${this.patterns.join(", ")})`
-      : `${this.permission} ${this.patterns.join(", ")}`
+      ? `reading outside the project (${this.patterns.join(", ")})`
+      : `${this.permission === "read" ? "reading" : this.permission} ${this.patterns.join(", ")}`
     return this.reason === "rule"
-      ? `Permission denied: a rule forbids ${what}. Do not retry this path.`
-      : `Permission denied: the user rejected ${what}.`
+      ? `Permission denied: ${what} is not allowed in this session. Do not retry it.`
+      : `Permission denied: the user refused ${what}.`
   }
 }
 

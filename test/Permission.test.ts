@@ -139,7 +139,7 @@ describe("Permission layers", () => {
       expect(error.reason).toBe("rule")
       expect(error.permission).toBe("read")
       expect(error.patterns).toEqual(["src/a.ts"])
-      expect(error.message).toBe("Permission denied: a rule forbids read src/a.ts. Do not retry this path.")
+      expect(error.message).toBe("Permission denied: reading src/a.ts is not allowed in this session. Do not retry it.")
     }).pipe(Effect.provide(Permission.layerDenyAll)))
 
   it.effect("allowed patterns never call the asker", () =>
@@ -158,7 +158,7 @@ describe("Permission layers", () => {
         expect(error.reason).toBe("rejected")
         expect(error.permission).toBe("read")
         expect(error.patterns).toEqual(["config/.env"])
-        expect(error.message).toBe("Permission denied: the user rejected read config/.env.")
+        expect(error.message).toBe("Permission denied: the user refused reading config/.env.")
         expect(yield* calls).toEqual([req])
       })))
 
@@ -166,7 +166,7 @@ describe("Permission layers", () => {
     withRules(Permission.defaultRules, ["reject"], () =>
       Effect.gen(function*() {
         const error = yield* Effect.flip(ask(request("external_directory", ["/etc/*"])))
-        expect(error.message).toBe("Permission denied: the user rejected access outside the project (/etc/*).")
+        expect(error.message).toBe("Permission denied: the user refused reading outside the project (/etc/*).")
       })))
 
   it.effect("the default asker rejects", () =>

@@ -1,0 +1,171 @@
+/**
+ * The Read tool: `read(params)` resolves a path, asks permission, and hands the model numbered
+ * lines, a directory listing, or an image/PDF attachment — streaming, in bounded memory.
+ */
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import { FileTime } from "./FileTime.js"
+import { checkAccess, resolveTarget } from "./internal/access.js"
+import { readDirectory } from "./internal/directory.js"
+import { readFile } from "./internal/file.js"
+import { recoverMissing } from "./internal/notFound.js"
+import { fromPlatformError, isNotFound } from "./internal/platformError.js"
+import { DEFAULT_LIMIT, MAX_BYTES, MAX_LINE_LENGTH } from "./internal/lines.js"
+import { MAX_MEDIA_BYTES } from "./internal/media.js"
+import { Lsp } from "./Lsp.js"
+import { Permission } from "./Permission.js"
+import { InvalidParams, NotAFile } from "./ReadError.js"
+import { Workspace } from "./Workspace.js"
+
+/** The limits `read` applies; the model-facing description (`prompts/read.txt`) states them. */
+export const limits = {
+  /** Lines per page when `limit` is not given. */
+  defaultLimit: DEFAULT_LIMIT,
+  /** Characters (UTF-16 code units) shown of one line. */
+  maxLineLength: MAX_LINE_LENGTH,
+  /** Bytes of output per page. */
+  maxBytes: MAX_BYTES,
+  /** Largest image or PDF attached. */
+  maxMediaBytes: MAX_MEDIA_BYTES
+} as const
+
+export const ReadParams = Schema.Struct({
+  filePath: Schema.String.pipe(
+    Schema.minLength(1, { message: () => "filePath must not be empty" }),
+    Schema.filter((path) => !path.includes("\0"), { message: () => "filePath must not contain a NUL byte" })
+  ).annotations({
+    description: "The path of the file or directory to read: absolute, or relative to the working directory"
+  }),
+  offset: Schema.optionalWith(
+    Schema.Int.pipe(Schema.nonNegative({ message: () => "offset must be a line number (1-based; 0 means 1)" })),
+    { exact: true }
+  ).annotations({
+    description: "The line number to start reading from (1-based; 0 is treated as 1). Only for large files."
+  }),
+  limit: Schema.optionalWith(
+    Schema.Int.pipe(Schema.greaterThanOrEqualTo(1, { message: () => "limit must be at least 1" })),
+    { exact: true }
+  ).annotations({
+    description: `The maximum number of lines to read (default ${DEFAULT_LIMIT}). Only for large files.`
+  })
+}).annotations({ identifier: "ReadParams", title: "Read parameters" })
+export type ReadParams = typeof ReadParams.Type
+
+export const Attachment = Schema.Struct({
+  type: Schema.Literal("file"),
+  mime: Schema.String,
+  url: Schema.String.annotations({ description: "A data: URL with the base64 content" })
+})
+export type Attachment = typeof Attachment.Type
+
+export const ReadMetadata = Schema.Struct({
+  kind: Schema.Literal("text", "directory", "image", "pdf"),
+  /** The resolved absolute path. */
+  path: Schema.String,
+  /** The first 20 shown lines (or entries), without numbers. */
+  preview: Schema.String,
+  /** More content exists than was shown: later lines or entries, or lines cut at the length cap. */
+  truncated: Schema.Boolean,
+  /** First and last shown line (entry for directories), 1-based; absent when nothing was shown. */
+  startLine: Schema.optional(Schema.Number),
+  endLine: Schema.optional(Schema.Number),
+  /** Lines in the file (entries in the directory), when known. */
+  totalLines: Schema.optional(Schema.Number),
+  /** The `offset` that continues this read, when there is more. */
+  nextOffset: Schema.optional(Schema.Number),
+  /** Shown lines cut to the line-length cap. */
+  linesCut: Schema.optional(Schema.Number),
+  /** File size in bytes. */
+  size: Schema.Number,
+  /** Modification time, epoch milliseconds. */
+  mtime: Schema.optional(Schema.Number),
+  mime: Schema.optional(Schema.String)
+})
+export type ReadMetadata = typeof ReadMetadata.Type
+
+export const ReadResult = Schema.Struct({
+  /** The path relative to the worktree (absolute when outside it). */
+  title: Schema.String,
+  /** Exactly what the model reads. */
+  output: Schema.String,
+  metadata: ReadMetadata,
+  attachments: Schema.optional(Schema.Array(Attachment))
+}).annotations({ identifier: "ReadResult" })
+export type ReadResult = typeof ReadResult.Type
+
+const decodeParams = (input: unknown): Effect.Effect<ReadParams, InvalidParams> =>
+  Schema.decodeUnknown(ReadParams, { onExcessProperty: "error" })(input).pipe(
+    Effect.mapError((error) =>
+      new InvalidParams({
+        reason: ParseResult.ArrayFormatter.formatErrorSync(error)
+          .map((issue) => issue.path.length > 0 ? `${issue.path.join(".")}: ${issue.message}` : issue.message)
+          .join("; ")
+      })
+    )
+  )
+
+const notAFileKinds: Record<string, string> = {
+  FIFO: "named pipe (FIFO)",
+  Socket: "socket",
+  CharacterDevice: "character device",
+  BlockDevice: "block device",
+  Unknown: "special file"
+}
+
+/**
+ * Read a file or directory for the model. Accepts unknown input and validates it against
+ * `ReadParams`, so a model's malformed call is an `InvalidParams`, not a defect.
+ */
+export const read = Effect.fn("Read.read")(function*(input: ReadParams | unknown) {
+  const params = yield* decodeParams(input)
+  const workspace = yield* Workspace
+  const fs = yield* FileSystem.FileSystem
+
+  let target = yield* resolveTarget(params.filePath)
+  yield* checkAccess(target)
+
+  const statOf = (absolute: string) =>
+    fs.stat(absolute).pipe(Effect.mapError((error) => fromPlatformError(absolute, error)))
+  const found = yield* fs.stat(target.absolute).pipe(
+    Effect.map(Option.some),
+    Effect.catchIf(isNotFound, () => Effect.succeed(Option.none())),
+    Effect.mapError((error) => fromPlatformError(target.absolute, error))
+  )
+  if (Option.isNone(found)) {
+    target = yield* recoverMissing(target)
+    yield* checkAccess(target)
+  }
+  const stat = Option.isSome(found) ? found.value : yield* statOf(target.absolute)
+
+  if (stat.type === "Directory") {
+    return yield* readDirectory(target, stat, params)
+  }
+  if (stat.type !== "File") {
+    return yield* new NotAFile({ path: target.absolute, kind: notAFileKinds[stat.type] ?? "special file" })
+  }
+  const result = yield* readFile(target, stat, params)
+
+  const fileTime = yield* FileTime
+  yield* fileTime.read(workspace.sessionId, target.absolute)
+  const lsp = yield* Lsp
+  // The language server only warms up for later edits: never let it fail or delay the read.
+  yield* lsp.touchFile(target.absolute).pipe(
+    Effect.timeout("30 seconds"),
+    Effect.catchAllCause((cause) => Effect.logDebug("Lsp.touchFile failed", cause)),
+    Effect.forkDaemon
+  )
+  return result
+})
+
+/** The services `read` needs; every one is swappable by layer. */
+export type EffectRequirements =
+  | FileSystem.FileSystem
+  | Path.Path
+  | Workspace
+  | Permission
+  | Lsp
+  | FileTime

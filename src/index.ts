@@ -1,0 +1,13 @@
+/**
+ * effect-read: the Read tool for coding agents, on Effect 3.
+ *
+ * Each module is exported as a namespace, as in Effect's own libraries:
+ * `Read.read`, `Permission.layerRules`, `Workspace.layer`, `MemoryFileSystem.layer`, …
+ */
+export * as FileTime from "./FileTime.js"
+export * as Lsp from "./Lsp.js"
+export * as MemoryFileSystem from "./MemoryFileSystem.js"
+export * as Permission from "./Permission.js"
+export * as Read from "./Read.js"
+export * as ReadError from "./ReadError.js"
+export * as Workspace from "./Workspace.js"

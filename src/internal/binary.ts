@@ -1,0 +1,43 @@
+/**
+ * Binary detection: a list of extensions that are never text, and a content sample test.
+ */
+
+/** Extensions whose files are binary whatever their first bytes look like. */
+export const binaryExtensions: ReadonlySet<string> = new Set([
+  // archives and compressed data
+  ".zip", ".tar", ".gz", ".tgz", ".bz2", ".xz", ".zst", ".7z", ".rar", ".lz4", ".lzma", ".cab", ".iso", ".dmg",
+  // executables, libraries, object files
+  ".exe", ".dll", ".so", ".dylib", ".a", ".lib", ".o", ".obj", ".ko", ".elf", ".bin", ".out", ".msi", ".apk",
+  // bytecode and runtimes
+  ".class", ".jar", ".war", ".ear", ".pyc", ".pyo", ".wasm", ".dex", ".beam", ".node",
+  // office documents (zip or OLE containers)
+  ".doc", ".docx", ".xls", ".xlsx", ".ppt", ".pptx", ".odt", ".ods", ".odp", ".epub",
+  // data stores
+  ".sqlite", ".sqlite3", ".db", ".db3", ".mdb", ".dat", ".pkl", ".npy", ".npz", ".parquet", ".avro", ".h5",
+  // media that is not attached as an image
+  ".mp3", ".mp4", ".m4a", ".wav", ".flac", ".ogg", ".avi", ".mov", ".mkv", ".webm", ".ico", ".bmp", ".tif",
+  ".tiff", ".psd", ".ttf", ".otf", ".woff", ".woff2", ".eot"
+])
+
+/** Bytes sampled from the start of a file to judge whether it is text. */
+export const SAMPLE_BYTES = 4096
+
+/** Share of control bytes above which a sample is binary. */
+const CONTROL_RATIO = 0.3
+
+/**
+ * Whether the sample looks binary: any NUL byte, or more than 30% control bytes other than
+ * tab, newline, vertical tab, form feed, carriage return and escape. Bytes >= 0x80 count as
+ * text, so UTF-8 with CJK or emoji never trips it.
+ */
+export const isBinarySample = (sample: Uint8Array): boolean => {
+  if (sample.length === 0) return false
+  let control = 0
+  for (let i = 0; i < sample.length; i++) {
+    const b = sample[i]!
+    if (b === 0) return true
+    if (b < 32 && !(b >= 9 && b <= 13) && b !== 27) control++
+    else if (b === 127) control++
+  }
+  return control / sample.length > CONTROL_RATIO
+}

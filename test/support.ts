@@ -1,0 +1,60 @@
+/**
+ * Test wiring: the `read` layers over a real temp directory (Node) or over MemoryFileSystem.
+ */
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as NodePath from "@effect/platform-node/NodePath"
+import * as Path from "@effect/platform/Path"
+import * as Layer from "effect/Layer"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as nodePath from "node:path"
+import * as FileTime from "../src/FileTime.js"
+import * as Lsp from "../src/Lsp.js"
+import * as MemoryFileSystem from "../src/MemoryFileSystem.js"
+import * as Permission from "../src/Permission.js"
+import * as Workspace from "../src/Workspace.js"
+
+export interface LayerOptions {
+  readonly directory?: string
+  readonly worktree?: string
+  readonly permission?: Layer.Layer<Permission.Permission>
+  readonly sessionId?: string
+}
+
+const services = (root: string, options: LayerOptions) =>
+  Layer.mergeAll(
+    Workspace.layer({
+      directory: options.directory ?? root,
+      worktree: options.worktree ?? root,
+      sessionId: options.sessionId ?? "test"
+    }),
+    options.permission ?? Permission.layerAllowAll,
+    Lsp.layerRecording
+  )
+
+/** Node filesystem over `root` (a real directory). */
+export const nodeLayer = (root: string, options: LayerOptions = {}) => {
+  const platform = Layer.merge(NodeFileSystem.layer, NodePath.layer)
+  return Layer.mergeAll(services(root, options), FileTime.layerMemory).pipe(Layer.provideMerge(platform))
+}
+
+/** MemoryFileSystem holding `files`, with the project at `/project`. */
+export const memoryLayer = (
+  files: Readonly<Record<string, MemoryFileSystem.Entry>>,
+  options: LayerOptions = {}
+) => {
+  const platform = Layer.merge(MemoryFileSystem.layer(files), Path.layer)
+  return Layer.mergeAll(services("/project", options), FileTime.layerMemory).pipe(Layer.provideMerge(platform))
+}
+
+/** A fresh real temp directory (its real path, so symlinked /tmp does not confuse checks). */
+export const tempDir = (prefix = "effect-read-"): string => fs.realpathSync(fs.mkdtempSync(nodePath.join(os.tmpdir(), prefix)))
+
+/** Write files under `root` (creating parents); string or bytes. */
+export const writeTree = (root: string, files: Readonly<Record<string, string | Uint8Array>>): void => {
+  for (const [name, content] of Object.entries(files)) {
+    const full = nodePath.join(root, name)
+    fs.mkdirSync(nodePath.dirname(full), { recursive: true })
+    fs.writeFileSync(full, content)
+  }
+}
