@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import { readFileSync } from "node:fs"
 import { FileTime } from "./FileTime.js"
 import { checkAccess, resolveTarget } from "./internal/access.js"
 import { readDirectory } from "./internal/directory.js"
@@ -32,6 +33,9 @@ export const limits = {
   /** Largest image or PDF attached. */
   maxMediaBytes: MAX_MEDIA_BYTES
 } as const
+
+/** The model-facing description of the tool, from `prompts/read.txt`. */
+export const description: string = readFileSync(new URL("../prompts/read.txt", import.meta.url), "utf8")
 
 export const ReadParams = Schema.Struct({
   filePath: Schema.String.pipe(

@@ -1,0 +1,157 @@
+import { describe, expect, it } from "@effect/vitest"
+import { FastCheck as fc } from "effect"
+import { cutLine, LinePager, MAX_BYTES, pageBytes, type PageOptions } from "../src/internal/lines.js"
+
+const encode = (text: string) => new TextEncoder().encode(text)
+const options = (overrides: Partial<PageOptions> = {}): PageOptions => ({
+  offset: 1,
+  limit: 2000,
+  maxLineLength: 2000,
+  maxBytes: MAX_BYTES,
+  ...overrides
+})
+
+/** The reference split: editors' lines, a final terminator does not open an empty line. */
+const referenceLines = (text: string): Array<string> => {
+  if (text.length === 0) return []
+  const lines = text.split(/\r\n|\r|\n/)
+  if (/(\r\n|\r|\n)$/.test(text)) lines.pop()
+  return lines
+}
+
+/** Text made of lines with every terminator style, CJK, emoji and control characters. */
+const textArb = fc.array(
+  fc.tuple(
+    fc.string({ unit: fc.constantFrom("a", "b", " ", "é", "中", "😀", "\t", "\u001b", "x") , maxLength: 30 }),
+    fc.constantFrom("\n", "\r\n", "\r")
+  ),
+  { maxLength: 60 }
+).chain((lines) =>
+  fc.boolean().map((finalTerminator) => {
+    const text = lines.map(([line, end]) => line + end).join("")
+    return finalTerminator || lines.length === 0 ? text : text.replace(/(\r\n|\r|\n)$/, "")
+  })
+)
+
+/** Push `bytes` split at the given cut points, to exercise state carried across chunks. */
+const pageInChunks = (bytes: Uint8Array, cuts: ReadonlyArray<number>, opts: PageOptions) => {
+  const pager = new LinePager(opts)
+  let at = 0
+  for (const cut of [...cuts].map((c) => c % (bytes.length + 1)).sort((a, b) => a - b)) {
+    pager.push(bytes.subarray(at, cut))
+    at = cut
+  }
+  pager.push(bytes.subarray(at))
+  return pager.end()
+}
+
+describe("LinePager", () => {
+  it("counts lines as editors do", () => {
+    const count = (text: string) => pageBytes(encode(text), options()).totalLines
+    expect(count("")).toBe(0)
+    expect(count("a")).toBe(1)
+    expect(count("a\nb\n")).toBe(2)
+    expect(count("a\nb")).toBe(2)
+    expect(count("\n")).toBe(1)
+    expect(count("a\r\nb\r\n")).toBe(2)
+    expect(count("a\rb\r")).toBe(2)
+    expect(count("a\n\n")).toBe(2)
+  })
+
+  it("keeps a CRLF split across chunks as one terminator", () => {
+    const pager = new LinePager(options())
+    pager.push(encode("one\r"))
+    pager.push(encode("\ntwo"))
+    const page = pager.end()
+    expect(page.lines).toEqual(["one", "two"])
+  })
+
+  it("stops at the line limit, then counts the rest without keeping it", () => {
+    const page = pageBytes(encode("1\n2\n3\n4\n5\n"), options({ offset: 2, limit: 2 }))
+    expect(page.rendered).toEqual(["2: 2", "3: 3"])
+    expect(page.stoppedBy).toBe("limit")
+    expect(page.totalLines).toBe(5)
+  })
+
+  it("calls a page that ends on the last line the end of the file", () => {
+    const page = pageBytes(encode("1\n2\n"), options({ limit: 2 }))
+    expect(page.stoppedBy).toBe("eof")
+  })
+
+  it("stops at the byte cap with whole lines and no total", () => {
+    const page = pageBytes(encode("x".repeat(100) + "\n" + "y".repeat(100) + "\n"), options({ maxBytes: 150 }))
+    expect(page.lines).toEqual(["x".repeat(100)])
+    expect(page.stoppedBy).toBe("bytes")
+    expect(page.totalLines).toBeUndefined()
+  })
+
+  it("says it is done once the page and footer are known", () => {
+    const pager = new LinePager(options({ maxBytes: 20 }))
+    pager.push(encode("a".repeat(30) + "\n" + "b".repeat(30) + "\n"))
+    expect(pager.done).toBe(true)
+  })
+
+  it("cuts long lines on a code point boundary", () => {
+    const line = "a".repeat(1999) + "😀" + "tail"
+    const page = pageBytes(encode(line), options())
+    expect(page.lines[0]).toBe("a".repeat(1999) + "... (line truncated to 2000 chars)")
+    expect(page.linesCut).toBe(1)
+    expect(cutLine("ab😀", 3)).toBe("ab")
+    expect(cutLine("ab😀", 4)).toBe("ab😀")
+  })
+
+  it("keeps bounded bytes of a huge line", () => {
+    const pager = new LinePager(options())
+    const chunk = encode("z".repeat(1 << 16))
+    for (let i = 0; i < 64; i++) pager.push(chunk) // 4 MiB, one line
+    const page = pager.end()
+    expect(page.lines[0]).toBe("z".repeat(2000) + "... (line truncated to 2000 chars)")
+    expect(page.totalLines).toBe(1)
+  })
+
+  it.prop("numbers lines as the reference split does, whatever the chunking", [
+    textArb,
+    fc.integer({ min: 1, max: 80 }),
+    fc.integer({ min: 1, max: 80 }),
+    fc.array(fc.nat(), { maxLength: 6 })
+  ], ([text, offset, limit, cuts]) => {
+    const reference = referenceLines(text)
+    const page = pageInChunks(encode(text), cuts, options({ offset, limit }))
+    expect(page.totalLines).toBe(reference.length)
+    expect(page.lines).toEqual(reference.slice(offset - 1, offset - 1 + limit))
+    expect(page.rendered).toEqual(page.lines.map((line, i) => `${offset + i}: ${line}`))
+  })
+
+  it.prop("never exceeds the line or byte caps", [
+    textArb,
+    fc.integer({ min: 1, max: 20 }),
+    fc.integer({ min: 1, max: 40 }),
+    fc.integer({ min: 60, max: 400 })
+  ], ([text, offset, maxLineLength, maxBytes]) => {
+    const page = pageBytes(encode(text), options({ offset, maxLineLength, maxBytes }))
+    const suffix = `... (line truncated to ${maxLineLength} chars)`
+    for (const line of page.lines) {
+      expect(line.length).toBeLessThanOrEqual(maxLineLength + suffix.length)
+    }
+    const bytes = page.rendered.reduce((sum, line) => sum + encode(line).length + 1, 0)
+    // The first line is always shown so paging makes progress; after it the cap holds.
+    if (page.rendered.length > 1) expect(bytes).toBeLessThanOrEqual(maxBytes)
+  })
+
+  it.prop("following the next offset reproduces every line exactly once", [
+    textArb,
+    fc.integer({ min: 1, max: 7 }),
+    fc.integer({ min: 40, max: 200 })
+  ], ([text, limit, maxBytes]) => {
+    const bytes = encode(text)
+    const seen: Array<string> = []
+    let offset = 1
+    for (;;) {
+      const page = pageBytes(bytes, options({ offset, limit, maxBytes, maxLineLength: 1000 }))
+      seen.push(...page.lines)
+      if (page.stoppedBy === "eof") break
+      offset += page.lines.length
+    }
+    expect(seen).toEqual(referenceLines(text))
+  })
+})
