@@ -1,0 +1,120 @@
+import { describe, expect, it } from "@effect/vitest"
+import { spawnSync, type SpawnSyncOptions } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { tempDir, writeTree } from "./support.js"
+
+const bin = path.resolve("dist/bin.js")
+
+const run = (args: ReadonlyArray<string>, options: SpawnSyncOptions = {}) => {
+  const result = spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", input: "", ...options })
+  return { code: result.status, stdout: String(result.stdout), stderr: String(result.stderr) }
+}
+
+describe("CLI", () => {
+  const root = tempDir()
+  writeTree(root, {
+    "src/app.ts": "import x from \"y\"\nexport const a = 1\n",
+    "notes.md": Array.from({ length: 10 }, (_, i) => `line ${i + 1}`).join("\n"),
+    "config.json": "{}\n"
+  })
+  const outside = tempDir("effect-read-outside-")
+  writeTree(outside, { "secret.txt": "outside\n" })
+
+  it("prints exactly the tool output and exits 0", () => {
+    const { code, stdout, stderr } = run(["--cwd", root, "src/app.ts"])
+    expect(code).toBe(0)
+    expect(stderr).toBe("")
+    expect(stdout).toBe(
+      `<path>${root}/src/app.ts</path>\n<type>file</type>\n<content>\n1: import x from "y"\n2: export const a = 1\n\n(End of file - total 2 lines)\n</content>\n`
+    )
+  })
+
+  it("resolves relative paths against the process cwd by default", () => {
+    const { code, stdout } = run(["notes.md", "--offset", "3", "--limit", "2"], { cwd: root })
+    expect(code).toBe(0)
+    expect(stdout).toContain("3: line 3\n4: line 4\n\n(Showing lines 3-4 of 10. Use offset=5 to continue.)")
+  })
+
+  it("prints the ReadResult as one JSON object with --json", () => {
+    const { code, stdout } = run(["--cwd", root, "--json", "src"])
+    expect(code).toBe(0)
+    const result = JSON.parse(stdout)
+    expect(result.title).toBe("src")
+    expect(result.metadata.kind).toBe("directory")
+    expect(result.output).toContain("<entries>\napp.ts\n\n(1 entries)\n</entries>")
+  })
+
+  it("reports a tool failure on stderr with exit 1", () => {
+    const { code, stdout, stderr } = run(["--cwd", root, "config.jsn"])
+    expect(code).toBe(1)
+    expect(stdout).toBe("")
+    expect(stderr).toBe(`File not found: ${root}/config.jsn\n\nDid you mean one of these?\n${root}/config.json\n`)
+  })
+
+  it("reports a tool failure as {error} JSON with --json", () => {
+    const { code, stdout } = run(["--cwd", root, "--json", "config.jsn"])
+    expect(code).toBe(1)
+    expect(JSON.parse(stdout)).toEqual({
+      error: {
+        _tag: "FileNotFound",
+        message: `File not found: ${root}/config.jsn\n\nDid you mean one of these?\n${root}/config.json`,
+        path: `${root}/config.jsn`,
+        suggestions: [`${root}/config.json`]
+      }
+    })
+  })
+
+  it("exits 2 on usage errors", () => {
+    expect(run([]).code).toBe(2)
+    expect(run(["--no-such-flag", "x"]).code).toBe(2)
+    expect(run(["--offset", "abc", "x"]).code).toBe(2)
+    const negative = run(["--cwd", root, "--offset", "-1", "notes.md"])
+    expect(negative.code).toBe(2)
+    expect(negative.stderr).toContain("offset must be a line number")
+  })
+
+  it("denies reads outside the project without a terminal", () => {
+    const { code, stdout, stderr } = run(["--cwd", root, path.join(outside, "secret.txt")])
+    expect(code).toBe(1)
+    expect(stdout).toBe("")
+    expect(stderr).toContain(`Permission denied: reading outside the project (${outside}/*)`)
+  })
+
+  it("allows reads outside the project with --allow-external", () => {
+    const { code, stdout } = run(["--cwd", root, "--allow-external", path.join(outside, "secret.txt")])
+    expect(code).toBe(0)
+    expect(stdout).toContain("1: outside")
+  })
+
+  it("asks on a terminal before reading outside the project", () => {
+    // `script` gives the CLI a real pseudo-terminal; the answer is typed on it.
+    const command = `${process.execPath} ${bin} --cwd ${root} ${path.join(outside, "secret.txt")}`
+    const yes = spawnSync("script", ["-qec", command, "/dev/null"], { input: "y\n", encoding: "utf8" })
+    expect(yes.stdout).toContain("allow external_directory")
+    expect(yes.stdout).toContain("1: outside")
+    expect(yes.status).toBe(0)
+    const no = spawnSync("script", ["-qec", command, "/dev/null"], { input: "n\n", encoding: "utf8" })
+    expect(no.stdout).toContain("Permission denied: the user refused reading outside the project")
+    expect(no.status).toBe(1)
+  })
+
+  it("names the path when the operating system refuses access (EACCES)", () => {
+    const dir = tempDir()
+    fs.chmodSync(dir, 0o755)
+    const locked = path.join(dir, "locked.txt")
+    fs.writeFileSync(locked, "private\n")
+    fs.chmodSync(locked, 0o000)
+    // root reads anything, so run the CLI as an unprivileged user when we are root.
+    const asUser = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}
+    const { code, stderr } = run(["--cwd", dir, "locked.txt"], asUser)
+    expect(code).toBe(1)
+    expect(stderr).toBe(`Cannot read ${locked}: permission denied by the operating system (EACCES)\n`)
+  })
+
+  it("runs the same through npm start", () => {
+    const result = spawnSync("npm", ["start", "--silent", "--", "--cwd", root, "src/app.ts"], { encoding: "utf8" })
+    expect(result.status).toBe(0)
+    expect(result.stdout).toContain("2: export const a = 1")
+  })
+})
