@@ -19,7 +19,7 @@ import { DEFAULT_LIMIT, MAX_BYTES, MAX_LINE_LENGTH } from "./internal/lines.js"
 import { MAX_MEDIA_BYTES } from "./internal/media.js"
 import { Lsp } from "./Lsp.js"
 import { Permission } from "./Permission.js"
-import { InvalidParams, NotAFile } from "./ReadError.js"
+import { InvalidParams, NotAFile, type ReadError } from "./ReadError.js"
 import { Workspace } from "./Workspace.js"
 
 /** The limits `read` applies; the model-facing description (`prompts/read.txt`) states them. */
@@ -124,7 +124,11 @@ const notAFileKinds: Record<string, string> = {
  * Read a file or directory for the model. Accepts unknown input and validates it against
  * `ReadParams`, so a model's malformed call is an `InvalidParams`, not a defect.
  */
-export const read = Effect.fn("Read.read")(function*(input: ReadParams | unknown) {
+export const read: (
+  input: ReadParams | unknown
+) => Effect.Effect<ReadResult, ReadError, EffectRequirements> = Effect.fn("Read.read")(function*(
+  input: ReadParams | unknown
+) {
   const params = yield* decodeParams(input)
   const workspace = yield* Workspace
   const fs = yield* FileSystem.FileSystem

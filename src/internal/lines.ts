@@ -192,7 +192,8 @@ export class LinePager {
     }
     const end = Math.min(to, from + room)
     if (end < to) this.lineOverflow = true
-    this.lineParts.push(chunk.slice(from, end))
+    // A copy: `Buffer#slice` is a view, and the caller reuses its buffer for the next chunk.
+    this.lineParts.push(new Uint8Array(chunk.subarray(from, end)))
     this.lineKept += end - from
   }
 

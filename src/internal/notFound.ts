@@ -14,14 +14,28 @@ export const recoverMissing = Effect.fn("Read.recoverMissing")(function*(target:
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const workspace = yield* Workspace
-  const dir = path.dirname(target.absolute)
   const name = path.basename(target.absolute)
-  const dirTarget = targetOf(path, workspace.worktree, dir)
-  const entries = yield* askRead(dirTarget).pipe(
-    Effect.zipRight(fs.readDirectory(dir)),
-    Effect.orElseSucceed((): ReadonlyArray<string> => [])
-  )
-  const equivalent = equivalentEntry(name, entries)
+  // The entries of a directory, only once the session may read it; none when denied or missing.
+  const list = (dir: string) =>
+    askRead(targetOf(path, workspace.worktree, dir)).pipe(
+      Effect.zipRight(fs.readDirectory(dir)),
+      Effect.orElseSucceed((): ReadonlyArray<string> => [])
+    )
+  // Missing directories on the way may be look-alikes too (`café/` typed NFC, stored NFD).
+  let dir = path.dirname(target.absolute)
+  const missing: Array<string> = []
+  while (!(yield* fs.exists(dir).pipe(Effect.orElseSucceed(() => false))) && path.dirname(dir) !== dir) {
+    missing.unshift(path.basename(dir))
+    dir = path.dirname(dir)
+  }
+  for (const component of missing) {
+    const match = equivalentEntry(component, yield* list(dir))
+    if (match === undefined) return yield* new FileNotFound({ path: target.absolute, suggestions: [] })
+    dir = path.join(dir, match)
+  }
+  const entries = yield* list(dir)
+  // After a recovered directory, the name itself may exist as typed.
+  const equivalent = missing.length > 0 && entries.includes(name) ? name : equivalentEntry(name, entries)
   if (equivalent !== undefined) return targetOf(path, workspace.worktree, path.join(dir, equivalent))
   return yield* new FileNotFound({
     path: target.absolute,
