@@ -9,9 +9,10 @@ import { FastCheck as fc } from "effect"
 import * as Read from "../src/Read.js"
 import { memoryLayer } from "./support.js"
 
-const referenceLines = (text: string): Array<string> => {
+const referenceLines = (withBom: string): Array<string> => {
+  const text = withBom.replace(/^\uFEFF/, "")
   if (text.length === 0) return []
-  const lines = text.replace(/^\uFEFF/, "").split(/\r\n|\r|\n/)
+  const lines = text.split(/\r\n|\r|\n/)
   if (/(\r\n|\r|\n)$/.test(text)) lines.pop()
   return lines
 }
