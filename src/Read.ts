@@ -50,6 +50,13 @@ export const ReadParams = Schema.Struct({
   ).annotations({
     description: "The line number to start reading from (1-based; 0 is treated as 1). Only for large files."
   }),
+  column: Schema.optionalWith(
+    Schema.Int.pipe(Schema.greaterThanOrEqualTo(1, { message: () => "column must be at least 1" })),
+    { exact: true }
+  ).annotations({
+    description:
+      `The character (1-based) at which to start the line at offset, to read on in a line cut at ${MAX_LINE_LENGTH} characters. Default 1.`
+  }),
   limit: Schema.optionalWith(
     Schema.Int.pipe(Schema.greaterThanOrEqualTo(1, { message: () => "limit must be at least 1" })),
     { exact: true }
@@ -79,6 +86,10 @@ export const ReadMetadata = Schema.Struct({
   endLine: Schema.optional(Schema.Number),
   /** Lines in the file (entries in the directory), when known. */
   totalLines: Schema.optional(Schema.Number),
+  /** When the total is not known: lines known to exist. */
+  totalLinesAtLeast: Schema.optional(Schema.Number),
+  /** The character the first shown line starts at, when reading on in a long line. */
+  column: Schema.optional(Schema.Number),
   /** The `offset` that continues this read, when there is more. */
   nextOffset: Schema.optional(Schema.Number),
   /** Shown lines cut to the line-length cap. */
@@ -87,7 +98,17 @@ export const ReadMetadata = Schema.Struct({
   size: Schema.Number,
   /** Modification time, epoch milliseconds. */
   mtime: Schema.optional(Schema.Number),
-  mime: Schema.optional(Schema.String)
+  mime: Schema.optional(Schema.String),
+  /** Text: the encoding it was decoded from (`utf-8`, `utf-16le`, `shift_jis`, …). */
+  encoding: Schema.optional(Schema.String),
+  /** Text: the file starts with a byte-order mark (not shown). */
+  bom: Schema.optional(Schema.Boolean),
+  /** Text: the line terminators seen in the part that was read. */
+  lineEnding: Schema.optional(Schema.Literal("lf", "crlf", "cr", "mixed", "none")),
+  /** Text: the file ends with a line terminator. */
+  finalNewline: Schema.optional(Schema.Boolean),
+  /** Text: some bytes were invalid in the encoding and are shown as U+FFFD. */
+  invalidBytesReplaced: Schema.optional(Schema.Boolean)
 })
 export type ReadMetadata = typeof ReadMetadata.Type
 

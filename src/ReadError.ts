@@ -5,7 +5,7 @@
  */
 import * as Schema from "effect/Schema"
 
-const formatBytes = (bytes: number): string =>
+export const formatBytes = (bytes: number): string =>
   bytes >= 1024 * 1024
     ? `${(bytes / (1024 * 1024)).toFixed(1)} MB`
     : bytes >= 1024
@@ -26,10 +26,15 @@ export class FileNotFound extends Schema.TaggedError<FileNotFound>()("FileNotFou
 
 /** The file holds bytes that are not text the model can use. */
 export class BinaryFile extends Schema.TaggedError<BinaryFile>()("BinaryFile", {
-  path: Schema.String
+  path: Schema.String,
+  /** What the bytes look like: a sniffed MIME type, or the first bytes in hex. */
+  description: Schema.optional(Schema.String),
+  size: Schema.optional(Schema.Number)
 }) {
   override get message(): string {
-    return `Cannot read binary file: ${this.path}`
+    const facts = [this.description, this.size === undefined ? undefined : formatBytes(this.size)]
+      .filter((fact) => fact !== undefined)
+    return `Cannot read binary file: ${this.path}${facts.length > 0 ? ` (${facts.join(", ")})` : ""}`
   }
 }
 
@@ -44,6 +49,18 @@ export class OffsetOutOfRange extends Schema.TaggedError<OffsetOutOfRange>()("Of
     return this.unit === "entries"
       ? `Offset ${this.offset} is out of range for this directory (${this.totalLines} entries)`
       : `Offset ${this.offset} is out of range for this file (${this.totalLines} lines)`
+  }
+}
+
+/** `column` points past the end of the line it continues. */
+export class ColumnOutOfRange extends Schema.TaggedError<ColumnOutOfRange>()("ColumnOutOfRange", {
+  path: Schema.String,
+  line: Schema.Number,
+  column: Schema.Number,
+  lineLength: Schema.Number
+}) {
+  override get message(): string {
+    return `Column ${this.column} is past the end of line ${this.line} (${this.lineLength} characters)`
   }
 }
 
@@ -123,6 +140,7 @@ export const ReadError = Schema.Union(
   FileNotFound,
   BinaryFile,
   OffsetOutOfRange,
+  ColumnOutOfRange,
   PermissionDenied,
   InvalidParams,
   NotAFile,

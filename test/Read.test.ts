@@ -262,7 +262,7 @@ describe("read: text files", () => {
       expect(result.output).toBe(
         filePage(
           `${root}/long.txt`,
-          ["1: short", `2: ${"x".repeat(2000)}... (line truncated to 2000 chars)`, "3: after"],
+          ["1: short", `2: ${"x".repeat(2000)}... (line truncated to 2000 chars; use offset=2 column=2001 to read more of it)`, "3: after"],
           eof(3)
         )
       )
@@ -289,8 +289,8 @@ describe("read: text files", () => {
         filePage(
           `${root}/emoji.txt`,
           [
-            `1: ${"a".repeat(1999)}... (line truncated to 2000 chars)`,
-            `2: ${"b".repeat(1998)}😀... (line truncated to 2000 chars)`
+            `1: ${"a".repeat(1999)}... (line truncated to 2000 chars; use offset=1 column=2000 to read more of it)`,
+            `2: ${"b".repeat(1998)}😀... (line truncated to 2000 chars; use offset=2 column=2001 to read more of it)`
           ],
           eof(2)
         )
@@ -306,7 +306,7 @@ describe("read: text files", () => {
       expect(result.output).toBe(
         filePage(
           `${root}/cjk.md`,
-          ["1: # 标题", "2: 日本語のテキスト", `3: ${"中文".repeat(1000)}... (line truncated to 2000 chars)`],
+          ["1: # 标题", "2: 日本語のテキスト", `3: ${"中文".repeat(1000)}... (line truncated to 2000 chars; use offset=3 column=2001 to read more of it)`],
           eof(3)
         )
       )
@@ -335,7 +335,7 @@ describe("read: text files", () => {
       const root = project({ "collect.txt": collected, "count.txt": counted, "lone.txt": lone })
       const a = yield* readIn(root, { filePath: "collect.txt" })
       expect(a.output).toBe(
-        filePage(`${root}/collect.txt`, [`1: ${"x".repeat(2000)}... (line truncated to 2000 chars)`, "2: y"], eof(2))
+        filePage(`${root}/collect.txt`, [`1: ${"x".repeat(2000)}... (line truncated to 2000 chars; use offset=1 column=2001 to read more of it)`, "2: y"], eof(2))
       )
       const b = yield* readIn(root, { filePath: "count.txt", limit: 1 })
       expect(b.output).toBe(
@@ -603,20 +603,32 @@ describe("read: directories", () => {
 
 describe("read: binary files", () => {
   for (const name of ["tool.exe", "module.wasm", "cache.pyc", "lib.so", "archive.zip", "report.docx"]) {
-    it.effect(`${name} is binary by extension, whatever its content`, () =>
+    it.effect(`${name} holding text is read: content decides, not the extension`, () =>
       Effect.gen(function*() {
         const root = project({ [`bin/${name}`]: "plain looking text\n" })
-        const error = yield* failIn(root, { filePath: `bin/${name}` })
-        expect(error._tag).toBe("BinaryFile")
-        expect(error.message).toBe(`Cannot read binary file: ${root}/bin/${name}`)
+        const result = yield* readIn(root, { filePath: `bin/${name}` })
+        expect(result.output).toContain("1: plain looking text")
       }))
   }
 
-  it.effect("a real WebAssembly header in a .wasm file is binary", () =>
+  it.effect("a real WebAssembly header in a .wasm file is binary, and the message says what it looks like", () =>
     Effect.gen(function*() {
       const root = project({ "m.wasm": Buffer.from([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]) })
       const error = yield* failIn(root, { filePath: "m.wasm" })
-      expect(error.message).toBe(`Cannot read binary file: ${root}/m.wasm`)
+      expect(error.message).toBe(`Cannot read binary file: ${root}/m.wasm (application/wasm (.wasm), 8 bytes)`)
+    }))
+
+  it.effect("an ELF executable is binary; an unrecognised format is described by its first bytes", () =>
+    Effect.gen(function*() {
+      const elf = Buffer.concat([Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x02, 0x01, 0x01, 0x00]), Buffer.alloc(56)])
+      const unknown = Buffer.from([0x01, 0x02, 0x00, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x00])
+      const root = project({ "tool": elf, "blob.exe": unknown })
+      expect((yield* failIn(root, { filePath: "tool" })).message).toBe(
+        `Cannot read binary file: ${root}/tool (application/x-elf (.elf), 64 bytes)`
+      )
+      expect((yield* failIn(root, { filePath: "blob.exe" })).message).toBe(
+        `Cannot read binary file: ${root}/blob.exe (.exe file, unrecognised binary data starting with 01 02 00 03 04 05 06 07, 10 bytes)`
+      )
     }))
 
   it.effect("a NUL byte in a .txt file is binary", () =>
@@ -624,7 +636,9 @@ describe("read: binary files", () => {
       const root = project({ "data.txt": Buffer.concat([Buffer.from("hello\nworld"), Buffer.from([0]), Buffer.from("x\n")]) })
       const error = yield* failIn(root, { filePath: "data.txt" })
       expect(error._tag).toBe("BinaryFile")
-      expect(error.message).toBe(`Cannot read binary file: ${root}/data.txt`)
+      expect(error.message).toBe(
+        `Cannot read binary file: ${root}/data.txt (unrecognised binary data starting with 68 65 6c 6c 6f 0a 77 6f, 14 bytes)`
+      )
     }))
 
   it.effect("more than 30% control bytes is binary; exactly 30% is text", () =>
@@ -1199,6 +1213,10 @@ describe("read: result and services", () => {
         endLine: 26,
         totalLines: 30,
         nextOffset: 27,
+        encoding: "utf-8",
+        bom: false,
+        lineEnding: "lf",
+        finalNewline: true,
         size: Buffer.byteLength(content),
         mtime: stat.mtime.getTime()
       })
@@ -1300,15 +1318,20 @@ describe("read: result and services", () => {
         filePage(
           path,
           Array.from({ length: 100 }, (_, i) => `${i + 1}: ${lineAt(i + 1)}`),
-          "(Showing lines 1-100 of 819200. Use offset=101 to continue.)"
+          // Counting stops 1 MiB past the page: the total is not known yet, and the footer says so.
+          "(Showing lines 1-100 of at least 16484 in a 50.0 MB file. Use offset=101 to continue.)"
         )
       )
-      expect(first.metadata).toMatchObject({ totalLines: 819_200, size: 50 * 1024 * 1024 })
+      expect(first.metadata).toMatchObject({ totalLinesAtLeast: 16_484, size: 50 * 1024 * 1024 })
+      expect(first.metadata.totalLines).toBeUndefined()
 
       const deep = yield* readIn(root, { filePath: "huge.log", offset: 819_150 })
       expect(deep.output).toBe(
         filePage(path, Array.from({ length: 51 }, (_, i) => `${819_150 + i}: ${lineAt(819_150 + i)}`), eof(819_200))
       )
+      // That scan reached the end: the line index now knows the total for every later page.
+      const again = yield* readIn(root, { filePath: "huge.log", limit: 100 })
+      expect(again.output).toContain("(Showing lines 1-100 of 819200. Use offset=101 to continue.)")
 
       // Default limit: the byte cap stops the page, so the rest of the file is never read.
       let bytesRead = 0

@@ -20,7 +20,9 @@ const referenceLines = (withBom: string): Array<string> => {
 const lineArb = fc.oneof(
   { weight: 6, arbitrary: fc.string({ unit: fc.constantFrom("a", "Z", " ", "é", "中", "😀", "\t", "<", "#"), maxLength: 40 }) },
   // occasionally a line over the 2000-character cap
-  { weight: 1, arbitrary: fc.integer({ min: 1990, max: 2100 }).map((n) => "x".repeat(n - 2) + "😀") }
+  { weight: 1, arbitrary: fc.integer({ min: 1990, max: 2100 }).map((n) => "x".repeat(n - 2) + "😀") },
+  // and sometimes several times over it, with a pair straddling a cut
+  { weight: 1, arbitrary: fc.integer({ min: 1, max: 5 }).map((k) => ("y".repeat(1999) + "😀").repeat(k) + "end") }
 )
 const textArb = fc.tuple(
   fc.array(fc.tuple(lineArb, fc.constantFrom("\n", "\r\n", "\r")), { maxLength: 120 }),
@@ -32,12 +34,14 @@ const textArb = fc.tuple(
   return (bom ? "\uFEFF" : "") + text
 })
 
-const suffix = "... (line truncated to 2000 chars)"
-const expectedShown = (line: string) => {
+const suffix = (line: number, column: number) =>
+  `... (line truncated to 2000 chars; use offset=${line} column=${column} to read more of it)`
+const expectedShown = (line: string, number: number) => {
   if (line.length <= 2000) return line
   const end = /[\ud800-\udbff]/.test(line[1999]!) ? 1999 : 2000
-  return line.slice(0, end) + suffix
+  return line.slice(0, end) + suffix(number, end + 1)
 }
+const cutNotice = /\.\.\. \(line truncated to 2000 chars; use offset=(\d+) column=(\d+) to read more of it\)$/
 
 /** The numbered lines of an output, parsed back. */
 const shownLines = (output: string): Array<[number, string]> => {
@@ -73,8 +77,8 @@ describe("read invariants (MemoryFileSystem)", () => {
         const shown = shownLines(output)
         shown.forEach(([number, line], i) => {
           expect(number).toBe(start + i)
-          expect(line).toBe(expectedShown(lines[number - 1]!))
-          expect(line.length).toBeLessThanOrEqual(2000 + suffix.length)
+          expect(line).toBe(expectedShown(lines[number - 1]!, number))
+          expect(line.replace(cutNotice, "").length).toBeLessThanOrEqual(2000)
         })
       }).pipe(Effect.provide(memoryLayer({ "/project/file.txt": text }))),
     { fastCheck: { numRuns: 60 } }
@@ -97,7 +101,43 @@ describe("read invariants (MemoryFileSystem)", () => {
           }
           offset = Number(next[1])
         }
-        expect(seen).toEqual(referenceLines(text).map(expectedShown))
+        expect(seen).toEqual(referenceLines(text).map((line, i) => expectedShown(line, i + 1)))
+      }).pipe(Effect.provide(memoryLayer({ "/project/file.txt": text }))),
+    { fastCheck: { numRuns: 60 } }
+  )
+
+  it.effect.prop(
+    "following the line and column cursors reproduces the file's text exactly",
+    [textArb, fc.integer({ min: 1, max: 40 })],
+    ([text, limit]) =>
+      Effect.gen(function*() {
+        const rebuilt: Array<string> = []
+        // Read the rest of a cut line by its column cursor until it is whole.
+        const chase = (line: number, column: number) =>
+          Effect.gen(function*() {
+            for (;;) {
+              const { output } = yield* Read.read({ filePath: "file.txt", offset: line, column, limit: 1 })
+              const [[number, shown]] = shownLines(output) as [[number, string]]
+              expect(number).toBe(line)
+              const cut = cutNotice.exec(shown)
+              rebuilt[line - 1] += shown.replace(cutNotice, "")
+              if (cut === null) return
+              column = Number(cut[2])
+            }
+          })
+        let offset = 1
+        for (;;) {
+          const { output } = yield* readAt(offset, limit)
+          for (const [number, shown] of shownLines(output)) {
+            rebuilt[number - 1] = shown.replace(cutNotice, "")
+            const cut = cutNotice.exec(shown)
+            if (cut !== null) yield* chase(number, Number(cut[2]))
+          }
+          const next = /Use offset=(\d+) to continue/.exec(output)
+          if (next === null) break
+          offset = Number(next[1])
+        }
+        expect(rebuilt).toEqual(referenceLines(text))
       }).pipe(Effect.provide(memoryLayer({ "/project/file.txt": text }))),
     { fastCheck: { numRuns: 60 } }
   )

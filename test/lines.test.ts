@@ -42,7 +42,7 @@ const pageInChunks = (bytes: Uint8Array, cuts: ReadonlyArray<number>, opts: Page
     at = cut
   }
   pager.push(bytes.subarray(at))
-  return pager.end()
+  return pager.end(true)
 }
 
 describe("LinePager", () => {
@@ -62,7 +62,7 @@ describe("LinePager", () => {
     const pager = new LinePager(options())
     pager.push(encode("one\r"))
     pager.push(encode("\ntwo"))
-    const page = pager.end()
+    const page = pager.end(true)
     expect(page.lines).toEqual(["one", "two"])
   })
 
@@ -94,7 +94,7 @@ describe("LinePager", () => {
   it("cuts long lines on a code point boundary", () => {
     const line = "a".repeat(1999) + "😀" + "tail"
     const page = pageBytes(encode(line), options())
-    expect(page.lines[0]).toBe("a".repeat(1999) + "... (line truncated to 2000 chars)")
+    expect(page.lines[0]).toBe("a".repeat(1999) + "... (line truncated to 2000 chars; use offset=1 column=2000 to read more of it)")
     expect(page.linesCut).toBe(1)
     expect(cutLine("ab😀", 3)).toBe("ab")
     expect(cutLine("ab😀", 4)).toBe("ab😀")
@@ -104,8 +104,8 @@ describe("LinePager", () => {
     const pager = new LinePager(options())
     const chunk = encode("z".repeat(1 << 16))
     for (let i = 0; i < 64; i++) pager.push(chunk) // 4 MiB, one line
-    const page = pager.end()
-    expect(page.lines[0]).toBe("z".repeat(2000) + "... (line truncated to 2000 chars)")
+    const page = pager.end(true)
+    expect(page.lines[0]).toBe("z".repeat(2000) + "... (line truncated to 2000 chars; use offset=1 column=2001 to read more of it)")
     expect(page.totalLines).toBe(1)
   })
 
@@ -129,7 +129,7 @@ describe("LinePager", () => {
     fc.integer({ min: 60, max: 400 })
   ], ([text, offset, maxLineLength, maxBytes]) => {
     const page = pageBytes(encode(text), options({ offset, maxLineLength, maxBytes }))
-    const suffix = `... (line truncated to ${maxLineLength} chars)`
+    const suffix = `... (line truncated to ${maxLineLength} chars; use offset=${1000} column=${1000} to read more of it)`
     for (const line of page.lines) {
       expect(line.length).toBeLessThanOrEqual(maxLineLength + suffix.length)
     }

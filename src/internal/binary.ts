@@ -2,7 +2,10 @@
  * Binary detection: a list of extensions that are never text, and a content sample test.
  */
 
-/** Extensions whose files are binary whatever their first bytes look like. */
+/**
+ * Extensions that name binary formats. Content decides (a `.dat` holding text is read); the
+ * list only names what a refused file probably is.
+ */
 export const binaryExtensions: ReadonlySet<string> = new Set([
   // archives and compressed data
   ".zip", ".tar", ".gz", ".tgz", ".bz2", ".xz", ".zst", ".7z", ".rar", ".lz4", ".lzma", ".cab", ".iso", ".dmg",

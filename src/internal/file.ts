@@ -7,23 +7,33 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { fileTypeFromBuffer } from "file-type"
-import { BinaryFile, InvalidMedia, MediaTooLarge, OffsetOutOfRange } from "../ReadError.js"
+import { fileTypeFromBuffer, type FileTypeResult } from "file-type"
+import { LineIndex } from "../LineIndex.js"
+import { BinaryFile, ColumnOutOfRange, InvalidMedia, MediaTooLarge, OffsetOutOfRange } from "../ReadError.js"
 import type { Target } from "./access.js"
-import { binaryExtensions, isBinarySample, SAMPLE_BYTES } from "./binary.js"
-import { DEFAULT_LIMIT, LinePager, MAX_BYTES, MAX_LINE_LENGTH, type Page } from "./lines.js"
+import { binaryExtensions, SAMPLE_BYTES } from "./binary.js"
+import { type Detection, detect } from "./encoding.js"
+import {
+  COUNT_AHEAD_BYTES,
+  DEFAULT_LIMIT,
+  type LineEndings,
+  LinePager,
+  MAX_BYTES,
+  MAX_LINE_LENGTH,
+  type Page
+} from "./lines.js"
 import { incompleteReason, MAX_MEDIA_BYTES, mediaExtensions, mediaKind } from "./media.js"
 import { fromPlatformError } from "./platformError.js"
 import { FOOTER_RESERVE, header, renderText } from "./render.js"
 
 const PREVIEW_LINES = 20
-/** Bytes read per call while streaming text: large enough to amortise calls, small enough to stay cache-friendly. */
-const CHUNK_BYTES = 64 * 1024
-const BOM = [0xef, 0xbb, 0xbf] as const
+/** Bytes read per call while streaming text: large enough to amortise calls on deep scans. */
+const CHUNK_BYTES = 256 * 1024
 
 interface Params {
   readonly offset?: number | undefined
   readonly limit?: number | undefined
+  readonly column?: number | undefined
 }
 
 const utf8Length = (text: string): number => new TextEncoder().encode(text).length
@@ -45,10 +55,8 @@ const readFully = (file: FileSystem.File, buffer: Uint8Array) =>
     return filled
   })
 
-const sniffMime = (sample: Uint8Array) =>
-  Effect.promise(() => fileTypeFromBuffer(sample).catch(() => undefined)).pipe(
-    Effect.map((type) => type?.mime)
-  )
+const sniffType = (sample: Uint8Array) =>
+  Effect.promise((): Promise<FileTypeResult | undefined> => fileTypeFromBuffer(sample).catch(() => undefined))
 
 const attach = Effect.fn("Read.attach")(function*(target: Target, info: File.Info, mime: string) {
   const fs = yield* FileSystem.FileSystem
@@ -71,49 +79,102 @@ const attach = Effect.fn("Read.attach")(function*(target: Target, info: File.Inf
   }
 })
 
-const streamPage = (file: FileSystem.File, start: number, pager: LinePager) =>
+/** Stream from `start` through the pager until it has the page and footer, or the file ends. */
+const streamPage = (file: FileSystem.File, start: number, size: number, pager: LinePager) =>
   Effect.gen(function*() {
     yield* file.seek(start, "start")
-    const buffer = Buffer.allocUnsafe(CHUNK_BYTES)
-    while (!pager.done) {
-      const n = Number(yield* file.read(buffer))
+    const buffer = Buffer.allocUnsafe(Math.max(1, Math.min(CHUNK_BYTES, size - start)))
+    let position = start
+    let eof = position >= size
+    while (!pager.done && !eof) {
+      const n = yield* readFully(file, buffer)
       if (n === 0) break
       pager.push(buffer.subarray(0, n))
+      position += n
+      eof = n < buffer.length || position >= size
     }
-    return pager.end()
+    return pager.end(eof || position >= size)
   })
 
-const textResult = (target: Target, info: File.Info, page: Page) => {
+/** The last code unit of the file is a line terminator. */
+const endsWithNewline = (file: FileSystem.File, size: number, detection: Text) =>
+  Effect.gen(function*() {
+    const unit = detection.codec.unit
+    if (size - detection.bomLength < unit) return false
+    yield* file.seek(size - unit, "start")
+    const last = new Uint8Array(unit)
+    if ((yield* readFully(file, last)) < unit) return false
+    const low = detection.codec.bigEndian ? unit - 1 : 0
+    return (last[low] === 10 || last[low] === 13) && last.every((byte, k) => k === low || byte === 0)
+  })
+
+const lineEndingOf = (endings: LineEndings): LineEnding => {
+  const kinds = (["lf", "crlf", "cr"] as const).filter((kind) => endings[kind] > 0)
+  return kinds.length === 0 ? "none" : kinds.length === 1 ? kinds[0]! : "mixed"
+}
+
+type Text = Extract<Detection, { readonly _tag: "Text" }>
+export type LineEnding = "lf" | "crlf" | "cr" | "mixed" | "none"
+
+const textResult = (
+  target: Target,
+  info: File.Info,
+  page: Page,
+  text: { readonly detection: Text; readonly finalNewline: boolean }
+) => {
   const last = page.offset + page.lines.length - 1
   const more = page.stoppedBy !== "eof"
+  const { codec, bomLength, fallback } = text.detection
   return {
     title: target.relative,
-    output: renderText(target.absolute, page),
+    output: renderText(target.absolute, page, {
+      fileSize: Number(info.size),
+      encoding: codec.encoding,
+      replaced: page.replaced || fallback
+    }),
     metadata: {
       kind: "text" as const,
       path: target.absolute,
       preview: page.lines.slice(0, PREVIEW_LINES).join("\n"),
-      truncated: more || page.linesCut > 0,
+      truncated: more || page.linesCut > 0 || page.column > 1,
       ...(page.lines.length > 0 ? { startLine: page.offset, endLine: last } : {}),
-      ...(page.totalLines !== undefined ? { totalLines: page.totalLines } : {}),
+      ...(page.column > 1 ? { column: page.column } : {}),
+      ...(page.totalLines !== undefined ? { totalLines: page.totalLines } : { totalLinesAtLeast: page.linesAtLeast }),
       ...(more ? { nextOffset: last + 1 } : {}),
       ...(page.linesCut > 0 ? { linesCut: page.linesCut } : {}),
+      encoding: codec.encoding,
+      bom: bomLength > 0,
+      lineEnding: lineEndingOf(page.endings),
+      finalNewline: text.finalNewline,
+      ...(page.replaced || fallback ? { invalidBytesReplaced: true } : {}),
       ...facts(info)
     }
   }
 }
 
+/** What a binary file looks like, for a refusal the model can act on. */
+const describeBinary = (sniffed: FileTypeResult | undefined, head: Uint8Array, ext: string): string => {
+  if (sniffed !== undefined) return `${sniffed.mime} (.${sniffed.ext})`
+  const magic = Array.from(head.subarray(0, 8), (byte) => byte.toString(16).padStart(2, "0")).join(" ")
+  return `${binaryExtensions.has(ext) ? `${ext} file, ` : ""}unrecognised binary data starting with ${magic}`
+}
+
+/** Files open at once across all reads: a thousand concurrent reads must not exhaust descriptors. */
+const openFiles = Effect.unsafeMakeSemaphore(128)
+
 export const readFile = Effect.fn("Read.file")(function*(target: Target, info: File.Info, params: Params) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
+  const index = yield* LineIndex
   const ext = path.extname(target.absolute).toLowerCase()
   const offset = Math.max(1, params.offset ?? 1)
+  const size = Number(info.size)
   const promised = mediaExtensions.get(ext)
   const failed = (error: Parameters<typeof fromPlatformError>[1]) => fromPlatformError(target.absolute, error)
 
   return yield* Effect.scoped(Effect.gen(function*() {
     const file = yield* fs.open(target.absolute, { flag: "r" }).pipe(Effect.mapError(failed))
-    const sample = new Uint8Array(Math.min(SAMPLE_BYTES, Number(info.size)))
+    const sample = new Uint8Array(Math.min(SAMPLE_BYTES, size))
     const sampled = yield* readFully(file, sample).pipe(Effect.mapError(failed))
     const head = sample.subarray(0, sampled)
 
@@ -121,34 +182,70 @@ export const readFile = Effect.fn("Read.file")(function*(target: Target, info: F
       return yield* new InvalidMedia({ path: target.absolute, reason: "the file is empty" })
     }
     // Bytes decide, not names: JPEG bytes in a `.bin` are an image, a `.png` holding HTML is not.
-    const sniffed = head.length === 0 ? undefined : yield* sniffMime(head)
-    if (sniffed !== undefined && mediaKind(sniffed) !== undefined) {
-      return yield* attach(target, info, sniffed)
+    const sniffed = head.length === 0 ? undefined : yield* sniffType(head)
+    if (sniffed !== undefined && mediaKind(sniffed.mime) !== undefined) {
+      return yield* attach(target, info, sniffed.mime)
     }
+    const detection = detect(head, sampled >= size)
     if (promised !== undefined) {
       return yield* new InvalidMedia({
         path: target.absolute,
         reason: `the name says ${promised} but the content is ${
-          sniffed ?? (isBinarySample(head) ? "not a recognised format" : "text")
+          sniffed?.mime ?? (detection._tag === "Binary" ? "not a recognised format" : "text")
         }`
       })
     }
-    if (binaryExtensions.has(ext) || isBinarySample(head)) {
-      return yield* new BinaryFile({ path: target.absolute })
+    // Content first: a `.dat` holding text is read; a recognised container format is not text.
+    if (detection._tag === "Binary" || (sniffed !== undefined && detection.fallback)) {
+      return yield* new BinaryFile({ path: target.absolute, description: describeBinary(sniffed, head, ext), size })
     }
 
-    const hasBom = BOM.every((byte, i) => head[i] === byte)
-    const pager = new LinePager({
-      offset,
-      limit: params.limit ?? DEFAULT_LIMIT,
-      maxLineLength: MAX_LINE_LENGTH,
-      maxBytes: MAX_BYTES - utf8Length(header(target.absolute, "file")) - FOOTER_RESERVE
-    })
-    const page = yield* streamPage(file, hasBom ? BOM.length : 0, pager).pipe(Effect.mapError(failed))
+    const mtime = Option.match(info.mtime, { onNone: () => 0, onSome: (date) => date.getTime() })
+    const key = `${info.dev}:${Option.getOrElse(info.ino, () => 0)}:${size}:${mtime}:${detection.codec.encoding}`
+    const knownTotal = yield* index.totalLines(target.absolute, key)
+    if (knownTotal !== undefined && offset > knownTotal && !(knownTotal === 0 && offset === 1)) {
+      return yield* new OffsetOutOfRange({ path: target.absolute, offset, totalLines: knownTotal, unit: "lines" })
+    }
+    const checkpoint = yield* index.lookup(target.absolute, key, offset)
+    const start = { lines: checkpoint.lines, position: Math.max(checkpoint.position, detection.bomLength) }
+    const pager = new LinePager(
+      {
+        offset,
+        limit: params.limit ?? DEFAULT_LIMIT,
+        maxLineLength: MAX_LINE_LENGTH,
+        maxBytes: MAX_BYTES - utf8Length(header(target.absolute, "file")) - FOOTER_RESERVE,
+        column: params.column ?? 1,
+        countAhead: COUNT_AHEAD_BYTES,
+        checkpointEvery: index.every
+      },
+      detection.codec,
+      start,
+      detection.bomLength
+    )
+    const scanned = yield* streamPage(file, start.position, size, pager).pipe(Effect.mapError(failed))
+    yield* index.record(target.absolute, key, scanned.checkpoints, scanned.totalLines)
+    // An earlier scan may have counted to the end: an exact total beats a lower bound.
+    const page: Page = scanned.totalLines === undefined && knownTotal !== undefined && scanned.stoppedBy !== "bytes"
+      ? {
+        ...scanned,
+        totalLines: knownTotal,
+        linesAtLeast: knownTotal,
+        stoppedBy: scanned.offset - 1 + scanned.lines.length === knownTotal ? "eof" : scanned.stoppedBy
+      }
+      : scanned
+    if (page.columnPastEnd !== undefined) {
+      return yield* new ColumnOutOfRange({
+        path: target.absolute,
+        line: offset,
+        column: params.column ?? 1,
+        lineLength: page.columnPastEnd
+      })
+    }
     const total = page.totalLines
     if (total !== undefined && offset > total && !(total === 0 && offset === 1)) {
       return yield* new OffsetOutOfRange({ path: target.absolute, offset, totalLines: total, unit: "lines" })
     }
-    return textResult(target, info, page)
-  }))
+    const finalNewline = yield* endsWithNewline(file, size, detection).pipe(Effect.mapError(failed))
+    return textResult(target, info, page, { detection, finalNewline })
+  }).pipe(openFiles.withPermits(1)))
 })

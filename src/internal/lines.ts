@@ -1,21 +1,29 @@
 /**
- * The line pager: a pure, incremental state machine over the bytes of a UTF-8 text file.
+ * The line pager: a pure, incremental state machine over the bytes of a text file.
  *
- * Feed it chunks in order; it keeps only the lines of the requested window (each capped to the
- * bytes a cut line can need), counts every other line on raw bytes without decoding, and says
- * when the caller can stop reading. Lines end at `\n`, `\r\n` or a lone `\r`; a final line
- * terminator does not start an extra empty line (as editors and `wc -l` count).
+ * Feed it chunks in order from a known line start; it keeps only the lines of the requested
+ * window (each capped to the bytes a cut line can need), counts every other line on raw bytes
+ * without decoding, records a checkpoint (line number → byte offset) every K lines for the
+ * line index, and says when the caller can stop reading. Lines end at `\n`, `\r\n` or a lone
+ * `\r` (as code units of the file's encoding); a final terminator does not start an extra empty
+ * line, as editors and `wc -l` count.
  */
+import type { Codec } from "./encoding.js"
+import { utf8 } from "./encoding.js"
 
 export const DEFAULT_LIMIT = 2000
 export const MAX_LINE_LENGTH = 2000
 export const MAX_BYTES = 50 * 1024
 export const MAX_BYTES_LABEL = "50 KB"
-
-export const lineCutSuffix = (maxLineLength: number): string => `... (line truncated to ${maxLineLength} chars)`
+/** After a full page, keep counting this many bytes for an exact total before giving up. */
+export const COUNT_AHEAD_BYTES = 1024 * 1024
 
 const LF = 10
 const CR = 13
+
+/** The notice that ends a cut line, with the cursor that continues it. */
+export const lineCutSuffix = (maxLineLength: number, line: number, nextColumn: number): string =>
+  `... (line truncated to ${maxLineLength} chars; use offset=${line} column=${nextColumn} to read more of it)`
 
 export interface PageOptions {
   /** First line to show, 1-based. */
@@ -26,6 +34,24 @@ export interface PageOptions {
   readonly maxLineLength: number
   /** Most bytes of rendered lines (`N: text` plus newline). */
   readonly maxBytes: number
+  /** Character (UTF-16 code unit, 1-based) at which the first shown line starts. */
+  readonly column?: number
+  /** Bytes counted past a full page in search of the end of the file (Infinity: to the end). */
+  readonly countAhead?: number
+  /** Record a checkpoint every this many lines (0: none). */
+  readonly checkpointEvery?: number
+}
+
+/** Where the pager starts: a line start, as the count of lines before it and its byte position. */
+export interface Start {
+  readonly lines: number
+  readonly position: number
+}
+
+export interface LineEndings {
+  readonly lf: number
+  readonly crlf: number
+  readonly cr: number
 }
 
 export interface Page {
@@ -34,12 +60,26 @@ export interface Page {
   /** The shown lines as rendered (`N: text`). */
   readonly rendered: ReadonlyArray<string>
   readonly offset: number
+  /** The character the first shown line starts at (1 unless `column` was given). */
+  readonly column: number
   /** How many shown lines were cut to `maxLineLength`. */
   readonly linesCut: number
   /** Why the page ended. */
   readonly stoppedBy: "eof" | "limit" | "bytes"
-  /** Lines in the file, when the pager saw the end of it. */
+  /** Lines in the file, when the pager reached its end. */
   readonly totalLines: number | undefined
+  /** Lines known to exist (a lower bound when `totalLines` is unknown). */
+  readonly linesAtLeast: number
+  /** Shown lines held bytes invalid in the encoding (shown as U+FFFD). */
+  readonly replaced: boolean
+  /** Terminators seen in the bytes the pager scanned. */
+  readonly endings: LineEndings
+  /** `column` lies past the end of the first line: that line's length. */
+  readonly columnPastEnd: number | undefined
+  /** `[lines before, byte position]` of each line start at a multiple of `checkpointEvery`. */
+  readonly checkpoints: ReadonlyArray<readonly [number, number]>
+  /** Byte position after the last byte the pager consumed. */
+  readonly position: number
 }
 
 /** Cut `text` to at most `max` UTF-16 code units, never between the halves of a surrogate pair. */
@@ -50,45 +90,76 @@ export const cutLine = (text: string, max: number): string => {
   return text.slice(0, end)
 }
 
-const utf8 = new TextEncoder()
+const encoder = new TextEncoder()
 const byteLength = (text: string): number => {
   // Fast path for ASCII; TextEncoder otherwise.
   for (let i = 0; i < text.length; i++) {
-    if (text.charCodeAt(i) > 0x7f) return utf8.encode(text).length
+    if (text.charCodeAt(i) > 0x7f) return encoder.encode(text).length
   }
   return text.length
 }
 
 export class LinePager {
   private readonly options: PageOptions
-  private readonly suffix: string
+  private readonly codec: Codec
+  private readonly unit: number
+  /** Index within a code unit of its significant byte (0 little-endian, unit-1 big-endian). */
+  private readonly low: number
   /** Bytes of one line we keep: enough for `maxLineLength` code units plus slack to detect a cut. */
   private readonly keepBytes: number
-  private readonly decoder = new TextDecoder("utf-8")
+  private readonly column: number
+  private readonly countAhead: number
+  private readonly every: number
 
-  /** Completed lines so far. */
-  private completed = 0
+  /** Completed lines so far (including those before the start). */
+  private completed: number
+  /** Absolute position of the current chunk's first byte. */
+  private position: number
+  /** Byte offset of content start, for code-unit alignment. */
+  private readonly origin: number
   /** The previous chunk ended in `\r`: a `\n` at the start of the next one belongs to it. */
   private pendingCR = false
+  private pendingCheckpoint = false
   /** The current (unterminated) line has at least one byte. */
   private lineOpen = false
   /** Kept bytes of the current line when it is in the window. */
   private lineParts: Array<Uint8Array> = []
   private lineKept = 0
   private lineOverflow = false
+  /** Column mode, first line: decoded text after the skipped characters. */
+  private skipDecoder: ReturnType<Codec["stream"]> | undefined
+  private skipped = 0
+  private columnText = ""
 
   private readonly lines: Array<string> = []
   private readonly rendered: Array<string> = []
+  private readonly checkpoints: Array<readonly [number, number]> = []
   private bytes = 0
   private linesCut = 0
+  private replaced = false
+  private counted = 0
+  private endings = { lf: 0, crlf: 0, cr: 0 }
+  private columnPastEnd: number | undefined = undefined
   private state: "skip" | "collect" | "count" | "done" = "skip"
   private stoppedBy: Page["stoppedBy"] = "eof"
 
-  constructor(options: PageOptions) {
+  /** Cached search results within the current chunk. */
+  private nextLF = -1
+  private nextCR = -1
+
+  constructor(options: PageOptions, codec: Codec = utf8, start: Start = { lines: 0, position: 0 }, origin = 0) {
     this.options = options
-    this.suffix = lineCutSuffix(options.maxLineLength)
+    this.codec = codec
+    this.unit = codec.unit
+    this.low = codec.bigEndian ? codec.unit - 1 : 0
     this.keepBytes = options.maxLineLength * 4 + 8
-    if (options.offset <= 1) this.state = "collect"
+    this.column = Math.max(1, options.column ?? 1)
+    this.countAhead = options.countAhead ?? Infinity
+    this.every = options.checkpointEvery ?? 0
+    this.completed = start.lines
+    this.position = start.position
+    this.origin = origin
+    if (this.completed >= options.offset - 1) this.enterWindow()
   }
 
   /** True once the page and its footer are known: the caller may stop reading. */
@@ -98,93 +169,122 @@ export class LinePager {
 
   /** Feed the next chunk. The pager copies what it keeps, so the caller may reuse the buffer. */
   push(chunk: Uint8Array): void {
-    let i = 0
     const n = chunk.length
+    let i = 0
+    this.nextLF = -2
+    this.nextCR = -2
     if (this.pendingCR && n > 0) {
       this.pendingCR = false
-      if (chunk[0] === LF) i = 1
+      if (this.isUnit(chunk, 0, LF)) {
+        i = this.unit
+        this.endings.crlf++
+      } else {
+        this.endings.cr++
+      }
+      if (this.pendingCheckpoint) this.recordCheckpoint(this.position + i)
     }
     while (i < n && this.state !== "done") {
-      if (this.state === "collect") {
-        i = this.collect(chunk, i)
-      } else {
-        i = this.count(chunk, i)
+      const t = this.nextTerminator(chunk, i)
+      const end = t === -1 ? n : t
+      if (end > i) {
+        this.lineOpen = true
+        if (this.state === "collect") this.keep(chunk, i, end)
+        else if (this.state === "count") this.counted += end - i
       }
+      if (t === -1) {
+        i = n
+        break
+      }
+      let next = t + this.unit
+      let ambiguous = false
+      if (chunk[t + this.low] === LF) {
+        this.endings.lf++
+      } else if (next >= n) {
+        // A CR at the end of the chunk: whether a LF follows is for the next chunk to say.
+        this.pendingCR = true
+        ambiguous = true
+      } else if (this.isUnit(chunk, next, LF)) {
+        next += this.unit
+        this.endings.crlf++
+      } else {
+        this.endings.cr++
+      }
+      if (this.state === "count") this.counted += next - end
+      i = next
+      this.lineEnd(this.position + next, ambiguous)
     }
+    this.position += n
   }
 
-  /** The end of the file was reached. */
-  end(): Page {
-    if (this.state !== "done") {
-      if (this.lineOpen) this.terminate()
+  /** The caller stopped reading; `eof` says it reached the end of the file. */
+  end(eof: boolean): Page {
+    if (this.pendingCR) {
       this.pendingCR = false
-      this.state = "done"
+      this.endings.cr++
     }
-    const total = this.stoppedBy === "bytes" ? undefined : this.completed
+    // The last line needs no terminator; a page stopped by the byte cap shows nothing more.
+    if (eof && this.lineOpen && this.stoppedBy !== "bytes") this.lineEnd(this.position, false)
+    if (this.pendingCheckpoint) this.recordCheckpoint(this.position)
+    this.state = "done"
+    const shownLast = this.options.offset - 1 + this.lines.length
+    const known = eof && this.stoppedBy !== "bytes"
+    const total = known ? this.completed : undefined
+    const atLeast = Math.max(this.completed + (this.lineOpen ? 1 : 0), shownLast + (this.stoppedBy === "eof" ? 0 : 1))
     return {
       lines: this.lines,
       rendered: this.rendered,
       offset: this.options.offset,
+      column: this.column,
       linesCut: this.linesCut,
-      stoppedBy: this.stoppedBy === "limit" && total === this.options.offset - 1 + this.lines.length
-        ? "eof"
-        : this.stoppedBy,
-      totalLines: total
+      stoppedBy: this.stoppedBy === "limit" && total === shownLast ? "eof" : this.stoppedBy,
+      totalLines: total,
+      linesAtLeast: total ?? atLeast,
+      replaced: this.replaced,
+      endings: this.endings,
+      columnPastEnd: this.columnPastEnd,
+      checkpoints: this.checkpoints,
+      position: this.position
     }
   }
 
-  /** Lines counted so far (all of them once `end` was called without a byte stop). */
-  get linesSeen(): number {
-    return this.completed
+  private enterWindow(): void {
+    this.state = "collect"
+    if (this.column > 1 && this.lines.length === 0) this.skipDecoder = this.codec.stream()
   }
 
-  /** Skip or count lines without decoding: find terminators on raw bytes. */
-  private count(chunk: Uint8Array, from: number): number {
-    let i = from
-    const n = chunk.length
-    while (i < n) {
-      const b = chunk[i]!
-      if (b === LF) {
-        this.lineOpen = false
-        this.lineEnded()
-        i++
-        if (this.state === "collect") return i
-      } else if (b === CR) {
-        this.lineOpen = false
-        i++
-        if (i === n) this.pendingCR = true
-        else if (chunk[i] === LF) i++
-        this.lineEnded()
-        if (this.state === "collect") return i
-      } else {
-        this.lineOpen = true
-        // Jump to the next terminator with native search when the chunk is a Buffer.
-        const next = nextTerminator(chunk, i)
-        if (next === -1) return n
-        i = next
-      }
+  /** Is the code unit at `at` the character `char` (all other bytes zero)? */
+  private isUnit(chunk: Uint8Array, at: number, char: number): boolean {
+    if (at + this.unit > chunk.length) return false
+    for (let k = 0; k < this.unit; k++) {
+      if (chunk[at + k] !== (k === this.low ? char : 0)) return false
     }
-    return i
+    return true
   }
 
-  private collect(chunk: Uint8Array, from: number): number {
-    const next = nextTerminator(chunk, from)
-    const stop = next === -1 ? chunk.length : next
-    if (stop > from) {
-      this.lineOpen = true
-      this.keep(chunk, from, stop)
+  /** The start of the next `\n` or `\r` code unit at or after `from`, or -1. */
+  private nextTerminator(chunk: Uint8Array, from: number): number {
+    if (this.nextLF !== -1 && this.nextLF < from) this.nextLF = this.find(chunk, from, LF)
+    if (this.nextCR !== -1 && this.nextCR < from) this.nextCR = this.find(chunk, from, CR)
+    if (this.nextLF === -1) return this.nextCR
+    if (this.nextCR === -1) return this.nextLF
+    return Math.min(this.nextLF, this.nextCR)
+  }
+
+  /** Native byte search (memchr on a Buffer), then a check that the hit is a whole code unit. */
+  private find(chunk: Uint8Array, from: number, char: number): number {
+    let at = from + this.low
+    for (;;) {
+      const hit = chunk.indexOf(char, at)
+      if (hit === -1) return -1
+      const start = hit - this.low
+      if (this.unit === 1) return hit
+      if ((this.position + start - this.origin) % this.unit === 0 && this.isUnit(chunk, start, char)) return start
+      at = hit + 1
     }
-    if (next === -1) return chunk.length
-    let i = next + 1
-    if (chunk[next] === CR) {
-      if (i === chunk.length) this.pendingCR = true
-      else if (chunk[i] === LF) i++
-    }
-    this.terminate()
-    return i
   }
 
   private keep(chunk: Uint8Array, from: number, to: number): void {
+    if (this.skipDecoder !== undefined) return this.keepFromColumn(chunk.subarray(from, to))
     const room = this.keepBytes - this.lineKept
     if (room <= 0) {
       this.lineOverflow = true
@@ -192,66 +292,100 @@ export class LinePager {
     }
     const end = Math.min(to, from + room)
     if (end < to) this.lineOverflow = true
-    // A copy: `Buffer#slice` is a view, and the caller reuses its buffer for the next chunk.
+    // A copy: `Buffer#subarray` is a view, and the caller reuses its buffer for the next chunk.
     this.lineParts.push(new Uint8Array(chunk.subarray(from, end)))
     this.lineKept += end - from
   }
 
-  /** A line in the window ended: decode, cut, render, and check the caps. */
-  private terminate(): void {
-    if (this.state !== "collect") {
-      this.lineOpen = false
-      this.lineEnded()
-      return
+  /** Column mode: decode as we go, drop the first `column - 1` characters, keep what follows. */
+  private keepFromColumn(bytes: Uint8Array): void {
+    if (this.columnText.length > this.options.maxLineLength) return
+    this.takeColumnText(this.skipDecoder!.write(bytes))
+  }
+
+  private takeColumnText(text: string): void {
+    const skip = this.column - 1 - this.skipped
+    if (skip > 0) {
+      const dropped = Math.min(skip, text.length)
+      this.skipped += dropped
+      text = text.slice(dropped)
     }
-    const bytes = this.lineParts.length === 1 ? this.lineParts[0]! : concat(this.lineParts, this.lineKept)
-    const decoded = this.decoder.decode(bytes)
-    const cut = this.lineOverflow || decoded.length > this.options.maxLineLength
-    const text = cut ? cutLine(decoded, this.options.maxLineLength) + this.suffix : decoded
+    if (text.length > 0) this.columnText += text
+  }
+
+  /** A line ended at byte `next` (the start of the following line). */
+  private lineEnd(next: number, ambiguous: boolean): void {
+    if (this.state === "collect" && !this.show()) return
+    this.lineOpen = false
+    this.completed++
+    if (this.every > 0 && this.completed % this.every === 0) {
+      if (ambiguous) this.pendingCheckpoint = true
+      else this.recordCheckpoint(next)
+    }
+    if (this.state === "skip" && this.completed >= this.options.offset - 1) {
+      this.enterWindow()
+    } else if (this.state === "collect" && this.lines.length >= this.options.limit) {
+      this.state = this.countAhead > 0 ? "count" : "done"
+      this.stoppedBy = "limit"
+    } else if (this.state === "count" && this.counted >= this.countAhead) {
+      this.state = "done"
+    }
+  }
+
+  private recordCheckpoint(position: number): void {
+    this.pendingCheckpoint = false
+    this.checkpoints.push([this.completed, position])
+  }
+
+  /** Decode, cut and render the line just ended; false when the byte cap stops the page. */
+  private show(): boolean {
+    const number = this.completed + 1
+    let decoded: string
+    let start = 1
+    let overflow = this.lineOverflow
+    if (this.skipDecoder !== undefined) {
+      if (this.columnText.length <= this.options.maxLineLength) this.takeColumnText(this.skipDecoder.end())
+      this.skipDecoder = undefined
+      if (this.skipped < this.column - 1) {
+        this.columnPastEnd = this.skipped
+        this.state = "done"
+        return false
+      }
+      // A column inside a surrogate pair starts after it rather than on half a character.
+      const first = this.columnText.charCodeAt(0)
+      decoded = first >= 0xdc00 && first <= 0xdfff ? this.columnText.slice(1) : this.columnText
+      start = this.column
+      overflow = false
+    } else {
+      const bytes = this.lineParts.length === 1 ? this.lineParts[0]! : concat(this.lineParts, this.lineKept)
+      const result = this.codec.decode(bytes)
+      decoded = result.text
+      // Bytes kept up to the cap may end inside a character: only what is shown counts.
+      if (result.replaced && (!overflow || cutLine(decoded, this.options.maxLineLength).includes("\ufffd"))) {
+        this.replaced = true
+      }
+    }
     this.lineParts = []
     this.lineKept = 0
     this.lineOverflow = false
-    this.lineOpen = false
+    this.columnText = ""
 
-    const number = this.completed + 1
+    const cut = overflow || decoded.length > this.options.maxLineLength
+    const kept = cut ? cutLine(decoded, this.options.maxLineLength) : decoded
+    const text = cut ? kept + lineCutSuffix(this.options.maxLineLength, number, start + kept.length) : kept
     const line = `${number}: ${text}`
     const size = byteLength(line) + 1
     if (this.lines.length > 0 && this.bytes + size > this.options.maxBytes) {
       this.stoppedBy = "bytes"
       this.state = "done"
-      return
+      return false
     }
     this.lines.push(text)
     this.rendered.push(line)
     this.bytes += size
     if (cut) this.linesCut++
-    this.lineEnded()
+    return true
   }
-
-  private lineEnded(): void {
-    this.completed++
-    if (this.state === "skip" && this.completed >= this.options.offset - 1) {
-      this.state = "collect"
-    } else if (this.state === "collect" && this.lines.length >= this.options.limit) {
-      this.state = "count"
-      this.stoppedBy = "limit"
-    }
-  }
-}
-
-const nextTerminator = (chunk: Uint8Array, from: number): number => {
-  if (Buffer.isBuffer(chunk)) {
-    const lf = chunk.indexOf(LF, from)
-    // Most files have no CR at all; only look for one before the next LF.
-    const crEnd = lf === -1 ? chunk.length : lf
-    const cr = chunk.subarray(from, crEnd).indexOf(CR)
-    return cr === -1 ? lf : from + cr
-  }
-  for (let i = from; i < chunk.length; i++) {
-    const b = chunk[i]
-    if (b === LF || b === CR) return i
-  }
-  return -1
 }
 
 const concat = (parts: ReadonlyArray<Uint8Array>, length: number): Uint8Array => {
@@ -265,8 +399,8 @@ const concat = (parts: ReadonlyArray<Uint8Array>, length: number): Uint8Array =>
 }
 
 /** Page a whole in-memory text in one go (tests, small inputs). */
-export const pageBytes = (bytes: Uint8Array, options: PageOptions): Page => {
-  const pager = new LinePager(options)
+export const pageBytes = (bytes: Uint8Array, options: PageOptions, codec: Codec = utf8): Page => {
+  const pager = new LinePager(options, codec)
   pager.push(bytes)
-  return pager.end()
+  return pager.end(true)
 }

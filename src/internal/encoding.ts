@@ -1,0 +1,200 @@
+/**
+ * Text encodings: decide from a file's first bytes whether it is text and in which encoding,
+ * and decode lines of it. Byte-order marks first, then UTF-16 by its zero-byte pattern, then
+ * strict UTF-8, then a statistical detector (chardet) for legacy encodings decoded by iconv-lite.
+ */
+import chardet from "chardet"
+import iconv from "iconv-lite"
+import { isBinarySample } from "./binary.js"
+
+export interface Decoded {
+  readonly text: string
+  /** Some bytes were invalid in the encoding and became U+FFFD. */
+  readonly replaced: boolean
+}
+
+export interface StreamDecoder {
+  readonly write: (bytes: Uint8Array) => string
+  readonly end: () => string
+}
+
+export interface Codec {
+  /** The name reported to callers (WHATWG-style, lower case): `utf-8`, `utf-16le`, `shift_jis`, … */
+  readonly encoding: string
+  /** Bytes per code unit: line terminators are whole units (`\n` is `0A 00` in UTF-16LE). */
+  readonly unit: 1 | 2 | 4
+  readonly bigEndian: boolean
+  /** Decode the bytes of one line (complete, or cut at a byte cap). */
+  readonly decode: (bytes: Uint8Array) => Decoded
+  /** A decoder that carries partial characters across calls, for skipping into long lines. */
+  readonly stream: () => StreamDecoder
+}
+
+export type Detection =
+  | {
+    readonly _tag: "Text"
+    readonly codec: Codec
+    /** Bytes of byte-order mark before the text (0 when none). */
+    readonly bomLength: number
+    /** The bytes fit no encoding well: decoded as UTF-8 with replacement characters. */
+    readonly fallback: boolean
+  }
+  | { readonly _tag: "Binary" }
+
+const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+
+/** A codec on the platform's TextDecoder (native and fast): UTF-8 and UTF-16LE. */
+const nativeCodec = (encoding: "utf-8" | "utf-16le", unit: 1 | 2): Codec => {
+  const strict = new TextDecoder(encoding, { fatal: true, ignoreBOM: true })
+  const lenient = new TextDecoder(encoding, { ignoreBOM: true })
+  return {
+    encoding,
+    unit,
+    bigEndian: false,
+    decode: (bytes) => {
+      try {
+        return { text: strict.decode(bytes), replaced: false }
+      } catch {
+        return { text: lenient.decode(bytes), replaced: true }
+      }
+    },
+    stream: () => {
+      const decoder = new TextDecoder(encoding, { ignoreBOM: true })
+      return { write: (bytes) => decoder.decode(bytes, { stream: true }), end: () => decoder.decode() }
+    }
+  }
+}
+
+/** A codec on iconv-lite: UTF-16BE, UTF-32 and the legacy encodings. */
+const iconvCodec = (encoding: string, unit: 1 | 2 | 4 = 1, bigEndian = false): Codec => ({
+  encoding,
+  unit,
+  bigEndian,
+  decode: (bytes) => {
+    const text = iconv.decode(asBuffer(bytes), encoding, { stripBOM: false })
+    return { text, replaced: text.includes("\ufffd") }
+  },
+  stream: () => {
+    const decoder = iconv.getDecoder(encoding, { stripBOM: false })
+    return { write: (bytes) => decoder.write(asBuffer(bytes)), end: () => decoder.end() ?? "" }
+  }
+})
+
+export const utf8: Codec = nativeCodec("utf-8", 1)
+const utf16le: Codec = nativeCodec("utf-16le", 2)
+const utf16be: Codec = iconvCodec("utf-16be", 2, true)
+const utf32le: Codec = iconvCodec("utf-32le", 4, false)
+const utf32be: Codec = iconvCodec("utf-32be", 4, true)
+
+const boms: ReadonlyArray<readonly [ReadonlyArray<number>, Codec]> = [
+  [[0xef, 0xbb, 0xbf], utf8],
+  [[0xff, 0xfe, 0x00, 0x00], utf32le],
+  [[0x00, 0x00, 0xfe, 0xff], utf32be],
+  [[0xff, 0xfe], utf16le],
+  [[0xfe, 0xff], utf16be]
+]
+
+/** UTF-16 text without a BOM: mostly-ASCII text has a zero in every other byte. */
+const utf16ByZeros = (sample: Uint8Array): Codec | undefined => {
+  const pairs = Math.floor(sample.length / 2)
+  if (pairs < 2) return undefined
+  let evenZeros = 0
+  let oddZeros = 0
+  for (let i = 0; i + 1 < sample.length; i += 2) {
+    if (sample[i] === 0) evenZeros++
+    if (sample[i + 1] === 0) oddZeros++
+  }
+  const quiet = pairs * 0.05
+  const codec = oddZeros >= pairs * 0.3 && evenZeros <= quiet
+    ? utf16le
+    : evenZeros >= pairs * 0.3 && oddZeros <= quiet
+    ? utf16be
+    : undefined
+  // Arrays of small 16-bit integers have the same zeros: the decoded text must read as text.
+  return codec !== undefined && isTextual(codec.decode(sample.subarray(0, pairs * 2)).text) ? codec : undefined
+}
+
+/** Few control characters or replacement characters: decoded text, not decoded noise. */
+const isTextual = (text: string): boolean => {
+  let noise = 0
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if ((c < 32 && !(c >= 9 && c <= 13) && c !== 27) || c === 0xfffd) noise++
+  }
+  return noise <= text.length * 0.1
+}
+
+/** Valid UTF-8, allowing a character cut by the end of the sample when more follows. */
+const isUtf8 = (sample: Uint8Array, complete: boolean): boolean => {
+  let end = sample.length
+  if (!complete) {
+    // Drop a trailing partial sequence: up to 3 bytes after the last lead byte.
+    for (let back = 1; back <= Math.min(3, end); back++) {
+      const b = sample[end - back]!
+      if ((b & 0xc0) === 0xc0) {
+        const need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : 2
+        if (need > back) end -= back
+        break
+      }
+      if ((b & 0x80) === 0) break
+    }
+  }
+  return utf8.decode(sample.subarray(0, end)).replaced === false
+}
+
+/** chardet's names mapped to the iconv-lite codec we decode with (supersets where safer). */
+const legacyNames: Record<string, string> = {
+  "GB18030": "gb18030",
+  "Shift_JIS": "shift_jis",
+  "EUC-JP": "euc-jp",
+  "EUC-KR": "euc-kr",
+  "Big5": "big5",
+  "windows-1250": "windows-1250",
+  "windows-1251": "windows-1251",
+  "windows-1252": "windows-1252",
+  "windows-1253": "windows-1253",
+  "windows-1254": "windows-1254",
+  "windows-1255": "windows-1255",
+  "windows-1256": "windows-1256",
+  // Browsers decode Latin-1 labels as windows-1252, which only adds printable characters.
+  "ISO-8859-1": "windows-1252",
+  "ISO-8859-2": "iso-8859-2",
+  "ISO-8859-5": "iso-8859-5",
+  "ISO-8859-6": "iso-8859-6",
+  "ISO-8859-7": "iso-8859-7",
+  "ISO-8859-8": "iso-8859-8",
+  "ISO-8859-9": "iso-8859-9",
+  "KOI8-R": "koi8-r"
+}
+
+/** Below this chardet confidence (0-100) a guess is worse than UTF-8 with replacements. */
+const MIN_CONFIDENCE = 20
+
+const legacyCodec = (sample: Uint8Array): Codec | undefined => {
+  for (const match of chardet.analyse(sample)) {
+    if (match.confidence < MIN_CONFIDENCE) return undefined
+    const name = legacyNames[match.name]
+    if (name !== undefined && iconv.encodingExists(name)) return iconvCodec(name)
+  }
+  return undefined
+}
+
+/**
+ * Judge a file by its first bytes. `complete` says the sample is the whole file (so a
+ * character cut at its end is an error, not the sample's edge).
+ */
+export const detect = (sample: Uint8Array, complete: boolean): Detection => {
+  for (const [bom, codec] of boms) {
+    if (sample.length >= bom.length && bom.every((byte, i) => sample[i] === byte)) {
+      return { _tag: "Text", codec, bomLength: bom.length, fallback: false }
+    }
+  }
+  const wide = utf16ByZeros(sample)
+  if (wide !== undefined) return { _tag: "Text", codec: wide, bomLength: 0, fallback: false }
+  if (isBinarySample(sample)) return { _tag: "Binary" }
+  if (isUtf8(sample, complete)) return { _tag: "Text", codec: utf8, bomLength: 0, fallback: false }
+  const legacy = legacyCodec(sample)
+  return legacy !== undefined
+    ? { _tag: "Text", codec: legacy, bomLength: 0, fallback: false }
+    : { _tag: "Text", codec: utf8, bomLength: 0, fallback: true }
+}
