@@ -13,7 +13,6 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
-import * as Stream from "effect/Stream"
 import { createHash } from "node:crypto"
 
 export interface ReadStamp {
@@ -68,6 +67,8 @@ export const maxHashBytes = 16 * 1024 * 1024
  * with SHA-256, streamed in chunks so memory stays bounded. Exactly the stat'd size is hashed,
  * so `size` and `hash` describe the same bytes even if the file is growing.
  */
+const HASH_CHUNK_BYTES = 256 * 1024
+
 export const stamp = Effect.fn("FileTime.stamp")(function*(path: string) {
   const fs = yield* FileSystem.FileSystem
   const info = yield* fs.stat(path)
@@ -77,9 +78,18 @@ export const stamp = Effect.fn("FileTime.stamp")(function*(path: string) {
   if (info.type === "File" && size <= maxHashBytes) {
     const hasher = createHash("sha256")
     if (size > 0) {
-      yield* fs.stream(path, { bytesToRead: FileSystem.Size(size) }).pipe(
-        Stream.runForEach((chunk) => Effect.sync(() => hasher.update(chunk)))
-      )
+      // A plain read loop over one buffer: `fs.stream` costs milliseconds even for tiny files.
+      yield* Effect.scoped(Effect.gen(function*() {
+        const file = yield* fs.open(path, { flag: "r" })
+        const buffer = new Uint8Array(Math.min(size, HASH_CHUNK_BYTES))
+        let remaining = size
+        while (remaining > 0) {
+          const n = Number(yield* file.read(buffer.subarray(0, Math.min(buffer.length, remaining))))
+          if (n === 0) break
+          hasher.update(buffer.subarray(0, n))
+          remaining -= n
+        }
+      }))
     }
     hash = hasher.digest("hex")
   }

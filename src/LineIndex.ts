@@ -27,6 +27,8 @@ export interface LineIndexShape {
   readonly lookup: (path: string, key: string, line: number) => Effect.Effect<Checkpoint>
   /** The file's total line count, when a scan reached its end. */
   readonly totalLines: (path: string, key: string) => Effect.Effect<number | undefined>
+  /** Drop what is known of a file (a checkpoint turned out stale). */
+  readonly forget: (path: string) => Effect.Effect<void>
   /** Add the checkpoints a scan found (as `[lines, position]`), and the total when it hit the end. */
   readonly record: (
     path: string,
@@ -81,6 +83,7 @@ export const makeMemory = (options: Options = {}): LineIndexShape => {
         return j < 0 ? origin : { lines: (j + 1) * every, position: entry.positions[j]! }
       }),
     totalLines: (path, key) => Effect.sync(() => entryOf(path, key)?.totalLines),
+    forget: (path) => Effect.sync(() => void entries.delete(path)),
     record: (path, key, checkpoints, totalLines) =>
       Effect.sync(() => {
         let entry = entryOf(path, key)
@@ -105,6 +108,7 @@ export const noop: LineIndexShape = {
   every: 0,
   lookup: () => Effect.succeed(origin),
   totalLines: () => Effect.succeed(undefined),
+  forget: () => Effect.void,
   record: () => Effect.void
 }
 

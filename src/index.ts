@@ -4,10 +4,14 @@
  * Each module is exported as a namespace, as in Effect's own libraries:
  * `Read.read`, `Permission.layerRules`, `Workspace.layer`, `MemoryFileSystem.layer`, …
  */
+export * as Envelope from "./Envelope.js"
 export * as FileTime from "./FileTime.js"
+export * as LineIndex from "./LineIndex.js"
 export * as Lsp from "./Lsp.js"
+export * as McpServer from "./McpServer.js"
 export * as MemoryFileSystem from "./MemoryFileSystem.js"
 export * as Permission from "./Permission.js"
 export * as Read from "./Read.js"
 export * as ReadError from "./ReadError.js"
+export * as ReadTool from "./ReadTool.js"
 export * as Workspace from "./Workspace.js"

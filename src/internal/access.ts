@@ -56,11 +56,13 @@ const checkExternal = Effect.fn("Read.checkExternal")(function*(target: Target) 
   const workspace = yield* Workspace
   const permission = yield* Permission
   const worktree = path.resolve(workspace.worktree)
-  const realWorktree = yield* realPathOfNearest(worktree)
   const real = yield* realPathOfNearest(target.absolute)
   const outside: Array<string> = []
   if (!within(path, worktree, target.absolute)) outside.push(target.absolute)
-  if (!within(path, realWorktree, real) && !within(path, worktree, real) && !outside.includes(real)) outside.push(real)
+  // The worktree's own real path matters only when the target's is not under it lexically.
+  if (!within(path, worktree, real) && !within(path, yield* realPathOfNearest(worktree), real) && !outside.includes(real)) {
+    outside.push(real)
+  }
   if (outside.length === 0) return
   const patterns: Array<string> = []
   for (const p of outside) {

@@ -94,8 +94,8 @@ const boms: ReadonlyArray<readonly [ReadonlyArray<number>, Codec]> = [
   [[0xfe, 0xff], utf16be]
 ]
 
-/** UTF-16 text without a BOM: mostly-ASCII text has a zero in every other byte. */
-const utf16ByZeros = (sample: Uint8Array): Codec | undefined => {
+/** UTF-16 text without a BOM: its zero bytes (the high half of ASCII) fall on one side. */
+const utf16ByZeros = (sample: Uint8Array, complete: boolean): Codec | undefined => {
   const pairs = Math.floor(sample.length / 2)
   if (pairs < 2) return undefined
   let evenZeros = 0
@@ -104,14 +104,21 @@ const utf16ByZeros = (sample: Uint8Array): Codec | undefined => {
     if (sample[i] === 0) evenZeros++
     if (sample[i + 1] === 0) oddZeros++
   }
-  const quiet = pairs * 0.05
-  const codec = oddZeros >= pairs * 0.3 && evenZeros <= quiet
+  // ASCII in UTF-16 puts its zero bytes on one side; CJK text may have few zeros at all.
+  const zeros = evenZeros + oddZeros
+  const codec = zeros === 0
+    ? undefined
+    : oddZeros >= zeros * 0.9
     ? utf16le
-    : evenZeros >= pairs * 0.3 && oddZeros <= quiet
+    : evenZeros >= zeros * 0.9
     ? utf16be
     : undefined
+  if (codec === undefined) return undefined
+  // Few zeros are weak evidence: then the bytes must not also read as UTF-8 (ASCII with a NUL).
+  const strong = zeros >= pairs * 0.3
+  if (!strong && isUtf8(sample, complete)) return undefined
   // Arrays of small 16-bit integers have the same zeros: the decoded text must read as text.
-  return codec !== undefined && isTextual(codec.decode(sample.subarray(0, pairs * 2)).text) ? codec : undefined
+  return isTextual(codec.decode(sample.subarray(0, pairs * 2)).text) ? codec : undefined
 }
 
 /** Few control characters or replacement characters: decoded text, not decoded noise. */
@@ -170,6 +177,33 @@ const legacyNames: Record<string, string> = {
 /** Below this chardet confidence (0-100) a guess is worse than UTF-8 with replacements. */
 const MIN_CONFIDENCE = 20
 
+/**
+ * Valid multi-byte UTF-8 sequences against invalid bytes: a UTF-8 file with a few stray
+ * bytes is still UTF-8 (decoded with replacements), not Windows-1250.
+ */
+const utf8Evidence = (sample: Uint8Array): { readonly valid: number; readonly invalid: number } => {
+  let valid = 0
+  let invalid = 0
+  for (let i = 0; i < sample.length;) {
+    const b = sample[i]!
+    const need = b < 0x80 ? 0 : b >= 0xc2 && b <= 0xdf ? 1 : b >= 0xe0 && b <= 0xef ? 2 : b >= 0xf0 && b <= 0xf4 ? 3 : -1
+    if (need === 0) {
+      i++
+      continue
+    }
+    let ok = need > 0 && i + need < sample.length + 1
+    for (let k = 1; ok && k <= need; k++) ok = i + k < sample.length && (sample[i + k]! & 0xc0) === 0x80
+    if (ok) {
+      valid++
+      i += need + 1
+    } else {
+      invalid++
+      i++
+    }
+  }
+  return { valid, invalid }
+}
+
 const legacyCodec = (sample: Uint8Array): Codec | undefined => {
   for (const match of chardet.analyse(sample)) {
     if (match.confidence < MIN_CONFIDENCE) return undefined
@@ -189,10 +223,14 @@ export const detect = (sample: Uint8Array, complete: boolean): Detection => {
       return { _tag: "Text", codec, bomLength: bom.length, fallback: false }
     }
   }
-  const wide = utf16ByZeros(sample)
+  const wide = utf16ByZeros(sample, complete)
   if (wide !== undefined) return { _tag: "Text", codec: wide, bomLength: 0, fallback: false }
   if (isBinarySample(sample)) return { _tag: "Binary" }
   if (isUtf8(sample, complete)) return { _tag: "Text", codec: utf8, bomLength: 0, fallback: false }
+  const evidence = utf8Evidence(sample)
+  if (evidence.valid > 0 && evidence.valid >= evidence.invalid) {
+    return { _tag: "Text", codec: utf8, bomLength: 0, fallback: true }
+  }
   const legacy = legacyCodec(sample)
   return legacy !== undefined
     ? { _tag: "Text", codec: legacy, bomLength: 0, fallback: false }

@@ -12,7 +12,7 @@ import { LineIndex } from "../LineIndex.js"
 import { BinaryFile, ColumnOutOfRange, InvalidMedia, MediaTooLarge, OffsetOutOfRange } from "../ReadError.js"
 import type { Target } from "./access.js"
 import { binaryExtensions, SAMPLE_BYTES } from "./binary.js"
-import { type Detection, detect } from "./encoding.js"
+import { type Codec, type Detection, detect } from "./encoding.js"
 import {
   COUNT_AHEAD_BYTES,
   DEFAULT_LIMIT,
@@ -28,7 +28,7 @@ import { FOOTER_RESERVE, header, renderText } from "./render.js"
 
 const PREVIEW_LINES = 20
 /** Bytes read per call while streaming text: large enough to amortise calls on deep scans. */
-const CHUNK_BYTES = 256 * 1024
+export const CHUNK_BYTES = 256 * 1024
 
 interface Params {
   readonly offset?: number | undefined
@@ -96,17 +96,26 @@ const streamPage = (file: FileSystem.File, start: number, size: number, pager: L
     return pager.end(eof || position >= size)
   })
 
+/** The code unit that ends just before `position`. */
+const unitBefore = (file: FileSystem.File, position: number, unit: number) =>
+  Effect.gen(function*() {
+    yield* file.seek(position - unit, "start")
+    const bytes = new Uint8Array(unit)
+    return bytes.subarray(0, yield* readFully(file, bytes))
+  })
+
+/** Is `unit` a whole `\n` or `\r` code unit in this codec? */
+const isTerminator = (unit: Uint8Array, codec: Codec): boolean => {
+  if (unit.length !== codec.unit) return false
+  const low = codec.bigEndian ? codec.unit - 1 : 0
+  return (unit[low] === 10 || unit[low] === 13) && unit.every((byte, k) => k === low || byte === 0)
+}
+
 /** The last code unit of the file is a line terminator. */
 const endsWithNewline = (file: FileSystem.File, size: number, detection: Text) =>
-  Effect.gen(function*() {
-    const unit = detection.codec.unit
-    if (size - detection.bomLength < unit) return false
-    yield* file.seek(size - unit, "start")
-    const last = new Uint8Array(unit)
-    if ((yield* readFully(file, last)) < unit) return false
-    const low = detection.codec.bigEndian ? unit - 1 : 0
-    return (last[low] === 10 || last[low] === 13) && last.every((byte, k) => k === low || byte === 0)
-  })
+  size - detection.bomLength < detection.codec.unit
+    ? Effect.succeed(false)
+    : Effect.map(unitBefore(file, size, detection.codec.unit), (last) => isTerminator(last, detection.codec))
 
 const lineEndingOf = (endings: LineEndings): LineEnding => {
   const kinds = (["lf", "crlf", "cr"] as const).filter((kind) => endings[kind] > 0)
@@ -206,7 +215,16 @@ export const readFile = Effect.fn("Read.file")(function*(target: Target, info: F
     if (knownTotal !== undefined && offset > knownTotal && !(knownTotal === 0 && offset === 1)) {
       return yield* new OffsetOutOfRange({ path: target.absolute, offset, totalLines: knownTotal, unit: "lines" })
     }
-    const checkpoint = yield* index.lookup(target.absolute, key, offset)
+    let checkpoint = yield* index.lookup(target.absolute, key, offset)
+    // The key cannot see an in-place rewrite of the same size within one mtime tick: a
+    // checkpoint must sit right after a line terminator, or the index is dropped.
+    if (checkpoint.position > detection.bomLength) {
+      const before = yield* unitBefore(file, checkpoint.position, detection.codec.unit).pipe(Effect.mapError(failed))
+      if (!isTerminator(before, detection.codec)) {
+        yield* index.forget(target.absolute)
+        checkpoint = { lines: 0, position: 0 }
+      }
+    }
     const start = { lines: checkpoint.lines, position: Math.max(checkpoint.position, detection.bomLength) }
     const pager = new LinePager(
       {
@@ -245,7 +263,7 @@ export const readFile = Effect.fn("Read.file")(function*(target: Target, info: F
     if (total !== undefined && offset > total && !(total === 0 && offset === 1)) {
       return yield* new OffsetOutOfRange({ path: target.absolute, offset, totalLines: total, unit: "lines" })
     }
-    const finalNewline = yield* endsWithNewline(file, size, detection).pipe(Effect.mapError(failed))
+    const finalNewline = page.finalNewline ?? (yield* endsWithNewline(file, size, detection).pipe(Effect.mapError(failed)))
     return textResult(target, info, page, { detection, finalNewline })
   }).pipe(openFiles.withPermits(1)))
 })

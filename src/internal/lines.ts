@@ -80,6 +80,8 @@ export interface Page {
   readonly checkpoints: ReadonlyArray<readonly [number, number]>
   /** Byte position after the last byte the pager consumed. */
   readonly position: number
+  /** The file ends with a terminator; undefined unless the pager saw the end of the file. */
+  readonly finalNewline: boolean | undefined
 }
 
 /** Cut `text` to at most `max` UTF-16 code units, never between the halves of a surrogate pair. */
@@ -222,6 +224,7 @@ export class LinePager {
       this.pendingCR = false
       this.endings.cr++
     }
+    const finalNewline = eof && this.state !== "done" ? !this.lineOpen && this.position > this.origin : undefined
     // The last line needs no terminator; a page stopped by the byte cap shows nothing more.
     if (eof && this.lineOpen && this.stoppedBy !== "bytes") this.lineEnd(this.position, false)
     if (this.pendingCheckpoint) this.recordCheckpoint(this.position)
@@ -243,7 +246,8 @@ export class LinePager {
       endings: this.endings,
       columnPastEnd: this.columnPastEnd,
       checkpoints: this.checkpoints,
-      position: this.position
+      position: this.position,
+      finalNewline
     }
   }
 

@@ -1,0 +1,170 @@
+/**
+ * Scale: the line index (page cost by the window, invalidation when the file changes), honest
+ * footers when the total is not counted, long-line continuation, and many concurrent reads.
+ */
+import * as FileSystem from "@effect/platform/FileSystem"
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as fs from "node:fs"
+import { CHUNK_BYTES } from "../src/internal/file.js"
+import { COUNT_AHEAD_BYTES } from "../src/internal/lines.js"
+import * as LineIndex from "../src/LineIndex.js"
+import { read } from "../src/Read.js"
+import { nodeLayer, tempDir } from "./support.js"
+
+const root = tempDir()
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
+
+/** Count the bytes `read` pulls from files, through a wrapper around the real filesystem. */
+const counting = () => {
+  const stats = { bytes: 0 }
+  const wrap = <A, E, R>(self: Effect.Effect<A, E, R>) =>
+    Effect.flatMap(FileSystem.FileSystem, (original) =>
+      Effect.provideService(self, FileSystem.FileSystem, {
+        ...original,
+        open: (path, options) =>
+          Effect.map(original.open(path, options), (file) =>
+            // Delegate explicitly: the Node File keeps its position on the original object.
+            ({
+              ...file,
+              seek: (offset, from) => file.seek(offset, from),
+              read: (buffer: Uint8Array) =>
+                Effect.tap(file.read(buffer), (n) => Effect.sync(() => void (stats.bytes += Number(n))))
+            }) as FileSystem.File)
+      }))
+  return { stats, wrap }
+}
+
+const withIndex = (every: number) => Layer.merge(nodeLayer(root), LineIndex.layerMemory({ every }))
+const lineOf = (n: number) => `line ${String(n).padStart(7, "0")} ${"-".repeat(n % 17)}`
+const write = (name: string, from: number, to: number) =>
+  fs.writeFileSync(`${root}/${name}`, Array.from({ length: to - from + 1 }, (_, i) => lineOf(from + i) + "\n").join(""))
+const firstShown = (output: string) => output.split("<content>\n")[1]!.split("\n")[0]!
+
+describe("line index", () => {
+  it.effect("a repeated deep page reads about a page of bytes, not the file", () =>
+    Effect.gen(function*() {
+      write("deep.log", 1, 1_000_000)
+      const size = fs.statSync(`${root}/deep.log`).size
+      const first = counting()
+      const a = yield* first.wrap(read({ filePath: "deep.log", offset: 900_000, limit: 50 }))
+      expect(firstShown(a.output)).toBe(`900000: ${lineOf(900_000)}`)
+      expect(first.stats.bytes).toBeGreaterThan(size / 2)
+      const again = counting()
+      const b = yield* again.wrap(read({ filePath: "deep.log", offset: 899_000, limit: 50 }))
+      expect(firstShown(b.output)).toBe(`899000: ${lineOf(899_000)}`)
+      // The sample, a stretch from the nearest checkpoint, and the count-ahead window (read in
+      // whole chunks): a small fraction of the 30 MB the first read scanned.
+      expect(again.stats.bytes).toBeLessThan(COUNT_AHEAD_BYTES + 2 * CHUNK_BYTES)
+    }).pipe(Effect.provide(withIndex(1000))))
+
+  it.effect("appending to the file invalidates the index; new lines and totals are right", () =>
+    Effect.gen(function*() {
+      write("grow.log", 1, 5000)
+      const before = yield* read({ filePath: "grow.log", offset: 4990 })
+      expect(before.output).toContain("(End of file - total 5000 lines)")
+      fs.appendFileSync(`${root}/grow.log`, Array.from({ length: 10 }, (_, i) => lineOf(5001 + i) + "\n").join(""))
+      const after = yield* read({ filePath: "grow.log", offset: 5005 })
+      expect(firstShown(after.output)).toBe(`5005: ${lineOf(5005)}`)
+      expect(after.output).toContain("(End of file - total 5010 lines)")
+    }).pipe(Effect.provide(withIndex(100))))
+
+  it.effect("rewriting the file between reads invalidates the index", () =>
+    Effect.gen(function*() {
+      write("rewrite.log", 1, 3000)
+      yield* read({ filePath: "rewrite.log", offset: 2900 })
+      fs.writeFileSync(`${root}/rewrite.log`, Array.from({ length: 4000 }, (_, i) => `short ${i + 1}\n`).join(""))
+      const after = yield* read({ filePath: "rewrite.log", offset: 2950, limit: 1 })
+      expect(firstShown(after.output)).toBe("2950: short 2950")
+    }).pipe(Effect.provide(withIndex(100))))
+
+  it.effect("an in-place rewrite with the same size and mtime is caught by checking the checkpoint", () =>
+    Effect.gen(function*() {
+      const path = `${root}/sneaky.log`
+      const old = Array.from({ length: 1000 }, (_, i) => `${String(i + 1).padStart(9, "0")}\n`).join("") // 10-byte lines
+      fs.writeFileSync(path, old)
+      const { mtime } = fs.statSync(path)
+      yield* read({ filePath: "sneaky.log", offset: 900 })
+      // Same size, different line lengths (15 bytes), and the old mtime put back.
+      const next = Array.from({ length: 666 }, (_, i) => `${String(i + 1).padStart(14, "0")}\n`).join("")
+      fs.writeFileSync(path, next + "x".repeat(old.length - next.length))
+      fs.utimesSync(path, mtime, mtime)
+      const after = yield* read({ filePath: "sneaky.log", offset: 600, limit: 1 })
+      expect(firstShown(after.output)).toBe(`600: ${String(600).padStart(14, "0")}`)
+    }).pipe(Effect.provide(withIndex(100))))
+
+  it.effect("without an index every deep page scans (LineIndex.layerNoop), with the same result", () =>
+    Effect.gen(function*() {
+      write("plain.log", 1, 3000)
+      const a = yield* read({ filePath: "plain.log", offset: 2500, limit: 1 })
+      const b = yield* read({ filePath: "plain.log", offset: 2500, limit: 1 })
+      expect(a.output).toBe(b.output)
+      expect(firstShown(a.output)).toBe(`2500: ${lineOf(2500)}`)
+    }).pipe(Effect.provide(Layer.merge(nodeLayer(root), LineIndex.layerNoop))))
+})
+
+describe("honest totals", () => {
+  it.effect("a page of a big file says 'at least' until a scan has reached the end", () =>
+    Effect.gen(function*() {
+      write("big.log", 1, 100_000) // ~2.8 MB: more than the 1 MiB counted past a page
+      const first = yield* read({ filePath: "big.log", limit: 10 })
+      expect(first.output).toMatch(/\(Showing lines 1-10 of at least \d+ in a 2\.\d MB file\. Use offset=11 to continue\.\)/)
+      expect(first.metadata.totalLines).toBeUndefined()
+      expect(first.metadata.totalLinesAtLeast).toBeGreaterThan(10)
+      const past = yield* Effect.flip(read({ filePath: "big.log", offset: 100_001 }))
+      expect(past.message).toBe("Offset 100001 is out of range for this file (100000 lines)")
+      const again = yield* read({ filePath: "big.log", limit: 10 })
+      expect(again.output).toContain("(Showing lines 1-10 of 100000. Use offset=11 to continue.)")
+      expect(again.metadata.totalLines).toBe(100_000)
+    }).pipe(Effect.provide(withIndex(1000))))
+})
+
+describe("long lines", () => {
+  const line = Array.from({ length: 2_000_000 }, (_, i) => String.fromCharCode(97 + (i % 26))).join("") // 2 M chars
+  fs.writeFileSync(`${root}/minified.js`, `${line}\nsecond\n`)
+
+  it.effect("a cut line says how to continue, and the column cursor reads on from there", () =>
+    Effect.gen(function*() {
+      const first = yield* read({ filePath: "minified.js" })
+      expect(firstShown(first.output)).toBe(
+        `1: ${line.slice(0, 2000)}... (line truncated to 2000 chars; use offset=1 column=2001 to read more of it)`
+      )
+      expect(first.output).toContain("2: second")
+      const deep = yield* read({ filePath: "minified.js", offset: 1, column: 1_500_001, limit: 1 })
+      expect(firstShown(deep.output)).toBe(
+        `1: ${line.slice(1_500_000, 1_502_000)}... (line truncated to 2000 chars; use offset=1 column=1502001 to read more of it)`
+      )
+      expect(deep.output).toContain("(Line 1 is shown from character 1500001.)")
+      expect(deep.metadata).toMatchObject({ column: 1_500_001, truncated: true, nextOffset: 2 })
+      const tail = yield* read({ filePath: "minified.js", offset: 1, column: 1_999_001 })
+      expect(firstShown(tail.output)).toBe(`1: ${line.slice(1_999_000)}`)
+    }).pipe(Effect.provide(nodeLayer(root))))
+
+  it.effect("a column past the end of the line is a ColumnOutOfRange", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(read({ filePath: "minified.js", offset: 2, column: 10 }))
+      expect(error._tag).toBe("ColumnOutOfRange")
+      expect(error.message).toBe("Column 10 is past the end of line 2 (6 characters)")
+    }).pipe(Effect.provide(nodeLayer(root))))
+
+  it.effect("column 0 or a fraction is InvalidParams", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(read({ filePath: "minified.js", column: 0 }))
+      expect(error._tag).toBe("InvalidParams")
+      expect(error.message).toContain("column must be at least 1")
+    }).pipe(Effect.provide(nodeLayer(root))))
+})
+
+describe("concurrency", () => {
+  it.effect("1,000 concurrent reads through one runtime all succeed", () =>
+    Effect.gen(function*() {
+      for (let i = 0; i < 50; i++) write(`many-${i}.txt`, 1, 200)
+      const results = yield* Effect.forEach(
+        Array.from({ length: 1000 }, (_, i) => i),
+        (i) => read({ filePath: `many-${i % 50}.txt`, offset: (i % 200) + 1, limit: 1 }),
+        { concurrency: "unbounded" }
+      )
+      results.forEach((result, i) => expect(firstShown(result.output)).toBe(`${(i % 200) + 1}: ${lineOf((i % 200) + 1)}`))
+    }).pipe(Effect.provide(nodeLayer(root))))
+})
