@@ -1340,10 +1340,13 @@ describe("read: result and services", () => {
           ...original,
           open: (p, options) =>
             Effect.map(original.open(p, options), (file) =>
-              Object.assign(Object.create(file) as FileSystem.File, {
+              // Delegate explicitly: the Node File keeps its position on the original object.
+              ({
+                ...file,
+                seek: (offset, from) => file.seek(offset, from),
                 read: (buffer: Uint8Array) =>
                   Effect.tap(file.read(buffer), (n) => Effect.sync(() => void (bytesRead += Number(n))))
-              }))
+              }) as FileSystem.File)
         })),
         Effect.provide(nodeLayer(root))
       )

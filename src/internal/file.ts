@@ -9,24 +9,16 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { fileTypeFromBuffer, type FileTypeResult } from "file-type"
 import { LineIndex } from "../LineIndex.js"
-import { BinaryFile, ColumnOutOfRange, InvalidMedia, MediaTooLarge, OffsetOutOfRange } from "../ReadError.js"
+import { BinaryFile, InvalidMedia, MediaTooLarge, type ReadFailed } from "../ReadError.js"
 import type { Target } from "./access.js"
 import { binaryExtensions, SAMPLE_BYTES } from "./binary.js"
 import { type Codec, type Detection, detect } from "./encoding.js"
-import {
-  COUNT_AHEAD_BYTES,
-  DEFAULT_LIMIT,
-  type LineEndings,
-  LinePager,
-  MAX_BYTES,
-  MAX_LINE_LENGTH,
-  type Page
-} from "./lines.js"
+import { COUNT_AHEAD_BYTES, LinePager, MAX_LINE_LENGTH, pastEnd } from "./lines.js"
 import { incompleteReason, MAX_MEDIA_BYTES, mediaExtensions, mediaKind } from "./media.js"
 import { fromPlatformError } from "./platformError.js"
-import { FOOTER_RESERVE, header, renderText } from "./render.js"
+import { noSelection, type Selection } from "./selector.js"
+import { type PageAt, presentText } from "./text.js"
 
-const PREVIEW_LINES = 20
 /** Bytes read per call while streaming text: large enough to amortise calls on deep scans. */
 export const CHUNK_BYTES = 256 * 1024
 
@@ -35,8 +27,6 @@ interface Params {
   readonly limit?: number | undefined
   readonly column?: number | undefined
 }
-
-const utf8Length = (text: string): number => new TextEncoder().encode(text).length
 
 const facts = (info: File.Info) => ({
   size: Number(info.size),
@@ -117,50 +107,7 @@ const endsWithNewline = (file: FileSystem.File, size: number, detection: Text) =
     ? Effect.succeed(false)
     : Effect.map(unitBefore(file, size, detection.codec.unit), (last) => isTerminator(last, detection.codec))
 
-const lineEndingOf = (endings: LineEndings): LineEnding => {
-  const kinds = (["lf", "crlf", "cr"] as const).filter((kind) => endings[kind] > 0)
-  return kinds.length === 0 ? "none" : kinds.length === 1 ? kinds[0]! : "mixed"
-}
-
 type Text = Extract<Detection, { readonly _tag: "Text" }>
-export type LineEnding = "lf" | "crlf" | "cr" | "mixed" | "none"
-
-const textResult = (
-  target: Target,
-  info: File.Info,
-  page: Page,
-  text: { readonly detection: Text; readonly finalNewline: boolean }
-) => {
-  const last = page.offset + page.lines.length - 1
-  const more = page.stoppedBy !== "eof"
-  const { codec, bomLength, fallback } = text.detection
-  return {
-    title: target.relative,
-    output: renderText(target.absolute, page, {
-      fileSize: Number(info.size),
-      encoding: codec.encoding,
-      replaced: page.replaced || fallback
-    }),
-    metadata: {
-      kind: "text" as const,
-      path: target.absolute,
-      preview: page.lines.slice(0, PREVIEW_LINES).join("\n"),
-      truncated: more || page.linesCut > 0 || page.column > 1,
-      ...(page.lines.length > 0 ? { startLine: page.offset, endLine: last } : {}),
-      ...(page.column > 1 ? { column: page.column } : {}),
-      ...(page.totalLines !== undefined ? { totalLines: page.totalLines } : { totalLinesAtLeast: page.linesAtLeast }),
-      ...(more ? { nextOffset: last + 1 } : {}),
-      ...(page.linesCut > 0 ? { linesCut: page.linesCut } : {}),
-      encoding: codec.encoding,
-      bom: bomLength > 0,
-      lineEnding: lineEndingOf(page.endings),
-      finalNewline: text.finalNewline,
-      ...(page.replaced || fallback ? { invalidBytesReplaced: true } : {}),
-      ...facts(info)
-    }
-  }
-}
-
 /** What a binary file looks like, for a refusal the model can act on. */
 const describeBinary = (sniffed: FileTypeResult | undefined, head: Uint8Array, ext: string): string => {
   if (sniffed !== undefined) return `${sniffed.mime} (.${sniffed.ext})`
@@ -171,12 +118,17 @@ const describeBinary = (sniffed: FileTypeResult | undefined, head: Uint8Array, e
 /** Files open at once across all reads: a thousand concurrent reads must not exhaust descriptors. */
 const openFiles = Effect.unsafeMakeSemaphore(128)
 
-export const readFile = Effect.fn("Read.file")(function*(target: Target, info: File.Info, params: Params) {
+export const readFile = Effect.fn("Read.file")(function*(
+  target: Target,
+  info: File.Info,
+  params: Params,
+  selection: Selection = noSelection,
+  note?: string
+) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const index = yield* LineIndex
   const ext = path.extname(target.absolute).toLowerCase()
-  const offset = Math.max(1, params.offset ?? 1)
   const size = Number(info.size)
   const promised = mediaExtensions.get(ext)
   const failed = (error: Parameters<typeof fromPlatformError>[1]) => fromPlatformError(target.absolute, error)
@@ -211,59 +163,64 @@ export const readFile = Effect.fn("Read.file")(function*(target: Target, info: F
 
     const mtime = Option.match(info.mtime, { onNone: () => 0, onSome: (date) => date.getTime() })
     const key = `${info.dev}:${Option.getOrElse(info.ino, () => 0)}:${size}:${mtime}:${detection.codec.encoding}`
-    const knownTotal = yield* index.totalLines(target.absolute, key)
-    if (knownTotal !== undefined && offset > knownTotal && !(knownTotal === 0 && offset === 1)) {
-      return yield* new OffsetOutOfRange({ path: target.absolute, offset, totalLines: knownTotal, unit: "lines" })
-    }
-    let checkpoint = yield* index.lookup(target.absolute, key, offset)
-    // The key cannot see an in-place rewrite of the same size within one mtime tick: a
-    // checkpoint must sit right after a line terminator, or the index is dropped.
-    if (checkpoint.position > detection.bomLength) {
-      const before = yield* unitBefore(file, checkpoint.position, detection.codec.unit).pipe(Effect.mapError(failed))
-      if (!isTerminator(before, detection.codec)) {
-        yield* index.forget(target.absolute)
-        checkpoint = { lines: 0, position: 0 }
+    const pageAt: PageAt<ReadFailed, never> = (request) =>
+      Effect.gen(function*() {
+        const knownTotal = yield* index.totalLines(target.absolute, key)
+        if (knownTotal !== undefined && request.offset > knownTotal) {
+          // The end is known to be before the page: answer without reading.
+          return pastEnd(request.offset, knownTotal)
+        }
+        let checkpoint = yield* index.lookup(target.absolute, key, request.offset)
+        // The key cannot see an in-place rewrite of the same size within one mtime tick: a
+        // checkpoint must sit right after a line terminator, or the index is dropped.
+        if (checkpoint.position > detection.bomLength) {
+          const before = yield* unitBefore(file, checkpoint.position, detection.codec.unit)
+          if (!isTerminator(before, detection.codec)) {
+            yield* index.forget(target.absolute)
+            checkpoint = { lines: 0, position: 0 }
+          }
+        }
+        const start = { lines: checkpoint.lines, position: Math.max(checkpoint.position, detection.bomLength) }
+        const pager = new LinePager(
+          {
+            ...request,
+            maxLineLength: MAX_LINE_LENGTH,
+            countAhead: COUNT_AHEAD_BYTES,
+            checkpointEvery: index.every
+          },
+          detection.codec,
+          start,
+          detection.bomLength
+        )
+        const scanned = yield* streamPage(file, start.position, size, pager)
+        yield* index.record(target.absolute, key, scanned.checkpoints, scanned.totalLines)
+        // An earlier scan may have counted to the end: an exact total beats a lower bound.
+        return scanned.totalLines === undefined && knownTotal !== undefined && scanned.stoppedBy !== "bytes"
+          ? {
+            ...scanned,
+            totalLines: knownTotal,
+            linesAtLeast: knownTotal,
+            stoppedBy: scanned.offset - 1 + scanned.lines.length === knownTotal ? "eof" as const : scanned.stoppedBy
+          }
+          : scanned
+      }).pipe(Effect.mapError(failed))
+
+    const finalNewline = yield* endsWithNewline(file, size, detection).pipe(Effect.mapError(failed))
+    return yield* presentText({
+      path: target.absolute,
+      title: target.relative,
+      kind: "text",
+      pageAt,
+      selection,
+      params,
+      note,
+      facts: { fileSize: size, encoding: detection.codec.encoding, replaced: detection.fallback },
+      metadata: {
+        encoding: detection.codec.encoding,
+        bom: detection.bomLength > 0,
+        finalNewline,
+        ...facts(info)
       }
-    }
-    const start = { lines: checkpoint.lines, position: Math.max(checkpoint.position, detection.bomLength) }
-    const pager = new LinePager(
-      {
-        offset,
-        limit: params.limit ?? DEFAULT_LIMIT,
-        maxLineLength: MAX_LINE_LENGTH,
-        maxBytes: MAX_BYTES - utf8Length(header(target.absolute, "file")) - FOOTER_RESERVE,
-        column: params.column ?? 1,
-        countAhead: COUNT_AHEAD_BYTES,
-        checkpointEvery: index.every
-      },
-      detection.codec,
-      start,
-      detection.bomLength
-    )
-    const scanned = yield* streamPage(file, start.position, size, pager).pipe(Effect.mapError(failed))
-    yield* index.record(target.absolute, key, scanned.checkpoints, scanned.totalLines)
-    // An earlier scan may have counted to the end: an exact total beats a lower bound.
-    const page: Page = scanned.totalLines === undefined && knownTotal !== undefined && scanned.stoppedBy !== "bytes"
-      ? {
-        ...scanned,
-        totalLines: knownTotal,
-        linesAtLeast: knownTotal,
-        stoppedBy: scanned.offset - 1 + scanned.lines.length === knownTotal ? "eof" : scanned.stoppedBy
-      }
-      : scanned
-    if (page.columnPastEnd !== undefined) {
-      return yield* new ColumnOutOfRange({
-        path: target.absolute,
-        line: offset,
-        column: params.column ?? 1,
-        lineLength: page.columnPastEnd
-      })
-    }
-    const total = page.totalLines
-    if (total !== undefined && offset > total && !(total === 0 && offset === 1)) {
-      return yield* new OffsetOutOfRange({ path: target.absolute, offset, totalLines: total, unit: "lines" })
-    }
-    const finalNewline = page.finalNewline ?? (yield* endsWithNewline(file, size, detection).pipe(Effect.mapError(failed)))
-    return textResult(target, info, page, { detection, finalNewline })
+    })
   }).pipe(openFiles.withPermits(1)))
 })

@@ -402,6 +402,24 @@ const concat = (parts: ReadonlyArray<Uint8Array>, length: number): Uint8Array =>
   return out
 }
 
+/** The page of a file whose end (`totalLines`) is already known to come before `offset`. */
+export const pastEnd = (offset: number, totalLines: number): Page => ({
+  lines: [],
+  rendered: [],
+  offset,
+  column: 1,
+  linesCut: 0,
+  stoppedBy: "eof",
+  totalLines,
+  linesAtLeast: totalLines,
+  replaced: false,
+  endings: { lf: 0, crlf: 0, cr: 0 },
+  columnPastEnd: undefined,
+  checkpoints: [],
+  position: 0,
+  finalNewline: undefined
+})
+
 /** Page a whole in-memory text in one go (tests, small inputs). */
 export const pageBytes = (bytes: Uint8Array, options: PageOptions, codec: Codec = utf8): Page => {
   const pager = new LinePager(options, codec)

@@ -41,15 +41,62 @@ const notices = (page: Page, facts: TextFacts): Array<string> => [
   ...(page.column > 1 && page.lines.length > 0
     ? [`(Line ${page.offset} is shown from character ${page.column}.)`]
     : []),
-  ...(facts.replaced
+  ...(facts.replaced || page.replaced
     ? [`(Some bytes are not valid ${facts.encoding}; they are shown as \uFFFD.)`]
     : [])
 ]
 
-export const renderText = (path: string, page: Page, facts: TextFacts): string =>
-  [header(path, "file"), ...page.rendered, "", ...notices(page, facts), textFooter(page, facts), "</content>"].join(
-    "\n"
+export interface RenderOptions {
+  /** No line numbers: the lines as they are. */
+  readonly raw?: boolean | undefined
+  /** A line printed before the content (e.g. how a path was recovered). */
+  readonly note?: string | undefined
+}
+
+const lead = (options: RenderOptions): Array<string> => options.note === undefined ? [] : [options.note]
+
+export const renderText = (path: string, page: Page, facts: TextFacts, options: RenderOptions = {}): string =>
+  [
+    ...lead(options),
+    header(path, "file"),
+    ...(options.raw ? page.lines : page.rendered),
+    "",
+    ...notices(page, facts),
+    textFooter(page, facts),
+    "</content>"
+  ].join("\n")
+
+/** Several selected ranges: their lines, a `…` line for each gap, one footer for all. */
+export const renderRanges = (
+  path: string,
+  pages: ReadonlyArray<Page>,
+  facts: TextFacts,
+  options: RenderOptions & { readonly totalLines: number | undefined; readonly skipped: ReadonlyArray<string> }
+): string => {
+  const body: Array<string> = []
+  pages.forEach((page, i) => {
+    if (i > 0) body.push("…")
+    body.push(...(options.raw ? page.lines : page.rendered))
+  })
+  const spans = pages.filter((page) => page.lines.length > 0).map((page) =>
+    `${page.offset}-${page.offset + page.lines.length - 1}`
   )
+  const last = pages[pages.length - 1]!
+  const next = last.offset + last.lines.length
+  const footer = last.stoppedBy === "bytes"
+    ? `(Output capped at ${MAX_BYTES_LABEL}. Showing lines ${spans.join(", ")}. Use offset=${next} to continue.)`
+    : `(Showing lines ${spans.join(", ")}${options.totalLines === undefined ? "" : ` of ${options.totalLines}`}.)`
+  return [
+    ...lead(options),
+    header(path, "file"),
+    ...body,
+    "",
+    ...pages.flatMap((page) => notices(page, facts)).filter((notice, i, all) => all.indexOf(notice) === i),
+    ...options.skipped,
+    footer,
+    "</content>"
+  ].join("\n")
+}
 
 export interface DirectoryPage {
   readonly shown: ReadonlyArray<string>

@@ -1,0 +1,126 @@
+/**
+ * Selectors in the path: `src/app.ts:50-100`, `:50`, `:50-`, `:50+20`, `:L50-L60`,
+ * `:5-16,960-973`, `:raw`, `:2-4:raw`, and `report.pdf:pages=3-5`. Pure parsing; the caller
+ * decides that an existing file whose name merely looks like a selector wins.
+ */
+
+/** Lines `start`..`end`, 1-based and inclusive; `end` undefined runs to the page limit. */
+export interface LineRange {
+  readonly start: number
+  readonly end: number | undefined
+}
+
+export interface Selection {
+  /** Sorted, merged ranges; empty means "from offset, by limit" as without a selector. */
+  readonly ranges: ReadonlyArray<LineRange>
+  /** No line numbers: the text as it is. */
+  readonly raw: boolean
+  /** Document pages (PDF), 1-based inclusive. */
+  readonly pages: LineRange | undefined
+}
+
+export const noSelection: Selection = { ranges: [], raw: false, pages: undefined }
+
+/** The valid forms, for error messages. */
+export const selectorForms =
+  "Use :N, :N-M, :N+K, :N- (open-ended), :LN-LM, a comma-separated list of ranges (:5-16,960-973), :raw, or a range with raw (:2-4:raw)."
+
+export class SelectorError {
+  readonly _tag = "SelectorError"
+  constructor(readonly message: string) {}
+}
+
+const CHUNK = /^L?(\d+)(?:(\.\.|[-+])(?:L?(\d+))?)?$/i
+const PAGES = /^pages=(\d+)(?:-(\d+))?$/i
+
+const isRangeList = (text: string): boolean => text.length > 0 && text.split(",").every((chunk) => CHUNK.test(chunk))
+const isToken = (text: string): boolean => /^raw$/i.test(text) || isRangeList(text) || PAGES.test(text)
+
+/**
+ * Split `path:selector` at the last colon when what follows is a selector (and, for
+ * `:2-4:raw` / `:raw:2-4`, the two last parts). A colon at index 0 or a tail that is not a
+ * selector leaves the whole string as the path.
+ */
+export const splitSelector = (input: string): { readonly path: string; readonly selector: string | undefined } => {
+  const last = input.lastIndexOf(":")
+  if (last <= 0) return { path: input, selector: undefined }
+  const tail = input.slice(last + 1)
+  if (!isToken(tail)) return { path: input, selector: undefined }
+  const head = input.slice(0, last)
+  const previous = head.lastIndexOf(":")
+  if (previous > 0) {
+    const before = head.slice(previous + 1)
+    const pair = [before, tail]
+    const oneRaw = pair.filter((part) => /^raw$/i.test(part)).length === 1
+    const oneRange = pair.filter(isRangeList).length === 1
+    if (oneRaw && oneRange) return { path: head.slice(0, previous), selector: `${before}:${tail}` }
+  }
+  return { path: head, selector: tail }
+}
+
+const parseChunk = (chunk: string): LineRange | SelectorError => {
+  const match = CHUNK.exec(chunk)!
+  const start = Number(match[1])
+  const op = match[2]
+  const second = match[3] === undefined ? undefined : Number(match[3])
+  if (start === 0) return new SelectorError("Line selector 0 is invalid; lines are 1-indexed. Use :1.")
+  if (op === "+") {
+    if (second === undefined || second < 1) {
+      return new SelectorError(`Invalid range ${start}+${second ?? 0}: count must be >= 1.`)
+    }
+    return { start, end: start + second - 1 }
+  }
+  if (op === undefined || second === undefined) return { start, end: undefined }
+  if (second < start) return new SelectorError(`Invalid range ${start}-${second}: end must be >= start.`)
+  return { start, end: second }
+}
+
+/** Sort by start and merge overlapping or adjacent ranges; an open end absorbs what follows. */
+export const mergeRanges = (ranges: ReadonlyArray<LineRange>): ReadonlyArray<LineRange> => {
+  const sorted = [...ranges].sort((a, b) => a.start - b.start)
+  const merged: Array<LineRange> = []
+  for (const range of sorted) {
+    const last = merged[merged.length - 1]
+    if (last !== undefined && (last.end === undefined || range.start <= last.end + 1)) {
+      merged[merged.length - 1] = {
+        start: last.start,
+        end: last.end === undefined || range.end === undefined ? undefined : Math.max(last.end, range.end)
+      }
+    } else {
+      merged.push(range)
+    }
+  }
+  return merged
+}
+
+/** Parse a selector split off a path. */
+export const parseSelector = (selector: string): Selection | SelectorError => {
+  const parts = selector.split(":")
+  let raw = false
+  let ranges: ReadonlyArray<LineRange> = []
+  let pages: LineRange | undefined = undefined
+  for (const part of parts) {
+    if (/^raw$/i.test(part)) {
+      raw = true
+      continue
+    }
+    const page = PAGES.exec(part)
+    if (page !== null) {
+      const first = Number(page[1])
+      const last = page[2] === undefined ? first : Number(page[2])
+      if (first === 0) return new SelectorError("Page selector 0 is invalid; pages are 1-indexed. Use :pages=1.")
+      if (last < first) return new SelectorError(`Invalid page range ${first}-${last}: end must be >= start.`)
+      pages = { start: first, end: last }
+      continue
+    }
+    if (!isRangeList(part)) return new SelectorError(`Invalid selector ':${selector}'. ${selectorForms}`)
+    const parsed: Array<LineRange> = []
+    for (const chunk of part.split(",")) {
+      const range = parseChunk(chunk)
+      if (range instanceof SelectorError) return range
+      parsed.push(range)
+    }
+    ranges = mergeRanges(parsed)
+  }
+  return { ranges, raw, pages }
+}
