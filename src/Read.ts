@@ -9,17 +9,23 @@ import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { readFileSync } from "node:fs"
+import { homedir } from "node:os"
+import { fileURLToPath } from "node:url"
 import { FileTime } from "./FileTime.js"
 import { checkAccess, resolveTarget } from "./internal/access.js"
 import { readDirectory } from "./internal/directory.js"
 import { readFile } from "./internal/file.js"
 import { recoverMissing } from "./internal/notFound.js"
 import { fromPlatformError, isNotFound } from "./internal/platformError.js"
+import { containerCandidates } from "./internal/containers.js"
+import { noSelection, parseSelector, SelectorError, splitSelector } from "./internal/selector.js"
+import { readArchive } from "./internal/sources/archive.js"
+import { readDatabase } from "./internal/sources/database.js"
 import { DEFAULT_LIMIT, MAX_BYTES, MAX_LINE_LENGTH } from "./internal/lines.js"
 import { MAX_MEDIA_BYTES } from "./internal/media.js"
 import { Lsp } from "./Lsp.js"
 import { Permission } from "./Permission.js"
-import { InvalidParams, NotAFile, type ReadError } from "./ReadError.js"
+import { InvalidParams, InvalidSelector, NotAFile, type ReadError } from "./ReadError.js"
 import { Workspace } from "./Workspace.js"
 
 /** The limits `read` applies; the model-facing description (`prompts/read.txt`) states them. */
@@ -74,7 +80,7 @@ export const Attachment = Schema.Struct({
 export type Attachment = typeof Attachment.Type
 
 export const ReadMetadata = Schema.Struct({
-  kind: Schema.Literal("text", "directory", "image", "pdf"),
+  kind: Schema.Literal("text", "directory", "image", "pdf", "archive", "database", "notebook", "document"),
   /** The resolved absolute path. */
   path: Schema.String,
   /** The first 20 shown lines (or entries), without numbers. */
@@ -153,8 +159,38 @@ export const read: (
   const params = yield* decodeParams(input)
   const workspace = yield* Workspace
   const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
 
-  let target = yield* resolveTarget(params.filePath)
+  const requested = expandPath(params.filePath)
+  const exists = (absolute: string) =>
+    fs.stat(absolute).pipe(Effect.map((info) => Option.some(info)), Effect.orElseSucceed(() => Option.none()))
+  const explicit = params.offset !== undefined || params.limit !== undefined || params.column !== undefined
+
+  // The path as written wins: a file really named `notes:12` is read, not line 12 of `notes`.
+  let target = yield* resolveTarget(requested)
+  let selection = noSelection
+  if (Option.isNone(yield* exists(target.absolute))) {
+    for (const candidate of containerCandidates(requested)) {
+      const container = yield* resolveTarget(candidate.path)
+      const info = yield* exists(container.absolute)
+      if (Option.isSome(info) && info.value.type === "File") {
+        if (explicit && candidate.inner.length > 0) yield* selectorWithParams(params.filePath)
+        yield* checkAccess(container)
+        const request = { target: container, info: info.value, inner: candidate.inner, params }
+        return yield* candidate.kind === "archive" ? readArchive(request) : readDatabase(request)
+      }
+    }
+    const split = splitSelector(requested)
+    if (split.selector !== undefined) {
+      const parsed = parseSelector(split.selector)
+      if (parsed instanceof SelectorError) {
+        return yield* new InvalidSelector({ path: path.resolve(workspace.directory, split.path), reason: parsed.message })
+      }
+      if (explicit) yield* selectorWithParams(params.filePath)
+      target = yield* resolveTarget(split.path)
+      selection = parsed
+    }
+  }
   yield* checkAccess(target)
 
   const statOf = (absolute: string) =>
@@ -171,12 +207,22 @@ export const read: (
   const stat = Option.isSome(found) ? found.value : yield* statOf(target.absolute)
 
   if (stat.type === "Directory") {
-    return yield* readDirectory(target, stat, params)
+    if (selection.ranges.length > 1) {
+      return yield* new InvalidSelector({
+        path: target.absolute,
+        reason: "Multi-range line selectors are not supported for directory listings."
+      })
+    }
+    const range = selection.ranges[0]
+    const listing = range === undefined
+      ? params
+      : { offset: range.start, ...(range.end === undefined ? {} : { limit: range.end - range.start + 1 }) }
+    return yield* readDirectory(target, stat, listing)
   }
   if (stat.type !== "File") {
     return yield* new NotAFile({ path: target.absolute, kind: notAFileKinds[stat.type] ?? "special file" })
   }
-  const result = yield* readFile(target, stat, params)
+  const result = yield* readFile(target, stat, params, selection)
 
   const fileTime = yield* FileTime
   yield* fileTime.read(workspace.sessionId, target.absolute)
@@ -189,6 +235,23 @@ export const read: (
   )
   return result
 })
+
+/** `~` is the home directory; `file://` URLs are paths. */
+const expandPath = (input: string): string => {
+  if (/^file:\/\//i.test(input)) {
+    try {
+      return fileURLToPath(input)
+    } catch {
+      return input
+    }
+  }
+  return input === "~" ? homedir() : input.startsWith("~/") ? `${homedir()}${input.slice(1)}` : input
+}
+
+const selectorWithParams = (filePath: string) =>
+  new InvalidParams({
+    reason: `the path '${filePath}' has a selector; do not also pass offset, limit or column (use one or the other)`
+  })
 
 /** The services `read` needs; every one is swappable by layer. */
 export type EffectRequirements =

@@ -124,6 +124,48 @@ export class InvalidMedia extends Schema.TaggedError<InvalidMedia>()("InvalidMed
   }
 }
 
+/** A selector in the path that is malformed; the message shows the valid forms. */
+export class InvalidSelector extends Schema.TaggedError<InvalidSelector>()("InvalidSelector", {
+  path: Schema.String,
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return this.reason
+  }
+}
+
+/** An archive that cannot be listed or a member that cannot be read (the reason says which). */
+export class ArchiveError extends Schema.TaggedError<ArchiveError>()("ArchiveError", {
+  path: Schema.String,
+  member: Schema.optional(Schema.String),
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return this.reason
+  }
+}
+
+/** A SQLite selector that cannot run, or a query SQLite refused. */
+export class DatabaseError extends Schema.TaggedError<DatabaseError>()("DatabaseError", {
+  path: Schema.String,
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return this.reason
+  }
+}
+
+/** A notebook or document that could not be converted to text. */
+export class ConversionFailed extends Schema.TaggedError<ConversionFailed>()("ConversionFailed", {
+  path: Schema.String,
+  format: Schema.String,
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `Cannot read ${this.format} file ${this.path}: ${this.reason}`
+  }
+}
+
 /** Anything else the operating system refused, with its reason (for example EACCES). */
 export class ReadFailed extends Schema.TaggedError<ReadFailed>()("ReadFailed", {
   path: Schema.String,
@@ -146,6 +188,10 @@ export const ReadError = Schema.Union(
   NotAFile,
   MediaTooLarge,
   InvalidMedia,
+  InvalidSelector,
+  ArchiveError,
+  DatabaseError,
+  ConversionFailed,
   ReadFailed
 )
 export type ReadError = typeof ReadError.Type

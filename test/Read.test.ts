@@ -602,7 +602,7 @@ describe("read: directories", () => {
 // -----------------------------------------------------------------------------
 
 describe("read: binary files", () => {
-  for (const name of ["tool.exe", "module.wasm", "cache.pyc", "lib.so", "archive.zip", "report.docx"]) {
+  for (const name of ["tool.exe", "module.wasm", "cache.pyc", "lib.so", "data.dat", "mesh.obj"]) {
     it.effect(`${name} holding text is read: content decides, not the extension`, () =>
       Effect.gen(function*() {
         const root = project({ [`bin/${name}`]: "plain looking text\n" })

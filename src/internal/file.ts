@@ -16,7 +16,12 @@ import { type Codec, type Detection, detect } from "./encoding.js"
 import { COUNT_AHEAD_BYTES, LinePager, MAX_LINE_LENGTH, pastEnd } from "./lines.js"
 import { incompleteReason, MAX_MEDIA_BYTES, mediaExtensions, mediaKind } from "./media.js"
 import { fromPlatformError } from "./platformError.js"
+import { archiveExtension, databaseExtension, isSqliteHeader } from "./containers.js"
 import { noSelection, type Selection } from "./selector.js"
+import { readArchive } from "./sources/archive.js"
+import { readDatabase } from "./sources/database.js"
+import { documentExtensions, readDocument } from "./sources/document.js"
+import { readNotebook } from "./sources/notebook.js"
 import { type PageAt, presentText } from "./text.js"
 
 /** Bytes read per call while streaming text: large enough to amortise calls on deep scans. */
@@ -144,9 +149,22 @@ export const readFile = Effect.fn("Read.file")(function*(
     }
     // Bytes decide, not names: JPEG bytes in a `.bin` are an image, a `.png` holding HTML is not.
     const sniffed = head.length === 0 ? undefined : yield* sniffType(head)
+    const request = { target, info, params, selection }
+    if (databaseExtension.test(target.absolute) && isSqliteHeader(head)) {
+      return yield* readDatabase({ target, info, params, inner: "" })
+    }
+    if (archiveExtension.test(target.absolute)) {
+      return yield* readArchive({ target, info, params, inner: "" })
+    }
+    if (sniffed?.mime === "application/pdf" && (selection.pages !== undefined || selection.raw || selection.ranges.length > 0)) {
+      // A page or line selector asks for the PDF's text instead of the attachment.
+      return yield* readDocument(request)
+    }
     if (sniffed !== undefined && mediaKind(sniffed.mime) !== undefined) {
       return yield* attach(target, info, sniffed.mime)
     }
+    if (ext === ".ipynb" && !selection.raw) return yield* readNotebook(request)
+    if (documentExtensions.has(ext)) return yield* readDocument(request)
     const detection = detect(head, sampled >= size)
     if (promised !== undefined) {
       return yield* new InvalidMedia({

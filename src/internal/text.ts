@@ -3,6 +3,7 @@
  * lines stream from a file or come from memory (archive members, notebooks, documents).
  */
 import * as Effect from "effect/Effect"
+import type { ReadResult } from "../Read.js"
 import { ColumnOutOfRange, OffsetOutOfRange } from "../ReadError.js"
 import { type Codec, utf8 } from "./encoding.js"
 import { DEFAULT_LIMIT, type LineEndings, LinePager, MAX_BYTES, MAX_LINE_LENGTH, type Page } from "./lines.js"
@@ -42,6 +43,15 @@ export const memoryPageAt = (bytes: Uint8Array, codec: Codec = utf8): PageAt<nev
     return pager.end(true)
   })
 
+export interface SourceMetadata {
+  readonly size: number
+  readonly mtime?: number
+  readonly encoding?: string
+  readonly bom?: boolean
+  readonly finalNewline?: boolean
+  readonly mime?: string
+}
+
 export interface PresentOptions<E, R> {
   /** The path shown in `<path>` (absolute; for members `archive.zip:dir/file`). */
   readonly path: string
@@ -52,7 +62,7 @@ export interface PresentOptions<E, R> {
   readonly params: { readonly offset?: number | undefined; readonly limit?: number | undefined; readonly column?: number | undefined }
   readonly facts: TextFacts
   /** Metadata of the source (size, mtime, encoding, …) merged into the result's. */
-  readonly metadata: Readonly<Record<string, unknown>>
+  readonly metadata: SourceMetadata
   /** Text printed before the lines (a note such as a path recovery). */
   readonly note?: string | undefined
 }
@@ -65,7 +75,9 @@ const outOfRange = (path: string, offset: number, page: Page) => {
 }
 
 /** Page and render text by `params` or by the path's selector. */
-export const presentText = <E, R>(options: PresentOptions<E, R>) =>
+export const presentText = <E, R>(
+  options: PresentOptions<E, R>
+): Effect.Effect<ReadResult, E | OffsetOutOfRange | ColumnOutOfRange, R> =>
   Effect.gen(function*() {
     const { path, selection, params } = options
     const budget = MAX_BYTES - new TextEncoder().encode(header(path, "file") + (options.note ?? "")).length -
@@ -126,7 +138,7 @@ export const presentText = <E, R>(options: PresentOptions<E, R>) =>
       (sum, page) => ({ lf: sum.lf + page.endings.lf, crlf: sum.crlf + page.endings.crlf, cr: sum.cr + page.endings.cr }),
       { lf: 0, crlf: 0, cr: 0 }
     )
-    return {
+    const result: ReadResult = {
       title: options.title,
       output: body,
       metadata: {
@@ -144,4 +156,5 @@ export const presentText = <E, R>(options: PresentOptions<E, R>) =>
         ...options.metadata
       }
     }
+    return result
   })
