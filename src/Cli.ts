@@ -1,8 +1,13 @@
 /**
- * The command line: `effect-read [--cwd DIR] [--offset N] [--limit N] [--json] [--allow-external] <filePath>`.
+ * The command line:
  *
- * stdout carries exactly the tool's output (or one JSON object with `--json`); exit codes are
- * 0 success, 1 tool failure, 2 usage error.
+ * - `effect-read [--cwd DIR] [--offset N] [--limit N] [--format text|json|envelope] [--json]
+ *   [--files-only] [--allow-external] <filePath>` reads once. stdout carries exactly the tool's
+ *   output, or one JSON object (`json`: the `ReadResult` or `{"error": …}`; `envelope`: seed 002's
+ *   envelope). `--json` is short for `--format json`.
+ * - `effect-read mcp [--cwd DIR] [--allow-external]` serves the tool over MCP on stdio.
+ *
+ * Exit codes: 0 success, 1 tool failure, 2 usage error.
  */
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
@@ -12,11 +17,14 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Duration from "effect/Duration"
 import * as Schema from "effect/Schema"
 import * as nodePath from "node:path"
 import * as readline from "node:readline"
+import * as Envelope from "./Envelope.js"
 import * as FileTime from "./FileTime.js"
 import * as Lsp from "./Lsp.js"
+import * as McpServer from "./McpServer.js"
 import * as Permission from "./Permission.js"
 import * as Read from "./Read.js"
 import type { ReadError } from "./ReadError.js"
@@ -59,55 +67,125 @@ export const permissionLayer = (options: { readonly allowExternal: boolean; read
     { asker: terminalAsker }
   )
 
+/** One session's services for the CLI and the MCP server: the worktree is `root`. */
+export const sessionLayer = (root: string, options: { readonly allowExternal: boolean; readonly interactive: boolean }) =>
+  Layer.mergeAll(
+    Workspace.layer({ directory: root, worktree: root, sessionId: "cli" }),
+    permissionLayer(options),
+    Lsp.layerNoop,
+    FileTime.layerMemory
+  )
+
 /** `{"error": {_tag, message, …fields}}`: the error's own fields are its schema fields. */
 const errorJson = (error: ReadError) => ({ error: { ...error, _tag: error._tag, message: error.message } })
+
+/** A usage error found after parsing (conflicting flags): message on stderr, exit 2. */
+const usageError = (message: string) =>
+  Console.error(`effect-read: ${message}`).pipe(
+    Effect.zipRight(Effect.sync(() => {
+      process.exitCode = ExitCode.usage
+    }))
+  )
+
+export type Format = "text" | "json" | "envelope"
+
+const cwdOption = Options.text("cwd").pipe(
+  Options.withDescription("Working directory and project root (default: the current directory)"),
+  Options.optional
+)
+const allowExternalOption = Options.boolean("allow-external").pipe(
+  Options.withDescription("Allow reading outside the project without asking")
+)
 
 const command = Command.make(
   "effect-read",
   {
-    filePath: Args.text({ name: "filePath" }).pipe(Args.withDescription("The file or directory to read")),
-    cwd: Options.text("cwd").pipe(
-      Options.withDescription("Working directory and project root (default: the current directory)"),
-      Options.optional
-    ),
+    // Optional only so that `effect-read mcp` parses; a read without it is a usage error.
+    filePath: Args.text({ name: "filePath" }).pipe(Args.withDescription("The file or directory to read"), Args.optional),
+    cwd: cwdOption,
     offset: Options.integer("offset").pipe(Options.withDescription("First line to show, 1-based"), Options.optional),
     limit: Options.integer("limit").pipe(Options.withDescription("Most lines to show (default 2000)"), Options.optional),
-    json: Options.boolean("json").pipe(Options.withDescription("Print one JSON object: the result, or {\"error\": …}")),
-    allowExternal: Options.boolean("allow-external").pipe(
-      Options.withDescription("Allow reading outside the project without asking")
-    )
+    format: Options.choice("format", ["text", "json", "envelope"]).pipe(
+      Options.withDescription(
+        "text: the tool output (default); json: the ReadResult or {\"error\": …}; envelope: the standard envelope"
+      ),
+      Options.optional
+    ),
+    json: Options.boolean("json").pipe(Options.withDescription("Short for --format json")),
+    filesOnly: Options.boolean("files-only").pipe(
+      Options.withDescription("With --format envelope: a directory is an IS_DIRECTORY error")
+    ),
+    allowExternal: allowExternalOption
   },
   (args) =>
     Effect.gen(function*() {
+      if (Option.isNone(args.filePath)) return yield* usageError("missing <filePath> (or a command: mcp); see --help")
+      if (args.json && Option.isSome(args.format) && args.format.value !== "json") {
+        return yield* usageError(`--json conflicts with --format ${args.format.value}`)
+      }
+      const format: Format = Option.getOrElse(args.format, () => args.json ? "json" : "text")
+      if (args.filesOnly && format !== "envelope") return yield* usageError("--files-only needs --format envelope")
+
       const root = nodePath.resolve(Option.getOrElse(args.cwd, () => process.cwd()))
       const params = {
-        filePath: args.filePath,
+        filePath: args.filePath.value,
         ...Option.match(args.offset, { onNone: () => ({}), onSome: (offset) => ({ offset }) }),
         ...Option.match(args.limit, { onNone: () => ({}), onSome: (limit) => ({ limit }) })
       }
-      const services = Layer.mergeAll(
-        Workspace.layer({ directory: root, worktree: root, sessionId: "cli" }),
-        permissionLayer({
-          allowExternal: args.allowExternal,
-          interactive: Boolean(process.stdin.isTTY && process.stderr.isTTY)
-        }),
-        Lsp.layerNoop,
-        FileTime.layerMemory
-      )
-      const exit = yield* Read.read(params).pipe(Effect.provide(services), Effect.either)
+      const services = sessionLayer(root, {
+        allowExternal: args.allowExternal,
+        interactive: Boolean(process.stdin.isTTY && process.stderr.isTTY)
+      })
+      const [duration, exit] = yield* Read.read(params).pipe(Effect.either, Effect.timed, Effect.provide(services))
+      const failureCode = (error: ReadError) =>
+        error._tag === "InvalidParams" ? ExitCode.usage : ExitCode.toolFailure
+
+      if (format === "envelope") {
+        const envelope = yield* Envelope.renderInWorkspace(exit, {
+          params,
+          timeMs: Duration.toMillis(duration),
+          filesOnly: args.filesOnly
+        }).pipe(Effect.provide(services))
+        yield* Console.log(JSON.stringify(envelope))
+        if (exit._tag === "Left") process.exitCode = failureCode(exit.left)
+        else if (envelope.status === "error") process.exitCode = ExitCode.toolFailure
+        return
+      }
       if (exit._tag === "Right") {
         const result = exit.right
-        yield* Console.log(args.json ? JSON.stringify(Schema.encodeSync(Read.ReadResult)(result)) : result.output)
+        yield* Console.log(format === "json" ? JSON.stringify(Schema.encodeSync(Read.ReadResult)(result)) : result.output)
         return
       }
       const error = exit.left
-      if (args.json) yield* Console.log(JSON.stringify(errorJson(error)))
+      if (format === "json") yield* Console.log(JSON.stringify(errorJson(error)))
       else yield* Console.error(error.message)
-      process.exitCode = error._tag === "InvalidParams" ? ExitCode.usage : ExitCode.toolFailure
+      process.exitCode = failureCode(error)
     })
 ).pipe(Command.withDescription("Read a file or directory the way a coding agent's Read tool does."))
 
-const cli = Command.run(command, { name: "effect-read", version })
+const mcp = Command.make(
+  "mcp",
+  { cwd: cwdOption, allowExternal: allowExternalOption },
+  (args) =>
+    Effect.gen(function*() {
+      // `effect-read --cwd DIR mcp` works too: the subcommand's own flags win.
+      const parent = yield* command
+      const root = nodePath.resolve(
+        Option.getOrElse(Option.orElse(args.cwd, () => parent.cwd), () => process.cwd())
+      )
+      // Nobody can answer a question on stdio (it carries the protocol): outside the project is
+      // allowed with --allow-external and denied otherwise, as for the CLI without a terminal.
+      const services = sessionLayer(root, {
+        allowExternal: args.allowExternal || parent.allowExternal,
+        interactive: false
+      })
+      return yield* Layer.launch(McpServer.layerStdio({ version }).pipe(Layer.provide(services)))
+    })
+).pipe(Command.withDescription("Serve the read tool over MCP on stdin/stdout (logs go to stderr)."))
+
+const root = command.pipe(Command.withSubcommands([mcp]))
+
+const cli = Command.run(root, { name: "effect-read", version })
 
 /** Run the CLI on `argv` (as `process.argv`); sets `process.exitCode`. */
 export const run = (argv: ReadonlyArray<string>) =>

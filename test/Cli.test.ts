@@ -112,6 +112,33 @@ describe("CLI", () => {
     expect(stderr).toBe(`Cannot read ${locked}: permission denied by the operating system (EACCES)\n`)
   })
 
+  it("--format text|json is the same as the default and --json", () => {
+    expect(run(["--cwd", root, "--format", "text", "src/app.ts"]).stdout).toBe(run(["--cwd", root, "src/app.ts"]).stdout)
+    const json = run(["--cwd", root, "--format", "json", "src"])
+    expect(json.code).toBe(0)
+    expect(json.stdout).toBe(run(["--cwd", root, "--json", "src"]).stdout)
+    expect(run(["--cwd", root, "--json", "--format", "json", "src"]).stdout).toBe(json.stdout)
+  })
+
+  it("exits 2 when flags conflict or the path is missing", () => {
+    const conflict = run(["--cwd", root, "--json", "--format", "envelope", "notes.md"])
+    expect(conflict).toEqual({ code: 2, stdout: "", stderr: "effect-read: --json conflicts with --format envelope\n" })
+    const filesOnly = run(["--cwd", root, "--files-only", "notes.md"])
+    expect(filesOnly).toEqual({ code: 2, stdout: "", stderr: "effect-read: --files-only needs --format envelope\n" })
+    const missing = run(["--cwd", root])
+    expect(missing.code).toBe(2)
+    expect(missing.stdout).toBe("")
+    expect(missing.stderr).toContain("missing <filePath>")
+    expect(run(["--format", "xml", "notes.md"], { cwd: root }).code).toBe(2)
+  })
+
+  it("lists the mcp command in its help", () => {
+    const { code, stdout } = run(["--help"])
+    expect(code).toBe(0)
+    expect(stdout).toContain("mcp")
+    expect(stdout).toContain("--format")
+  })
+
   it("runs the same through npm start", () => {
     const result = spawnSync("npm", ["start", "--silent", "--", "--cwd", root, "src/app.ts"], { encoding: "utf8" })
     expect(result.status).toBe(0)

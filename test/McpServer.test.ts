@@ -1,0 +1,258 @@
+/**
+ * The MCP door, end to end: `node dist/bin.js mcp` as a child process, driven by the official
+ * MCP TypeScript SDK client over stdio.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import * as Schema from "effect/Schema"
+import { spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { pathToFileURL } from "node:url"
+import * as Read from "../src/Read.js"
+import * as ReadTool from "../src/ReadTool.js"
+import { PDF, PNG } from "./media.js"
+import { tempDir, writeTree } from "./support.js"
+
+const bin = path.resolve("dist/bin.js")
+const packageVersion = JSON.parse(fs.readFileSync("package.json", "utf8")).version
+
+const root = tempDir()
+writeTree(root, {
+  "src/app.ts": "import x from \"y\"\nexport const a = 1\n",
+  "src/util.ts": "export const u = 2\n",
+  "config.json": "{}\n",
+  "pixel.png": PNG,
+  "doc.pdf": PDF
+})
+const outside = tempDir("effect-read-outside-")
+writeTree(outside, { "secret.txt": "outside\n" })
+
+afterAll(() => {
+  fs.rmSync(root, { recursive: true, force: true })
+  fs.rmSync(outside, { recursive: true, force: true })
+})
+
+/** A connected SDK client for `effect-read mcp <args>`; stderr is collected, not inherited. */
+const connect = async (args: ReadonlyArray<string>) => {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [bin, "mcp", ...args], stderr: "pipe" })
+  const stderr: Array<string> = []
+  transport.stderr?.on("data", (chunk) => stderr.push(String(chunk)))
+  const errors: Array<Error> = []
+  const client = new Client({ name: "effect-read-test", version: "1.0.0" })
+  client.onerror = (error) => errors.push(error)
+  await client.connect(transport)
+  return { client, stderr, errors }
+}
+
+type Connection = Awaited<ReturnType<typeof connect>>
+
+interface CallResult {
+  readonly isError?: boolean
+  readonly content: ReadonlyArray<Record<string, unknown>>
+  readonly structuredContent?: Record<string, unknown>
+}
+
+const call = (connection: Connection, args: Record<string, unknown>) =>
+  connection.client.callTool({ name: "read", arguments: args }) as Promise<CallResult>
+
+describe("MCP server (effect-read mcp)", () => {
+  let server: Connection
+  beforeAll(async () => {
+    server = await connect(["--cwd", root])
+  })
+  afterAll(async () => {
+    await server.client.close()
+    // The SDK would have reported anything on stdout that is not a JSON-RPC message.
+    expect(server.errors).toEqual([])
+  })
+
+  it("initializes with its name, version and the tools capability", () => {
+    expect(server.client.getServerVersion()).toEqual({ name: "effect-read", version: packageVersion })
+    expect(server.client.getServerCapabilities()?.tools).toBeDefined()
+  })
+
+  it("lists read with its description, inlined input schema and read-only hints", async () => {
+    const { tools } = await server.client.listTools()
+    expect(tools).toHaveLength(1)
+    const tool = tools[0]!
+    expect(tool.name).toBe("read")
+    expect(tool.title).toBe("Read")
+    expect(tool.description).toBe(Read.description)
+    expect(tool.inputSchema).toEqual(JSON.parse(JSON.stringify(ReadTool.jsonSchema)))
+    expect(tool.inputSchema.required).toEqual(["filePath"])
+    expect(JSON.stringify(tool.inputSchema)).not.toContain("$ref")
+    expect(tool.annotations).toEqual({
+      title: "Read",
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false
+    })
+  })
+
+  it("reads a file: output as text, the typed result as structured content", async () => {
+    const result = await call(server, { filePath: "src/app.ts" })
+    const output =
+      `<path>${root}/src/app.ts</path>\n<type>file</type>\n<content>\n1: import x from "y"\n2: export const a = 1\n\n(End of file - total 2 lines)\n</content>`
+    expect(result.isError).toBe(false)
+    expect(result.content).toEqual([{ type: "text", text: output }])
+    const structured = Schema.decodeUnknownSync(Read.ReadResult)(result.structuredContent)
+    expect(structured.title).toBe("src/app.ts")
+    expect(structured.output).toBe(output)
+    expect(structured.metadata).toMatchObject({ kind: "text", path: `${root}/src/app.ts`, totalLines: 2 })
+  })
+
+  it("reads a directory", async () => {
+    const result = await call(server, { filePath: "src" })
+    expect(result.isError).toBe(false)
+    expect(result.content).toEqual([{
+      type: "text",
+      text: `<path>${root}/src</path>\n<type>directory</type>\n<entries>\napp.ts\nutil.ts\n\n(2 entries)\n</entries>`
+    }])
+    expect(result.structuredContent).toMatchObject({ title: "src", metadata: { kind: "directory", totalLines: 2 } })
+  })
+
+  it("returns an image as MCP image content (base64 data and MIME type)", async () => {
+    const result = await call(server, { filePath: "pixel.png" })
+    expect(result.isError).toBe(false)
+    expect(result.content).toEqual([
+      { type: "text", text: "Image read successfully" },
+      { type: "image", mimeType: "image/png", data: PNG.toString("base64") }
+    ])
+    expect(Buffer.from(result.content[1]!.data as string, "base64").equals(PNG)).toBe(true)
+    expect(result.structuredContent).toMatchObject({
+      metadata: { kind: "image", mime: "image/png", size: PNG.length },
+      attachments: [{ type: "file", mime: "image/png", url: `data:image/png;base64,${PNG.toString("base64")}` }]
+    })
+  })
+
+  it("returns a PDF as an embedded resource blob named by the file's URL", async () => {
+    const result = await call(server, { filePath: "doc.pdf" })
+    expect(result.isError).toBe(false)
+    expect(result.content).toEqual([
+      { type: "text", text: "PDF read successfully" },
+      {
+        type: "resource",
+        resource: { uri: pathToFileURL(`${root}/doc.pdf`).href, mimeType: "application/pdf", blob: PDF.toString("base64") }
+      }
+    ])
+  })
+
+  it("a missing file is isError with the message (and suggestions) as text, tag and fields as structured content", async () => {
+    const result = await call(server, { filePath: "config.jsn" })
+    const message = `File not found: ${root}/config.jsn\n\nDid you mean one of these?\n${root}/config.json`
+    expect(result.isError).toBe(true)
+    expect(result.content).toEqual([{ type: "text", text: message }])
+    expect(result.structuredContent).toEqual({
+      _tag: "FileNotFound",
+      path: `${root}/config.jsn`,
+      suggestions: [`${root}/config.json`],
+      message
+    })
+  })
+
+  it("denies a path outside the project (no terminal to ask)", async () => {
+    const result = await call(server, { filePath: path.join(outside, "secret.txt") })
+    expect(result.isError).toBe(true)
+    expect(result.content).toEqual([{
+      type: "text",
+      text: `Permission denied: reading outside the project (${outside}/*) is not allowed in this session. Do not retry it.`
+    }])
+    expect(result.structuredContent).toMatchObject({
+      _tag: "PermissionDenied",
+      permission: "external_directory",
+      patterns: [`${outside}/*`],
+      reason: "rule"
+    })
+  })
+
+  it("answers malformed arguments with InvalidParams, as read does", async () => {
+    const negative = await call(server, { filePath: "src/app.ts", offset: -1 })
+    expect(negative.isError).toBe(true)
+    expect(negative.content).toEqual([{
+      type: "text",
+      text: "Invalid parameters: offset: offset must be a line number (1-based; 0 means 1)"
+    }])
+    expect(negative.structuredContent).toEqual({
+      _tag: "InvalidParams",
+      reason: "offset: offset must be a line number (1-based; 0 means 1)",
+      message: "Invalid parameters: offset: offset must be a line number (1-based; 0 means 1)"
+    })
+    const missing = await call(server, { offset: 2 })
+    expect(missing.isError).toBe(true)
+    expect(missing.content).toEqual([{ type: "text", text: "Invalid parameters: filePath: is missing" }])
+  })
+
+  it("an unknown tool is a protocol error, not a tool result", async () => {
+    await expect(server.client.callTool({ name: "write", arguments: {} })).rejects.toThrow(/Tool 'write' not found/)
+  })
+})
+
+describe("MCP server with --allow-external", () => {
+  it("reads outside the project", async () => {
+    const server = await connect(["--cwd", root, "--allow-external"])
+    try {
+      const result = await call(server, { filePath: path.join(outside, "secret.txt") })
+      expect(result.isError).toBe(false)
+      expect((result.content[0]!.text as string)).toContain("1: outside")
+    } finally {
+      await server.client.close()
+    }
+  })
+
+  it("takes --cwd and --allow-external before the subcommand too", async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [bin, "--cwd", root, "--allow-external", "mcp"],
+      stderr: "pipe"
+    })
+    const client = new Client({ name: "effect-read-test", version: "1.0.0" })
+    await client.connect(transport)
+    try {
+      const inside = (await client.callTool({ name: "read", arguments: { filePath: "config.json" } })) as CallResult
+      expect(inside.content[0]!.text).toContain(`<path>${root}/config.json</path>`)
+      const external = (await client.callTool({
+        name: "read",
+        arguments: { filePath: path.join(outside, "secret.txt") }
+      })) as CallResult
+      expect(external.isError).toBe(false)
+    } finally {
+      await client.close()
+    }
+  })
+})
+
+describe("MCP stdio discipline", () => {
+  it("writes nothing but JSON-RPC messages to stdout and exits when stdin closes", async () => {
+    const child = spawn(process.execPath, [bin, "mcp", "--cwd", root], { stdio: ["pipe", "pipe", "pipe"] })
+    let stdout = ""
+    child.stdout.on("data", (chunk) => (stdout += String(chunk)))
+    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)))
+    const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`)
+    const responses = () => stdout.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line))
+    const until = async (predicate: () => boolean) => {
+      while (!predicate()) await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+
+    send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } }
+    })
+    await until(() => responses().some((message) => message.id === 1))
+    send({ jsonrpc: "2.0", method: "notifications/initialized" })
+    send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "read", arguments: { filePath: "nope.txt" } } })
+    await until(() => responses().some((message) => message.id === 2))
+    child.stdin.end()
+    expect(await exited).toBe(0)
+
+    expect(stdout.endsWith("\n")).toBe(true)
+    for (const message of responses()) expect(message.jsonrpc).toBe("2.0")
+    const call = responses().find((message) => message.id === 2)
+    expect(call.result.isError).toBe(true)
+    expect(call.result.content).toEqual([{ type: "text", text: `File not found: ${root}/nope.txt` }])
+  })
+})

@@ -1,0 +1,159 @@
+/**
+ * The @effect/ai door: the `read` tool runs through `LanguageModel.generateText` with a test
+ * provider that emits tool calls, so parameters are decoded, the handler runs and the result is
+ * encoded by @effect/ai's own machinery, exactly as in a real model call.
+ */
+import * as AiError from "@effect/ai/AiError"
+import * as LanguageModel from "@effect/ai/LanguageModel"
+import * as Tool from "@effect/ai/Tool"
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as fs from "node:fs"
+import { inlineRefs } from "../src/internal/jsonSchema.js"
+import * as Read from "../src/Read.js"
+import { FileNotFound, InvalidParams } from "../src/ReadError.js"
+import * as ReadTool from "../src/ReadTool.js"
+import { nodeLayer, tempDir, writeTree } from "./support.js"
+
+const root = tempDir()
+writeTree(root, { "src/app.ts": "import x from \"y\"\nexport const a = 1\n", "config.json": "{}\n" })
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
+
+/** What the test provider saw: the tools offered to it, with their JSON Schemas. */
+const offered: Array<{ readonly name: string; readonly description: string | undefined; readonly schema: unknown }> = []
+
+/** A language model that answers every request with one call of `read` with `params`. */
+const modelCalling = (params: unknown) =>
+  Layer.effect(
+    LanguageModel.LanguageModel,
+    LanguageModel.make({
+      generateText: (options) =>
+        Effect.sync(() => {
+          for (const tool of options.tools) {
+            offered.push({ name: tool.name, description: tool.description, schema: Tool.getJsonSchema(tool as any) })
+          }
+          return [{ type: "tool-call", id: "call-1", name: "read", params }]
+        }),
+      streamText: () => {
+        throw new Error("not used")
+      }
+    })
+  )
+
+/** One model turn that calls `read` with `params`, with Read added by one `Layer.provide`. */
+const callRead = (params: unknown) =>
+  LanguageModel.generateText({ prompt: "read it", toolkit: ReadTool.toolkit }).pipe(
+    Effect.map((response) => response.toolResults),
+    Effect.provide(modelCalling(params)),
+    Effect.provide(ReadTool.layer.pipe(Layer.provide(nodeLayer(root))))
+  )
+
+describe("ReadTool", () => {
+  it.effect("a model's call of read returns the ReadResult, decoded and encoded by @effect/ai", () =>
+    Effect.gen(function*() {
+      const [result, ...rest] = yield* callRead({ filePath: "src/app.ts" })
+      expect(rest).toEqual([])
+      expect(result!.name).toBe("read")
+      expect(result!.isFailure).toBe(false)
+      const expected = yield* Read.read({ filePath: "src/app.ts" }).pipe(Effect.provide(nodeLayer(root)))
+      expect(result!.result).toEqual(expected)
+      expect(result!.encodedResult).toEqual(Schema.encodeSync(Read.ReadResult)(expected))
+      expect((result!.encodedResult as Read.ReadResult).output).toContain("2: export const a = 1")
+    }))
+
+  it.effect("a failure is a typed result the model reads: the ReadError, encoded with its message", () =>
+    Effect.gen(function*() {
+      const [result] = yield* callRead({ filePath: "config.jsn" })
+      expect(result!.isFailure).toBe(true)
+      expect(result!.result).toBeInstanceOf(FileNotFound)
+      const message = `File not found: ${root}/config.jsn\n\nDid you mean one of these?\n${root}/config.json`
+      expect((result!.result as FileNotFound).message).toBe(message)
+      expect(result!.encodedResult).toEqual({
+        _tag: "FileNotFound",
+        path: `${root}/config.jsn`,
+        suggestions: [`${root}/config.json`],
+        message
+      })
+    }))
+
+  it.effect("the failure schema round-trips: decoding the wire form rebuilds the ReadError", () =>
+    Effect.gen(function*() {
+      const error = new FileNotFound({ path: "/p/a", suggestions: ["/p/b"] })
+      const encoded = yield* Schema.encode(ReadTool.Failure)(error)
+      expect(encoded).toEqual({ _tag: "FileNotFound", path: "/p/a", suggestions: ["/p/b"], message: error.message })
+      const decoded = yield* Schema.decodeUnknown(ReadTool.Failure)(encoded)
+      expect(decoded).toBeInstanceOf(FileNotFound)
+      expect(decoded).toEqual(error)
+    }))
+
+  it.effect.each([
+    ["offset -1", { filePath: "src/app.ts", offset: -1 }, "offset: offset must be a line number (1-based; 0 means 1)"],
+    ["missing filePath", { offset: 2 }, "filePath: is missing"],
+    ["limit 0", { filePath: "src/app.ts", limit: 0 }, "limit: limit must be at least 1"]
+  ] as const)("malformed parameters (%s) are rejected by @effect/ai before the handler runs", ([, params, reason]) =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(callRead(params))
+      expect(error).toBeInstanceOf(AiError.MalformedOutput)
+      const malformed = error as AiError.MalformedOutput
+      expect(malformed.module).toBe("Toolkit")
+      expect(malformed.method).toBe("read.handle")
+      expect(malformed.description).toContain("Failed to decode tool call parameters for tool 'read'")
+      // The same reason Read.read gives, for doors that answer the model (MCP does).
+      const invalid = ReadTool.invalidParams(malformed.cause as any)
+      expect(invalid).toEqual(new InvalidParams({ reason }))
+      expect(yield* Effect.flip(Read.read(params).pipe(Effect.provide(nodeLayer(root))))).toEqual(invalid)
+    }))
+
+  it.effect("the tool carries Read's description, its annotations and an inlined parameter schema", () =>
+    Effect.gen(function*() {
+      expect(ReadTool.tool.name).toBe("read")
+      expect(ReadTool.tool.description).toBe(Read.description)
+      expect(ReadTool.tool.failureMode).toBe("return")
+      const { annotations } = ReadTool.tool
+      expect(Context.get(annotations, Tool.Readonly)).toBe(true)
+      expect(Context.get(annotations, Tool.Destructive)).toBe(false)
+      expect(Context.get(annotations, Tool.Idempotent)).toBe(true)
+      expect(Context.get(annotations, Tool.OpenWorld)).toBe(false)
+      expect(Context.unsafeGet(annotations, Tool.Title)).toBe("Read")
+
+      const text = JSON.stringify(ReadTool.jsonSchema)
+      expect(text).not.toContain("$ref")
+      expect(text).not.toContain("$defs")
+      expect(ReadTool.jsonSchema).toMatchObject({
+        type: "object",
+        required: ["filePath"],
+        additionalProperties: false,
+        properties: {
+          filePath: { type: "string", minLength: 1, description: expect.stringContaining("file or directory to read") },
+          offset: { type: "integer", minimum: 0, description: expect.stringContaining("1-based") },
+          limit: { type: "integer", minimum: 1, description: expect.stringContaining("default 2000") }
+        }
+      })
+
+      // A provider building its request from the tools it is given sees the same description and schema.
+      offered.length = 0
+      yield* callRead({ filePath: "config.json" })
+      expect(offered).toEqual([{ name: "read", description: Read.description, schema: ReadTool.jsonSchema }])
+    }))
+
+  it("inlineRefs replaces $ref with its definition and keeps the referrer's own keywords", () => {
+    const inlined = inlineRefs({
+      $schema: "http://json-schema.org/draft-07/schema#",
+      $defs: { Int: { type: "integer", description: "an integer" } },
+      type: "object",
+      required: ["n"],
+      properties: { n: { $ref: "#/$defs/Int", description: "a count" } as any },
+      additionalProperties: false
+    } as any)
+    expect(inlined).toEqual({
+      $schema: "http://json-schema.org/draft-07/schema#",
+      type: "object",
+      required: ["n"],
+      properties: { n: { type: "integer", description: "a count" } },
+      additionalProperties: false
+    })
+  })
+})

@@ -1,0 +1,49 @@
+/**
+ * Small valid media files built in code, for the front-door tests.
+ */
+import * as zlib from "node:zlib"
+
+const crcTable = Array.from({ length: 256 }, (_, n) => {
+  let c = n
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1
+  return c >>> 0
+})
+
+const crc32 = (data: Uint8Array): number => {
+  let c = 0xffffffff
+  for (const b of data) c = crcTable[(c ^ b) & 0xff]! ^ (c >>> 8)
+  return (c ^ 0xffffffff) >>> 0
+}
+
+const pngChunk = (type: string, data: Uint8Array): Buffer => {
+  const length = Buffer.alloc(4)
+  length.writeUInt32BE(data.length)
+  const body = Buffer.concat([Buffer.from(type, "ascii"), data])
+  const crc = Buffer.alloc(4)
+  crc.writeUInt32BE(crc32(body))
+  return Buffer.concat([length, body, crc])
+}
+
+/** A valid 1x1 RGBA PNG (one red pixel), chunk by chunk with real CRCs. */
+export const PNG: Buffer = (() => {
+  const ihdr = Buffer.alloc(13)
+  ihdr.writeUInt32BE(1, 0)
+  ihdr.writeUInt32BE(1, 4)
+  ihdr[8] = 8 // bit depth
+  ihdr[9] = 6 // colour type RGBA
+  const pixels = zlib.deflateSync(Buffer.from([0, 0xff, 0x00, 0x00, 0xff]))
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    pngChunk("IHDR", ihdr),
+    pngChunk("IDAT", pixels),
+    pngChunk("IEND", new Uint8Array(0))
+  ])
+})()
+
+/** A minimal PDF: catalog, empty page tree, trailer, `%%EOF`. */
+export const PDF: Buffer = Buffer.from(
+  "%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n" +
+    "2 0 obj << /Type /Pages /Kids [] /Count 0 >> endobj\n" +
+    "trailer << /Root 1 0 R >>\n%%EOF\n",
+  "latin1"
+)
