@@ -15,7 +15,7 @@ import * as FileTime from "../src/FileTime.js"
 import * as Lsp from "../src/Lsp.js"
 import * as Permission from "../src/Permission.js"
 import { read, type ReadParams } from "../src/Read.js"
-import { nodeLayer, tempDir, writeTree } from "./support.js"
+import { countingReads, nodeLayer, tempDir, writeTree } from "./support.js"
 import type { LayerOptions } from "./support.js"
 
 // -----------------------------------------------------------------------------
@@ -1334,20 +1334,9 @@ describe("read: result and services", () => {
       expect(again.output).toContain("(Showing lines 1-100 of 819200. Use offset=101 to continue.)")
 
       // Default limit: the byte cap stops the page, so the rest of the file is never read.
-      let bytesRead = 0
+      const counter = countingReads()
       const capped = yield* read({ filePath: "huge.log" }).pipe(
-        withFileSystem((original) => ({
-          ...original,
-          open: (p, options) =>
-            Effect.map(original.open(p, options), (file) =>
-              // Delegate explicitly: the Node File keeps its position on the original object.
-              ({
-                ...file,
-                seek: (offset, from) => file.seek(offset, from),
-                read: (buffer: Uint8Array) =>
-                  Effect.tap(file.read(buffer), (n) => Effect.sync(() => void (bytesRead += Number(n))))
-              }) as FileSystem.File)
-        })),
+        counter.wrap,
         Effect.provide(nodeLayer(root))
       )
       const last = capped.metadata.endLine!
@@ -1355,6 +1344,6 @@ describe("read: result and services", () => {
         `(Output capped at 50 KB. Showing lines 1-${last}. Use offset=${last + 1} to continue.)\n</content>`
       )).toBe(true)
       expect(shownLines(capped.output)).toEqual(Array.from({ length: last }, (_, i) => [i + 1, lineAt(i + 1)]))
-      expect(bytesRead).toBeLessThan(1024 * 1024)
+      expect(counter.stats.bytes).toBeLessThan(1024 * 1024)
     }), 120_000)
 })

@@ -2,7 +2,6 @@
  * Scale: the line index (page cost by the window, invalidation when the file changes), honest
  * footers when the total is not counted, long-line continuation, and many concurrent reads.
  */
-import * as FileSystem from "@effect/platform/FileSystem"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -11,30 +10,10 @@ import { CHUNK_BYTES } from "../src/internal/file.js"
 import { COUNT_AHEAD_BYTES } from "../src/internal/lines.js"
 import * as LineIndex from "../src/LineIndex.js"
 import { read } from "../src/Read.js"
-import { nodeLayer, tempDir } from "./support.js"
+import { countingReads, nodeLayer, tempDir } from "./support.js"
 
 const root = tempDir()
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
-
-/** Count the bytes `read` pulls from files, through a wrapper around the real filesystem. */
-const counting = () => {
-  const stats = { bytes: 0 }
-  const wrap = <A, E, R>(self: Effect.Effect<A, E, R>) =>
-    Effect.flatMap(FileSystem.FileSystem, (original) =>
-      Effect.provideService(self, FileSystem.FileSystem, {
-        ...original,
-        open: (path, options) =>
-          Effect.map(original.open(path, options), (file) =>
-            // Delegate explicitly: the Node File keeps its position on the original object.
-            ({
-              ...file,
-              seek: (offset, from) => file.seek(offset, from),
-              read: (buffer: Uint8Array) =>
-                Effect.tap(file.read(buffer), (n) => Effect.sync(() => void (stats.bytes += Number(n))))
-            }) as FileSystem.File)
-      }))
-  return { stats, wrap }
-}
 
 const withIndex = (every: number) => Layer.merge(nodeLayer(root), LineIndex.layerMemory({ every }))
 const lineOf = (n: number) => `line ${String(n).padStart(7, "0")} ${"-".repeat(n % 17)}`
@@ -47,11 +26,11 @@ describe("line index", () => {
     Effect.gen(function*() {
       write("deep.log", 1, 1_000_000)
       const size = fs.statSync(`${root}/deep.log`).size
-      const first = counting()
+      const first = countingReads()
       const a = yield* first.wrap(read({ filePath: "deep.log", offset: 900_000, limit: 50 }))
       expect(firstShown(a.output)).toBe(`900000: ${lineOf(900_000)}`)
       expect(first.stats.bytes).toBeGreaterThan(size / 2)
-      const again = counting()
+      const again = countingReads()
       const b = yield* again.wrap(read({ filePath: "deep.log", offset: 899_000, limit: 50 }))
       expect(firstShown(b.output)).toBe(`899000: ${lineOf(899_000)}`)
       // The sample, a stretch from the nearest checkpoint, and the count-ahead window (read in

@@ -3,7 +3,9 @@
  */
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
+import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -57,4 +59,27 @@ export const writeTree = (root: string, files: Readonly<Record<string, string | 
     fs.mkdirSync(nodePath.dirname(full), { recursive: true })
     fs.writeFileSync(full, content)
   }
+}
+
+/**
+ * Count the bytes `read` pulls from files, through a wrapper around whatever FileSystem is
+ * provided. `wrap` the effect to measure; `stats.bytes` is the running total.
+ */
+export const countingReads = () => {
+  const stats = { bytes: 0 }
+  const wrap = <A, E, R>(self: Effect.Effect<A, E, R>) =>
+    Effect.flatMap(FileSystem.FileSystem, (original) =>
+      Effect.provideService(self, FileSystem.FileSystem, {
+        ...original,
+        open: (path, options) =>
+          Effect.map(original.open(path, options), (file) =>
+            // Delegate explicitly: the Node File keeps its position on the original object.
+            ({
+              ...file,
+              seek: (offset, from) => file.seek(offset, from),
+              read: (buffer: Uint8Array) =>
+                Effect.tap(file.read(buffer), (n) => Effect.sync(() => void (stats.bytes += Number(n))))
+            }) as FileSystem.File)
+      }))
+  return { stats, wrap }
 }
