@@ -1,0 +1,172 @@
+/**
+ * One benchmark case in a fresh process: `node bench/child.mjs <case> [json options]`.
+ * Prints one JSON line: `{ samples, first?, rssMB, ...extra }` — times in milliseconds, taken
+ * around the read only (module loading and runtime construction are not timed), and the
+ * process's peak RSS (`process.resourceUsage().maxRSS`), so memory is per case.
+ */
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import { promises as fsp } from "node:fs"
+import * as path from "node:path"
+import { paths, DATA_DIR } from "./data.mjs"
+// The modules `read` needs, not dist/index.js: that also loads the MCP server and SQLite ledger.
+import * as FileTime from "../dist/FileTime.js"
+import * as Lsp from "../dist/Lsp.js"
+import * as Permission from "../dist/Permission.js"
+import * as Read from "../dist/Read.js"
+import * as Workspace from "../dist/Workspace.js"
+
+const [, , name = "", raw = "{}"] = process.argv
+const options = JSON.parse(raw)
+
+/** The full tool with Node layers, as an agent server would build it (default LineIndex). */
+const SessionLive = Layer.mergeAll(
+  Workspace.layer({ directory: DATA_DIR, sessionId: "bench" }),
+  Permission.layerAllowAll,
+  Lsp.layerNoop,
+  FileTime.layerMemory
+).pipe(Layer.provideMerge(NodeContext.layer))
+
+const runtime = ManagedRuntime.make(SessionLive)
+
+const read = (params) => runtime.runPromise(Read.read(params))
+
+const time = async (f) => {
+  const started = performance.now()
+  const value = await f()
+  return { ms: performance.now() - started, value }
+}
+
+/** Warm the runtime and the JIT on another file, so the case's file (and its index) stays cold. */
+const warmUp = async (count = 200) => {
+  for (let i = 0; i < count; i++) await read({ filePath: paths.source })
+}
+
+/** The Effect overhead baseline: read, split, number, cut, footer — the same output text. */
+const plainRead = async (filePath, offset = 1, limit = 2000) => {
+  const text = await fsp.readFile(filePath, "utf8")
+  const lines = text.split(/\r\n|\n|\r/)
+  if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop()
+  const page = lines.slice(offset - 1, offset - 1 + limit)
+  const rendered = page.map((line, i) => `${offset + i}: ${line.length > 2000 ? `${line.slice(0, 2000)}...` : line}`)
+  const last = offset - 1 + page.length
+  const footer = last < lines.length
+    ? `(Showing lines ${offset}-${last} of ${lines.length}. Use offset=${last + 1} to continue.)`
+    : `(End of file - total ${lines.length} lines)`
+  return ["<path>" + filePath + "</path>", "<type>file</type>", "<content>", ...rendered, "", footer, "</content>"]
+    .join("\n")
+}
+
+/** The naive whole-file reader: read everything, split every line, slice the page. */
+const naiveRead = async (filePath, offset = 1, limit = 2000) => {
+  const bytes = await fsp.readFile(filePath)
+  let lines
+  let pieces = 1
+  try {
+    lines = bytes.toString("utf8").split("\n")
+  } catch {
+    // V8 strings stop at 2^29-24 characters (ERR_STRING_TOO_LONG): decode in pieces at newlines.
+    lines = []
+    const PIECE = 256 * 1024 * 1024
+    pieces = 0
+    for (let at = 0; at < bytes.length;) {
+      let end = Math.min(bytes.length, at + PIECE)
+      if (end < bytes.length) end = bytes.indexOf(10, end) + 1 || bytes.length
+      const piece = bytes.toString("utf8", at, end).split("\n")
+      if (end < bytes.length) piece.pop()
+      for (const line of piece) lines.push(line)
+      at = end
+      pieces++
+    }
+  }
+  if (lines[lines.length - 1] === "") lines.pop()
+  const page = lines.slice(offset - 1, offset - 1 + limit).map((line, i) => `${offset + i}: ${line}`)
+  return { output: page.join("\n"), lines: lines.length, pieces }
+}
+
+const cases = {
+  /** The memory floor: modules loaded and the runtime built, no read. */
+  "floor": async () => {
+    await runtime.runPromise(Effect.void)
+    return { samples: [] }
+  },
+  /** Per-call time of the full tool on the 200-line file, in a warm process. */
+  "small-ours": async ({ rounds = 15, iterations = 200 }) => {
+    await warmUp(2000)
+    const samples = []
+    for (let r = 0; r < rounds; r++) {
+      const { ms } = await time(async () => {
+        for (let i = 0; i < iterations; i++) await read({ filePath: paths.source })
+      })
+      samples.push(ms / iterations)
+    }
+    const result = await read({ filePath: paths.source })
+    const plain = await plainRead(paths.source)
+    return { samples, sameOutput: result.output === plain }
+  },
+  "small-plain": async ({ rounds = 15, iterations = 200 }) => {
+    for (let i = 0; i < 2000; i++) await plainRead(paths.source)
+    const samples = []
+    for (let r = 0; r < rounds; r++) {
+      const { ms } = await time(async () => {
+        for (let i = 0; i < iterations; i++) await plainRead(paths.source)
+      })
+      samples.push(ms / iterations)
+    }
+    return { samples }
+  },
+  /** One page (`offset`, default 1) of `file`: the first read in this process, then repeats. */
+  "page-ours": async ({ file, offset, repeats = 10, warm = true }) => {
+    if (warm) await warmUp()
+    const params = { filePath: paths[file], ...(offset !== undefined ? { offset } : {}) }
+    const first = await time(() => read(params))
+    const samples = []
+    for (let i = 0; i < repeats; i++) samples.push((await time(() => read(params))).ms)
+    const { metadata, output } = first.value
+    return {
+      first: first.ms,
+      samples,
+      shown: [metadata.startLine, metadata.endLine],
+      footer: output.split("\n").at(-2),
+      outputBytes: Buffer.byteLength(output)
+    }
+  },
+  "naive": async ({ file, offset = 1 }) => {
+    const { ms, value } = await time(() => naiveRead(paths[file], offset))
+    return { first: ms, samples: [ms], lines: value.lines, pieces: value.pieces }
+  },
+  /** 1,000 concurrent reads of distinct files through one runtime. */
+  "concurrent-ours": async () => {
+    await warmUp()
+    const names = (await fsp.readdir(paths.many)).sort()
+    const program = Effect.forEach(
+      names,
+      (file) => Effect.either(Read.read({ filePath: path.join(paths.many, file) })),
+      { concurrency: "unbounded" }
+    )
+    const { ms, value } = await time(() => runtime.runPromise(program))
+    const failures = value.filter((r) => r._tag === "Left").map((r) => `${r.left._tag}: ${r.left.message}`)
+    return {
+      first: ms,
+      samples: [ms],
+      reads: value.length,
+      ok: value.length - failures.length,
+      failures: [...new Set(failures)].slice(0, 3)
+    }
+  }
+}
+
+const run = cases[name]
+if (run === undefined) {
+  console.error(`unknown case ${name}; one of ${Object.keys(cases).join(", ")}`)
+  process.exit(2)
+}
+const result = await run(options)
+const rssMB = (process.resourceUsage().maxRSS * 1024) / 1e6
+// With --expose-gc: the heap still alive after the case, against the peak (mostly garbage).
+globalThis.gc?.()
+const retainedMB = globalThis.gc === undefined ? undefined : process.memoryUsage().heapUsed / 1e6
+await runtime.dispose()
+process.stdout.write(JSON.stringify({ case: name, ...result, rssMB, retainedMB }) + "\n")
