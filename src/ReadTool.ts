@@ -16,7 +16,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { inlineRefs } from "./internal/jsonSchema.js"
 import * as Read from "./Read.js"
-import { InvalidParams, ReadError } from "./ReadError.js"
+import { ReadError } from "./ReadError.js"
 
 /**
  * `ReadError` as the model receives it: the error's fields, its `_tag` and its `message`.
@@ -42,22 +42,12 @@ export const Failure: Schema.Schema<ReadError, FailureEncoded> = Schema
 export type FailureEncoded = Schema.Schema.Encoded<typeof ReadError> & { readonly message: string }
 
 /**
- * `ReadParams`' fields. `filePath` carries an empty JSON Schema hook on its NUL-byte filter:
- * without one, Effect's JSON Schema skips that refinement together with its `description`, and
- * the model would see "a string at least 1 character(s) long" instead of what the path means.
- */
-const parameters = {
-  ...Read.ReadParams.fields,
-  filePath: Read.ReadParams.fields.filePath.annotations({ jsonSchema: {} })
-}
-
-/**
  * The `read` tool. Failures are returned to the model (`failureMode: "return"`) as typed results,
  * so it can read the message and correct itself, instead of failing the whole model call.
  */
 export const tool = Tool.make("read", {
   description: Read.description,
-  parameters,
+  parameters: Read.ReadParams.fields,
   success: Read.ReadResult,
   failure: Failure,
   failureMode: "return"
@@ -88,12 +78,8 @@ export const layer: Layer.Layer<Tool.Handler<"read">, never, Read.EffectRequirem
  * `@effect/ai` rejects malformed parameters before the handler runs (an `AiError`); this is the
  * `InvalidParams` that `Read.read` gives for the same input, for doors (MCP) that answer the model.
  */
-export const invalidParams = (error: ParseResult.ParseError): InvalidParams =>
-  new InvalidParams({
-    reason: ParseResult.ArrayFormatter.formatErrorSync(error)
-      .map((issue) => issue.path.length > 0 ? `${issue.path.join(".")}: ${issue.message}` : issue.message)
-      .join("; ")
-  })
+/** The `InvalidParams` that `read` itself gives for the same malformed arguments. */
+export const invalidParams = Read.invalidParams
 
 /** The JSON Schema of `read`'s parameters, fully inlined (no `$ref`, no `$defs`). */
 export const jsonSchema: JSONSchema.JsonSchema7 = inlineRefs(Tool.getJsonSchema(tool) as JSONSchema.JsonSchema7Root)
