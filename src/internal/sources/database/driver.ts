@@ -1,0 +1,84 @@
+/**
+ * The SQLite driver: better-sqlite3 as `@effect/sql-sqlite-node` ships it, loaded on the first
+ * database read (importing `read` never loads the native module) and opened so that nothing a
+ * selector or query does can change a file.
+ *
+ * Why not `SqliteClient`: it returns rows as objects (duplicate column names collapse, an empty
+ * result has no column names), reads a whole result before returning (a raw query cannot stop at
+ * its row cap), and hides the statement's `reader`/`readonly` flags, which are what refuse
+ * `VACUUM INTO`, `CREATE TEMP TABLE` or `PRAGMA query_only = OFF` — statements a read-only
+ * connection with `query_only` on still runs.
+ */
+import { createRequire } from "node:module"
+
+export interface ColumnInfo {
+  readonly name: string
+}
+
+/** The part of better-sqlite3's `Statement` we use. */
+export interface Statement {
+  /** The statement returns rows. */
+  readonly reader: boolean
+  /** The statement cannot change the database (`sqlite3_stmt_readonly`). */
+  readonly readonly: boolean
+  raw(toggle?: boolean): Statement
+  columns(): Array<ColumnInfo>
+  iterate(...params: ReadonlyArray<unknown>): IterableIterator<Array<unknown>>
+  all(...params: ReadonlyArray<unknown>): Array<Array<unknown>>
+}
+
+/** The part of better-sqlite3's `Database` we use. */
+export interface Connection {
+  prepare(sql: string): Statement
+  pragma(source: string): unknown
+  defaultSafeIntegers(toggle?: boolean): Connection
+  close(): void
+}
+
+interface Options {
+  readonly readonly?: boolean
+  readonly fileMustExist?: boolean
+  readonly timeout?: number
+}
+
+type Constructor = new(source: string | Buffer, options?: Options) => Connection
+
+/** Milliseconds a read waits for a writer's lock before it fails. */
+export const BUSY_TIMEOUT_MS = 3000
+
+let driver: Constructor | undefined
+
+/** better-sqlite3, resolved from `@effect/sql-sqlite-node` so the copy it was built for is used. */
+const load = (): Constructor => {
+  if (driver === undefined) {
+    const here = createRequire(import.meta.url)
+    const client = createRequire(here.resolve("@effect/sql-sqlite-node/package.json"))
+    driver = client("better-sqlite3") as Constructor
+  }
+  return driver
+}
+
+/**
+ * Open a database read-only: from its file, or from bytes when the file is not on this disk (a
+ * database inside `MemoryFileSystem`). Every connection has `query_only` and `trusted_schema`
+ * off for code in the schema, integers as `bigint` (no precision lost above 2^53) and a busy
+ * timeout. Throws what better-sqlite3 throws.
+ */
+export const open = (source: string | Uint8Array): Connection => {
+  const Database = load()
+  const db = typeof source === "string"
+    ? new Database(source, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS })
+    : new Database(Buffer.from(source.buffer, source.byteOffset, source.byteLength), {
+      readonly: true,
+      timeout: BUSY_TIMEOUT_MS
+    })
+  try {
+    db.pragma("query_only = ON")
+    db.pragma("trusted_schema = OFF")
+    db.defaultSafeIntegers(true)
+    return db
+  } catch (error) {
+    db.close()
+    throw error
+  }
+}

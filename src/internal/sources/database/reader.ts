@@ -1,0 +1,527 @@
+/**
+ * The reads themselves, over an open read-only connection: the table list, a table's schema
+ * with sample rows, one row, a page of rows, a raw query. Synchronous (better-sqlite3 is);
+ * misuse and SQLite's refusals throw `DatabaseFailure` with the message the model reads.
+ */
+import { MAX_BYTES_LABEL } from "../../lines.js"
+import type { Connection, Statement } from "./driver.js"
+import {
+  encodeValue,
+  leadingKeyword,
+  type OrderTerm,
+  type PageQuery,
+  parseOrder,
+  SAMPLE_ROWS,
+  SelectorFailure
+} from "./selector.js"
+import { escapeText, layoutTable, MAX_TABLE_WIDTH, MAX_VALUE_CHARS, rowLines, type Value } from "./table.js"
+
+/** Rows counted before a count becomes a lower bound. */
+export const COUNT_PROBE_CAP = 50_000
+/** Tables and views listed. */
+export const MAX_LISTED_TABLES = 500
+/** Rows a raw query returns. */
+export const MAX_RAW_ROWS = 1000
+/** Columns above which rows are fetched as they are instead of with cut text and blob sizes. */
+const MAX_PROJECTED_COLUMNS = 900
+
+export class DatabaseFailure {
+  readonly _tag = "DatabaseFailure"
+  constructor(readonly message: string) {}
+}
+
+/** What a read shows: content lines, whether more exists, the selector shown after the path. */
+export interface Shown {
+  readonly lines: ReadonlyArray<string>
+  readonly truncated: boolean
+  /** `:users`, `:users:42`, or "" — appended to the path in `<path>` and the title. */
+  readonly suffix: string
+}
+
+/** Bytes of content a read may produce; lines past it are not shown. */
+export class Budget {
+  constructor(private left: number) {}
+  take(line: string): boolean {
+    const bytes = Buffer.byteLength(line) + 1
+    if (bytes > this.left) return false
+    this.left -= bytes
+    return true
+  }
+  takeAll(lines: ReadonlyArray<string>): boolean {
+    const bytes = lines.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0)
+    if (bytes > this.left) return false
+    this.left -= bytes
+    return true
+  }
+}
+
+const quote = (name: string): string => `"${name.replace(/"/g, "\"\"")}"`
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
+
+const messageOf = (error: unknown): string => error instanceof Error ? error.message : String(error)
+
+/** Run SQL we built; SQLite's refusals (a corrupt file, a lock) become failures. */
+const run = <A>(what: () => A): A => {
+  try {
+    return what()
+  } catch (error) {
+    if (error instanceof DatabaseFailure) throw error
+    throw new DatabaseFailure(`SQLite query failed: ${messageOf(error)}`)
+  }
+}
+
+const prepare = (db: Connection, sql: string): Statement => run(() => db.prepare(sql).raw(true))
+const all = (db: Connection, sql: string, ...params: ReadonlyArray<unknown>): Array<Array<unknown>> =>
+  run(() => prepare(db, sql).all(...params))
+const num = (value: unknown): number => Number(value)
+
+interface SchemaObject {
+  readonly name: string
+  readonly type: "table" | "view"
+  readonly sql: string | null
+}
+
+const objects = (db: Connection): Array<SchemaObject> =>
+  all(
+    db,
+    `SELECT name, type, sql FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
+     ORDER BY name COLLATE NOCASE, name`
+  ).map(([name, type, sql]) => ({ name: String(name), type: type as "table" | "view", sql: sql as string | null }))
+
+/** Rows of `from`, counted up to `cap`; `cap + 1` means "more than cap". */
+const countRows = (db: Connection, from: string, cap: number): number =>
+  num(all(db, `SELECT count(*) FROM (SELECT 1 FROM ${from} LIMIT ${cap + 1})`)[0]?.[0])
+
+/** The row count `ANALYZE` recorded, when it did. */
+const estimatedRows = (db: Connection, table: string): number | undefined => {
+  try {
+    const stats = prepare(db, "SELECT stat FROM sqlite_stat1 WHERE tbl = ?").all(table)
+    const counts = stats.map(([stat]) => Number.parseInt(String(stat), 10)).filter(Number.isFinite)
+    return counts.length === 0 ? undefined : Math.max(...counts)
+  } catch {
+    return undefined
+  }
+}
+
+const rowCount = (db: Connection, object: SchemaObject): string => {
+  if (object.type === "view") return "view"
+  try {
+    const n = countRows(db, quote(object.name), COUNT_PROBE_CAP)
+    if (n <= COUNT_PROBE_CAP) return plural(n, "row")
+    const estimate = estimatedRows(db, object.name)
+    return estimate !== undefined && estimate > COUNT_PROBE_CAP ? `~${estimate} rows` : `${COUNT_PROBE_CAP}+ rows`
+  } catch (error) {
+    return `rows unavailable: ${error instanceof DatabaseFailure ? error.message.replace(/^SQLite query failed: /, "") : messageOf(error)}`
+  }
+}
+
+/** `app.db`: every table and view with its row count. */
+export const listTables = (
+  db: Connection,
+  page: { readonly offset: number; readonly limit: number },
+  budget: Budget
+): Shown => {
+  const found = objects(db)
+  const start = Math.max(1, page.offset)
+  const limit = Math.min(page.limit, MAX_LISTED_TABLES)
+  const tables = found.filter((object) => object.type === "table").length
+  const views = found.length - tables
+  const what = [plural(tables, "table"), ...(views > 0 ? [plural(views, "view")] : [])].join(", ")
+  if (found.length > 0 && start > found.length) {
+    throw new DatabaseFailure(`Offset ${start} is out of range for this database (${what})`)
+  }
+  const lines: Array<string> = []
+  if (found.length === 0) lines.push("(no tables)")
+  let shown = 0
+  for (const object of found.slice(start - 1, start - 1 + limit)) {
+    const line = `${escapeText(object.name)} (${rowCount(db, object)})`
+    if (!budget.take(line)) break
+    lines.push(line.length > MAX_TABLE_WIDTH ? `${line.slice(0, MAX_TABLE_WIDTH - 1)}…` : line)
+    shown++
+  }
+  const more = start - 1 + shown < found.length
+  const hint = "Append :<table> to the path for its schema and sample rows, :<table>:<key> for one row by primary key, " +
+    ":<table>?limit=20&offset=0&order=<column>:desc&where=<condition> for a page of rows, " +
+    "or ?q=SELECT ... for a read-only query."
+  lines.push(
+    "",
+    more
+      ? `(Showing ${start}-${start - 1 + shown} of ${what}. Use offset=${start + shown} to continue. ${hint})`
+      : `(${what}. ${hint})`
+  )
+  return { lines, truncated: more, suffix: "" }
+}
+
+interface Column {
+  readonly name: string
+  readonly type: string
+  /** 1-based position in the primary key; 0 when not part of it. */
+  readonly pk: number
+}
+
+interface TableInfo {
+  readonly object: SchemaObject
+  readonly columns: ReadonlyArray<Column>
+  /** `rowid`, `_rowid_` or `oid`: the first not hidden by a column; undefined without a rowid. */
+  readonly rowid: string | undefined
+}
+
+const notFound = (table: string, found: ReadonlyArray<SchemaObject>): DatabaseFailure => {
+  const names = found.map((object) => object.name)
+  const listed = names.length === 0
+    ? "; the database has no tables"
+    : `; tables: ${names.slice(0, 20).join(", ")}${names.length > 20 ? `, … (${names.length} in all)` : ""}`
+  return new DatabaseFailure(`SQLite table '${table}' not found${listed}`)
+}
+
+/**
+ * The table a reference names and the key after it: `users`, `users:42`, or a table whose name
+ * itself holds `:` (`a:b:42`). Names are matched exactly, then case-insensitively as SQLite does.
+ */
+export const resolveTable = (
+  db: Connection,
+  reference: string
+): { readonly info: TableInfo; readonly key: string | undefined } => {
+  const found = objects(db)
+  const colons = [...reference.matchAll(/:/g)].map((match) => match.index).reverse()
+  for (const end of [reference.length, ...colons]) {
+    const name = reference.slice(0, end)
+    const object = found.find((o) => o.name === name) ??
+      found.find((o) => o.name.toLowerCase() === name.toLowerCase())
+    if (object !== undefined) {
+      return { info: tableInfo(db, object), key: end === reference.length ? undefined : reference.slice(end + 1) }
+    }
+  }
+  const colon = reference.indexOf(":")
+  throw notFound(colon < 0 ? reference : reference.slice(0, colon), found)
+}
+
+const tableInfo = (db: Connection, object: SchemaObject): TableInfo => {
+  let columns: Array<Column>
+  try {
+    // Hidden columns of virtual tables (hidden = 1) are not in `SELECT *`; generated ones are.
+    columns = prepare(db, "SELECT name, type, pk, hidden FROM pragma_table_xinfo(?)").all(object.name)
+      .filter(([, , , hidden]) => num(hidden) !== 1)
+      .map(([name, type, pk]) => ({ name: String(name), type: String(type ?? ""), pk: num(pk) }))
+  } catch {
+    columns = []
+  }
+  if (columns.length === 0) throw new DatabaseFailure(`SQLite schema for table '${object.name}' is unavailable`)
+  const taken = new Set(columns.map((column) => column.name.toLowerCase()))
+  const rowid = object.type === "view" ? undefined : ["rowid", "_rowid_", "oid"].find((alias) => {
+    if (taken.has(alias)) return false
+    try {
+      db.prepare(`SELECT ${alias} FROM ${quote(object.name)} LIMIT 0`)
+      return true
+    } catch {
+      return false // WITHOUT ROWID
+    }
+  })
+  return { object, columns, rowid }
+}
+
+/**
+ * The SELECT list for a table's columns: each as its type and a bounded value (blob sizes,
+ * text cut at `MAX_VALUE_CHARS`), so a page of large blobs never comes into memory.
+ */
+const projection = (columns: ReadonlyArray<Column>) => {
+  if (columns.length > MAX_PROJECTED_COLUMNS) {
+    return {
+      sql: columns.map((column) => quote(column.name)).join(", "),
+      decode: (row: ReadonlyArray<unknown>): Array<Value> => row.map((value) => value as Value)
+    }
+  }
+  const sql = columns.map((column) => {
+    const q = quote(column.name)
+    return `CASE WHEN typeof(${q}) = 'text' AND length(${q}) > ${MAX_VALUE_CHARS} THEN 'long:' || length(${q}) ELSE typeof(${q}) END, ` +
+      `CASE typeof(${q}) WHEN 'blob' THEN length(${q}) WHEN 'text' THEN substr(${q}, 1, ${MAX_VALUE_CHARS}) ELSE ${q} END`
+  }).join(", ")
+  const decode = (row: ReadonlyArray<unknown>): Array<Value> =>
+    columns.map((_, i) => {
+      const type = String(row[2 * i])
+      const value = row[2 * i + 1]
+      if (type === "blob") return { _tag: "Blob" as const, bytes: num(value) }
+      if (type.startsWith("long:")) return { _tag: "LongText" as const, text: String(value), chars: num(type.slice(5)) }
+      return value as Value
+    })
+  return { sql, decode }
+}
+
+interface Page {
+  readonly rows: ReadonlyArray<ReadonlyArray<Value>>
+  /** Rows after the page, counted up to the probe cap; `more` says the count is a lower bound. */
+  readonly after: number
+  readonly afterIsLowerBound: boolean
+  /** Rows in all (the rows before the page included), up to the probe cap past the page. */
+  readonly total: number
+}
+
+const orderClause = (info: TableInfo, terms: ReadonlyArray<OrderTerm>): string => {
+  const parts = terms.map((term) => {
+    const column = info.columns.find((c) => c.name === term.column) ??
+      info.columns.find((c) => c.name.toLowerCase() === term.column.toLowerCase())
+    const name = column?.name ??
+      (info.rowid !== undefined && ["rowid", "_rowid_", "oid"].includes(term.column.toLowerCase()) ? info.rowid : undefined)
+    if (name === undefined) {
+      throw new DatabaseFailure(
+        `SQLite order column '${term.column}' not found in table schema; columns: ${info.columns.map((c) => c.name).join(", ")}`
+      )
+    }
+    return `${name === info.rowid && column === undefined ? name : quote(name)}${term.descending ? " DESC" : ""}`
+  })
+  // Ties are broken by the row's identity, so consecutive pages neither repeat nor skip rows.
+  const identity = info.rowid !== undefined
+    ? [info.rowid]
+    : info.columns.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk).map((c) => quote(c.name))
+  const all = [...parts, ...identity.filter((id) => !parts.some((part) => part === id || part === `${id} DESC`))]
+  return all.length === 0 ? "" : ` ORDER BY ${all.join(", ")}`
+}
+
+const fetchPage = (
+  db: Connection,
+  info: TableInfo,
+  query: { readonly limit: number; readonly offset: number; readonly order: string | undefined; readonly where: string | undefined }
+): Page => {
+  const from = quote(info.object.name) + (query.where === undefined ? "" : ` WHERE (${query.where})`)
+  const terms = query.order === undefined ? [] : parseOrder(query.order)
+  if (terms instanceof SelectorFailure) throw new DatabaseFailure(terms.message)
+  const { decode, sql } = projection(info.columns)
+  const rows = all(db, `SELECT ${sql} FROM ${from}${orderClause(info, terms)} LIMIT ? OFFSET ?`, query.limit, query.offset)
+    .map(decode)
+  const seen = query.offset + rows.length
+  const total = countRows(db, from, seen + COUNT_PROBE_CAP)
+  return { rows, after: Math.max(0, total - seen), afterIsLowerBound: total > seen + COUNT_PROBE_CAP, total }
+}
+
+/** Table lines that fit the budget, and how many rows they hold. */
+const fitTable = (
+  columns: ReadonlyArray<string>,
+  rows: ReadonlyArray<ReadonlyArray<Value>>,
+  firstRow: number,
+  budget: Budget
+): { readonly lines: Array<string>; readonly rows: number } => {
+  const layout = layoutTable(columns, rows, firstRow)
+  const lines = [...layout.head]
+  budget.takeAll(layout.head)
+  let shown = 0
+  for (const row of layout.rows) {
+    if (!budget.takeAll(row)) break
+    lines.push(...row)
+    shown++
+  }
+  const first = layout.rows[0]
+  if (shown === 0 && first !== undefined) {
+    // One row larger than the budget (hundreds of columns): show what fits of it and move on.
+    for (const line of first) {
+      if (!budget.take(line)) break
+      lines.push(line)
+    }
+    lines.push(`… (row cut at ${MAX_BYTES_LABEL}; use ?q=SELECT with fewer columns to see the rest)`)
+    shown = 1
+  }
+  if (rows.length === 0) lines.push("(no rows)")
+  return { lines, rows: shown }
+}
+
+const continuation = (
+  table: string,
+  more: { readonly rows: number; readonly lowerBound: boolean; readonly capped: boolean },
+  next: { readonly limit: number; readonly offset: number; readonly order?: string | undefined; readonly where?: string | undefined }
+): string => {
+  const params = [
+    `limit=${next.limit}`,
+    `offset=${next.offset}`,
+    ...(next.order === undefined ? [] : [`order=${encodeValue(next.order)}`]),
+    ...(next.where === undefined ? [] : [`where=${encodeValue(next.where)}`])
+  ].join("&")
+  // A count that stopped at the probe cap reads as the list's does: `50000+` is more than 50000.
+  const count = more.lowerBound ? `${more.rows - 1}+` : `${more.rows}`
+  return `[${count} more ${more.rows === 1 && !more.lowerBound ? "row" : "rows"}${
+    more.capped ? ` (output capped at ${MAX_BYTES_LABEL})` : ""
+  }; append :${table}?${params} to the database path to continue]`
+}
+
+/** Schema text: tabs as three spaces, each line at most `MAX_VALUE_CHARS` characters. */
+const schemaLines = (sql: string): Array<string> =>
+  sql.replace(/\t/g, "   ").split(/\r\n|\r|\n/).map((line) =>
+    line.length > MAX_VALUE_CHARS ? `${line.slice(0, MAX_VALUE_CHARS)}…` : line
+  )
+
+/** `app.db:users`: the CREATE statement (with its indexes and triggers) and the first rows. */
+export const showSchema = (db: Connection, info: TableInfo, budget: Budget): Shown => {
+  const name = info.object.name
+  if (info.object.sql === null) throw new DatabaseFailure(`SQLite schema for table '${name}' is unavailable`)
+  const related = all(
+    db,
+    "SELECT sql FROM sqlite_master WHERE tbl_name = ? AND type IN ('index', 'trigger') AND sql IS NOT NULL ORDER BY type, name",
+    name
+  ).map(([sql]) => String(sql))
+  const lines = [info.object.sql, ...related].flatMap(schemaLines)
+  budget.takeAll(lines)
+  lines.push("", "Sample rows:")
+  const page = fetchPage(db, info, { limit: SAMPLE_ROWS, offset: 0, order: undefined, where: undefined })
+  const table = fitTable(info.columns.map((c) => c.name), page.rows, 1, budget)
+  lines.push(...table.lines)
+  const more = page.after + page.rows.length - table.rows
+  if (more > 0) {
+    lines.push(continuation(name, { rows: more, lowerBound: page.afterIsLowerBound, capped: table.rows < page.rows.length }, {
+      limit: 20,
+      offset: table.rows
+    }))
+  }
+  return { lines, truncated: more > 0, suffix: `:${escapeText(name)}` }
+}
+
+const INTEGER = /^[+-]?\d+$/
+const INT64_MIN = -(2n ** 63n)
+const INT64_MAX = 2n ** 63n - 1n
+const asInteger = (key: string): bigint | undefined => {
+  if (!INTEGER.test(key.trim())) return undefined
+  const value = BigInt(key.trim())
+  return value < INT64_MIN || value > INT64_MAX ? undefined : value
+}
+
+/** The key as the primary key column's affinity wants it. */
+const keyValue = (column: Column, key: string): unknown => {
+  const type = column.type.toUpperCase()
+  if (type.includes("INT")) {
+    const value = asInteger(key)
+    if (value === undefined) throw new DatabaseFailure(`Primary key '${column.name}' must be an integer; got '${key}'`)
+    return value
+  }
+  if (/CHAR|CLOB|TEXT/.test(type)) return key
+  if (/REAL|FLOA|DOUB/.test(type)) {
+    const value = Number(key)
+    if (key.trim() === "" || !Number.isFinite(value)) {
+      throw new DatabaseFailure(`Primary key '${column.name}' must be a number; got '${key}'`)
+    }
+    return value
+  }
+  if (type === "" || type.includes("BLOB")) {
+    // No affinity: SQLite compares the key as given, so pass what it looks like.
+    const integer = asInteger(key)
+    if (integer !== undefined) return integer
+    return key.trim() !== "" && Number.isFinite(Number(key)) ? Number(key) : key
+  }
+  return key // NUMERIC affinity converts a numeric string itself.
+}
+
+/** `app.db:users:42`: one row by its primary key, or by rowid when there is none. */
+export const showRow = (db: Connection, info: TableInfo, key: string): Shown => {
+  const name = info.object.name
+  if (key.length === 0) {
+    throw new DatabaseFailure(`SQLite row lookups need a key after the table name, e.g. ':${name}:1'`)
+  }
+  const pk = info.columns.filter((column) => column.pk > 0)
+  if (pk.length > 1) throw new DatabaseFailure(`SQLite table '${name}' has a composite primary key; use '?where=' instead`)
+  let where: string
+  let value: unknown
+  if (pk.length === 1) {
+    where = quote(pk[0]!.name)
+    value = keyValue(pk[0]!, key)
+  } else {
+    if (info.rowid === undefined) throw new DatabaseFailure(`SQLite table '${name}' does not expose ROWID; use '?where=' instead`)
+    const rowid = asInteger(key)
+    if (rowid === undefined) throw new DatabaseFailure(`SQLite ROWID must be an integer; got '${key}'`)
+    where = info.rowid
+    value = rowid
+  }
+  const { decode, sql } = projection(info.columns)
+  const row = all(db, `SELECT ${sql} FROM ${quote(name)} WHERE ${where} = ? LIMIT 1`, value).map(decode)[0]
+  return {
+    lines: row === undefined
+      ? [`No row found in table '${name}' for key '${key}'.`]
+      : rowLines(info.columns.map((c) => c.name), row),
+    truncated: false,
+    suffix: `:${escapeText(name)}:${escapeText(key)}`
+  }
+}
+
+/** `app.db:users?limit=&offset=&order=&where=`: a page of rows. */
+export const showPage = (db: Connection, info: TableInfo, query: PageQuery, budget: Budget): Shown => {
+  const name = info.object.name
+  const page = fetchPage(db, info, query)
+  if (page.rows.length === 0 && query.offset > 0) {
+    throw new DatabaseFailure(
+      `SQLite offset ${query.offset} is past the last row (${
+        query.where === undefined
+          ? `'${name}' has ${plural(page.total, "row")}`
+          : `${plural(page.total, "row matches", "rows match")} the where clause`
+      }); use offset=0 to start from the first row`
+    )
+  }
+  const table = fitTable(info.columns.map((c) => c.name), page.rows, query.offset + 1, budget)
+  const more = page.after + page.rows.length - table.rows
+  const lines = [...table.lines]
+  if (more > 0) {
+    lines.push(continuation(name, { rows: more, lowerBound: page.afterIsLowerBound, capped: table.rows < page.rows.length }, {
+      limit: query.limit,
+      offset: query.offset + table.rows,
+      order: query.order,
+      where: query.where
+    }))
+  }
+  return { lines, truncated: more > 0, suffix: `:${escapeText(name)}` }
+}
+
+const READ_STATEMENTS = "use SELECT, WITH, VALUES, EXPLAIN or a PRAGMA that reads"
+
+/** `app.db?q=SELECT …`: one read-only statement, its first `MAX_RAW_ROWS` rows. */
+export const runQuery = (db: Connection, sql: string, budget: Budget): Shown => {
+  const keyword = leadingKeyword(sql)
+  if (keyword === "ATTACH" || keyword === "DETACH") {
+    throw new DatabaseFailure("SQLite raw queries cannot ATTACH or DETACH databases; a read sees this database only")
+  }
+  let statement: Statement
+  try {
+    statement = db.prepare(sql)
+  } catch (error) {
+    throw new DatabaseFailure(
+      /more than one statement/i.test(messageOf(error))
+        ? "SQLite raw queries must be a single statement; remove the ';' and what follows it"
+        : `SQLite query failed: ${messageOf(error)}`
+    )
+  }
+  // A read-only connection with query_only on still runs VACUUM INTO (a new file), CREATE TEMP
+  // and PRAGMA query_only = OFF: only statements that read and cannot write are run.
+  const what = keyword === "" ? "statement" : `${keyword} statement`
+  if (!statement.readonly) {
+    throw new DatabaseFailure(`SQLite raw queries are read-only; this ${what} would write (${READ_STATEMENTS})`)
+  }
+  if (!statement.reader) {
+    throw new DatabaseFailure(`SQLite raw queries must return rows; this ${what} returns none (${READ_STATEMENTS})`)
+  }
+  const columns = statement.columns().map((column) => column.name)
+  const rows: Array<Array<Value>> = []
+  let capped = false
+  try {
+    const iterator = statement.raw(true).iterate()
+    try {
+      for (const row of iterator) {
+        if (rows.length === MAX_RAW_ROWS) {
+          capped = true
+          break
+        }
+        rows.push(row as Array<Value>)
+      }
+    } finally {
+      iterator.return?.()
+    }
+  } catch (error) {
+    throw new DatabaseFailure(
+      error instanceof RangeError && /parameter/i.test(error.message)
+        ? "SQLite raw queries do not support bound parameters"
+        : `SQLite query failed: ${messageOf(error)}`
+    )
+  }
+  const table = fitTable(columns, rows, 1, budget)
+  const lines = [...table.lines]
+  if (table.rows < rows.length) {
+    lines.push(
+      `[Output capped at ${MAX_BYTES_LABEL} after ${plural(table.rows, "row")}; add a LIMIT/OFFSET clause to the query to page through more]`
+    )
+  } else if (capped) {
+    lines.push(`[Output capped at ${MAX_RAW_ROWS} rows; add a LIMIT/OFFSET clause to the query to page through more]`)
+  }
+  return { lines, truncated: capped || table.rows < rows.length, suffix: "" }
+}
