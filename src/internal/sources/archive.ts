@@ -1,9 +1,373 @@
 /**
- * Archives (`.zip`, `.tar`, `.tar.gz`/`.tgz`): listings and members. (Being implemented.)
+ * Archives (`.zip`, `.tar`, `.tar.gz`/`.tgz`): `a.zip` lists the root, `a.zip:dir/` a
+ * directory, `a.zip:dir/file.ts:10-20` reads a member with the usual numbering and paging.
+ *
+ * ZIP is read by random access (central directory, then one member's bytes); tar streams once
+ * and stops at the member. Members are capped in size and compression ratio while they
+ * inflate, compressed tar streams in total bytes; unsafe member paths (`..`, absolute) are
+ * refused in requests and never resolved in archives; binary members answer with a notice.
  */
+import type { File } from "@effect/platform/FileSystem"
+import * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
-import { ArchiveError } from "../../ReadError.js"
-import type { ContainerRequest } from "./types.js"
+import * as Option from "effect/Option"
+import * as Runtime from "effect/Runtime"
+import type { ReadResult } from "../../Read.js"
+import { ArchiveError, formatBytes, InvalidParams, InvalidSelector, OffsetOutOfRange } from "../../ReadError.js"
+import { isBinarySample } from "../binary.js"
+import { DEFAULT_LIMIT } from "../lines.js"
+import { fromPlatformError } from "../platformError.js"
+import { directoryFooter } from "../render.js"
+import { noSelection, parseSelector, type Selection, SelectorError, splitSelector } from "../selector.js"
+import { memoryPageAt, presentText } from "../text.js"
+import type { ByteSource, Content, ScanResult } from "./archive/content.js"
+import {
+  ARCHIVE_LIMITS,
+  ArchiveFailure,
+  type ArchiveFormat,
+  type ArchiveLimits,
+  ArchiveTree,
+  checkPath,
+  messages,
+  omittedNotice,
+  type RawEntry,
+  refusedNotice,
+  SourceFailure
+} from "./archive/model.js"
+import { isGzip, scanTar } from "./archive/tar.js"
+import { scanZip } from "./archive/zip.js"
+import type { ContainerRequest, Params } from "./types.js"
 
-export const readArchive = (request: ContainerRequest) =>
-  Effect.fail(new ArchiveError({ path: request.target.absolute, reason: "Archives are not supported yet" }))
+export { ARCHIVE_LIMITS, type ArchiveLimits } from "./archive/model.js"
+
+const PREVIEW_LINES = 20
+
+export const archiveFormat = (path: string): ArchiveFormat =>
+  /\.zip$/i.test(path) ? "zip" : /\.(?:tar\.gz|tgz)$/i.test(path) ? "tar.gz" : "tar"
+
+/** tar headers carry an octal checksum of the 512-byte header (its own field read as spaces). */
+const isTarHeader = (head: Uint8Array): boolean => {
+  if (head.length < 512) return false
+  const field = String.fromCharCode(...head.subarray(148, 156)).replace(/\0.*$/, "").trim()
+  if (!/^[0-7]+$/.test(field)) return false
+  let sum = 0
+  for (let i = 0; i < 512; i++) sum += i >= 148 && i < 156 ? 32 : head[i]!
+  return sum === parseInt(field, 8)
+}
+
+/**
+ * Whether a file's first bytes (512 or more) look like the archive its name says: for callers
+ * deciding between reading an `a.zip` as an archive or as the text it really holds.
+ */
+export const looksLikeArchive = (path: string, head: Uint8Array): boolean => {
+  const format = archiveFormat(path)
+  if (format === "zip") return head.length >= 4 && head[0] === 0x50 && head[1] === 0x4b
+  return isGzip(head) || isTarHeader(head) || (head.length >= 512 && head.subarray(0, 512).every((b) => b === 0))
+}
+
+/** What the text after the archive path asks for, before the archive is opened. */
+interface Plan {
+  /** The whole inner text as a member path ("" = the root). */
+  readonly whole: string
+  /** `member:selector`, when the inner text ends in a selector. */
+  readonly split: { readonly member: string; readonly selection: Selection | SelectorError } | undefined
+  /** The inner text is only a selector (`a.zip:2`, `a.zip:1-10`): applied to the root listing. */
+  readonly root: Selection | SelectorError | undefined
+}
+
+const plan = (request: ContainerRequest) =>
+  Effect.gen(function*() {
+    const archive = request.target.absolute
+    const inner = request.inner.replace(/\\/g, "/")
+    const checked = (requested: string) =>
+      Effect.gen(function*() {
+        const result = checkPath(requested)
+        if (result._tag === "Ok") return result.path
+        const reason = result._tag === "Absolute"
+          ? messages.absolute(requested, archive)
+          : messages.parentSegment(requested)
+        return yield* new ArchiveError({ path: archive, member: requested, reason })
+      })
+    const whole = yield* checked(inner)
+    const split = splitSelector(inner)
+    const selected = split.selector === undefined
+      ? undefined
+      : { member: yield* checked(split.path), selection: parseSelector(split.selector) }
+    const rootSplit = splitSelector(`.:${inner}`)
+    const root = inner !== "" && rootSplit.path === "." && rootSplit.selector !== undefined
+      ? parseSelector(rootSplit.selector)
+      : undefined
+    return { whole, split: selected, root } satisfies Plan
+  })
+
+/** The members a scan looks for, most literal first: a member named `notes:12` wins. */
+const wantedOf = (p: Plan): ReadonlyArray<string> =>
+  [...new Set([p.whole, ...(p.split === undefined ? [] : [p.split.member])])].filter((path) => path !== "")
+
+const infoFacts = (info: File.Info) =>
+  Option.match(info.mtime, { onNone: () => ({}), onSome: (mtime) => ({ mtime: mtime.getTime() }) })
+
+/** Reads through the platform `File`, one at a time (seek + read is not atomic). */
+const byteSource = (file: FileSystem.File, size: number) =>
+  Effect.gen(function*() {
+    const runtime = yield* Effect.runtime<never>()
+    const lock = yield* Effect.makeSemaphore(1)
+    const readAt = (position: number, length: number) =>
+      lock.withPermits(1)(Effect.gen(function*() {
+        yield* file.seek(position, "start")
+        const buffer = Buffer.allocUnsafe(Math.max(0, length))
+        let filled = 0
+        while (filled < length) {
+          const n = Number(yield* file.read(buffer.subarray(filled)))
+          if (n === 0) break
+          filled += n
+        }
+        return buffer.subarray(0, filled)
+      }))
+    const run = Runtime.runPromise(runtime)
+    // Streams may still ask for bytes after the scan settled: refuse them once the scope ends,
+    // and let reads in flight finish before the file is closed (its descriptor could be reused).
+    const pending = new Set<Promise<unknown>>()
+    let closed = false
+    yield* Effect.addFinalizer(() =>
+      Effect.promise(() => {
+        closed = true
+        return Promise.allSettled([...pending])
+      })
+    )
+    const source: ByteSource = {
+      size,
+      readAt: (position, length) => {
+        if (closed) return Promise.reject(new ArchiveFailure("The archive was closed"))
+        const read = run(Effect.either(readAt(position, length))).then((result) => {
+          if (result._tag === "Left") throw new SourceFailure(result.left)
+          return result.right
+        })
+        pending.add(read)
+        const settled = () => pending.delete(read)
+        read.then(settled, settled)
+        return read
+      }
+    }
+    return { source, head: (length: number) => readAt(0, Math.min(length, size)) }
+  })
+
+const listingPath = (base: string, directory: string) => (directory === "" ? base : `${base}:${directory}/`)
+
+const listing = (
+  request: ContainerRequest,
+  tree: ArchiveTree,
+  directory: string,
+  window: Params,
+  notices: ReadonlyArray<string>
+) =>
+  Effect.gen(function*() {
+    const path = listingPath(request.target.absolute, directory)
+    const entries = tree.list(directory)
+    const offset = Math.max(1, window.offset ?? 1)
+    const limit = window.limit ?? DEFAULT_LIMIT
+    const total = entries.length
+    if (offset > total && !(total === 0 && offset === 1)) {
+      return yield* new OffsetOutOfRange({ path, offset, totalLines: total, unit: "entries" })
+    }
+    const shown = entries.slice(offset - 1, offset - 1 + limit)
+    const last = offset - 1 + shown.length
+    const more = last < total
+    const output = [
+      `<path>${path}</path>`,
+      "<type>archive</type>",
+      "<entries>",
+      ...shown,
+      "",
+      ...notices,
+      directoryFooter({ shown, offset, total }),
+      "</entries>"
+    ].join("\n")
+    const result: ReadResult = {
+      title: listingPath(request.target.relative, directory),
+      output,
+      metadata: {
+        kind: "archive",
+        path,
+        preview: shown.slice(0, PREVIEW_LINES).join("\n"),
+        truncated: more,
+        ...(shown.length > 0 ? { startLine: offset, endLine: last } : {}),
+        totalLines: total,
+        ...(more ? { nextOffset: last + 1 } : {}),
+        size: Number(request.info.size),
+        ...infoFacts(request.info)
+      }
+    }
+    return result
+  })
+
+/** The page of a listing a selector asks for (`:N` from entry N, `:A-B` entries A..B). */
+const listingWindow = (request: ContainerRequest, directory: string, selection: Selection | SelectorError) =>
+  Effect.gen(function*() {
+    const path = listingPath(request.target.absolute, directory)
+    if (selection instanceof SelectorError) return yield* new InvalidSelector({ path, reason: selection.message })
+    yield* noParamsWith(request, selection)
+    if (selection.pages !== undefined) return yield* new InvalidSelector({ path, reason: messages.pages })
+    if (selection.ranges.length > 1) return yield* new InvalidSelector({ path, reason: messages.multiRange })
+    const range = selection.ranges[0]
+    return range === undefined
+      ? request.params
+      : { offset: range.start, ...(range.end === undefined ? {} : { limit: range.end - range.start + 1 }) }
+  })
+
+const noParamsWith = (request: ContainerRequest, selection: Selection) => {
+  const { offset, limit, column } = request.params
+  const selects = selection.ranges.length > 0 || selection.raw || selection.pages !== undefined
+  return selects && (offset !== undefined || limit !== undefined || column !== undefined)
+    ? new InvalidParams({
+      reason: `the path '${request.target.relative}:${request.inner}' has a selector; ` +
+        "do not also pass offset, limit or column (use one or the other)"
+    })
+    : Effect.void
+}
+
+const member = (request: ContainerRequest, path: string, entry: RawEntry, content: Content, selection: Selection) =>
+  Effect.gen(function*() {
+    const shown = `${request.target.absolute}:${path}`
+    if (selection.pages !== undefined) return yield* new InvalidSelector({ path: shown, reason: messages.pages })
+    yield* noParamsWith(request, selection)
+    const title = `${request.target.relative}:${path}`
+    const mtime = entry.mtime === undefined ? {} : { mtime: entry.mtime }
+    if (content._tag === "Binary") {
+      const notice = `(Cannot show binary archive entry '${path}' (${formatBytes(entry.size)}))`
+      const result: ReadResult = {
+        title,
+        output: [`<path>${shown}</path>`, "<type>file</type>", "<content>", notice, "</content>"].join("\n"),
+        metadata: { kind: "archive", path: shown, preview: notice, truncated: false, size: entry.size, ...mtime }
+      }
+      return result
+    }
+    const { bytes, detection } = content
+    const text = bytes.subarray(detection.bomLength)
+    const unit = detection.codec.unit
+    const lastUnit = text.subarray(Math.max(0, text.length - unit))
+    const low = detection.codec.bigEndian ? unit - 1 : 0
+    const finalNewline = lastUnit.length === unit && (lastUnit[low] === 10 || lastUnit[low] === 13) &&
+      lastUnit.every((byte, k) => k === low || byte === 0)
+    return yield* presentText({
+      path: shown,
+      title,
+      kind: "archive",
+      pageAt: memoryPageAt(text, detection.codec),
+      selection,
+      params: request.params,
+      facts: { fileSize: bytes.length, encoding: detection.codec.encoding, replaced: detection.fallback },
+      metadata: {
+        size: bytes.length,
+        encoding: detection.codec.encoding,
+        bom: detection.bomLength > 0,
+        finalNewline,
+        ...mtime
+      }
+    })
+  })
+
+/** Decide what the scan found: a member, a directory listing, or why neither. */
+const resolve = (request: ContainerRequest, p: Plan, scan: ScanResult) =>
+  Effect.gen(function*() {
+    const archive = request.target.absolute
+    if (scan.found !== undefined) {
+      const { path, entry, content } = scan.found
+      const selection = path === p.whole ? noSelection : p.split!.selection
+      if (selection instanceof SelectorError) {
+        return yield* new InvalidSelector({ path: `${archive}:${path}`, reason: selection.message })
+      }
+      return yield* member(request, path, entry, content, selection)
+    }
+    const tree = new ArchiveTree(scan.table)
+    const rootNotices = [
+      ...(scan.table.entries.length === 0 && scan.table.refused.length === 0 ? ["(Empty archive)"] : []),
+      ...[refusedNotice(scan.table.refused), omittedNotice(scan.table)].filter((n): n is string => n !== undefined)
+    ]
+    const notices = (directory: string) => (directory === "" ? rootNotices : [])
+    if (tree.isDirectory(p.whole)) return yield* listing(request, tree, p.whole, request.params, notices(p.whole))
+    if (p.split !== undefined && tree.isDirectory(p.split.member)) {
+      const window = yield* listingWindow(request, p.split.member, p.split.selection)
+      return yield* listing(request, tree, p.split.member, window, notices(p.split.member))
+    }
+    if (p.root !== undefined) {
+      return yield* listing(request, tree, "", yield* listingWindow(request, "", p.root), rootNotices)
+    }
+    for (const path of wantedOf(p)) {
+      const entry = tree.entry(path)
+      if (entry?.kind === "link") {
+        return yield* new ArchiveError({ path: archive, member: path, reason: messages.link(path, entry.linkTarget) })
+      }
+      if (entry?.kind === "special") {
+        return yield* new ArchiveError({
+          path: archive,
+          member: path,
+          reason: messages.special(path, entry.special ?? "special file")
+        })
+      }
+    }
+    const missing = p.split?.member ?? p.whole
+    const suggestions = tree.suggest(missing).map((path) => `${archive}:${path}`)
+    const omitted = scan.table.omitted > 0
+      ? `\n\n(Only the first ${scan.table.entries.length} entries of the archive were indexed.)`
+      : ""
+    return yield* new ArchiveError({
+      path: archive,
+      member: missing,
+      reason: messages.notFound(missing, archive, suggestions) + omitted
+    })
+  })
+
+/** The archive read with explicit limits (tests use small ones). */
+export const readArchiveWith = (limits: ArchiveLimits) =>
+  Effect.fn("Read.archive")(function*(request: ContainerRequest) {
+    const fs = yield* FileSystem.FileSystem
+    const archive = request.target.absolute
+    const format = archiveFormat(archive)
+    const p = yield* plan(request)
+    const size = Number(request.info.size)
+    if (size === 0) return yield* new ArchiveError({ path: archive, reason: messages.empty(format) })
+    const failed = (error: unknown) => {
+      if (error instanceof SourceFailure) return fromPlatformError(archive, error.error)
+      if (error instanceof ArchiveFailure) {
+        return new ArchiveError({
+          path: archive,
+          ...(error.member === undefined ? {} : { member: error.member }),
+          reason: error.reason
+        })
+      }
+      return new ArchiveError({ path: archive, reason: `Cannot read archive: ${String(error)}` })
+    }
+    return yield* Effect.scoped(Effect.gen(function*() {
+      const file = yield* fs.open(archive, { flag: "r" }).pipe(Effect.mapError((e) => fromPlatformError(archive, e)))
+      const { head, source } = yield* byteSource(file, size)
+      const first = yield* head(512).pipe(Effect.mapError((e) => fromPlatformError(archive, e)))
+      const wanted = wantedOf(p)
+      const scan = yield* Effect.tryPromise({
+        try: (signal) =>
+          format === "zip"
+            ? scanZip(source, wanted, limits, signal)
+            : scanTar(source, isGzip(first), wanted, limits, signal),
+        catch: failed
+      }).pipe(
+        Effect.catchIf(
+          (error): error is ArchiveError =>
+            error._tag === "ArchiveError" && format === "zip" && !looksLikeArchive(archive, first),
+          (error) => Effect.fail(notAZip(archive, first, error))
+        )
+      )
+      return yield* resolve(request, p, scan)
+    }))
+  })
+
+/** A `.zip` that is not ZIP data at all: say what it is rather than how the parse failed. */
+const notAZip = (archive: string, head: Uint8Array, error: ArchiveError) => {
+  return head.length > 0 && !isBinarySample(head)
+    ? new ArchiveError({
+      path: archive,
+      reason: `Not a ZIP archive: ${archive} has a .zip name but holds text (no ZIP signature)`
+    })
+    : error
+}
+
+export const readArchive = readArchiveWith(ARCHIVE_LIMITS)

@@ -1,0 +1,832 @@
+/**
+ * Archives through `read`: `.zip`, `.tar`, `.tar.gz`/`.tgz` listings and members, selectors,
+ * paging, and every refusal (unsafe paths, encryption, corruption, bombs, size caps, binary).
+ * Fixtures are generated here: ZIPs by a small writer (deflateRaw + CRC-32), tars by
+ * tar-stream's pack, tgz by gzipping that.
+ */
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as NodePath from "@effect/platform-node/NodePath"
+import * as FileSystem from "@effect/platform/FileSystem"
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as crypto from "node:crypto"
+import * as fs from "node:fs"
+import * as nodePath from "node:path"
+import * as zlib from "node:zlib"
+import * as tarStream from "tar-stream"
+import * as FileTime from "../src/FileTime.js"
+import * as Lsp from "../src/Lsp.js"
+import * as Permission from "../src/Permission.js"
+import { read, type ReadParams } from "../src/Read.js"
+import { resolveTarget } from "../src/internal/access.js"
+import { ARCHIVE_LIMITS, readArchive, readArchiveWith } from "../src/internal/sources/archive.js"
+import * as Workspace from "../src/Workspace.js"
+import { memoryLayer, nodeLayer, tempDir, writeTree } from "./support.js"
+
+// -----------------------------------------------------------------------------
+// Fixture writers
+// -----------------------------------------------------------------------------
+
+const crcTable = (() => {
+  const table = new Int32Array(256)
+  for (let n = 0; n < 256; n++) {
+    let c = n
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1
+    table[n] = c
+  }
+  return table
+})()
+
+const crc32 = (bytes: Uint8Array): number => {
+  let c = -1
+  for (let i = 0; i < bytes.length; i++) c = crcTable[(c ^ bytes[i]!) & 0xff]! ^ (c >>> 8)
+  return (c ^ -1) >>> 0
+}
+
+interface ZipMember {
+  readonly name: string
+  readonly data?: string | Uint8Array
+  /** 0 stored, 8 deflate (default), anything else is written as given with stored bytes. */
+  readonly method?: number
+  /** General-purpose flags (bit 0: encrypted); UTF-8 names (bit 11) are always set. */
+  readonly flags?: number
+  /** Uncompressed size written in the headers instead of the real one. */
+  readonly declaredSize?: number
+  /** Unix mode kept in the external attributes (e.g. 0o120777 for a symlink). */
+  readonly mode?: number
+}
+
+/** A ZIP archive: local headers and data, the central directory, the end record. */
+const zip = (members: ReadonlyArray<ZipMember>): Buffer => {
+  const locals: Array<Buffer> = []
+  const centrals: Array<Buffer> = []
+  let offset = 0
+  for (const member of members) {
+    const name = Buffer.from(member.name, "utf8")
+    const data = typeof member.data === "string" ? Buffer.from(member.data, "utf8") : Buffer.from(member.data ?? [])
+    const method = member.method ?? (member.name.endsWith("/") ? 0 : 8)
+    const stored = method === 8 ? zlib.deflateRawSync(data) : data
+    const flags = (member.flags ?? 0) | 0x800
+    const crc = crc32(data)
+    const size = member.declaredSize ?? data.length
+    const local = Buffer.alloc(30)
+    local.writeUInt32LE(0x04034b50, 0)
+    local.writeUInt16LE(20, 4)
+    local.writeUInt16LE(flags, 6)
+    local.writeUInt16LE(method, 8)
+    local.writeUInt16LE(0, 10)
+    local.writeUInt16LE(0x5a21, 12) // 2025-01-01
+    local.writeUInt32LE(crc, 14)
+    local.writeUInt32LE(stored.length, 18)
+    local.writeUInt32LE(size, 22)
+    local.writeUInt16LE(name.length, 26)
+    local.writeUInt16LE(0, 28)
+    const central = Buffer.alloc(46)
+    central.writeUInt32LE(0x02014b50, 0)
+    central.writeUInt16LE((3 << 8) | 30, 4)
+    central.writeUInt16LE(20, 6)
+    central.writeUInt16LE(flags, 8)
+    central.writeUInt16LE(method, 10)
+    central.writeUInt16LE(0, 12)
+    central.writeUInt16LE(0x5a21, 14)
+    central.writeUInt32LE(crc, 16)
+    central.writeUInt32LE(stored.length, 20)
+    central.writeUInt32LE(size, 24)
+    central.writeUInt16LE(name.length, 28)
+    central.writeUInt32LE(((member.mode ?? (member.name.endsWith("/") ? 0o040755 : 0o100644)) << 16) >>> 0, 38)
+    central.writeUInt32LE(offset, 42)
+    locals.push(local, name, stored)
+    centrals.push(central, name)
+    offset += local.length + name.length + stored.length
+  }
+  const directory = Buffer.concat(centrals)
+  const end = Buffer.alloc(22)
+  end.writeUInt32LE(0x06054b50, 0)
+  end.writeUInt16LE(members.length, 8)
+  end.writeUInt16LE(members.length, 10)
+  end.writeUInt32LE(directory.length, 12)
+  end.writeUInt32LE(offset, 16)
+  return Buffer.concat([...locals, directory, end])
+}
+
+interface TarMember {
+  readonly name: string
+  readonly data?: string | Uint8Array
+  readonly type?: "file" | "directory" | "symlink"
+  readonly linkname?: string
+}
+
+const tar = async (members: ReadonlyArray<TarMember>): Promise<Buffer> => {
+  const pack = tarStream.pack()
+  const chunks: Array<Buffer> = []
+  const done = (async () => {
+    for await (const chunk of pack) chunks.push(chunk as Buffer)
+  })()
+  for (const member of members) {
+    const data = typeof member.data === "string" ? Buffer.from(member.data, "utf8") : Buffer.from(member.data ?? [])
+    const type = member.type ?? "file"
+    await new Promise<void>((resolve, reject) => {
+      pack.entry(
+        {
+          name: member.name,
+          type,
+          size: type === "file" ? data.length : 0,
+          mtime: new Date("2025-01-01T00:00:00Z"),
+          ...(member.linkname === undefined ? {} : { linkname: member.linkname })
+        },
+        type === "file" ? data : undefined as unknown as Uint8Array,
+        (error) => (error ? reject(error) : resolve())
+      )
+    })
+  }
+  pack.finalize()
+  await done
+  return Buffer.concat(chunks)
+}
+
+const lines = (n: number, label = "line") => Array.from({ length: n }, (_, i) => `${label} ${i + 1}`)
+const textOf = (n: number, label = "line") => lines(n, label).join("\n") + "\n"
+
+const PKG = [
+  { name: "pkg/README.md", data: "# Archive README\nLine 2\nLine 3\n" },
+  { name: "pkg/src/index.ts", data: "export const answer = 42\n" },
+  { name: "pkg/src/util.ts", data: textOf(30, "util") },
+  { name: "top.txt", data: "top level\n" },
+  { name: "Alpha.md", data: "alpha\n" }
+]
+
+// -----------------------------------------------------------------------------
+// Harness
+// -----------------------------------------------------------------------------
+
+const roots: Array<string> = []
+afterAll(() => {
+  for (const root of roots) fs.rmSync(root, { recursive: true, force: true })
+})
+
+const project = (files: Readonly<Record<string, string | Uint8Array>>): string => {
+  const root = tempDir("effect-read-archive-")
+  roots.push(root)
+  writeTree(root, files)
+  return root
+}
+
+const readIn = (root: string, params: ReadParams | unknown) => read(params).pipe(Effect.provide(nodeLayer(root)))
+const failIn = (root: string, params: ReadParams | unknown) => Effect.flip(readIn(root, params))
+const readPath = (root: string, filePath: string) => readIn(root, { filePath })
+const failPath = (root: string, filePath: string) => failIn(root, { filePath })
+
+const filePage = (path: string, shown: ReadonlyArray<string>, footer: string) =>
+  `<path>${path}</path>\n<type>file</type>\n<content>\n${shown.map((l) => `${l}\n`).join("")}\n${footer}\n</content>`
+
+const archivePage = (path: string, entries: ReadonlyArray<string>, footer: ReadonlyArray<string>) =>
+  `<path>${path}</path>\n<type>archive</type>\n<entries>\n${entries.map((e) => `${e}\n`).join("")}\n${
+    footer.join("\n")
+  }\n</entries>`
+
+const numbered = (shown: ReadonlyArray<string>, first = 1) => shown.map((l, i) => `${first + i}: ${l}`)
+
+const expectArchiveError = (error: { readonly _tag: string; readonly message: string }, reason: RegExp | string) => {
+  expect(error._tag).toBe("ArchiveError")
+  if (typeof reason === "string") expect(error.message).toBe(reason)
+  else expect(error.message).toMatch(reason)
+}
+
+/** `readArchive` (or a variant with other limits) called directly, as `read` dispatches to it. */
+const direct = (
+  root: string,
+  archive: string,
+  inner: string,
+  params: { offset?: number; limit?: number } = {},
+  run = readArchive
+) =>
+  Effect.gen(function*() {
+    const fsys = yield* FileSystem.FileSystem
+    const target = yield* resolveTarget(archive)
+    const info = yield* fsys.stat(target.absolute)
+    return yield* run({ target, info, inner, params })
+  }).pipe(Effect.provide(nodeLayer(root)))
+
+/** The Node filesystem, counting the bytes read through opened files. */
+const countingLayer = (root: string, counter: { bytes: number }) => {
+  const counting = Layer.effect(
+    FileSystem.FileSystem,
+    Effect.map(FileSystem.FileSystem, (inner): FileSystem.FileSystem => ({
+      ...inner,
+      open: (path, options) =>
+        Effect.map(inner.open(path, options), (file) =>
+          new Proxy(file, {
+            get(target, property, receiver) {
+              if (property === "read") {
+                return (buffer: Uint8Array) =>
+                  Effect.tap(target.read(buffer), (n) => Effect.sync(() => (counter.bytes += Number(n))))
+              }
+              const value = Reflect.get(target, property, receiver)
+              return typeof value === "function" ? value.bind(target) : value
+            }
+          }))
+    }))
+  ).pipe(Layer.provide(NodeFileSystem.layer))
+  const platform = Layer.merge(counting, NodePath.layer)
+  return Layer.mergeAll(
+    Workspace.layer({ directory: root, worktree: root, sessionId: "test" }),
+    Permission.layerAllowAll,
+    Lsp.layerRecording,
+    FileTime.layerMemory
+  ).pipe(Layer.provideMerge(platform))
+}
+
+// -----------------------------------------------------------------------------
+// Tests
+// -----------------------------------------------------------------------------
+
+describe("zip listings", () => {
+  it.effect("lists the root: directories with /, files with sizes, case-insensitive order", () =>
+    Effect.gen(function*() {
+      const root = project({ "a.zip": zip(PKG) })
+      const result = yield* readPath(root, "a.zip")
+      expect(result.output).toBe(
+        archivePage(`${root}/a.zip`, ["Alpha.md (6 bytes)", "pkg/", "top.txt (10 bytes)"], ["(3 entries)"])
+      )
+      expect(result.title).toBe("a.zip")
+      expect(result.metadata).toMatchObject({
+        kind: "archive",
+        path: `${root}/a.zip`,
+        truncated: false,
+        totalLines: 3,
+        startLine: 1,
+        endLine: 3
+      })
+      expect(result.metadata.preview).toBe("Alpha.md (6 bytes)\npkg/\ntop.txt (10 bytes)")
+    }))
+
+  it.effect("lists a nested directory synthesized from member paths, with or without a trailing /", () =>
+    Effect.gen(function*() {
+      const root = project({ "a.zip": zip(PKG) })
+      const withSlash = yield* readPath(root, "a.zip:pkg/src/")
+      expect(withSlash.output).toBe(
+        archivePage(`${root}/a.zip:pkg/src/`, ["index.ts (25 bytes)", "util.ts (231 bytes)"], ["(2 entries)"])
+      )
+      expect(withSlash.title).toBe("a.zip:pkg/src/")
+      const withoutSlash = yield* readPath(root, "a.zip:pkg/src")
+      expect(withoutSlash.output).toBe(withSlash.output)
+      const pkg = yield* readPath(root, "a.zip:pkg")
+      expect(pkg.output).toBe(archivePage(`${root}/a.zip:pkg/`, ["README.md (31 bytes)", "src/"], ["(2 entries)"]))
+    }))
+
+  it.effect("explicit directory entries are listed once", () =>
+    Effect.gen(function*() {
+      const root = project({ "d.zip": zip([{ name: "docs/" }, { name: "docs/a.txt", data: "a\n" }, { name: "empty/" }]) })
+      const result = yield* readPath(root, "d.zip")
+      expect(result.output).toBe(archivePage(`${root}/d.zip`, ["docs/", "empty/"], ["(2 entries)"]))
+      const empty = yield* readPath(root, "d.zip:empty/")
+      expect(empty.output).toBe(archivePage(`${root}/d.zip:empty/`, [], ["(0 entries)"]))
+    }))
+
+  it.effect("pages a listing with offset/limit like directory listings", () =>
+    Effect.gen(function*() {
+      const names = Array.from({ length: 5 }, (_, i) => ({ name: `f${i + 1}.txt`, data: "x" }))
+      const root = project({ "many.zip": zip(names) })
+      const first = yield* readIn(root, { filePath: "many.zip", limit: 2 })
+      expect(first.output).toBe(
+        archivePage(`${root}/many.zip`, ["f1.txt (1 bytes)", "f2.txt (1 bytes)"], [
+          "(Showing 2 of 5 entries. Use 'offset' parameter to read beyond entry 2)"
+        ])
+      )
+      expect(first.metadata).toMatchObject({ truncated: true, nextOffset: 3, totalLines: 5 })
+      const rest = yield* readIn(root, { filePath: "many.zip", offset: 4 })
+      expect(rest.output).toBe(archivePage(`${root}/many.zip`, ["f4.txt (1 bytes)", "f5.txt (1 bytes)"], ["(5 entries)"]))
+      const beyond = yield* failIn(root, { filePath: "many.zip", offset: 9 })
+      expect(beyond._tag).toBe("OffsetOutOfRange")
+      expect(beyond.message).toBe("Offset 9 is out of range for this directory (5 entries)")
+    }))
+
+  it.effect("a selector after the archive applies to the root listing", () =>
+    Effect.gen(function*() {
+      const names = Array.from({ length: 5 }, (_, i) => ({ name: `f${i + 1}.txt`, data: "x" }))
+      const root = project({ "many.zip": zip(names) })
+      const from = yield* readPath(root, "many.zip:4")
+      expect(from.output).toBe(archivePage(`${root}/many.zip`, ["f4.txt (1 bytes)", "f5.txt (1 bytes)"], ["(5 entries)"]))
+      const window = yield* readPath(root, "many.zip:2-3")
+      expect(window.output).toBe(
+        archivePage(`${root}/many.zip`, ["f2.txt (1 bytes)", "f3.txt (1 bytes)"], [
+          "(Showing 2 of 5 entries. Use 'offset' parameter to read beyond entry 3)"
+        ])
+      )
+      const raw = yield* readPath(root, "many.zip:raw")
+      expect(raw.metadata.totalLines).toBe(5)
+      const multi = yield* failPath(root, "many.zip:1-2,4-5")
+      expect(multi._tag).toBe("InvalidSelector")
+      expect(multi.message).toBe("Multi-range line selectors are not supported for archive directory listings.")
+      const zero = yield* failPath(root, "many.zip:0")
+      expect(zero.message).toBe("Line selector 0 is invalid; lines are 1-indexed. Use :1.")
+    }))
+
+  it.effect("an empty archive lists no entries", () =>
+    Effect.gen(function*() {
+      const root = project({ "empty.zip": zip([]), "empty.tar": yield* Effect.promise(() => tar([])) })
+      const z = yield* readPath(root, "empty.zip")
+      expect(z.output).toBe(archivePage(`${root}/empty.zip`, [], ["(Empty archive)", "(0 entries)"]))
+      expect(z.metadata).toMatchObject({ kind: "archive", totalLines: 0, truncated: false })
+      const t = yield* readPath(root, "empty.tar")
+      expect(t.output).toBe(archivePage(`${root}/empty.tar`, [], ["(Empty archive)", "(0 entries)"]))
+    }))
+})
+
+describe("zip members", () => {
+  it.effect("reads a member with line numbers, title and metadata", () =>
+    Effect.gen(function*() {
+      const root = project({ "a.zip": zip(PKG) })
+      const result = yield* readPath(root, "a.zip:pkg/README.md")
+      expect(result.output).toBe(
+        filePage(`${root}/a.zip:pkg/README.md`, numbered(["# Archive README", "Line 2", "Line 3"]), "(End of file - total 3 lines)")
+      )
+      expect(result.title).toBe("a.zip:pkg/README.md")
+      expect(result.metadata).toMatchObject({
+        kind: "archive",
+        path: `${root}/a.zip:pkg/README.md`,
+        size: 31,
+        totalLines: 3,
+        encoding: "utf-8",
+        finalNewline: true,
+        truncated: false
+      })
+    }))
+
+  it.effect("line selectors: :10-20, :N+K, :raw and :2-4:raw", () =>
+    Effect.gen(function*() {
+      const root = project({ "a.zip": zip(PKG) })
+      const range = yield* readPath(root, "a.zip:pkg/src/util.ts:10-20")
+      expect(range.output).toBe(
+        filePage(
+          `${root}/a.zip:pkg/src/util.ts`,
+          numbered(lines(30, "util").slice(9, 20), 10),
+          "(Showing lines 10-20 of 30. Use offset=21 to continue.)"
+        )
+      )
+      expect(range.metadata).toMatchObject({ startLine: 10, endLine: 20, nextOffset: 21, truncated: true })
+      const plus = yield* readPath(root, "a.zip:pkg/src/util.ts:28+5")
+      expect(plus.output).toBe(
+        filePage(`${root}/a.zip:pkg/src/util.ts`, numbered(["util 28", "util 29", "util 30"], 28), "(End of file - total 30 lines)")
+      )
+      const raw = yield* readPath(root, "a.zip:pkg/README.md:raw")
+      expect(raw.output).toBe(
+        filePage(`${root}/a.zip:pkg/README.md`, ["# Archive README", "Line 2", "Line 3"], "(End of file - total 3 lines)")
+      )
+      const rawRange = yield* readPath(root, "a.zip:pkg/src/util.ts:2-4:raw")
+      expect(rawRange.output).toBe(
+        filePage(
+          `${root}/a.zip:pkg/src/util.ts`,
+          ["util 2", "util 3", "util 4"],
+          "(Showing lines 2-4 of 30. Use offset=5 to continue.)"
+        )
+      )
+      const multi = yield* readPath(root, "a.zip:pkg/src/util.ts:1-2,29-30")
+      expect(multi.output).toContain("1: util 1\n2: util 2\n…\n29: util 29\n30: util 30\n")
+    }))
+
+  it.effect("a member pages like a file: default limit, then offset/limit parameters", () =>
+    Effect.gen(function*() {
+      const root = project({ "big.zip": zip([{ name: "long.txt", data: textOf(2500) }]) })
+      const first = yield* readPath(root, "big.zip:long.txt")
+      expect(first.output.endsWith("(Showing lines 1-2000 of 2500. Use offset=2001 to continue.)\n</content>")).toBe(true)
+      expect(first.metadata).toMatchObject({ nextOffset: 2001, truncated: true, totalLines: 2500 })
+      // Explicit parameters, as `read` hands them to the archive source.
+      const page = yield* direct(root, "big.zip", "long.txt", { offset: 2001, limit: 3 })
+      expect(page.output).toBe(
+        filePage(
+          `${root}/big.zip:long.txt`,
+          numbered(["line 2001", "line 2002", "line 2003"], 2001),
+          "(Showing lines 2001-2003 of 2500. Use offset=2004 to continue.)"
+        )
+      )
+      const last = yield* direct(root, "big.zip", "long.txt", { offset: 2499 })
+      expect(last.output).toBe(
+        filePage(`${root}/big.zip:long.txt`, numbered(["line 2499", "line 2500"], 2499), "(End of file - total 2500 lines)")
+      )
+      const beyond = yield* Effect.flip(direct(root, "big.zip", "long.txt", { offset: 2600 }))
+      expect(beyond._tag).toBe("OffsetOutOfRange")
+      const both = yield* Effect.flip(direct(root, "big.zip", "long.txt:5", { offset: 2 }))
+      expect(both._tag).toBe("InvalidParams")
+    }))
+
+  it.effect("a line selector past the end of a member is out of range", () =>
+    Effect.gen(function*() {
+      const root = project({ "a.zip": zip(PKG) })
+      const error = yield* failPath(root, "a.zip:top.txt:50")
+      expect(error._tag).toBe("OffsetOutOfRange")
+      expect(error.message).toBe("Offset 50 is out of range for this file (1 lines)")
+    }))
+
+  it.effect("a real member named like a selector wins (zip and tar)", () =>
+    Effect.gen(function*() {
+      const members = [{ name: "raw", data: "I am the raw member\n" }, { name: "2", data: "two\n" }, { name: "z.txt", data: "z\n" }]
+      const root = project({ "s.zip": zip(members), "s.tar": yield* Effect.promise(() => tar(members)) })
+      for (const archive of ["s.zip", "s.tar"]) {
+        const raw = yield* readPath(root, `${archive}:raw`)
+        expect(raw.output).toBe(filePage(`${root}/${archive}:raw`, ["1: I am the raw member"], "(End of file - total 1 lines)"))
+        const two = yield* readPath(root, `${archive}:2`)
+        expect(two.output).toBe(filePage(`${root}/${archive}:2`, ["1: two"], "(End of file - total 1 lines)"))
+        const three = yield* readPath(root, `${archive}:3`)
+        expect(three.output).toBe(archivePage(`${root}/${archive}`, ["z.txt (2 bytes)"], ["(3 entries)"]))
+      }
+    }))
+
+  it.effect("a member whose name ends like a selector is read whole, not as a range", () =>
+    Effect.gen(function*() {
+      const root = project({ "n.zip": zip([{ name: "notes:2", data: "a\nb\nc\n" }, { name: "notes", data: "x\ny\n" }]) })
+      const literal = yield* readPath(root, "n.zip:notes:2")
+      expect(literal.output).toBe(filePage(`${root}/n.zip:notes:2`, numbered(["a", "b", "c"]), "(End of file - total 3 lines)"))
+    }))
+
+  it.effect("a missing member names up to 3 similar members", () =>
+    Effect.gen(function*() {
+      const root = project({ "a.zip": zip(PKG) })
+      const error = yield* failPath(root, "a.zip:pkg/src/index.js")
+      expectArchiveError(
+        error,
+        `Path 'pkg/src/index.js' not found inside archive ${root}/a.zip\n\nDid you mean one of these?\n${root}/a.zip:pkg/src/index.ts`
+      )
+      expect(error).toMatchObject({ path: `${root}/a.zip`, member: "pkg/src/index.js" })
+      const byName = yield* failPath(root, "a.zip:util.ts")
+      expect(byName.message).toContain(`${root}/a.zip:pkg/src/util.ts`)
+      const nothing = yield* failPath(root, "a.zip:qqqqqq.bin")
+      expect(nothing.message).toBe(`Path 'qqqqqq.bin' not found inside archive ${root}/a.zip`)
+      const nested = yield* failPath(root, "a.zip:pkg/src/index.ts/more")
+      expect(nested._tag).toBe("ArchiveError")
+    }))
+
+  it.effect("a binary member answers with a notice, not bytes", () =>
+    Effect.gen(function*() {
+      // An ELF header and zeros.
+      const binary = Buffer.concat([Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0]), Buffer.alloc(1252)])
+      const root = project({ "b.zip": zip([{ name: "x.bin", data: binary }]) })
+      const result = yield* readPath(root, "b.zip:x.bin")
+      expect(result.output).toBe(
+        `<path>${root}/b.zip:x.bin</path>\n<type>file</type>\n<content>\n(Cannot show binary archive entry 'x.bin' (1.2 KB))\n</content>`
+      )
+      expect(result.metadata).toMatchObject({ kind: "archive", size: 1260, truncated: false })
+    }))
+
+  it.effect("UTF-16 members are decoded like files", () =>
+    Effect.gen(function*() {
+      const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("héllo\nwörld\n", "utf16le")])
+      const root = project({ "u.zip": zip([{ name: "u.txt", data: utf16 }]) })
+      const result = yield* readPath(root, "u.zip:u.txt")
+      expect(result.output).toBe(filePage(`${root}/u.zip:u.txt`, numbered(["héllo", "wörld"]), "(End of file - total 2 lines)"))
+      expect(result.metadata).toMatchObject({ encoding: "utf-16le", bom: true })
+    }))
+})
+
+describe("tar and tar.gz", () => {
+  it.effect("lists and reads tar, tar.gz and tgz the same way", () =>
+    Effect.gen(function*() {
+      const tarBytes = yield* Effect.promise(() => tar(PKG))
+      const root = project({ "p.tar": tarBytes, "p.tar.gz": zlib.gzipSync(tarBytes), "p.tgz": zlib.gzipSync(tarBytes) })
+      for (const archive of ["p.tar", "p.tar.gz", "p.tgz"]) {
+        const listing = yield* readPath(root, archive)
+        expect(listing.output).toBe(
+          archivePage(`${root}/${archive}`, ["Alpha.md (6 bytes)", "pkg/", "top.txt (10 bytes)"], ["(3 entries)"])
+        )
+        const src = yield* readPath(root, `${archive}:pkg/src/`)
+        expect(src.output).toBe(
+          archivePage(`${root}/${archive}:pkg/src/`, ["index.ts (25 bytes)", "util.ts (231 bytes)"], ["(2 entries)"])
+        )
+        const readme = yield* readPath(root, `${archive}:pkg/README.md:L1-L2`)
+        expect(readme.output).toBe(
+          filePage(
+            `${root}/${archive}:pkg/README.md`,
+            numbered(["# Archive README", "Line 2"]),
+            "(Showing lines 1-2 of 3. Use offset=3 to continue.)"
+          )
+        )
+        expect(readme.title).toBe(`${archive}:pkg/README.md`)
+        const missing = yield* failPath(root, `${archive}:pkg/readme.md`)
+        expect(missing.message).toContain(`${root}/${archive}:pkg/README.md`)
+      }
+    }))
+
+  it.effect("symbolic links are listed with their target and not followed", () =>
+    Effect.gen(function*() {
+      const root = project({
+        "l.tar": yield* Effect.promise(() =>
+          tar([{ name: "real.txt", data: "real\n" }, { name: "link.txt", type: "symlink", linkname: "real.txt" }])
+        )
+      })
+      const listing = yield* readPath(root, "l.tar")
+      expect(listing.output).toBe(
+        archivePage(`${root}/l.tar`, ["link.txt -> real.txt", "real.txt (5 bytes)"], ["(2 entries)"])
+      )
+      const error = yield* failPath(root, "l.tar:link.txt")
+      expectArchiveError(
+        error,
+        "Archive member 'link.txt' is a link to 'real.txt'; links inside archives are not followed. Read the target instead."
+      )
+    }))
+
+  it.effect("a truncated tar.gz is a typed error", () =>
+    Effect.gen(function*() {
+      const big = crypto.randomBytes(200_000)
+      const gz = zlib.gzipSync(yield* Effect.promise(() => tar([{ name: "a.txt", data: "a\n" }, { name: "r.bin", data: big }])))
+      const root = project({ "cut.tar.gz": gz.subarray(0, Math.floor(gz.length / 2)) })
+      const error = yield* failPath(root, "cut.tar.gz")
+      expectArchiveError(error, /^Invalid tar\.gz archive: the compressed data is truncated/)
+      // A member before the cut is still readable: the stream stops once it is found.
+      const early = yield* readPath(root, "cut.tar.gz:a.txt")
+      expect(early.output).toContain("1: a")
+    }))
+
+  it.effect("a truncated or corrupt tar is a typed error", () =>
+    Effect.gen(function*() {
+      const bytes = yield* Effect.promise(() => tar([{ name: "a.txt", data: "x".repeat(5000) }]))
+      const garbage = Buffer.from("this is not a tar archive at all\n".repeat(40))
+      const root = project({ "cut.tar": bytes.subarray(0, 2048), "bad.tar": garbage, "bad.tgz": garbage })
+      expectArchiveError(yield* failPath(root, "cut.tar"), /^Invalid tar archive: truncated/)
+      expectArchiveError(
+        yield* failPath(root, "bad.tar"),
+        "Invalid tar archive: the data does not start with a tar header (not a tar archive, or corrupt)"
+      )
+      expectArchiveError(yield* failPath(root, "bad.tgz"), /^Invalid tar archive: the data does not start with a tar header/)
+    }))
+
+  it.effect("a compressed member over the ratio cap is refused while it inflates", () =>
+    Effect.gen(function*() {
+      const text = Buffer.alloc(20 * 1024 * 1024, 0x61)
+      const gz = zlib.gzipSync(yield* Effect.promise(() => tar([{ name: "bomb.txt", data: text }, { name: "ok.txt", data: "ok\n" }])))
+      const root = project({ "bomb.tgz": gz })
+      const error = yield* failPath(root, "bomb.tgz:bomb.txt")
+      expectArchiveError(error, /^Archive member 'bomb\.txt' looks like a decompression bomb: .* over the 100:1 ratio/)
+      expect(error).toMatchObject({ member: "bomb.txt" })
+      // Listing only counts the stream: fine below the total cap.
+      const listing = yield* readPath(root, "bomb.tgz")
+      expect(listing.output).toContain("bomb.txt (20.0 MB)")
+    }))
+
+  it.effect("a compressed tar that inflates past the total cap is refused", () =>
+    Effect.gen(function*() {
+      const gz = zlib.gzipSync(yield* Effect.promise(() => tar([{ name: "z.bin", data: Buffer.alloc(3 * 1024 * 1024) }])))
+      const root = project({ "big.tar.gz": gz })
+      const small = readArchiveWith({ ...ARCHIVE_LIMITS, maxInflatedBytes: 1024 * 1024 })
+      const error = yield* Effect.flip(direct(root, "big.tar.gz", "", {}, small))
+      expectArchiveError(error, "Archive inflates to more than 1.0 MB while streaming; refused as a possible decompression bomb")
+    }))
+
+  it.effect("a tar member over the size cap is refused from its header, before its data", () =>
+    Effect.gen(function*() {
+      const root = project({
+        "s.tar": yield* Effect.promise(() => tar([{ name: "big.txt", data: "y".repeat(4096) }, { name: "after.txt", data: "after\n" }]))
+      })
+      const small = readArchiveWith({ ...ARCHIVE_LIMITS, maxMemberBytes: 1024 })
+      const error = yield* Effect.flip(direct(root, "s.tar", "big.txt", {}, small))
+      expectArchiveError(error, "Archive member 'big.txt' is too large to extract (4.0 KB > 1.0 KB limit)")
+      const fine = yield* direct(root, "s.tar", "after.txt", {}, small)
+      expect(fine.output).toContain("1: after")
+    }))
+})
+
+describe("unsafe paths", () => {
+  it.effect("'..' and absolute paths in the request are refused", () =>
+    Effect.gen(function*() {
+      const root = project({ "a.zip": zip(PKG), "secret.txt": "secret\n" })
+      expectArchiveError(
+        yield* failPath(root, "a.zip:../secret.txt"),
+        "Archive path cannot contain '..': '../secret.txt'. Paths inside an archive are relative to its root."
+      )
+      expectArchiveError(yield* failPath(root, "a.zip:pkg/../../secret.txt:1-2"), /^Archive path cannot contain '\.\.'/)
+      // `read` normalises `a.zip:pkg/..` lexically before it reaches the archive; directly:
+      expectArchiveError(yield* Effect.flip(direct(root, "a.zip", "pkg/..")), /^Archive path cannot contain '\.\.'/)
+      expectArchiveError(yield* Effect.flip(direct(root, "a.zip", "..:2")), /^Archive path cannot contain '\.\.'/)
+      expectArchiveError(
+        yield* failPath(root, "a.zip:/etc/passwd"),
+        `Archive path '/etc/passwd' is absolute; paths inside an archive are relative to its root (for example ${root}/a.zip:dir/file.txt)`
+      )
+    }))
+
+  it.effect("entries with '..' or absolute paths are listed as refused and never resolved", () =>
+    Effect.gen(function*() {
+      const members = [
+        { name: "../evil.txt", data: "evil\n" },
+        { name: "/etc/passwd", data: "root:x:0:0\n" },
+        { name: "ok/../../up.txt", data: "up\n" },
+        { name: "good.txt", data: "good\n" }
+      ]
+      const root = project({ "e.zip": zip(members), "e.tar": yield* Effect.promise(() => tar(members)) })
+      for (const archive of ["e.zip", "e.tar"]) {
+        const listing = yield* readPath(root, archive)
+        expect(listing.output).toBe(
+          archivePage(`${root}/${archive}`, ["good.txt (5 bytes)"], [
+            "(Refused 3 entries with unsafe paths; they are never read: '../evil.txt' (parent segment), '/etc/passwd' (absolute path), 'ok/../../up.txt' (parent segment).)",
+            "(1 entries)"
+          ])
+        )
+        const evil = yield* failPath(root, `${archive}:evil.txt`)
+        expectArchiveError(evil, `Path 'evil.txt' not found inside archive ${root}/${archive}`)
+        const passwd = yield* failPath(root, `${archive}:etc/passwd`)
+        expect(passwd.message).toMatch(/^Path 'etc\/passwd' not found inside archive/)
+      }
+    }))
+})
+
+describe("zip refusals", () => {
+  it.effect("an encrypted entry is listed as such and refused", () =>
+    Effect.gen(function*() {
+      const root = project({
+        "enc.zip": zip([{ name: "secret.txt", data: "hidden\n", method: 0, flags: 1 }, { name: "plain.txt", data: "plain\n" }])
+      })
+      const listing = yield* readPath(root, "enc.zip")
+      expect(listing.output).toBe(
+        archivePage(`${root}/enc.zip`, ["plain.txt (6 bytes)", "secret.txt (7 bytes, encrypted)"], ["(2 entries)"])
+      )
+      const error = yield* failPath(root, "enc.zip:secret.txt")
+      expectArchiveError(error, "Encrypted ZIP entries are not supported: 'secret.txt' is encrypted")
+      expect(error).toMatchObject({ path: `${root}/enc.zip`, member: "secret.txt" })
+      const plain = yield* readPath(root, "enc.zip:plain.txt")
+      expect(plain.output).toContain("1: plain")
+    }))
+
+  it.effect("an unsupported compression method is refused by name", () =>
+    Effect.gen(function*() {
+      const root = project({ "m.zip": zip([{ name: "b.txt", data: "bzip\n", method: 12 }]) })
+      expectArchiveError(
+        yield* failPath(root, "m.zip:b.txt"),
+        "Unsupported ZIP compression method: 12 (bzip2) for 'b.txt'; only stored (0) and deflate (8) entries can be read"
+      )
+    }))
+
+  it.effect("corrupt archives: bad magic, truncation, damaged data", () =>
+    Effect.gen(function*() {
+      const good = zip(PKG)
+      const damaged = zip([{ name: "s.txt", data: "stored text here\n", method: 0 }])
+      damaged[30 + "s.txt".length + 2] ^= 0xff
+      const root = project({
+        "bad.zip": crypto.randomBytes(4096),
+        "cut.zip": good.subarray(0, Math.floor(good.length / 2)),
+        "damaged.zip": damaged,
+        "empty.zip": ""
+      })
+      expectArchiveError(
+        yield* failPath(root, "bad.zip"),
+        "Invalid ZIP archive: missing end of central directory (not a ZIP file, or truncated)"
+      )
+      expectArchiveError(yield* failPath(root, "cut.zip:top.txt"), /^Invalid ZIP archive: missing end of central directory/)
+      expectArchiveError(yield* failPath(root, "damaged.zip:s.txt"), "Invalid ZIP archive: CRC mismatch in 's.txt' (the data is corrupt)")
+      expectArchiveError(yield* failPath(root, "empty.zip"), "Invalid ZIP archive: the file is empty (0 bytes)")
+    }))
+
+  it.effect("a central directory pointing past the end of the file is truncation", () =>
+    Effect.gen(function*() {
+      const good = zip([{ name: "a.txt", data: crypto.randomBytes(5000), method: 0 }])
+      // Cut the member's data but keep the central directory and end record.
+      const directoryStart = good.readUInt32LE(good.length - 6)
+      const cut = Buffer.concat([good.subarray(0, 1000), good.subarray(directoryStart)])
+      cut.writeUInt32LE(1000, cut.length - 6)
+      const root = project({ "t.zip": cut })
+      expectArchiveError(yield* failPath(root, "t.zip:a.txt"), /^Invalid ZIP archive: truncated/)
+    }))
+
+  it.effect("a text file named .zip says so", () =>
+    Effect.gen(function*() {
+      const root = project({ "notes.zip": "just some notes\nnot an archive\n" })
+      const error = yield* failPath(root, "notes.zip")
+      expectArchiveError(error, `Not a ZIP archive: ${root}/notes.zip has a .zip name but holds text (no ZIP signature)`)
+      expectArchiveError(yield* failPath(root, "notes.zip:x.txt"), /^Not a ZIP archive/)
+    }))
+
+  it.effect("a decompression bomb (ratio over 100:1) is refused from its declared sizes", () =>
+    Effect.gen(function*() {
+      const root = project({ "bomb.zip": zip([{ name: "zeros.txt", data: Buffer.alloc(8 * 1024 * 1024, 0x61) }, { name: "ok.txt", data: "ok\n" }]) })
+      const error = yield* failPath(root, "bomb.zip:zeros.txt")
+      expectArchiveError(
+        error,
+        /^Archive member 'zeros\.txt' looks like a decompression bomb: [\d.]+ KB compressed expands to 8\.0 MB, over the 100:1 ratio allowed for members over 1\.0 MB; refused$/
+      )
+      const listing = yield* readPath(root, "bomb.zip")
+      expect(listing.output).toContain("zeros.txt (8.0 MB)")
+    }))
+
+  it.effect("sizes are enforced while inflating when the headers lie", () =>
+    Effect.gen(function*() {
+      const root = project({ "liar.zip": zip([{ name: "small.txt", data: Buffer.alloc(4 * 1024 * 1024, 0x61), declaredSize: 10 }]) })
+      expectArchiveError(yield* failPath(root, "liar.zip:small.txt"), /^Invalid ZIP archive: 'small\.txt' inflates past its declared size/)
+      const capped = readArchiveWith({ ...ARCHIVE_LIMITS, maxMemberBytes: 1024 * 1024, maxRatio: 1_000_000 })
+      const lying = project({ "l.zip": zip([{ name: "big.txt", data: Buffer.alloc(3 * 1024 * 1024, 0x61), declaredSize: 1000 }]) })
+      const error = yield* Effect.flip(direct(lying, "l.zip", "big.txt", {}, capped))
+      expectArchiveError(error, /^Invalid ZIP archive: 'big\.txt' inflates past its declared size/)
+    }))
+
+  it.effect("a member over the 64 MB cap is refused from its declared size", () =>
+    Effect.gen(function*() {
+      const root = project({ "huge.zip": zip([{ name: "huge.log", data: "tiny\n", declaredSize: 100 * 1024 * 1024 }]) })
+      const error = yield* failPath(root, "huge.zip:huge.log")
+      expectArchiveError(error, "Archive member 'huge.log' is too large to extract (100.0 MB > 64.0 MB limit)")
+      const listing = yield* readPath(root, "huge.zip")
+      expect(listing.output).toContain("huge.log (100.0 MB)")
+    }))
+})
+
+describe("streaming", () => {
+  it.effect("a small zip member is read without reading the archive whole", () =>
+    Effect.gen(function*() {
+      const root = project({
+        "big.zip": zip([
+          { name: "blob.bin", data: crypto.randomBytes(4 * 1024 * 1024), method: 0 },
+          { name: "small.txt", data: "small\n" }
+        ])
+      })
+      const counter = { bytes: 0 }
+      const result = yield* read({ filePath: "big.zip:small.txt" }).pipe(Effect.provide(countingLayer(root, counter)))
+      expect(result.output).toContain("1: small")
+      expect(counter.bytes).toBeGreaterThan(0)
+      expect(counter.bytes).toBeLessThan(256 * 1024)
+      // The listing itself (called as `read` does; `read` also hashes small files for FileTime).
+      const listing = { bytes: 0 }
+      yield* Effect.gen(function*() {
+        const fsys = yield* FileSystem.FileSystem
+        const target = yield* resolveTarget("big.zip")
+        const info = yield* fsys.stat(target.absolute)
+        return yield* readArchive({ target, info, inner: "", params: {} })
+      }).pipe(Effect.provide(countingLayer(root, listing)))
+      expect(listing.bytes).toBeLessThan(256 * 1024)
+    }))
+
+  it.effect("a tar member is read by streaming only up to it", () =>
+    Effect.gen(function*() {
+      const tarBytes = yield* Effect.promise(() =>
+        tar([{ name: "first.txt", data: "first\n" }, { name: "blob.bin", data: crypto.randomBytes(4 * 1024 * 1024) }])
+      )
+      const root = project({ "big.tar": tarBytes, "big.tgz": zlib.gzipSync(tarBytes) })
+      for (const archive of ["big.tar", "big.tgz"]) {
+        const counter = { bytes: 0 }
+        const result = yield* read({ filePath: `${archive}:first.txt` }).pipe(Effect.provide(countingLayer(root, counter)))
+        expect(result.output).toContain("1: first")
+        expect(counter.bytes).toBeLessThan(512 * 1024)
+      }
+    }))
+
+  it.effect("a binary member stops inflating after its first bytes", () =>
+    Effect.gen(function*() {
+      const root = project({ "bin.zip": zip([{ name: "blob.bin", data: crypto.randomBytes(4 * 1024 * 1024), method: 0 }]) })
+      const counter = { bytes: 0 }
+      const result = yield* read({ filePath: "bin.zip:blob.bin" }).pipe(Effect.provide(countingLayer(root, counter)))
+      expect(result.output).toContain("Cannot show binary archive entry 'blob.bin' (4.0 MB)")
+      expect(counter.bytes).toBeLessThan(512 * 1024)
+    }))
+
+  it.effect("reading the same archive concurrently is safe", () =>
+    Effect.gen(function*() {
+      const root = project({ "a.zip": zip(PKG) })
+      const results = yield* Effect.forEach(
+        ["a.zip:pkg/README.md", "a.zip:top.txt", "a.zip:pkg/src/util.ts:5", "a.zip"],
+        (filePath) => readPath(root, filePath),
+        { concurrency: "unbounded" }
+      )
+      expect(results.map((r) => r.title)).toEqual(["a.zip:pkg/README.md", "a.zip:top.txt", "a.zip:pkg/src/util.ts", "a.zip"])
+    }))
+})
+
+describe("path details", () => {
+  it.effect("archives in subdirectories, backslashes and ./ segments", () =>
+    Effect.gen(function*() {
+      const root = project({ "dist/out.zip": zip(PKG) })
+      const result = yield* readPath(root, "dist/out.zip:pkg\\src\\index.ts")
+      expect(result.output).toBe(
+        filePage(`${root}/dist/out.zip:pkg/src/index.ts`, ["1: export const answer = 42"], "(End of file - total 1 lines)")
+      )
+      expect(result.title).toBe("dist/out.zip:pkg/src/index.ts")
+      const dotted = yield* readPath(root, "dist/out.zip:./pkg//README.md")
+      expect(dotted.metadata.path).toBe(`${root}/dist/out.zip:pkg/README.md`)
+      expect(nodePath.isAbsolute(dotted.metadata.path)).toBe(true)
+    }))
+})
+
+describe("other layers and limits", () => {
+  it.effect("reads archives through MemoryFileSystem like through Node", () =>
+    Effect.gen(function*() {
+      const tarBytes = yield* Effect.promise(() => tar(PKG))
+      const layer = memoryLayer({ "/project/a.zip": zip(PKG), "/project/p.tgz": zlib.gzipSync(tarBytes) })
+      const listing = yield* read({ filePath: "a.zip:pkg/src" }).pipe(Effect.provide(layer))
+      expect(listing.output).toBe(
+        archivePage("/project/a.zip:pkg/src/", ["index.ts (25 bytes)", "util.ts (231 bytes)"], ["(2 entries)"])
+      )
+      const member = yield* read({ filePath: "p.tgz:pkg/src/util.ts:30" }).pipe(Effect.provide(layer))
+      expect(member.output).toBe(filePage("/project/p.tgz:pkg/src/util.ts", ["30: util 30"], "(End of file - total 30 lines)"))
+    }))
+
+  it.effect("an archive with more entries than the index cap is listed in part, and says so", () =>
+    Effect.gen(function*() {
+      const names = Array.from({ length: 6 }, (_, i) => ({ name: `f${i + 1}.txt`, data: "x" }))
+      const root = project({ "many.zip": zip(names) })
+      const small = readArchiveWith({ ...ARCHIVE_LIMITS, maxEntries: 4 })
+      const listing = yield* direct(root, "many.zip", "", {}, small)
+      expect(listing.output).toBe(
+        archivePage(`${root}/many.zip`, ["f1.txt (1 bytes)", "f2.txt (1 bytes)", "f3.txt (1 bytes)", "f4.txt (1 bytes)"], [
+          "(Indexed the first 4 entries of the archive; 2 more are not listed.)",
+          "(4 entries)"
+        ])
+      )
+      // A member past the cap is still found by path.
+      const late = yield* direct(root, "many.zip", "f6.txt", {}, small)
+      expect(late.output).toContain("1: x")
+    }))
+})
