@@ -1,0 +1,174 @@
+/**
+ * A persistent `FileTime` ledger on SQLite (`@effect/sql-sqlite-node`): an agent server that
+ * restarts still knows what each session read. One database file, WAL journal mode, one table
+ * (`file_reads`, keyed by session and path) created by an `@effect/sql` migration.
+ *
+ * A separate module from `FileTime` on purpose: importing `FileTime` never loads better-sqlite3.
+ */
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Migrator from "@effect/sql/Migrator"
+import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import * as SqlSchema from "@effect/sql/SqlSchema"
+import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
+import type { ConfigError } from "effect/ConfigError"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import { compare, FileChanged, FileNotRead, FileTime, type FileTimeShape, type ReadStamp, stamp } from "./FileTime.js"
+
+/**
+ * The migrations table this module owns. Not `@effect/sql`'s default (`effect_sql_migrations`),
+ * so the ledger can live in a database whose owner runs migrations of their own.
+ */
+export const migrationsTable = "effect_read_migrations"
+
+/** The schema, one migration per entry (`<id>_<name>`), applied in id order exactly once. */
+export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
+  "1_create_file_reads": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    // mtime and hash are nullable: not every filesystem reports an mtime, and files over
+    // `FileTime.maxHashBytes` are not hashed.
+    yield* sql`CREATE TABLE IF NOT EXISTS file_reads (
+      session_id TEXT NOT NULL,
+      path TEXT NOT NULL,
+      read_at INTEGER NOT NULL,
+      size INTEGER NOT NULL,
+      mtime INTEGER,
+      hash TEXT,
+      PRIMARY KEY (session_id, path)
+    ) WITHOUT ROWID`.withoutTransform
+  })
+}
+
+/** Bring the database up to date (idempotent; safe when several processes race to do it). */
+export const migrate: Effect.Effect<
+  ReadonlyArray<readonly [id: number, name: string]>,
+  Migrator.MigrationError | SqlError,
+  SqlClient.SqlClient
+> = Migrator.make({})({ loader: Migrator.fromRecord(migrations), table: migrationsTable })
+
+/** One `file_reads` row as better-sqlite3 returns it. */
+const FileReadRow = Schema.Struct({
+  path: Schema.String,
+  read_at: Schema.Number,
+  size: Schema.Number,
+  mtime: Schema.NullOr(Schema.Number),
+  hash: Schema.NullOr(Schema.String)
+})
+
+const Key = Schema.Struct({ sessionId: Schema.String, path: Schema.String })
+
+const toStamp = (row: typeof FileReadRow.Type): ReadStamp => ({
+  path: row.path,
+  readAt: row.read_at,
+  size: row.size,
+  mtime: row.mtime ?? undefined,
+  hash: row.hash ?? undefined
+})
+
+/**
+ * The ledger over the `SqlClient` in context (which must already be migrated: see `migrate`).
+ *
+ * `read` never fails (as the `FileTime` contract requires): a file that cannot be stamped records
+ * nothing, and a database that refuses the write is logged at warning level and ignored — a read
+ * must not fail because its bookkeeping did. `get` and `assert` cannot answer without the
+ * database, and their types have no room for a `SqlError`, so a database failure there is a
+ * defect (it means the ledger file is broken, not that the agent did something wrong).
+ */
+export const make: Effect.Effect<FileTimeShape, never, SqlClient.SqlClient | FileSystem.FileSystem> = Effect.gen(
+  function*() {
+    const sql = yield* SqlClient.SqlClient
+    const fs = yield* FileSystem.FileSystem
+    const stampNow = (path: string) => Effect.provideService(stamp(path), FileSystem.FileSystem, fs)
+
+    // `withoutTransform`: a client built with name transforms (camelCase …) must not rename our columns.
+    const upsert = (sessionId: string, s: ReadStamp) =>
+      sql`INSERT INTO file_reads (session_id, path, read_at, size, mtime, hash)
+        VALUES (${sessionId}, ${s.path}, ${s.readAt}, ${s.size}, ${s.mtime ?? null}, ${s.hash ?? null})
+        ON CONFLICT (session_id, path) DO UPDATE SET
+          read_at = excluded.read_at, size = excluded.size, mtime = excluded.mtime, hash = excluded.hash`
+        .withoutTransform
+
+    const find = SqlSchema.findOne({
+      Request: Key,
+      Result: FileReadRow,
+      execute: ({ path, sessionId }) =>
+        sql`SELECT path, read_at, size, mtime, hash FROM file_reads
+          WHERE session_id = ${sessionId} AND path = ${path}`.withoutTransform
+    })
+
+    const read = Effect.fn("FileTime.read")(function*(sessionId: string, path: string) {
+      yield* Effect.annotateCurrentSpan({ sessionId, path })
+      const stamped = yield* stampNow(path).pipe(
+        Effect.map(Option.some),
+        Effect.catchAll((error) =>
+          Effect.logDebug("FileTime.read: could not stamp the file; nothing recorded").pipe(
+            Effect.annotateLogs({ sessionId, path, error: error.message }),
+            Effect.as(Option.none<ReadStamp>())
+          )
+        )
+      )
+      if (Option.isNone(stamped)) return
+      yield* upsert(sessionId, stamped.value).pipe(
+        Effect.catchAllCause((cause) =>
+          Effect.logWarning("FileTime.read: the SQLite ledger refused the write; nothing recorded", cause).pipe(
+            Effect.annotateLogs({ sessionId, path })
+          )
+        )
+      )
+    })
+
+    const get = Effect.fn("FileTime.get")(function*(sessionId: string, path: string) {
+      yield* Effect.annotateCurrentSpan({ sessionId, path })
+      const row = yield* find({ sessionId, path }).pipe(Effect.orDie)
+      return Option.map(row, toStamp)
+    })
+
+    const assert = Effect.fn("FileTime.assert")(function*(sessionId: string, path: string) {
+      const before = yield* get(sessionId, path)
+      if (Option.isNone(before)) return yield* new FileNotRead({ path })
+      const changed = new FileChanged({ path, readAt: before.value.readAt })
+      // A file that vanished (or can no longer be stat'd or read) has changed.
+      const now = yield* Effect.orElse(stampNow(path), () => Effect.fail(changed))
+      if (compare(before.value, now) === "changed") return yield* changed
+    })
+
+    return FileTime.of({ read, get, assert })
+  }
+)
+
+/**
+ * The ledger over an existing `SqlClient` (any SQLite client: yours, shared with other tables).
+ * Runs the migrations when the layer is built.
+ */
+export const layerClient: Layer.Layer<
+  FileTime,
+  Migrator.MigrationError | SqlError,
+  SqlClient.SqlClient | FileSystem.FileSystem
+> = Layer.effect(FileTime, Effect.zipRight(migrate, make))
+
+export interface Options {
+  /** The database file (its directory must exist); created and migrated on first use. */
+  readonly filename: string
+  /** Extra attributes on every `sql.execute` span. */
+  readonly spanAttributes?: Record<string, unknown> | undefined
+}
+
+/**
+ * The ledger in its own SQLite file, in WAL journal mode (readers never block the writer, and
+ * several processes can share the file). The connection is opened when the layer is built and
+ * closed when its scope closes.
+ */
+export const layer = (
+  options: Options
+): Layer.Layer<FileTime, Migrator.MigrationError | SqlError | ConfigError, FileSystem.FileSystem> =>
+  layerClient.pipe(
+    Layer.provide(SqliteClient.layer({
+      filename: options.filename,
+      // WAL is SqliteClient's default; spelled out because the ledger relies on it.
+      disableWAL: false,
+      spanAttributes: options.spanAttributes
+    }))
+  )
