@@ -1,7 +1,7 @@
 /**
  * The command line:
  *
- * - `effect-read [--cwd DIR] [--offset N] [--limit N] [--format text|json|envelope] [--json]
+ * - `effect-read [--cwd DIR] [--offset N] [--limit N] [--column N] [--format text|json|envelope] [--json]
  *   [--files-only] [--allow-external] <filePath>` reads once. stdout carries exactly the tool's
  *   output, or one JSON object (`json`: the `ReadResult` or `{"error": …}`; `envelope`: seed 002's
  *   envelope). `--json` is short for `--format json`.
@@ -105,6 +105,10 @@ const command = Command.make(
     cwd: cwdOption,
     offset: Options.integer("offset").pipe(Options.withDescription("First line to show, 1-based"), Options.optional),
     limit: Options.integer("limit").pipe(Options.withDescription("Most lines to show (default 2000)"), Options.optional),
+    column: Options.integer("column").pipe(
+      Options.withDescription("Character (1-based) at which the line at --offset starts: reads on in a cut line"),
+      Options.optional
+    ),
     format: Options.choice("format", ["text", "json", "envelope"]).pipe(
       Options.withDescription(
         "text: the tool output (default); json: the ReadResult or {\"error\": …}; envelope: the standard envelope"
@@ -130,7 +134,8 @@ const command = Command.make(
       const params = {
         filePath: args.filePath.value,
         ...Option.match(args.offset, { onNone: () => ({}), onSome: (offset) => ({ offset }) }),
-        ...Option.match(args.limit, { onNone: () => ({}), onSome: (limit) => ({ limit }) })
+        ...Option.match(args.limit, { onNone: () => ({}), onSome: (limit) => ({ limit }) }),
+        ...Option.match(args.column, { onNone: () => ({}), onSome: (column) => ({ column }) })
       }
       const services = sessionLayer(root, {
         allowExternal: args.allowExternal,

@@ -36,6 +36,16 @@ describe("CLI", () => {
     expect(stdout).toContain("3: line 3\n4: line 4\n\n(Showing lines 3-4 of 10. Use offset=5 to continue.)")
   })
 
+  it("reads on inside a cut line with --column, and takes selectors in the path", () => {
+    fs.writeFileSync(path.join(root, "long.txt"), "a".repeat(2500) + "\nnext\n")
+    const rest = run(["--cwd", root, "--offset", "1", "--column", "2001", "long.txt"])
+    expect(rest.code).toBe(0)
+    expect(rest.stdout).toContain(`1: ${"a".repeat(500)}\n2: next\n`)
+    expect(rest.stdout).toContain("(Line 1 is shown from character 2001.)")
+    const selected = run(["--cwd", root, "notes.md:3-4"])
+    expect(selected.stdout).toContain("3: line 3\n4: line 4\n\n(Showing lines 3-4 of 10. Use offset=5 to continue.)")
+  })
+
   it("prints the ReadResult as one JSON object with --json", () => {
     const { code, stdout } = run(["--cwd", root, "--json", "src"])
     expect(code).toBe(0)

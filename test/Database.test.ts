@@ -499,10 +499,10 @@ lines" (x); CREATE TABLE "My" (k TEXT PRIMARY KEY); INSERT INTO "My" VALUES ('a:
       expect(text.metadata.kind).toBe("text")
       const binary = yield* failure("thumbs.db")
       expect(binary._tag).toBe("BinaryFile")
-      // With a selector, the dispatch reaches the database reader, which checks the header.
-      expect(yield* dbError("notes.db:users")).toBe(
-        `${root}/notes.db is not a SQLite database (it does not start with the SQLite header); read it without ':users'`
-      )
+      // Without the SQLite header a `.db` is a plain file: `:2` is a line selector on it.
+      const line = yield* readDb("notes.db:2")
+      expect(line.output).toContain("<content>\n2: world\n")
+      expect((yield* failure("notes.db:users"))._tag).toBe("FileNotFound")
     }))
 })
 
