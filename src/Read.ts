@@ -13,7 +13,7 @@ import { homedir } from "node:os"
 import { fileURLToPath } from "node:url"
 import { FileTime } from "./FileTime.js"
 import { checkAccess, resolveTarget } from "./internal/access.js"
-import { readDirectory } from "./internal/directory.js"
+import { readDirectory, readTree } from "./internal/directory.js"
 import { readFile } from "./internal/file.js"
 import { recoverMissing } from "./internal/notFound.js"
 import { fromPlatformError, isNotFound } from "./internal/platformError.js"
@@ -39,6 +39,11 @@ export const limits = {
   /** Largest image or PDF attached. */
   maxMediaBytes: MAX_MEDIA_BYTES
 } as const
+
+/** Bounds of the workspace walk behind path recovery (a `Context.Reference`: 2 s, 50,000 entries). */
+export { RecoveryLimits, type RecoveryLimitsShape } from "./internal/notFound.js"
+/** Limits for attached images (a `Context.Reference`: 2000 px per side, 5 MB encoded, 100 megapixels). */
+export { ImageLimits, type ImageLimitsShape } from "./internal/sources/image.js"
 
 /** The model-facing description of the tool, from `prompts/read.txt`. */
 export const description: string = readFileSync(new URL("../prompts/read.txt", import.meta.url), "utf8")
@@ -68,6 +73,10 @@ export const ReadParams = Schema.Struct({
     { exact: true }
   ).annotations({
     description: `The maximum number of lines to read (default ${DEFAULT_LIMIT}). Only for large files.`
+  }),
+  view: Schema.optionalWith(Schema.Literal("list", "tree"), { exact: true }).annotations({
+    description:
+      "Directories only: \"list\" (default) names every entry; \"tree\" shows two levels with sizes and ages, at most 12 entries per sub-directory, skipping .gitignored files, node_modules, .git and build output. Same as the :tree path selector."
   })
 }).annotations({ identifier: "ReadParams", title: "Read parameters" })
 export type ReadParams = typeof ReadParams.Type
@@ -114,7 +123,21 @@ export const ReadMetadata = Schema.Struct({
   /** Text: the file ends with a line terminator. */
   finalNewline: Schema.optional(Schema.Boolean),
   /** Text: some bytes were invalid in the encoding and are shown as U+FFFD. */
-  invalidBytesReplaced: Schema.optional(Schema.Boolean)
+  invalidBytesReplaced: Schema.optional(Schema.Boolean),
+  /** Images: the file's pixel size (as displayed, EXIF orientation applied) and format (`png`, `jpeg`, `gif`, `webp`). */
+  width: Schema.optional(Schema.Number),
+  height: Schema.optional(Schema.Number),
+  format: Schema.optional(Schema.String),
+  /** Images: what was attached, when the file was resized or re-encoded to fit the image limits. */
+  attached: Schema.optional(Schema.Struct({
+    width: Schema.Number,
+    height: Schema.Number,
+    format: Schema.String,
+    mime: Schema.String,
+    size: Schema.Number
+  })),
+  /** Directories: `"tree"` when rendered as a tree (absent for the flat listing). */
+  view: Schema.optional(Schema.Literal("tree"))
 })
 export type ReadMetadata = typeof ReadMetadata.Type
 
@@ -168,6 +191,7 @@ export const read: (
 
   // The path as written wins: a file really named `notes:12` is read, not line 12 of `notes`.
   let target = yield* resolveTarget(requested)
+  let written = requested
   let selection = noSelection
   if (Option.isNone(yield* exists(target.absolute))) {
     for (const candidate of containerCandidates(requested)) {
@@ -188,6 +212,7 @@ export const read: (
       }
       if (explicit) yield* selectorWithParams(params.filePath)
       target = yield* resolveTarget(split.path)
+      written = split.path
       selection = parsed
     }
   }
@@ -200,8 +225,12 @@ export const read: (
     Effect.catchIf(isNotFound, () => Effect.succeed(Option.none())),
     Effect.mapError((error) => fromPlatformError(target.absolute, error))
   )
+  // A path recovered by a suffix match says so on its first line.
+  let note: string | undefined
   if (Option.isNone(found)) {
-    target = yield* recoverMissing(target)
+    const recovered = yield* recoverMissing(target, written)
+    target = recovered.target
+    note = recovered.note
     yield* checkAccess(target)
   }
   const stat = Option.isSome(found) ? found.value : yield* statOf(target.absolute)
@@ -217,12 +246,25 @@ export const read: (
     const listing = range === undefined
       ? params
       : { offset: range.start, ...(range.end === undefined ? {} : { limit: range.end - range.start + 1 }) }
-    return yield* readDirectory(target, stat, listing)
+    // The flat listing stays the default (the opencode contract); a tree is asked for.
+    return yield* params.view === "tree" || selection.tree === true
+      ? readTree(target, stat, listing, note)
+      : readDirectory(target, stat, listing, note)
   }
   if (stat.type !== "File") {
     return yield* new NotAFile({ path: target.absolute, kind: notAFileKinds[stat.type] ?? "special file" })
   }
-  const result = yield* readFile(target, stat, params, selection)
+  if (selection.tree === true) {
+    return yield* new InvalidSelector({
+      path: target.absolute,
+      reason: `The :tree selector shows a directory as a tree; ${target.absolute} is a file.`
+    })
+  }
+  const fileResult = yield* readFile(target, stat, params, selection, note)
+  // Sources that do not print the note themselves (media, containers) get it as a first line.
+  const result = note === undefined || fileResult.output.startsWith(note)
+    ? fileResult
+    : { ...fileResult, output: `${note}\n${fileResult.output}` }
 
   const fileTime = yield* FileTime
   yield* fileTime.read(workspace.sessionId, target.absolute)

@@ -1,27 +1,56 @@
 /**
- * Directory listings: names sorted case-insensitively, `/` after directories (and links to
- * them), paged by `offset`/`limit` like lines.
+ * Directory listings: the flat opencode listing (names sorted case-insensitively, `/` after
+ * directories and links to them, paged by `offset`/`limit` like lines), and the tree view
+ * (two levels with sizes and ages, `.gitignore` honoured, dependency/VCS/build output pruned).
  */
 import type { File } from "@effect/platform/FileSystem"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { OffsetOutOfRange } from "../ReadError.js"
-import type { Target } from "./access.js"
-import { DEFAULT_LIMIT } from "./lines.js"
+import { Workspace } from "../Workspace.js"
+import { askRead, type Target, targetOf } from "./access.js"
+import { DEFAULT_LIMIT, MAX_BYTES } from "./lines.js"
 import { fromPlatformError } from "./platformError.js"
-import { renderDirectory } from "./render.js"
+import { FOOTER_RESERVE, header, renderDirectory, renderTree } from "./render.js"
 import { compareNames } from "./suggest.js"
+import { renderTreeLines, type TreeEntry, treeSummary } from "./tree.js"
+import {
+  ancestorChain,
+  extendChain,
+  type IgnoreChain,
+  isIgnored,
+  type Listed,
+  PRUNED_FILES,
+  PRUNED_IN_TREE,
+  statEntries
+} from "./walk.js"
 
 const PREVIEW_LINES = 20
 /** Stats in flight while marking sub-directories. */
 const STAT_CONCURRENCY = 32
+/** Sub-directories listed at once for a tree. */
+const TREE_CONCURRENCY = 8
+/** Names a tree lists in all before it stops listing sub-directories. */
+export const MAX_TREE_ENTRIES = 100_000
+
+interface Listing {
+  readonly offset?: number | undefined
+  readonly limit?: number | undefined
+}
+
+const directoryFacts = (info: File.Info) => ({
+  size: Number(info.size),
+  ...Option.match(info.mtime, { onNone: () => ({}), onSome: (mtime) => ({ mtime: mtime.getTime() }) })
+})
 
 export const readDirectory = Effect.fn("Read.directory")(function*(
   target: Target,
   info: File.Info,
-  params: { readonly offset?: number | undefined; readonly limit?: number | undefined }
+  params: Listing,
+  note?: string
 ) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
@@ -51,7 +80,7 @@ export const readDirectory = Effect.fn("Read.directory")(function*(
   const more = last < total
   return {
     title: target.relative,
-    output: renderDirectory(target.absolute, { shown, offset, total }),
+    output: renderDirectory(target.absolute, { shown, offset, total }, note),
     metadata: {
       kind: "directory" as const,
       path: target.absolute,
@@ -60,8 +89,144 @@ export const readDirectory = Effect.fn("Read.directory")(function*(
       ...(shown.length > 0 ? { startLine: offset, endLine: last } : {}),
       totalLines: total,
       ...(more ? { nextOffset: last + 1 } : {}),
-      size: Number(info.size),
-      ...Option.match(info.mtime, { onNone: () => ({}), onSome: (mtime) => ({ mtime: mtime.getTime() }) })
+      ...directoryFacts(info)
+    }
+  }
+})
+
+const toTreeEntry = (entry: Listed, children?: ReadonlyArray<TreeEntry>): TreeEntry => ({
+  name: entry.name,
+  directory: entry.info?.type === "Directory",
+  size: entry.info === undefined || entry.info.type === "Directory" ? undefined : Number(entry.info.size),
+  mtime: entry.info === undefined ? undefined : Option.getOrUndefined(Option.map(entry.info.mtime, (d) => d.getTime())),
+  ...(children === undefined ? {} : { children })
+})
+
+/**
+ * The directory as a tree: its entries (uncapped) and theirs (at most 12 per directory),
+ * newest first. Sub-directories are listed only when the session may read them; symlinked
+ * directories are shown, never entered. Ages are relative to the `Clock` (inject a fixed
+ * "now" with `TestClock`). Paged by `offset`/`limit` over the tree's lines.
+ */
+export const readTree = Effect.fn("Read.tree")(function*(
+  target: Target,
+  info: File.Info,
+  params: Listing,
+  note?: string
+) {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const workspace = yield* Workspace
+  const now = yield* Clock.currentTimeMillis
+  const worktree = path.resolve(workspace.worktree)
+  const names = yield* fs.readDirectory(target.absolute).pipe(
+    Effect.mapError((error) => fromPlatformError(target.absolute, error))
+  )
+
+  const pruned = new Set<string>()
+  let ignored = 0
+  let denied = 0
+  let unlisted = 0
+  let budget = MAX_TREE_ENTRIES - names.length
+
+  /** The entries of `dir` worth showing: not pruned, not ignored. */
+  const keep = (dir: string, listedNames: ReadonlyArray<string>, chain: IgnoreChain) =>
+    Effect.map(statEntries(dir, listedNames), (listed) =>
+      listed.filter((entry) => {
+        const isDirectory = entry.info?.type === "Directory"
+        if (isDirectory ? PRUNED_IN_TREE.has(entry.name) : PRUNED_FILES.has(entry.name)) {
+          pruned.add(isDirectory ? `${entry.name}/` : entry.name)
+          return false
+        }
+        if (isIgnored(path, chain, entry.absolute, isDirectory)) {
+          ignored++
+          return false
+        }
+        return true
+      }))
+
+  // A directory asked for by name is shown even when it is itself ignored (`dist/`, `out/`):
+  // then only the `.gitignore` files inside it apply.
+  const ancestors = yield* ancestorChain(worktree, target.absolute)
+  const applying = isIgnored(path, ancestors, target.absolute, true) ? [] : ancestors
+  const chain = yield* extendChain(applying, target.absolute, names)
+  const top = yield* keep(target.absolute, names, chain)
+  const entries = yield* Effect.forEach(
+    top,
+    (entry) =>
+      Effect.gen(function*() {
+        if (entry.info?.type !== "Directory" || entry.link) return toTreeEntry(entry)
+        if (budget <= 0) {
+          unlisted++
+          return toTreeEntry(entry)
+        }
+        const allowed = yield* askRead(targetOf(path, worktree, entry.absolute)).pipe(
+          Effect.as(true),
+          Effect.orElseSucceed(() => false)
+        )
+        if (!allowed) {
+          denied++
+          return toTreeEntry(entry)
+        }
+        const inner = yield* fs.readDirectory(entry.absolute).pipe(Effect.orElseSucceed((): ReadonlyArray<string> => []))
+        budget -= inner.length
+        const innerChain = yield* extendChain(chain, entry.absolute, inner)
+        const children = yield* keep(entry.absolute, inner, innerChain)
+        return toTreeEntry(entry, children.map((child) => toTreeEntry(child)))
+      }),
+    { concurrency: TREE_CONCURRENCY }
+  )
+
+  const tree = renderTreeLines(entries, now)
+  const summary = treeSummary(tree.shown, {
+    hidden: tree.hidden,
+    pruned: [...pruned].sort(compareNames),
+    ignored,
+    denied,
+    unlisted
+  })
+
+  const total = tree.lines.length
+  const offset = Math.max(1, params.offset ?? 1)
+  const limit = params.limit ?? DEFAULT_LIMIT
+  if (offset > total) {
+    return yield* new OffsetOutOfRange({ path: target.absolute, offset, totalLines: total, unit: "entries" })
+  }
+  const encoder = new TextEncoder()
+  let budgetBytes = MAX_BYTES - FOOTER_RESERVE - encoder.encode(header(target.absolute, "directory")).length -
+    encoder.encode(summary).length - (note === undefined ? 0 : encoder.encode(note).length + 1)
+  const shown: Array<string> = []
+  let stoppedBy: "limit" | "bytes" | "end" = "end"
+  for (let i = offset - 1; i < total; i++) {
+    if (shown.length >= limit) {
+      stoppedBy = "limit"
+      break
+    }
+    const bytes = encoder.encode(tree.lines[i]!).length + 1
+    // Always show at least one line, so paging moves on.
+    if (bytes > budgetBytes && shown.length > 0) {
+      stoppedBy = "bytes"
+      break
+    }
+    budgetBytes -= bytes
+    shown.push(tree.lines[i]!)
+  }
+  const last = offset - 1 + shown.length
+  const more = last < total
+  return {
+    title: target.relative,
+    output: renderTree(target.absolute, { shown, offset, total, stoppedBy }, summary, note),
+    metadata: {
+      kind: "directory" as const,
+      path: target.absolute,
+      preview: shown.slice(0, PREVIEW_LINES).join("\n"),
+      truncated: more || tree.hidden > 0,
+      startLine: offset,
+      endLine: last,
+      totalLines: total,
+      ...(more ? { nextOffset: last + 1 } : {}),
+      ...directoryFacts(info),
+      view: "tree" as const
     }
   }
 })

@@ -21,6 +21,7 @@ import { noSelection, type Selection } from "./selector.js"
 import { readArchive } from "./sources/archive.js"
 import { readDatabase } from "./sources/database.js"
 import { documentExtensions, readDocument } from "./sources/document.js"
+import { prepareImage } from "./sources/image.js"
 import { readNotebook } from "./sources/notebook.js"
 import { type PageAt, presentText } from "./text.js"
 
@@ -53,6 +54,10 @@ const readFully = (file: FileSystem.File, buffer: Uint8Array) =>
 const sniffType = (sample: Uint8Array) =>
   Effect.promise((): Promise<FileTypeResult | undefined> => fileTypeFromBuffer(sample).catch(() => undefined))
 
+/**
+ * Attach an image or a PDF. Images are decoded first (a corrupt one is `InvalidMedia`) and
+ * resized or re-encoded to fit `ImageLimits`; PDFs are attached as they are.
+ */
 const attach = Effect.fn("Read.attach")(function*(target: Target, info: File.Info, mime: string) {
   const fs = yield* FileSystem.FileSystem
   const kind = mediaKind(mime)!
@@ -63,14 +68,37 @@ const attach = Effect.fn("Read.attach")(function*(target: Target, info: File.Inf
   const bytes = yield* fs.readFile(target.absolute).pipe(Effect.mapError((e) => fromPlatformError(target.absolute, e)))
   const incomplete = incompleteReason(mime, bytes)
   if (incomplete !== undefined) return yield* new InvalidMedia({ path: target.absolute, reason: incomplete })
-  const message = `${kind === "image" ? "Image" : "PDF"} read successfully`
   // Node's native encoder: `Encoding.encodeBase64` takes seconds on a 20 MB attachment.
-  const base64 = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64")
+  const dataUrl = (type: string, data: Uint8Array) =>
+    `data:${type};base64,${Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("base64")}`
+  if (kind === "pdf") {
+    const message = "PDF read successfully"
+    return {
+      title: target.relative,
+      output: message,
+      metadata: { kind, path: target.absolute, preview: message, truncated: false, mime, ...facts(info) },
+      attachments: [{ type: "file" as const, mime, url: dataUrl(mime, bytes) }]
+    }
+  }
+  const image = yield* prepareImage(target.absolute, bytes, mime)
+  const message = image.detail === undefined ? "Image read successfully" : `Image read successfully (${image.detail})`
+  const { bytes: attachedBytes, ...attached } = image.attached
   return {
     title: target.relative,
     output: message,
-    metadata: { kind, path: target.absolute, preview: message, truncated: false, mime, ...facts(info) },
-    attachments: [{ type: "file" as const, mime, url: `data:${mime};base64,${base64}` }]
+    metadata: {
+      kind,
+      path: target.absolute,
+      preview: message,
+      truncated: false,
+      mime,
+      ...facts(info),
+      width: image.original.width,
+      height: image.original.height,
+      format: image.original.format,
+      ...(image.changed ? { attached } : {})
+    },
+    attachments: [{ type: "file" as const, mime: attached.mime, url: dataUrl(attached.mime, attachedBytes) }]
   }
 })
 

@@ -111,5 +111,38 @@ export const directoryFooter = (page: DirectoryPage): string =>
     })`
     : `(${page.total} entries)`
 
-export const renderDirectory = (path: string, page: DirectoryPage): string =>
-  [header(path, "directory"), ...page.shown, "", directoryFooter(page), "</entries>"].join("\n")
+export const renderDirectory = (path: string, page: DirectoryPage, note?: string): string =>
+  [...lead({ note }), header(path, "directory"), ...page.shown, "", directoryFooter(page), "</entries>"].join("\n")
+
+export interface TreePage {
+  /** The tree lines shown. */
+  readonly shown: ReadonlyArray<string>
+  /** The first shown line, 1-based (line 1 is `.`). */
+  readonly offset: number
+  /** Lines in the whole tree. */
+  readonly total: number
+  /** What ended the page before the last line: the line limit or the byte cap. */
+  readonly stoppedBy: "limit" | "bytes" | "end"
+}
+
+/** The paging footer of a tree, when lines remain. */
+export const treePageFooter = (page: TreePage): string | undefined => {
+  const last = page.offset - 1 + page.shown.length
+  if (page.stoppedBy === "end" || last >= page.total) return undefined
+  const span = `Showing lines ${page.offset}-${last} of ${page.total}. Use offset=${last + 1} to continue.`
+  return page.stoppedBy === "bytes" ? `(Output capped at ${MAX_BYTES_LABEL}. ${span})` : `(${span})`
+}
+
+/** A directory as a tree: the lines, then what was left out, then how to page on. */
+export const renderTree = (path: string, page: TreePage, summary: string, note?: string): string => {
+  const paging = treePageFooter(page)
+  return [
+    ...lead({ note }),
+    header(path, "directory"),
+    ...page.shown,
+    "",
+    summary,
+    ...(paging === undefined ? [] : [paging]),
+    "</entries>"
+  ].join("\n")
+}

@@ -17,13 +17,15 @@ export interface Selection {
   readonly raw: boolean
   /** Document pages (PDF), 1-based inclusive. */
   readonly pages: LineRange | undefined
+  /** `:tree`: a directory rendered as a tree. */
+  readonly tree?: boolean | undefined
 }
 
 export const noSelection: Selection = { ranges: [], raw: false, pages: undefined }
 
 /** The valid forms, for error messages. */
 export const selectorForms =
-  "Use :N, :N-M, :N+K, :N- (open-ended), :LN-LM, a comma-separated list of ranges (:5-16,960-973), :raw, or a range with raw (:2-4:raw)."
+  "Use :N, :N-M, :N+K, :N- (open-ended), :LN-LM, a comma-separated list of ranges (:5-16,960-973), :raw, a range with raw (:2-4:raw), or :tree for a directory."
 
 export class SelectorError {
   readonly _tag = "SelectorError"
@@ -34,7 +36,8 @@ const CHUNK = /^L?(\d+)(?:(\.\.|[-+])(?:L?(\d+))?)?$/i
 const PAGES = /^pages=(\d+)(?:-(\d+))?$/i
 
 const isRangeList = (text: string): boolean => text.length > 0 && text.split(",").every((chunk) => CHUNK.test(chunk))
-const isToken = (text: string): boolean => /^raw$/i.test(text) || isRangeList(text) || PAGES.test(text)
+const isToken = (text: string): boolean =>
+  /^raw$/i.test(text) || /^tree$/i.test(text) || isRangeList(text) || PAGES.test(text)
 
 /**
  * Split `path:selector` at the last colon when what follows is a selector (and, for
@@ -99,9 +102,14 @@ export const parseSelector = (selector: string): Selection | SelectorError => {
   let raw = false
   let ranges: ReadonlyArray<LineRange> = []
   let pages: LineRange | undefined = undefined
+  let tree = false
   for (const part of parts) {
     if (/^raw$/i.test(part)) {
       raw = true
+      continue
+    }
+    if (/^tree$/i.test(part)) {
+      tree = true
       continue
     }
     const page = PAGES.exec(part)
@@ -122,5 +130,5 @@ export const parseSelector = (selector: string): Selection | SelectorError => {
     }
     ranges = mergeRanges(parsed)
   }
-  return { ranges, raw, pages }
+  return tree ? { ranges, raw, pages, tree } : { ranges, raw, pages }
 }

@@ -3,7 +3,7 @@
  * a path means when it differs only by Unicode normalisation or look-alike characters.
  */
 
-const MAX_SUGGESTIONS = 3
+export const MAX_SUGGESTIONS = 3
 /** Shorter names contain or are contained in too much to be a useful hint. */
 const MIN_CONTAINED_LENGTH = 3
 
@@ -30,27 +30,44 @@ export const equivalentEntry = (name: string, entries: ReadonlyArray<string>): s
   return matches.length === 1 ? matches[0] : undefined
 }
 
+/** How much an entry's name resembles a wanted name. */
+export interface Resemblance {
+  /** 0: the same name but for case or look-alikes; 1: the same stem; 2: one contains the other. */
+  readonly rank: 0 | 1 | 2
+  /** Difference in length: closer is better. */
+  readonly distance: number
+}
+
+/**
+ * How `entry` resembles `name` (case-insensitively, look-alikes folded), or undefined when it
+ * does not: the same name, the same stem with another extension, or a name containing it or
+ * contained in it. The name itself, exactly, does not resemble itself.
+ */
+export const resemblance = (name: string, entry: string): Resemblance | undefined => {
+  const lower = foldName(name).toLowerCase()
+  const other = foldName(entry).toLowerCase()
+  if (entry === name) return undefined
+  const distance = Math.abs(other.length - lower.length)
+  if (other === lower) return { rank: 0, distance }
+  const stem = stemOf(lower)
+  if (stem.length > 0 && stemOf(other) === stem) return { rank: 1, distance }
+  if (Math.min(other.length, lower.length) >= MIN_CONTAINED_LENGTH && (other.includes(lower) || lower.includes(other))) {
+    return { rank: 2, distance }
+  }
+  return undefined
+}
+
 /**
  * Up to three entries that look like what `name` meant, best first: the same stem with
  * another extension, then names containing it or contained in it (case-insensitively),
  * closest in length first.
  */
 export const suggestEntries = (name: string, entries: ReadonlyArray<string>): ReadonlyArray<string> => {
-  const lower = foldName(name).toLowerCase()
-  const stem = stemOf(lower)
   const ranked: Array<{ entry: string; rank: number; distance: number }> = []
   for (const entry of entries) {
-    const other = foldName(entry).toLowerCase()
-    if (other === lower && entry === name) continue
-    const distance = Math.abs(other.length - lower.length)
-    if (stemOf(other) === stem && stem.length > 0) {
-      ranked.push({ entry, rank: 0, distance })
-    } else if (
-      Math.min(other.length, lower.length) >= MIN_CONTAINED_LENGTH &&
-      (other.includes(lower) || lower.includes(other))
-    ) {
-      ranked.push({ entry, rank: 1, distance })
-    }
+    const found = resemblance(name, entry)
+    // In one directory, a case variant and another extension rank alike.
+    if (found !== undefined) ranked.push({ entry, rank: found.rank === 2 ? 1 : 0, distance: found.distance })
   }
   ranked.sort((a, b) => a.rank - b.rank || a.distance - b.distance || compareNames(a.entry, b.entry))
   return ranked.slice(0, MAX_SUGGESTIONS).map((r) => r.entry)

@@ -1,0 +1,204 @@
+/**
+ * Images, decoded before they are attached (sharp/libvips): a file whose bytes start like a
+ * PNG but do not decode is `InvalidMedia`, never an attachment. Width, height and format are
+ * reported; an image over `ImageLimits` (default 2000 px per side, 5 MB encoded) is downscaled
+ * and/or re-encoded so one screenshot can never break a session.
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import { formatBytes, InvalidMedia } from "../../ReadError.js"
+
+export interface ImageLimitsShape {
+  /** Longest side, in pixels, of an attached image; larger ones are downscaled to fit. */
+  readonly maxDimension: number
+  /** Largest encoded size of an attached image; larger ones are re-encoded (JPEG or WebP) to fit. */
+  readonly maxBytes: number
+  /** Images with more pixels are refused rather than decoded (a decompression bomb guard). */
+  readonly maxPixels: number
+}
+
+/**
+ * The image limits `read` applies: default 2000 px per side, 5 MB encoded, 100 megapixels
+ * decoded. Override per program or per call:
+ * `read(params).pipe(Effect.provideService(ImageLimits, { maxDimension: 1568, maxBytes: 3_750_000, maxPixels: 50_000_000 }))`.
+ */
+export class ImageLimits extends Context.Reference<ImageLimits>()("effect-read/ImageLimits", {
+  defaultValue: (): ImageLimitsShape => ({
+    maxDimension: 2000,
+    maxBytes: 5 * 1024 * 1024,
+    maxPixels: 100_000_000
+  })
+}) {}
+
+export type ImageFormat = "png" | "jpeg" | "gif" | "webp"
+
+const formatMime: Record<ImageFormat, string> = {
+  png: "image/png",
+  jpeg: "image/jpeg",
+  gif: "image/gif",
+  webp: "image/webp"
+}
+
+export interface ImageFacts {
+  readonly width: number
+  readonly height: number
+  readonly format: ImageFormat
+}
+
+export interface PreparedImage {
+  /** The file as it is. */
+  readonly original: ImageFacts & { readonly size: number }
+  /** What to attach: the file's own bytes when it is within the limits. */
+  readonly attached: ImageFacts & { readonly size: number; readonly mime: string; readonly bytes: Uint8Array }
+  /** The attachment differs from the file. */
+  readonly changed: boolean
+  /** Said after `Image read successfully`, in parentheses, when the attachment differs. */
+  readonly detail: string | undefined
+}
+
+type Sharp = import("sharp").SharpConstructor
+
+/** sharp loads libvips: only when an image is read. */
+let sharpModule: Promise<Sharp> | undefined
+const loadSharp = Effect.promise(() => (sharpModule ??= import("sharp").then((m) => m.default)))
+
+/** sharp's messages repeat libvips' lines; the first one says it. */
+const firstLine = (error: unknown): string =>
+  (error instanceof Error ? error.message : String(error)).split("\n").map((line) => line.trim()).find((line) =>
+    line.length > 0
+  ) ?? "unknown error"
+
+const asFormat = (format: string | undefined): ImageFormat | undefined =>
+  format === "png" || format === "jpeg" || format === "gif" || format === "webp" ? format : undefined
+
+/** Qualities tried, in order, when re-encoding to fit the byte limit. */
+const QUALITIES = [85, 70, 55, 40] as const
+/** Each further step scales the image down by this much. */
+const SHRINK = 0.75
+
+/**
+ * Decode `bytes` (sniffed as `mime`), and return what to attach. Fails with `InvalidMedia` when
+ * the image does not decode or is over the pixel limit.
+ */
+export const prepareImage = Effect.fn("Read.prepareImage")(function*(path: string, bytes: Uint8Array, mime: string) {
+  const limits = yield* ImageLimits
+  const sharp = yield* loadSharp
+  const invalid = (reason: string) => new InvalidMedia({ path, reason })
+  const input = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  // `limitInputPixels` guards every decode below; failOn "warning" turns damaged data into errors.
+  const open = () => sharp(input, { failOn: "warning", limitInputPixels: limits.maxPixels })
+
+  // The header only (no pixels decoded yet), so the pixel limit is checked below with a clear message.
+  const meta = yield* Effect.tryPromise({
+    try: () => sharp(input, { failOn: "warning", limitInputPixels: false }).metadata(),
+    catch: (error) => invalid(`the ${mime} data cannot be decoded (${firstLine(error)})`)
+  })
+  const format = asFormat(meta.format)
+  if (format === undefined || meta.width === undefined || meta.height === undefined) {
+    return yield* invalid(`the ${mime} data cannot be decoded (unsupported image: ${meta.format ?? "unknown format"})`)
+  }
+  if (meta.width * meta.height > limits.maxPixels) {
+    return yield* invalid(
+      `the image is ${meta.width}x${meta.height} pixels, over the ${limits.maxPixels.toLocaleString("en-US")}-pixel limit for decoding`
+    )
+  }
+  // Orientation from EXIF decides how the image is seen, so report and resize by that.
+  const width = meta.autoOrient?.width ?? meta.width
+  const height = meta.autoOrient?.height ?? meta.height
+  const original = { width, height, format, size: bytes.length }
+
+  const oversized = width > limits.maxDimension || height > limits.maxDimension
+  const heavy = bytes.length > limits.maxBytes
+  if (!oversized && !heavy) {
+    // Decode every pixel once: a valid header over damaged data must not be attached.
+    yield* Effect.tryPromise({
+      try: () => open().stats(),
+      catch: (error) => invalid(`the ${mime} data is corrupt (${firstLine(error)})`)
+    })
+    return {
+      original,
+      attached: { ...original, mime, bytes },
+      changed: false,
+      detail: undefined
+    } satisfies PreparedImage
+  }
+
+  const encode = (target: { width: number; height: number }, as: ImageFormat, quality: number | undefined) =>
+    Effect.tryPromise({
+      try: () => {
+        let pipeline = open().rotate()
+        if (target.width !== width || target.height !== height) {
+          pipeline = pipeline.resize({ width: target.width, height: target.height, fit: "fill" })
+        }
+        switch (as) {
+          case "png":
+            pipeline = pipeline.png({ compressionLevel: 9 })
+            break
+          case "gif":
+            pipeline = pipeline.gif()
+            break
+          case "webp":
+            pipeline = pipeline.webp(quality === undefined ? {} : { quality })
+            break
+          case "jpeg":
+            // JPEG has no alpha: flatten onto white rather than black. (Not mozjpeg: 30x slower on noisy images.)
+            pipeline = pipeline.flatten({ background: "#ffffff" }).jpeg({ quality: quality ?? 85 })
+            break
+        }
+        return pipeline.toBuffer({ resolveWithObject: true })
+      },
+      catch: (error) => invalid(`the ${mime} data is corrupt (${firstLine(error)})`)
+    })
+
+  // Fit inside maxDimension x maxDimension, keeping the aspect ratio.
+  const scale = Math.min(1, limits.maxDimension / width, limits.maxDimension / height)
+  let size = { width: Math.max(1, Math.round(width * scale)), height: Math.max(1, Math.round(height * scale)) }
+  let result = yield* encode(size, format, undefined)
+  let sizeDriven = false
+  if (result.data.length > limits.maxBytes) {
+    sizeDriven = true
+    // Lossy and compact: WebP when there is transparency to keep, JPEG otherwise.
+    const lossy: ImageFormat = meta.hasAlpha ? "webp" : "jpeg"
+    search: for (;;) {
+      for (const quality of QUALITIES) {
+        result = yield* encode(size, lossy, quality)
+        if (result.data.length <= limits.maxBytes) break search
+      }
+      if (size.width <= 1 && size.height <= 1) break
+      size = { width: Math.max(1, Math.round(size.width * SHRINK)), height: Math.max(1, Math.round(size.height * SHRINK)) }
+    }
+    if (result.data.length > limits.maxBytes) {
+      return yield* invalid(`the image cannot be re-encoded under ${formatBytes(limits.maxBytes)}`)
+    }
+  }
+  const attachedFormat = asFormat(result.info.format) ?? format
+  const attached = {
+    width: result.info.width,
+    height: result.info.height,
+    format: attachedFormat,
+    size: result.data.length,
+    mime: formatMime[attachedFormat],
+    bytes: new Uint8Array(result.data.buffer, result.data.byteOffset, result.data.byteLength)
+  }
+  const parts: Array<string> = []
+  if (attached.width !== width || attached.height !== height) {
+    parts.push(`resized from ${width}x${height} to ${attached.width}x${attached.height}`)
+  }
+  if (sizeDriven || heavy) {
+    parts.push(
+      attachedFormat === format
+        ? `re-encoded from ${formatBytes(bytes.length)} to ${formatBytes(attached.size)} to fit the ${
+          formatBytes(limits.maxBytes)
+        } limit`
+        : `re-encoded from ${format.toUpperCase()} (${formatBytes(bytes.length)}) to ${attachedFormat.toUpperCase()} (${
+          formatBytes(attached.size)
+        }) to fit the ${formatBytes(limits.maxBytes)} limit`
+    )
+  }
+  return {
+    original,
+    attached,
+    changed: true,
+    detail: parts.length === 0 ? undefined : parts.join("; ")
+  } satisfies PreparedImage
+})
