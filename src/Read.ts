@@ -17,7 +17,7 @@ import { readDirectory, readTree } from "./internal/directory.js"
 import { readFile } from "./internal/file.js"
 import { recoverMissing } from "./internal/notFound.js"
 import { fromPlatformError, isNotFound } from "./internal/platformError.js"
-import { containerCandidates } from "./internal/containers.js"
+import { containerCandidates, isSqliteHeader } from "./internal/containers.js"
 import { noSelection, parseSelector, SelectorError, splitSelector } from "./internal/selector.js"
 import { readArchive } from "./internal/sources/archive.js"
 import { readDatabase } from "./internal/sources/database.js"
@@ -51,7 +51,8 @@ export const description: string = readFileSync(new URL("../prompts/read.txt", i
 export const ReadParams = Schema.Struct({
   filePath: Schema.String.pipe(
     Schema.minLength(1, { message: () => "filePath must not be empty" }),
-    Schema.filter((path) => !path.includes("\0"), { message: () => "filePath must not contain a NUL byte" })
+    // `jsonSchema: {}` keeps the field's description in generated JSON Schemas.
+    Schema.filter((path) => !path.includes("\0"), { message: () => "filePath must not contain a NUL byte", jsonSchema: {} })
   ).annotations({
     description: "The path of the file or directory to read: absolute, or relative to the working directory"
   }),
@@ -151,16 +152,16 @@ export const ReadResult = Schema.Struct({
 }).annotations({ identifier: "ReadResult" })
 export type ReadResult = typeof ReadResult.Type
 
+/** A schema failure as the model should read it: each issue with the parameter it concerns. */
+export const invalidParams = (error: ParseResult.ParseError): InvalidParams =>
+  new InvalidParams({
+    reason: ParseResult.ArrayFormatter.formatErrorSync(error)
+      .map((issue) => issue.path.length > 0 ? `${issue.path.join(".")}: ${issue.message}` : issue.message)
+      .join("; ")
+  })
+
 const decodeParams = (input: unknown): Effect.Effect<ReadParams, InvalidParams> =>
-  Schema.decodeUnknown(ReadParams, { onExcessProperty: "error" })(input).pipe(
-    Effect.mapError((error) =>
-      new InvalidParams({
-        reason: ParseResult.ArrayFormatter.formatErrorSync(error)
-          .map((issue) => issue.path.length > 0 ? `${issue.path.join(".")}: ${issue.message}` : issue.message)
-          .join("; ")
-      })
-    )
-  )
+  Schema.decodeUnknown(ReadParams, { onExcessProperty: "error" })(input).pipe(Effect.mapError(invalidParams))
 
 const notAFileKinds: Record<string, string> = {
   FIFO: "named pipe (FIFO)",
@@ -187,18 +188,33 @@ export const read: (
   const requested = expandPath(params.filePath)
   const exists = (absolute: string) =>
     fs.stat(absolute).pipe(Effect.map((info) => Option.some(info)), Effect.orElseSucceed(() => Option.none()))
+  const hasSqliteHeader = (absolute: string) =>
+    fs.open(absolute, { flag: "r" }).pipe(
+      Effect.flatMap((file) => file.readAlloc(16)),
+      Effect.map((head) => Option.isSome(head) && isSqliteHeader(head.value)),
+      Effect.scoped,
+      Effect.orElseSucceed(() => false)
+    )
   const explicit = params.offset !== undefined || params.limit !== undefined || params.column !== undefined
 
   // The path as written wins: a file really named `notes:12` is read, not line 12 of `notes`.
   let target = yield* resolveTarget(requested)
   let written = requested
   let selection = noSelection
-  if (Option.isNone(yield* exists(target.absolute))) {
+  // Unless `..` follows a colon: `a.zip:pkg/..` must not resolve to the directory holding a.zip.
+  const literal = /:(.*[\\/])?\.\.([\\/]|$)/.test(requested) ? Option.none() : yield* exists(target.absolute)
+  if (Option.isNone(literal)) {
     for (const candidate of containerCandidates(requested)) {
       const container = yield* resolveTarget(candidate.path)
       const info = yield* exists(container.absolute)
-      if (Option.isSome(info) && info.value.type === "File") {
-        if (explicit && candidate.inner.length > 0) yield* selectorWithParams(params.filePath)
+      // A `.db` that is not a SQLite database is a plain file: `notes.db:5` is line 5 of it.
+      const isContainer = Option.isSome(info) && info.value.type === "File" &&
+        (candidate.kind === "archive" || (yield* hasSqliteHeader(container.absolute)))
+      if (Option.isSome(info) && isContainer) {
+        // Archives page members and listings by offset/limit too; a database query says its own paging.
+        if (explicit && candidate.kind === "database" && candidate.inner.length > 0) {
+          yield* selectorWithParams(params.filePath)
+        }
         yield* checkAccess(container)
         const request = { target: container, info: info.value, inner: candidate.inner, params }
         return yield* candidate.kind === "archive" ? readArchive(request) : readDatabase(request)
@@ -210,7 +226,9 @@ export const read: (
       if (parsed instanceof SelectorError) {
         return yield* new InvalidSelector({ path: path.resolve(workspace.directory, split.path), reason: parsed.message })
       }
-      if (explicit) yield* selectorWithParams(params.filePath)
+      // `report.pdf:pages=3-5` picks pages; offset/limit still page the text they convert to.
+      const pagesOnly = parsed.ranges.length === 0 && !parsed.raw && parsed.pages !== undefined
+      if (explicit && !pagesOnly) yield* selectorWithParams(params.filePath)
       target = yield* resolveTarget(split.path)
       written = split.path
       selection = parsed

@@ -18,7 +18,7 @@ import { incompleteReason, MAX_MEDIA_BYTES, mediaExtensions, mediaKind } from ".
 import { fromPlatformError } from "./platformError.js"
 import { archiveExtension, databaseExtension, isSqliteHeader } from "./containers.js"
 import { noSelection, type Selection } from "./selector.js"
-import { readArchive } from "./sources/archive.js"
+import { looksLikeArchive, readArchive } from "./sources/archive.js"
 import { readDatabase } from "./sources/database.js"
 import { documentExtensions, readDocument } from "./sources/document.js"
 import { prepareImage } from "./sources/image.js"
@@ -181,11 +181,20 @@ export const readFile = Effect.fn("Read.file")(function*(
     if (databaseExtension.test(target.absolute) && isSqliteHeader(head)) {
       return yield* readDatabase({ target, info, params, inner: "" })
     }
-    if (archiveExtension.test(target.absolute)) {
+    // A `.zip` holding plain text is read as text; anything else named like an archive is one
+    // (or gets the archive reader's account of why it is not).
+    const plainText = (() => {
+      if (head.length === 0) return false
+      const detected = detect(head, head.length >= size)
+      return detected._tag === "Text" && !detected.fallback
+    })()
+    if (archiveExtension.test(target.absolute) && (looksLikeArchive(target.absolute, head) || !plainText)) {
       return yield* readArchive({ target, info, params, inner: "" })
     }
-    if (sniffed?.mime === "application/pdf" && (selection.pages !== undefined || selection.raw || selection.ranges.length > 0)) {
-      // A page or line selector asks for the PDF's text instead of the attachment.
+    const wantsText = selection.pages !== undefined || selection.raw || selection.ranges.length > 0 ||
+      params.offset !== undefined || params.limit !== undefined
+    if (sniffed?.mime === "application/pdf" && wantsText) {
+      // A page or line selector, or offset/limit, asks for the PDF's text instead of the attachment.
       return yield* readDocument(request)
     }
     if (sniffed !== undefined && mediaKind(sniffed.mime) !== undefined) {
