@@ -145,16 +145,27 @@ export const make: Effect.Effect<FileTimeShape, never, FileSystem.FileSystem> = 
   })
 
   const assert = Effect.fn("FileTime.assert")(function*(sessionId: string, path: string) {
-    const before = yield* get(sessionId, path)
-    if (Option.isNone(before)) return yield* new FileNotRead({ path })
-    const changed = new FileChanged({ path, readAt: before.value.readAt })
-    // A file that vanished (or can no longer be stat'd or read) has changed.
-    const now = yield* Effect.orElse(stampNow(path), () => Effect.fail(changed))
-    if (compare(before.value, now) === "changed") return yield* changed
+    yield* assertUnchanged(path, yield* get(sessionId, path), stampNow(path))
   })
 
   return FileTime.of({ read, get, assert })
 })
+
+/**
+ * The check every ledger's `assert` makes: the file was read (`before`), and the file as it is
+ * now (`now`, a fresh stamp) has not changed. A file that vanished or cannot be stamped changed.
+ */
+export const assertUnchanged = <E, R>(
+  path: string,
+  before: Option.Option<ReadStamp>,
+  now: Effect.Effect<ReadStamp, E, R>
+): Effect.Effect<void, FileNotRead | FileChanged, R> =>
+  Effect.gen(function*() {
+    if (Option.isNone(before)) return yield* new FileNotRead({ path })
+    const changed = new FileChanged({ path, readAt: before.value.readAt })
+    const stamped = yield* Effect.orElse(now, () => Effect.fail(changed))
+    if (compare(before.value, stamped) === "changed") return yield* changed
+  })
 
 /** The in-memory ledger (`make`) as a layer: one ledger per layer build. */
 export const layerMemory: Layer.Layer<FileTime, never, FileSystem.FileSystem> = Layer.effect(FileTime, make)

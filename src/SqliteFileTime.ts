@@ -16,7 +16,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { compare, FileChanged, FileNotRead, FileTime, type FileTimeShape, type ReadStamp, stamp } from "./FileTime.js"
+import { assertUnchanged, FileTime, type FileTimeShape, type ReadStamp, stamp } from "./FileTime.js"
 
 /**
  * The migrations table this module owns. Not `@effect/sql`'s default (`effect_sql_migrations`),
@@ -127,12 +127,7 @@ export const make: Effect.Effect<FileTimeShape, never, SqlClient.SqlClient | Fil
     })
 
     const assert = Effect.fn("FileTime.assert")(function*(sessionId: string, path: string) {
-      const before = yield* get(sessionId, path)
-      if (Option.isNone(before)) return yield* new FileNotRead({ path })
-      const changed = new FileChanged({ path, readAt: before.value.readAt })
-      // A file that vanished (or can no longer be stat'd or read) has changed.
-      const now = yield* Effect.orElse(stampNow(path), () => Effect.fail(changed))
-      if (compare(before.value, now) === "changed") return yield* changed
+      yield* assertUnchanged(path, yield* get(sessionId, path), stampNow(path))
     })
 
     return FileTime.of({ read, get, assert })
