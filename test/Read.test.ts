@@ -10,11 +10,11 @@ import * as Option from "effect/Option"
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as net from "node:net"
-import * as zlib from "node:zlib"
 import * as FileTime from "../src/FileTime.js"
 import * as Lsp from "../src/Lsp.js"
 import * as Permission from "../src/Permission.js"
 import { read, type ReadParams } from "../src/Read.js"
+import { GIF, JPEG, PDF, PNG, WEBP } from "./media.js"
 import { countingReads, nodeLayer, tempDir, writeTree } from "./support.js"
 import type { LayerOptions } from "./support.js"
 
@@ -90,56 +90,7 @@ const eacces = (method: string, path: string) =>
     description: `EACCES: permission denied, ${method} '${path}'`
   })
 
-// --- media fixtures -----------------------------------------------------------
-
-const crcTable = Array.from({ length: 256 }, (_, n) => {
-  let c = n
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1
-  return c >>> 0
-})
-const crc32 = (data: Uint8Array): number => {
-  let c = 0xffffffff
-  for (const b of data) c = crcTable[(c ^ b) & 0xff]! ^ (c >>> 8)
-  return (c ^ 0xffffffff) >>> 0
-}
-const pngChunk = (type: string, data: Uint8Array): Buffer => {
-  const length = Buffer.alloc(4)
-  length.writeUInt32BE(data.length)
-  const body = Buffer.concat([Buffer.from(type, "ascii"), data])
-  const crc = Buffer.alloc(4)
-  crc.writeUInt32BE(crc32(body))
-  return Buffer.concat([length, body, crc])
-}
-/** A valid 1x1 RGBA PNG, built chunk by chunk. */
-const PNG = (() => {
-  const ihdr = Buffer.alloc(13)
-  ihdr.writeUInt32BE(1, 0) // width
-  ihdr.writeUInt32BE(1, 4) // height
-  ihdr[8] = 8 // bit depth
-  ihdr[9] = 6 // colour type RGBA
-  const pixels = zlib.deflateSync(Buffer.from([0, 0xff, 0x00, 0x00, 0xff])) // filter 0, one red pixel
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    pngChunk("IHDR", ihdr),
-    pngChunk("IDAT", pixels),
-    pngChunk("IEND", new Uint8Array(0))
-  ])
-})()
-/** A 1x1 GIF89a. */
-const GIF = Buffer.from("47494638396101000100800000000000ffffff21f90401000000002c00000000010001000002024401003b", "hex")
-/** A 1x1 red baseline JPEG (images are decoded before they are attached: it must hold a real image). */
-const JPEG = Buffer.from(
-  "/9j/2wBDAAMCAgMCAgMDAwMEAwMEBQgFBQQEBQoHBwYIDAoMDAsKCwsNDhIQDQ4RDgsLEBYQERMUFRUVDA8XGBYUGBIUFRT/2wBDAQMEBAUEBQkFBQkUDQsNFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBT/wAARCAABAAEDASIAAhEBAxEB/8QAFQABAQAAAAAAAAAAAAAAAAAAAAj/xAAUEAEAAAAAAAAAAAAAAAAAAAAA/8QAFQEBAQAAAAAAAAAAAAAAAAAABwn/xAAUEQEAAAAAAAAAAAAAAAAAAAAA/9oADAMBAAIRAxEAPwCdAAYqm//Z",
-  "base64"
-)
-/** A 1x1 lossless WebP. */
-const WEBP = Buffer.from("UklGRhoAAABXRUJQVlA4TA0AAAAvAAAAEAcQERGIiP4HAA==", "base64")
-const PDF = Buffer.from(
-  "%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n" +
-    "2 0 obj << /Type /Pages /Kids [] /Count 0 >> endobj\n" +
-    "trailer << /Root 1 0 R >>\n%%EOF\n",
-  "latin1"
-)
+// --- media fixtures: test/media.ts -------------------------------------------
 
 const decodeDataUrl = (url: string, mime: string): Buffer => {
   const prefix = `data:${mime};base64,`
