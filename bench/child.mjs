@@ -92,30 +92,44 @@ const cases = {
     await runtime.runPromise(Effect.void)
     return { samples: [] }
   },
-  /** Per-call time of the full tool on the 200-line file, in a warm process. */
-  "small-ours": async ({ rounds = 15, iterations = 200 }) => {
+  /**
+   * Per-call time on the 200-line file in a warm process: rounds of the full tool alternate with
+   * rounds of the plain function, so both see the same machine.
+   */
+  "small": async ({ rounds = 15, iterations = 200 }) => {
     await warmUp(2000)
+    for (let i = 0; i < 2000; i++) await plainRead(paths.source)
     const samples = []
+    const plainSamples = []
     for (let r = 0; r < rounds; r++) {
-      const { ms } = await time(async () => {
+      const ours = await time(async () => {
         for (let i = 0; i < iterations; i++) await read({ filePath: paths.source })
       })
-      samples.push(ms / iterations)
+      samples.push(ours.ms / iterations)
+      const plain = await time(async () => {
+        for (let i = 0; i < iterations; i++) await plainRead(paths.source)
+      })
+      plainSamples.push(plain.ms / iterations)
     }
     const result = await read({ filePath: paths.source })
     const plain = await plainRead(paths.source)
-    return { samples, sameOutput: result.output === plain }
+    return { samples, plainSamples, sameOutput: result.output === plain }
   },
-  "small-plain": async ({ rounds = 15, iterations = 200 }) => {
-    for (let i = 0; i < 2000; i++) await plainRead(paths.source)
-    const samples = []
-    for (let r = 0; r < rounds; r++) {
-      const { ms } = await time(async () => {
-        for (let i = 0; i < iterations; i++) await plainRead(paths.source)
-      })
-      samples.push(ms / iterations)
+  /**
+   * The first read at `offset` (index cold), then `repeats` rounds alternating the first page
+   * and a later page at one of `depths` (all within the part the first read indexed).
+   */
+  "deep-ours": async ({ file, offset, depths, repeats = 10 }) => {
+    await warmUp()
+    const first = await time(() => read({ filePath: paths[file], offset }))
+    const pageOneSamples = []
+    const deepSamples = []
+    for (let i = 0; i < repeats; i++) {
+      pageOneSamples.push((await time(() => read({ filePath: paths[file] }))).ms)
+      deepSamples.push((await time(() => read({ filePath: paths[file], offset: depths[i % depths.length] }))).ms)
     }
-    return { samples }
+    const { metadata } = first.value
+    return { first: first.ms, samples: [], pageOneSamples, deepSamples, shown: [metadata.startLine, metadata.endLine] }
   },
   /** One page (`offset`, default 1) of `file`: the first read in this process, then repeats. */
   "page-ours": async ({ file, offset, repeats = 10, warm = true }) => {
