@@ -3,7 +3,8 @@
  * against its baselines in the same run — interleaved run by run, so a change in machine load
  * hits both sides — and print a Markdown table (medians, ratios, peak RSS) and the targets.
  *
- *   node bench/run.mjs [--quick] [--json FILE]
+ *   node bench/run.mjs [--quick] [--json FILE]   measure (the JSON defaults to bench/data/results.json)
+ *   node bench/run.mjs --render FILE             print the report of saved results again
  *
  * Ours runs in a fresh child process per run (bench/child.mjs) and is timed around the read
  * only; its peak RSS is that child's `maxRSS`. Shell baselines are timed from here as whole
@@ -180,7 +181,16 @@ const ms = (v) =>
     : `${v.toFixed(3)} ms`
 const mb = (v) => (v === undefined || !Number.isFinite(v) ? "—" : `${v.toFixed(0)} MB`)
 const ratio = (a, b) => (Number.isFinite(a) && Number.isFinite(b) && b > 0 ? a / b : NaN)
-const x = (v) => (!Number.isFinite(v) ? "—" : v >= 100 ? `${v.toFixed(0)}×` : v >= 10 ? `${v.toFixed(1)}×` : `${v.toFixed(2)}×`)
+const x = (v) =>
+  !Number.isFinite(v)
+    ? "—"
+    : v >= 100
+    ? `${v.toFixed(0)}×`
+    : v >= 10
+    ? `${v.toFixed(1)}×`
+    : v >= 0.1
+    ? `${v.toFixed(2)}×`
+    : `${v.toPrecision(2)}×`
 
 // ---------------------------------------------------------------------------------------------
 // Main
@@ -278,6 +288,17 @@ const main = () => {
       (ticksAfter.total - ticksBefore.total)
   info.minutes = ((performance.now() - started) / 60000).toFixed(1)
 
+  const data = { info, manifest, shellRss: shellRssOf, results }
+  const { report, targets } = render(data)
+  console.log(report)
+  fs.writeFileSync(jsonOut, JSON.stringify({ ...data, targets, report }, null, 2))
+  log(`raw results in ${path.relative(process.cwd(), jsonOut)}; shell baselines' peak RSS: ${
+    Object.entries(shellRssOf).map(([k, v]) => `${k} ${mb(v)}`).join(", ")
+  }`)
+}
+
+/** The Markdown report (header, table, targets) of measured results; also `--render FILE`. */
+const render = ({ info, manifest, shellRss: shellRssOf, results }) => {
   // ---- rows
   const net = (group, key) => group[key].median - group.spawn.median
   /** Peak RSS: the timed process (with its warm-up and repeats) / one read in a fresh process. */
@@ -516,15 +537,9 @@ const main = () => {
     "",
     ...targets.map((t) => `- ${t.met ? "met" : "**missed**"}: ${t.name} — ${t.show(t.value)}`)
   ].join("\n")
-  console.log(report)
-
-  fs.writeFileSync(
-    jsonOut,
-    JSON.stringify({ info, manifest, shellRss: shellRssOf, results, targets, report }, null, 2)
-  )
-  log(`raw results in ${path.relative(process.cwd(), jsonOut)}; shell baselines' peak RSS: ${
-    Object.entries(shellRssOf).map(([k, v]) => `${k} ${mb(v)}`).join(", ")
-  }`)
+  return { report, targets: targets.map(({ show, ...t }) => ({ ...t, shown: show(t.value) })) }
 }
 
-main()
+const renderFrom = args.includes("--render") ? args[args.indexOf("--render") + 1] : undefined
+if (renderFrom !== undefined) console.log(render(JSON.parse(fs.readFileSync(renderFrom, "utf8"))).report)
+else main()
