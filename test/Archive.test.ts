@@ -23,6 +23,7 @@ import { resolveTarget } from "../src/internal/access.js"
 import { ARCHIVE_LIMITS, readArchive, readArchiveWith } from "../src/internal/sources/archive.js"
 import * as Workspace from "../src/Workspace.js"
 import { memoryLayer, nodeLayer, tempDir, writeTree } from "./support.js"
+import { member as tarMember, tarOf } from "./tarFixtures.js"
 
 // -----------------------------------------------------------------------------
 // Fixture writers
@@ -526,6 +527,27 @@ describe("tar and tar.gz", () => {
         error,
         "Archive member 'link.txt' is a link to 'real.txt'; links inside archives are not followed. Read the target instead."
       )
+    }))
+
+  it.live("a directory entry with a size field (no data follows it) neither hangs nor shifts later members", () =>
+    Effect.gen(function*() {
+      // As CPython's testtar.tar `ustar/dirtype-with-size`: type 5, size 255, the next header right after it.
+      const bytes = tarOf(
+        tarMember({ name: "before.txt", data: "before\n" }),
+        tarMember({ name: "dir-with-size/", type: "5", size: 255 }),
+        tarMember({ name: "after.txt", data: "after\n" })
+      )
+      const root = project({ "d.tar": bytes, "d.tgz": zlib.gzipSync(bytes) })
+      for (const archive of ["d.tar", "d.tgz"]) {
+        const listing = yield* readPath(root, archive).pipe(Effect.timeout("20 seconds"))
+        expect(listing.output).toBe(
+          archivePage(`${root}/${archive}`, ["after.txt (6 bytes)", "before.txt (7 bytes)", "dir-with-size/"], [
+            "(3 entries)"
+          ])
+        )
+        const after = yield* readPath(root, `${archive}:after.txt`).pipe(Effect.timeout("20 seconds"))
+        expect(after.output).toBe(filePage(`${root}/${archive}:after.txt`, ["1: after"], "(End of file - total 1 lines)"))
+      }
     }))
 
   it.effect("a truncated tar.gz is a typed error", () =>

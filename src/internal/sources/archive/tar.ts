@@ -118,6 +118,10 @@ export const scanTar = (
       const raw = rawEntry(header)
       const path = table.add(raw)
       last = raw.name
+      // No data follows a directory header whatever its size field says (POSIX; CPython's
+      // testtar.tar has one with size 255), and tar-stream's stream for such an entry waits for
+      // those bytes forever: never wait on it.
+      if (header.type === "directory") return next()
       if (path === undefined || raw.kind !== "file" || !wanted.includes(path)) {
         stream.on("end", () => next())
         stream.resume()
