@@ -3,9 +3,11 @@
  * write a file back byte-exactly. Fixtures are generated here, on the real Node filesystem.
  */
 import { afterAll, describe, expect, it } from "@effect/vitest"
+import { FastCheck as fc } from "effect"
 import * as Effect from "effect/Effect"
 import iconv from "iconv-lite"
 import * as fs from "node:fs"
+import { detect } from "../src/internal/encoding.js"
 import { read } from "../src/Read.js"
 import { nodeLayer, tempDir } from "./support.js"
 
@@ -100,6 +102,74 @@ describe("encodings", () => {
       for (let i = 0; i < 1024; i++) numbers.writeUInt16LE(i % 7, i * 2)
       const error = yield* Effect.flip(readFile(fileWith(numbers, "samples.raw")))
       expect(error._tag).toBe("BinaryFile")
+    }))
+
+  it.effect("a NUL among 8-bit bytes is binary, not UTF-16 by its zero's parity (61 62 63 00 ff fe 64 65)", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(readFile(fileWith(Buffer.from([0x61, 0x62, 0x63, 0x00, 0xff, 0xfe, 0x64, 0x65]))))
+      expect(error._tag).toBe("BinaryFile")
+      expect(error.message).toContain("starting with 61 62 63 00 ff fe 64 65")
+    }))
+
+  it.prop(
+    "8-bit text with up to 3 NULs is never taken for UTF-16",
+    [
+      fc.array(
+        fc.oneof(
+          { weight: 20, arbitrary: fc.constantFrom(..."abcdefghijklmnopqrstuvwxyz ABC.,;:()=\n\t") },
+          { weight: 1, arbitrary: fc.constantFrom("\u00e9", "\u00fc", "\u00ff", "\u00a0") }
+        ),
+        { minLength: 16, maxLength: 300 }
+      ),
+      fc.array(fc.nat(), { minLength: 1, maxLength: 3 })
+    ],
+    ([chars, positions]) => {
+      const bytes = [...Buffer.from(chars.join(""), "latin1")]
+      for (const position of positions) bytes.splice(position % (bytes.length + 1), 0, 0)
+      expect(detect(Uint8Array.from(bytes), true)._tag).toBe("Binary")
+    }
+  )
+
+  it("UTF-16 text without a BOM is still recognised when its zeros agree with every code unit", () => {
+    const units = (text: string) => Array.from({ length: text.length }, (_, i) => text.charCodeAt(i))
+    const encode = (codes: ReadonlyArray<number>, bigEndian: boolean) => {
+      const bytes = Buffer.alloc(codes.length * 2)
+      codes.forEach((code, i) => bigEndian ? bytes.writeUInt16BE(code, i * 2) : bytes.writeUInt16LE(code, i * 2))
+      return bytes
+    }
+    const sample = units("function f() {\n  return \"日本語のテキスト\"\n}\n")
+    for (const bigEndian of [false, true]) {
+      const detection = detect(encode(sample, bigEndian), true)
+      expect(detection._tag === "Text" && detection.codec.encoding).toBe(bigEndian ? "utf-16be" : "utf-16le")
+      // An odd length, a lone surrogate, a NUL or a noncharacter is not UTF-16 text.
+      expect(detect(Buffer.concat([encode(sample, bigEndian), Buffer.from([0x41])]), true)._tag).toBe("Binary")
+      for (const bad of [[0xd800, 0x78], [0xdc00], [0], [0xffff], [0x1]]) {
+        expect(detect(encode([...sample, ...bad], bigEndian), true)._tag).toBe("Binary")
+      }
+      // A high surrogate cut by the sample's edge is not held against it.
+      expect(detect(encode([...sample, 0xd83d], bigEndian), false)._tag).toBe("Text")
+    }
+  })
+
+  it.effect("OLE2 compound files (legacy .doc, .xls, .msi) are binary, with a description the model can act on", () =>
+    Effect.gen(function*() {
+      const magic = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1])
+      // The signature alone, or followed by bytes that would pass for text.
+      for (const bytes of [magic, Buffer.concat([magic, Buffer.from("Caf\u00e9 cr\u00e8me ".repeat(20), "latin1")])]) {
+        const error = yield* Effect.flip(readFile(fileWith(bytes, `legacy${counter++}.doc`)))
+        expect(error._tag).toBe("BinaryFile")
+        expect(error.message).toContain("an OLE2 compound file: a legacy Office document (.doc, .xls, .ppt)")
+        expect(error.message).toContain("convert it to .docx, .xlsx or .pptx")
+      }
+      // A real compound-file header (sector shifts, byte order mark, zero padding).
+      const header = Buffer.alloc(1536)
+      magic.copy(header)
+      header.writeUInt16LE(0x3e, 0x18)
+      header.writeUInt16LE(3, 0x1a)
+      header.writeUInt16LE(0xfffe, 0x1c)
+      header.writeUInt16LE(9, 0x1e)
+      const error = yield* Effect.flip(readFile(fileWith(header, "setup.msi")))
+      expect(error.message).toContain("an installer (.msi)")
     }))
 
   it.effect("UTF-16 and legacy files page and continue long lines like UTF-8", () =>

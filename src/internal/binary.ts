@@ -22,6 +22,21 @@ export const binaryExtensions: ReadonlySet<string> = new Set([
   ".tiff", ".psd", ".ttf", ".otf", ".woff", ".woff2", ".eot"
 ])
 
+/**
+ * Formats recognised by their first bytes that could otherwise pass for text (their header has
+ * no NUL byte), with what to tell the model about them.
+ */
+const signatures: ReadonlyArray<readonly [ReadonlyArray<number>, string]> = [
+  [
+    [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1],
+    "an OLE2 compound file: a legacy Office document (.doc, .xls, .ppt), an installer (.msi) or an Outlook message (.msg); convert it to .docx, .xlsx or .pptx (e.g. soffice --headless --convert-to docx) to read its text"
+  ]
+]
+
+/** What a sample's first bytes say it is, when they are a binary format's signature. */
+export const binarySignature = (sample: Uint8Array): string | undefined =>
+  signatures.find(([magic]) => sample.length >= magic.length && magic.every((byte, i) => sample[i] === byte))?.[1]
+
 /** Bytes sampled from the start of a file to judge whether it is text. */
 export const SAMPLE_BYTES = 4096
 
@@ -29,12 +44,13 @@ export const SAMPLE_BYTES = 4096
 const CONTROL_RATIO = 0.3
 
 /**
- * Whether the sample looks binary: any NUL byte, or more than 30% control bytes other than
+ * Whether the sample looks binary: a binary signature, any NUL byte, or more than 30% control bytes other than
  * tab, newline, vertical tab, form feed, carriage return and escape. Bytes >= 0x80 count as
  * text, so UTF-8 with CJK or emoji never trips it.
  */
 export const isBinarySample = (sample: Uint8Array): boolean => {
   if (sample.length === 0) return false
+  if (binarySignature(sample) !== undefined) return true
   let control = 0
   for (let i = 0; i < sample.length; i++) {
     const b = sample[i]!

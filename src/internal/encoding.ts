@@ -5,7 +5,7 @@
  */
 import chardet from "chardet"
 import iconv from "iconv-lite"
-import { isBinarySample } from "./binary.js"
+import { binarySignature, isBinarySample } from "./binary.js"
 
 export interface Decoded {
   readonly text: string
@@ -94,10 +94,15 @@ const boms: ReadonlyArray<readonly [ReadonlyArray<number>, Codec]> = [
   [[0xfe, 0xff], utf16be]
 ]
 
-/** UTF-16 text without a BOM: its zero bytes (the high half of ASCII) fall on one side. */
+/**
+ * UTF-16 text without a BOM: its zero bytes (the high half of ASCII) fall on one side. The zeros
+ * only nominate a byte order; the whole sample must then read as UTF-16 text.
+ */
 const utf16ByZeros = (sample: Uint8Array, complete: boolean): Codec | undefined => {
   const pairs = Math.floor(sample.length / 2)
   if (pairs < 2) return undefined
+  // A whole file of UTF-16 is whole code units.
+  if (complete && sample.length % 2 === 1) return undefined
   let evenZeros = 0
   let oddZeros = 0
   for (let i = 0; i + 1 < sample.length; i += 2) {
@@ -106,29 +111,56 @@ const utf16ByZeros = (sample: Uint8Array, complete: boolean): Codec | undefined 
   }
   // ASCII in UTF-16 puts its zero bytes on one side; CJK text may have few zeros at all.
   const zeros = evenZeros + oddZeros
-  const codec = zeros === 0
+  const bigEndian = zeros === 0
     ? undefined
     : oddZeros >= zeros * 0.9
-    ? utf16le
+    ? false
     : evenZeros >= zeros * 0.9
-    ? utf16be
+    ? true
     : undefined
-  if (codec === undefined) return undefined
+  if (bigEndian === undefined) return undefined
   // Few zeros are weak evidence: then the bytes must not also read as UTF-8 (ASCII with a NUL).
-  const strong = zeros >= pairs * 0.3
+  const strong = zeros >= pairs * 0.3 && zeros >= 4
   if (!strong && isUtf8(sample, complete)) return undefined
-  // Arrays of small 16-bit integers have the same zeros: the decoded text must read as text.
-  return isTextual(codec.decode(sample.subarray(0, pairs * 2)).text) ? codec : undefined
+  return isUtf16Text(sample, bigEndian, strong, complete) ? (bigEndian ? utf16be : utf16le) : undefined
 }
 
-/** Few control characters or replacement characters: decoded text, not decoded noise. */
-const isTextual = (text: string): boolean => {
-  let noise = 0
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if ((c < 32 && !(c >= 9 && c <= 13) && c !== 27) || c === 0xfffd) noise++
+/** Printable ASCII, or tab, newline, carriage return. */
+const isAsciiText = (byte: number): boolean => (byte >= 0x20 && byte < 0x7f) || byte === 9 || byte === 10 || byte === 13
+
+/**
+ * Every code unit of the sample is a character text holds: no NUL, no control character but
+ * whitespace and escape, no lone surrogate, no noncharacter, no byte-order mark past the start.
+ * With few zero bytes (`strong` false), most units must also not be two printable ASCII bytes:
+ * that is 8-bit text with a stray NUL (`61 62 63 00 …`), read two bytes at a time.
+ */
+const isUtf16Text = (sample: Uint8Array, bigEndian: boolean, strong: boolean, complete: boolean): boolean => {
+  const units = Math.floor(sample.length / 2)
+  let wide = 0
+  let asciiPairs = 0
+  for (let k = 0; k < units; k++) {
+    const a = sample[2 * k]!
+    const b = sample[2 * k + 1]!
+    const unit = bigEndian ? (a << 8) | b : (b << 8) | a
+    if (unit < 0x100) {
+      if (unit < 0x20 ? !(unit >= 9 && unit <= 13) && unit !== 27 : unit >= 0x7f && unit < 0xa0) return false
+      continue
+    }
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      // A high surrogate needs a low one next, unless the sample's edge cut the pair.
+      const next = k + 1 < units
+        ? (bigEndian ? (sample[2 * k + 2]! << 8) | sample[2 * k + 3]! : (sample[2 * k + 3]! << 8) | sample[2 * k + 2]!)
+        : undefined
+      if (next === undefined ? complete : next < 0xdc00 || next > 0xdfff) return false
+      k++
+      wide++
+      continue
+    }
+    if ((unit >= 0xdc00 && unit <= 0xdfff) || unit === 0xfffe || unit === 0xffff || unit === 0xfeff) return false
+    wide++
+    if (isAsciiText(a) && isAsciiText(b)) asciiPairs++
   }
-  return noise <= text.length * 0.1
+  return strong || asciiPairs === 0 || asciiPairs * 2 < wide
 }
 
 /** Valid UTF-8, allowing a character cut by the end of the sample when more follows. */
@@ -218,6 +250,7 @@ const legacyCodec = (sample: Uint8Array): Codec | undefined => {
  * character cut at its end is an error, not the sample's edge).
  */
 export const detect = (sample: Uint8Array, complete: boolean): Detection => {
+  if (binarySignature(sample) !== undefined) return { _tag: "Binary" }
   for (const [bom, codec] of boms) {
     if (sample.length >= bom.length && bom.every((byte, i) => sample[i] === byte)) {
       return { _tag: "Text", codec, bomLength: bom.length, fallback: false }

@@ -11,7 +11,7 @@ import { fileTypeFromBuffer, type FileTypeResult } from "file-type"
 import { LineIndex } from "../LineIndex.js"
 import { BinaryFile, InvalidMedia, MediaTooLarge, type ReadFailed } from "../ReadError.js"
 import type { Target } from "./access.js"
-import { binaryExtensions, SAMPLE_BYTES } from "./binary.js"
+import { binaryExtensions, binarySignature, SAMPLE_BYTES } from "./binary.js"
 import { type Codec, type Detection, detect } from "./encoding.js"
 import { COUNT_AHEAD_BYTES, LinePager, MAX_LINE_LENGTH, pastEnd } from "./lines.js"
 import { incompleteReason, MAX_MEDIA_BYTES, mediaExtensions, mediaKind } from "./media.js"
@@ -143,6 +143,8 @@ const endsWithNewline = (file: FileSystem.File, size: number, detection: Text) =
 type Text = Extract<Detection, { readonly _tag: "Text" }>
 /** What a binary file looks like, for a refusal the model can act on. */
 const describeBinary = (sniffed: FileTypeResult | undefined, head: Uint8Array, ext: string): string => {
+  const signature = binarySignature(head)
+  if (signature !== undefined) return signature
   if (sniffed !== undefined) return `${sniffed.mime} (.${sniffed.ext})`
   const magic = Array.from(head.subarray(0, 8), (byte) => byte.toString(16).padStart(2, "0")).join(" ")
   return `${binaryExtensions.has(ext) ? `${ext} file, ` : ""}unrecognised binary data starting with ${magic}`
