@@ -37,6 +37,13 @@ const numbered = (lines: ReadonlyArray<string>, first = 1): Array<string> => lin
 const text = (output: string): string =>
   output.split("\n<content>\n")[1]!.split("\n\n(")[0]!.split("\n").map((line) => line.replace(/^\d+: /, "")).join("\n")
 
+/** The notebook's text; the test fails if the JSON is not taken for a notebook. */
+const converted = (json: string): string => {
+  const result = notebookText(json)
+  if (result._tag !== "Notebook") throw new Error(`not a notebook: ${result.reason}`)
+  return result.text
+}
+
 const eof = (total: number) => `(End of file - total ${total} lines)`
 
 type Cell = Record<string, unknown>
@@ -245,7 +252,7 @@ describe("notebooks", () => {
       const forty = Array.from({ length: 40 }, (_, i) => `line ${i}\n`).join("")
       const cells = Array.from({ length: 26 }, (_, i) => code(`step(${i})`, [stream(forty)], i + 1))
       const root = project({ "budget.ipynb": notebook(cells) })
-      const out = notebookText(fs.readFileSync(nodePath.join(root, "budget.ipynb"), "utf8"))
+      const out = converted(fs.readFileSync(nodePath.join(root, "budget.ipynb"), "utf8"))
       // 25 cells × 40 lines = 1000: the 26th output is over budget.
       expect(out).toContain("# %% [code] cell:24\nstep(24)\n# Out[25]:\nline 0\n")
       expect(out).toContain(
@@ -262,7 +269,7 @@ describe("notebooks", () => {
         code("tail", [stream(many(30)), stream(many(30))], 99)
       ]
       const root = project({ "cross.ipynb": notebook(cells) })
-      const out = notebookText(fs.readFileSync(nodePath.join(root, "cross.ipynb"), "utf8"))
+      const out = converted(fs.readFileSync(nodePath.join(root, "cross.ipynb"), "utf8"))
       expect(out).toContain(
         "v29\nv0\nv1\nv2\nv3\nv4\nv5\nv6\nv7\nv8\nv9\n[output clipped: 20 more lines; the notebook's output budget of 1000 lines is used up]\n"
       )
@@ -286,41 +293,47 @@ describe("notebooks", () => {
       expect(result.output).toBe(page(nodePath.join(root, "empty.ipynb"), numbered(["[the notebook has no cells]"]), eof(1)))
     }))
 
-  it.effect("malformed notebooks fail with ConversionFailed and the reference wordings", () =>
+  it.effect("a file that is not notebook JSON is shown as plain text, with a one-line notice saying why", () =>
+    Effect.gen(function*() {
+      const files: Record<string, readonly [string, string]> = {
+        "bad.ipynb": ["{ not json\n  \"cells\": [\n", "invalid JSON \\(.+\\)"],
+        "array.ipynb": ["[1, 2]", "the JSON is not an object"],
+        "nocells.ipynb": [JSON.stringify({ nbformat: 4, metadata: {} }), "no cells array"],
+        "v3.ipynb": [
+          JSON.stringify({ nbformat: 3, worksheets: [{ cells: [] }] }, null, 1),
+          "an nbformat 3 notebook \\(cells under worksheets\\), which is not supported"
+        ]
+      }
+      const root = project(Object.fromEntries(Object.entries(files).map(([name, [content]]) => [name, content])))
+      for (const [name, [content, reason]] of Object.entries(files)) {
+        const result = yield* readIn(root, { filePath: name })
+        const [notice, ...rest] = result.output.split("\n")
+        expect(notice).toMatch(new RegExp(`^\\(Not a valid notebook: ${reason}\\. Showing the file as plain text\\.\\)$`))
+        const lines = content.replace(/\n$/, "").split("\n")
+        expect(rest.join("\n")).toBe(page(nodePath.join(root, name), numbered(lines), eof(lines.length)))
+        expect(result.metadata).toMatchObject({ totalLines: lines.length, truncated: false })
+      }
+      // Paging works on the plain text as on any file.
+      const second = yield* readIn(root, { filePath: "bad.ipynb", offset: 2, limit: 1 })
+      expect(second.output).toContain("\n2:   \"cells\": [\n")
+      // :raw reads the JSON without the notice.
+      expect((yield* readIn(root, { filePath: "bad.ipynb:raw" })).output).toMatch(/^<path>.*\n<type>file<\/type>\n<content>\n\{ not json\n/)
+    }))
+
+  it.effect("a malformed cell is skipped with a notice in its place; the other cells are shown", () =>
     Effect.gen(function*() {
       const root = project({
-        "bad.ipynb": "{ not json",
-        "array.ipynb": "[1, 2]",
-        "nocells.ipynb": JSON.stringify({ nbformat: 4, metadata: {} }),
-        "v3.ipynb": JSON.stringify({ nbformat: 3, worksheets: [{ cells: [] }] }),
-        "badcell.ipynb": JSON.stringify({ cells: [markdown("ok"), { source: "no type" }] }),
-        "badsource.ipynb": JSON.stringify({ cells: [{ cell_type: "code", source: [1, 2] }] })
+        "badcell.ipynb": JSON.stringify({ cells: [markdown("ok"), { source: "no type" }, code("print(2)")] }),
+        "badsource.ipynb": JSON.stringify({ cells: [{ cell_type: "code", source: [1, 2] }, "not a cell", markdown("fine")] })
       })
-      const fail = (name: string) => failIn(root, { filePath: name })
-      const bad = yield* fail("bad.ipynb")
-      expect(bad._tag).toBe("ConversionFailed")
-      expect(bad.message).toMatch(
-        new RegExp(`^Cannot read ipynb file ${nodePath.join(root, "bad.ipynb")}: Invalid JSON in notebook \\(.+\\)\\. Read it with :raw to see the text\\.$`)
-      )
-      expect((yield* fail("array.ipynb")).message).toBe(
-        `Cannot read ipynb file ${nodePath.join(root, "array.ipynb")}: Invalid notebook structure (expected object).`
-      )
-      expect((yield* fail("nocells.ipynb")).message).toBe(
-        `Cannot read ipynb file ${nodePath.join(root, "nocells.ipynb")}: Invalid notebook structure (missing cells array).`
-      )
-      expect((yield* fail("v3.ipynb")).message).toBe(
-        `Cannot read ipynb file ${
-          nodePath.join(root, "v3.ipynb")
-        }: Invalid notebook structure (missing cells array); nbformat 3 notebooks are not supported, read it with :raw.`
-      )
-      expect((yield* fail("badcell.ipynb")).message).toBe(
-        `Cannot read ipynb file ${
-          nodePath.join(root, "badcell.ipynb")
-        }: Invalid notebook cell 1 (expected an object with a cell_type string and a source).`
-      )
-      expect((yield* fail("badsource.ipynb")).message).toContain("Invalid notebook cell 0")
-      // The JSON is still readable as text.
-      expect((yield* readIn(root, { filePath: "bad.ipynb:raw" })).output).toContain("<content>\n{ not json\n")
+      const skipped = (index: number) =>
+        `[cell ${index} skipped: not a valid cell (expected an object with a cell_type string and a source string or list of strings)]`
+      const first = yield* readIn(root, { filePath: "badcell.ipynb" })
+      const expected = ["# %% [markdown] cell:0", "ok", "", skipped(1), "", "# %% [code] cell:2", "print(2)"]
+      expect(first.output).toBe(page(nodePath.join(root, "badcell.ipynb"), numbered(expected), eof(expected.length)))
+      expect(first.metadata.kind).toBe("notebook")
+      const second = yield* readIn(root, { filePath: "badsource.ipynb" })
+      expect(text(second.output)).toBe([skipped(0), "", skipped(1), "", "# %% [markdown] cell:2", "fine"].join("\n"))
     }))
 
   it.effect("a page selector on a notebook is an InvalidSelector", () =>

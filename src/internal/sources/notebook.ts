@@ -10,7 +10,6 @@
  */
 import * as Effect from "effect/Effect"
 import { InvalidSelector } from "../../ReadError.js"
-import { Unconvertible } from "./document/failure.js"
 import { NOTEBOOK_OUTPUT_LINES, OUTPUT_HEAD_LINES, OUTPUT_TAIL_LINES } from "./document/limits.js"
 import { convertAndPresent } from "./document/present.js"
 import { decodeText } from "./document/zip.js"
@@ -85,30 +84,38 @@ const clip = (lines: Array<string>): Array<string> =>
       ...lines.slice(lines.length - OUTPUT_TAIL_LINES)
     ]
 
-/** The notebook as text; throws `Unconvertible` with the reference wordings on bad input. */
-export const notebookText = (json: string): string => {
+/** The notebook as text, or why the JSON is not a notebook (then it is shown as plain text). */
+export type NotebookText =
+  | { readonly _tag: "Notebook"; readonly text: string }
+  | { readonly _tag: "NotANotebook"; readonly reason: string }
+
+const notANotebook = (reason: string): NotebookText => ({ _tag: "NotANotebook", reason })
+
+/** One line: JSON.parse messages may span several. */
+const oneLine = (text: string): string => text.replace(/\s+/g, " ").trim()
+
+export const notebookText = (json: string): NotebookText => {
   let notebook: unknown
   try {
     notebook = JSON.parse(json)
   } catch (error) {
-    throw new Unconvertible(
-      `Invalid JSON in notebook (${error instanceof Error ? error.message : String(error)}). Read it with :raw to see the text.`
-    )
+    return notANotebook(`invalid JSON (${oneLine(error instanceof Error ? error.message : String(error))})`)
   }
-  if (!isRecord(notebook)) throw new Unconvertible("Invalid notebook structure (expected object).")
+  if (!isRecord(notebook)) return notANotebook("the JSON is not an object")
   const cells = notebook["cells"]
   if (!Array.isArray(cells)) {
-    throw new Unconvertible(
-      `Invalid notebook structure (missing cells array)${
-        Array.isArray(notebook["worksheets"]) ? "; nbformat 3 notebooks are not supported, read it with :raw" : ""
-      }.`
+    return notANotebook(
+      Array.isArray(notebook["worksheets"])
+        ? "an nbformat 3 notebook (cells under worksheets), which is not supported"
+        : "no cells array"
     )
   }
   let budget = NOTEBOOK_OUTPUT_LINES
   const blocks = cells.map((cell: unknown, index) => {
     const source = isRecord(cell) ? joined(cell["source"] ?? "") : undefined
     if (!isRecord(cell) || typeof cell["cell_type"] !== "string" || source === undefined) {
-      throw new Unconvertible(`Invalid notebook cell ${index} (expected an object with a cell_type string and a source).`)
+      // One bad cell does not hide the others: its place says why it is missing.
+      return `[cell ${index} skipped: not a valid cell (expected an object with a cell_type string and a source string or list of strings)]`
     }
     const lines = [`# %% [${cell["cell_type"]}] cell:${index}`]
     if (source.length > 0) {
@@ -136,8 +143,11 @@ export const notebookText = (json: string): string => {
     }
     return lines.join("\n")
   })
-  return blocks.length === 0 ? "[the notebook has no cells]\n" : `${blocks.join("\n\n")}\n`
+  return { _tag: "Notebook", text: blocks.length === 0 ? "[the notebook has no cells]\n" : `${blocks.join("\n\n")}\n` }
 }
+
+/** Bytes of a file that is not a notebook, as its text is shown instead. */
+const plainText = (json: string): string => json.length === 0 || /[\r\n]$/.test(json) ? json : `${json}\n`
 
 export const readNotebook = Effect.fn("Read.notebook")(function*(request: FileRequest) {
   if (request.selection.pages !== undefined) {
@@ -151,6 +161,13 @@ export const readNotebook = Effect.fn("Read.notebook")(function*(request: FileRe
     kind: "notebook",
     mime: "application/x-ipynb+json",
     variant: "",
-    convert: (bytes) => Promise.resolve().then(() => ({ text: notebookText(decodeText(bytes)) }))
+    convert: (bytes) =>
+      Promise.resolve().then(() => {
+        const json = decodeText(bytes)
+        const converted = notebookText(json)
+        return converted._tag === "Notebook"
+          ? { text: converted.text }
+          : { text: plainText(json), note: `(Not a valid notebook: ${converted.reason}. Showing the file as plain text.)` }
+      })
   })
 })
