@@ -16,7 +16,7 @@
  * | `NOT_A_FILE` | `NotAFile` (FIFO, socket, device) |
  * | `FILE_TOO_LARGE` | `MediaTooLarge` |
  * | `INVALID_MEDIA` | `InvalidMedia` |
- * | `READ_FAILED` | any other `ReadFailed`; `ArchiveError`, `DatabaseError`, `ConversionFailed` |
+ * | `READ_FAILED` | any other `ReadFailed`; `ArchiveError`, `DatabaseError`, `ConversionFailed`, `FileChanged` |
  */
 import * as Path from "@effect/platform/Path"
 import * as Duration from "effect/Duration"
@@ -333,6 +333,7 @@ const codes: Readonly<Record<string, ErrorCode>> = {
   ArchiveError: "READ_FAILED",
   DatabaseError: "READ_FAILED",
   ConversionFailed: "READ_FAILED",
+  FileChanged: "READ_FAILED",
   ReadFailed: "READ_FAILED"
 }
 

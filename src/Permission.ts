@@ -19,7 +19,14 @@ export interface PermissionRequest {
 }
 
 export interface PermissionShape {
+  /** Allow the request, or fail: a rule denied it, or whoever was asked said no. */
   readonly ask: (request: PermissionRequest) => Effect.Effect<void, PermissionDenied>
+  /**
+   * What `ask` would decide for the request, without asking anyone: `"deny"` when any pattern
+   * is denied, `"ask"` when one would be asked, `"allow"` otherwise. `read` uses it to keep
+   * denied paths out of the suggestions it offers for a missing path.
+   */
+  readonly check: (request: PermissionRequest) => Effect.Effect<Action>
 }
 
 export class Permission extends Context.Tag("effect-read/Permission")<Permission, PermissionShape>() {}
@@ -53,20 +60,27 @@ export type Asker = (request: PermissionRequest) => Effect.Effect<Answer>
  *
  * Two picomatch refusals remain even with these options and are patched in `compileGlob`:
  * an empty string never matches, and neither does a string that starts with a `.` or `..`
- * segment (`.`, `../x`). A glob made only of stars (`*`, `**`) therefore matches every string
- * without consulting picomatch, so the catch-all rules always apply. `read` passes normalized
- * paths (relative without `./`, or absolute), so the leading-dot-segment case does not arise.
+ * segment (`.`, `../x`). A glob made only of stars (`*`, `**`) matches every string without
+ * consulting picomatch, and leading dot segments are swapped for private-use characters in
+ * both the glob and the input, so `*.env` matches `../other/.env` (a file outside the
+ * worktree is asked as `../other/.env`) and `../other/*` matches it too.
  */
 export const globOptions: picomatch.PicomatchOptions = { dot: true, bash: true, flags: "s" }
 
 const STARS = /^\*+$/
+const LEADING_DOT_SEGMENTS = /^(?:\.\.?(?:\/|$))+/
+
+/** `../../x` → `\uE000/\uE000/x`: picomatch never matches a leading `.` or `..` segment. */
+const hideDotSegments = (input: string): string =>
+  input.replace(LEADING_DOT_SEGMENTS, (segments) => segments.replace(/\.\./g, "\uE000").replace(/\./g, "\uE001"))
 
 /** Compile one rule glob into a predicate. */
 export const compileGlob = (glob: string): (input: string) => boolean => {
   if (STARS.test(glob)) return () => true
   // picomatch rejects an empty glob; the only string it can mean is the empty string.
   if (glob === "") return (input) => input === ""
-  return picomatch(glob, globOptions)
+  const matcher = picomatch(hideDotSegments(glob), globOptions)
+  return (input) => matcher(hideDotSegments(input))
 }
 
 /** Does `input` match the rule glob `glob`? Compiles on every call: prefer `compile` for rule sets. */
@@ -141,7 +155,8 @@ const annotate = (request: PermissionRequest) =>
 export const layerAllowAll: Layer.Layer<Permission> = Layer.succeed(Permission, {
   ask: Effect.fn("Permission.ask")(function*(request: PermissionRequest) {
     yield* annotate(request)
-  })
+  }),
+  check: () => Effect.succeed("allow")
 })
 
 /** Every request is refused by rule. */
@@ -149,7 +164,8 @@ export const layerDenyAll: Layer.Layer<Permission> = Layer.succeed(Permission, {
   ask: Effect.fn("Permission.ask")(function*(request: PermissionRequest) {
     yield* annotate(request)
     return yield* denied(request.permission, request.patterns, "rule")
-  })
+  }),
+  check: () => Effect.succeed("deny")
 })
 
 /** The asker used when none is given: nobody is there to say yes. */
@@ -217,7 +233,15 @@ export const make = (
       yield* askUser(request, still)
     })
 
-    return Permission.of({ ask })
+    const check = (request: PermissionRequest): Effect.Effect<Action> =>
+      Effect.gen(function*() {
+        const actions = request.patterns.map((pattern) => evaluator(request.permission, pattern))
+        if (actions.includes("deny")) return "deny"
+        const asking = request.patterns.filter((_, i) => actions[i] === "ask")
+        return asking.length === 0 || (yield* pending(request, asking)).length === 0 ? "allow" : "ask"
+      })
+
+    return Permission.of({ ask, check })
   })
 
 /** A rule-set permission service (see `make`); approvals last as long as the layer. */

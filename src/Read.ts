@@ -203,7 +203,12 @@ export const read: (
   let selection = noSelection
   // Unless `..` follows a colon: `a.zip:pkg/..` must not resolve to the directory holding a.zip.
   const literal = /:(.*[\\/])?\.\.([\\/]|$)/.test(requested) ? Option.none() : yield* exists(target.absolute)
-  if (Option.isNone(literal)) {
+  // A leading `:` asks for the literal path after it: `:/abs/notes:12`, `:./backup.zip:old`.
+  const forced = Option.isNone(literal) && params.filePath.startsWith(":") && params.filePath.length > 1
+  if (forced) {
+    written = expandPath(params.filePath.slice(1))
+    target = yield* resolveTarget(written)
+  } else if (Option.isNone(literal)) {
     for (const candidate of containerCandidates(requested)) {
       const container = yield* resolveTarget(candidate.path)
       const info = yield* exists(container.absolute)
@@ -215,8 +220,7 @@ export const read: (
         if (explicit && candidate.kind === "database" && candidate.inner.length > 0) {
           yield* selectorWithParams(params.filePath)
         }
-        yield* checkAccess(container)
-        const request = { target: container, info: info.value, inner: candidate.inner, params }
+        const request = { target: yield* checkAccess(container), info: info.value, inner: candidate.inner, params }
         return yield* candidate.kind === "archive" ? readArchive(request) : readDatabase(request)
       }
     }
@@ -234,7 +238,7 @@ export const read: (
       selection = parsed
     }
   }
-  yield* checkAccess(target)
+  target = yield* checkAccess(target)
 
   const statOf = (absolute: string) =>
     fs.stat(absolute).pipe(Effect.mapError((error) => fromPlatformError(absolute, error)))
@@ -247,9 +251,8 @@ export const read: (
   let note: string | undefined
   if (Option.isNone(found)) {
     const recovered = yield* recoverMissing(target, written)
-    target = recovered.target
     note = recovered.note
-    yield* checkAccess(target)
+    target = yield* checkAccess(recovered.target)
   }
   const stat = Option.isSome(found) ? found.value : yield* statOf(target.absolute)
 

@@ -166,6 +166,20 @@ export class ConversionFailed extends Schema.TaggedError<ConversionFailed>()("Co
   }
 }
 
+/**
+ * The file changed under the read: replaced between the permission check and the open, or
+ * shrunk, grown or swapped while it was being read. Reading again sees the new version.
+ */
+export class FileChanged extends Schema.TaggedError<FileChanged>()("FileChanged", {
+  path: Schema.String,
+  /** What happened, e.g. `it was replaced between the permission check and opening it`. */
+  detail: Schema.String
+}) {
+  override get message(): string {
+    return `Cannot read ${this.path}: ${this.detail}. Read it again.`
+  }
+}
+
 /** Anything else the operating system refused, with its reason (for example EACCES). */
 export class ReadFailed extends Schema.TaggedError<ReadFailed>()("ReadFailed", {
   path: Schema.String,
@@ -192,6 +206,7 @@ export const ReadError = Schema.Union(
   ArchiveError,
   DatabaseError,
   ConversionFailed,
+  FileChanged,
   ReadFailed
 )
 export type ReadError = typeof ReadError.Type

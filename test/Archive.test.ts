@@ -295,7 +295,7 @@ describe("zip listings", () => {
       const first = yield* readIn(root, { filePath: "many.zip", limit: 2 })
       expect(first.output).toBe(
         archivePage(`${root}/many.zip`, ["f1.txt (1 bytes)", "f2.txt (1 bytes)"], [
-          "(Showing 2 of 5 entries. Use 'offset' parameter to read beyond entry 2)"
+          "(Showing 2 of 5 entries. Use 'offset' parameter to read beyond entry 3)"
         ])
       )
       expect(first.metadata).toMatchObject({ truncated: true, nextOffset: 3, totalLines: 5 })
@@ -315,7 +315,7 @@ describe("zip listings", () => {
       const window = yield* readPath(root, "many.zip:2-3")
       expect(window.output).toBe(
         archivePage(`${root}/many.zip`, ["f2.txt (1 bytes)", "f3.txt (1 bytes)"], [
-          "(Showing 2 of 5 entries. Use 'offset' parameter to read beyond entry 3)"
+          "(Showing 2 of 5 entries. Use 'offset' parameter to read beyond entry 4)"
         ])
       )
       const raw = yield* readPath(root, "many.zip:raw")

@@ -291,6 +291,7 @@ describe("Envelope", () => {
         ArchiveError: "READ_FAILED",
         DatabaseError: "READ_FAILED",
         ConversionFailed: "READ_FAILED",
+        FileChanged: "READ_FAILED",
         ReadFailed: "READ_FAILED"
       }
       for (const member of ReadError.ReadError.members) {

@@ -509,13 +509,13 @@ describe("read: directories", () => {
         dirPage(
           `${root}/d`,
           ["B.txt", "broken"],
-          "(Showing 2 of 7 entries. Use 'offset' parameter to read beyond entry 4)"
+          "(Showing 2 of 7 entries. Use 'offset' parameter to read beyond entry 5)"
         )
       )
       expect(page.metadata).toMatchObject({ startLine: 3, endLine: 4, totalLines: 7, nextOffset: 5, truncated: true })
       const first = yield* readIn(root, { filePath: "d", limit: 1 })
       expect(first.output).toBe(
-        dirPage(`${root}/d`, ["a.txt"], "(Showing 1 of 7 entries. Use 'offset' parameter to read beyond entry 1)")
+        dirPage(`${root}/d`, ["a.txt"], "(Showing 1 of 7 entries. Use 'offset' parameter to read beyond entry 2)")
       )
       const tail = yield* readIn(root, { filePath: "d", offset: 6, limit: 5 })
       expect(tail.output).toBe(dirPage(`${root}/d`, ["link/", "Zeta.md"], "(7 entries)"))

@@ -148,7 +148,7 @@ describe("reads with selectors", () => {
       fs.mkdirSync(`${root}/dir`, { recursive: true })
       for (const name of ["a", "b", "c", "d"]) fs.writeFileSync(`${root}/dir/${name}`, "")
       const page = yield* read({ filePath: "dir:2-3" })
-      expect(page.output).toContain("<entries>\nb\nc\n\n(Showing 2 of 4 entries. Use 'offset' parameter to read beyond entry 3)")
+      expect(page.output).toContain("<entries>\nb\nc\n\n(Showing 2 of 4 entries. Use 'offset' parameter to read beyond entry 4)")
       const error = yield* Effect.flip(read({ filePath: "dir:1-2,4" }))
       expect(error.message).toBe("Multi-range line selectors are not supported for directory listings.")
     })))

@@ -76,6 +76,8 @@ export const countingReads = () => {
             // Delegate explicitly: the Node File keeps its position on the original object.
             ({
               ...file,
+              // `stat` lives on the Node File's prototype, which a spread does not copy.
+              stat: file.stat,
               seek: (offset, from) => file.seek(offset, from),
               read: (buffer: Uint8Array) =>
                 Effect.tap(file.read(buffer), (n) => Effect.sync(() => void (stats.bytes += Number(n))))

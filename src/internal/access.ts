@@ -1,18 +1,28 @@
 /**
- * Where a path leads and whether the session may go there: the external-directory check (on the
- * real path, so a symlink inside the project cannot smuggle a read outside it) and the read ask.
+ * Where a path leads and whether the session may go there.
+ *
+ * Every check is made on the path as written (lexically normalised) AND on its real path
+ * (links resolved): the external-directory check, so a symlink inside the project cannot
+ * smuggle a read outside it, and the `read` rules, so a link named `notes.txt` cannot side-step
+ * a rule on the `.env` it points at. Then `openChecked` opens the file and confirms that what
+ * was opened is what was checked, closing the window between the check and the open.
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as Effect from "effect/Effect"
-import { Permission } from "../Permission.js"
+import * as Option from "effect/Option"
+import { type Action, Permission } from "../Permission.js"
+import { FileChanged } from "../ReadError.js"
 import { Workspace } from "../Workspace.js"
+import { fromPlatformError } from "./platformError.js"
 
 export interface Target {
   /** Absolute, lexically normalised. */
   readonly absolute: string
   /** Relative to the worktree with `/` separators, or absolute when outside it. */
   readonly relative: string
+  /** The real path the access check decided on (set by `checkAccess`). */
+  readonly real?: string | undefined
 }
 
 const within = (path: Path.Path, root: string, candidate: string): boolean => {
@@ -34,7 +44,7 @@ export const resolveTarget = Effect.fn("Read.resolveTarget")(function*(filePath:
 })
 
 /** The real path of `absolute`, or of its nearest existing ancestor joined with the rest. */
-const realPathOfNearest = Effect.fn("Read.realPath")(function*(absolute: string) {
+export const realPathOfNearest = Effect.fn("Read.realPath")(function*(absolute: string) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   let current = absolute
@@ -50,13 +60,12 @@ const realPathOfNearest = Effect.fn("Read.realPath")(function*(absolute: string)
 })
 
 /** Ask `external_directory` when the target, lexically or really, is outside the worktree. */
-const checkExternal = Effect.fn("Read.checkExternal")(function*(target: Target) {
+const checkExternal = Effect.fn("Read.checkExternal")(function*(target: Target, real: string) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const workspace = yield* Workspace
   const permission = yield* Permission
   const worktree = path.resolve(workspace.worktree)
-  const real = yield* realPathOfNearest(target.absolute)
   const outside: Array<string> = []
   if (!within(path, worktree, target.absolute)) outside.push(target.absolute)
   // The worktree's own real path matters only when the target's is not under it lexically.
@@ -82,17 +91,130 @@ const checkExternal = Effect.fn("Read.checkExternal")(function*(target: Target) 
   })
 })
 
-/** The `read` ask for a path (a file, or a directory about to be listed). */
-export const askRead = (target: Target) =>
-  Effect.flatMap(Permission, (permission) =>
-    permission.ask({
-      permission: "read",
-      patterns: [target.relative],
-      always: ["*"],
-      metadata: { filePath: target.absolute }
-    }))
+/**
+ * The `read` pattern of a path: relative to the worktree with `/` separators (`../x/y` outside
+ * it, as opencode asks), or absolute when no relative path leads there (another drive).
+ */
+export const readPattern = (path: Path.Path, worktree: string, absolute: string): string => {
+  const relative = path.relative(worktree, absolute)
+  if (relative === "") return "."
+  return path.isAbsolute(relative) ? absolute : relative.split(path.sep).join("/")
+}
 
-export const checkAccess = Effect.fn("Read.checkAccess")(function*(target: Target) {
-  yield* checkExternal(target)
-  yield* askRead(target)
+/** The `read` request for a path and, when it differs, its real path: deny wins if either is denied. */
+const readRequest = Effect.fn("Read.readRequest")(function*(target: Target, real?: string) {
+  const path = yield* Path.Path
+  const workspace = yield* Workspace
+  const worktree = path.resolve(workspace.worktree)
+  const patterns = [readPattern(path, worktree, target.absolute)]
+  if (real !== undefined && real !== target.absolute) {
+    // A worktree reached through a link (/tmp → /private/tmp) is the same worktree.
+    const realWorktree = yield* realPathOfNearest(worktree)
+    const pattern = within(path, realWorktree, real) ? readPattern(path, realWorktree, real) : readPattern(path, worktree, real)
+    if (!patterns.includes(pattern)) patterns.push(pattern)
+  }
+  return {
+    permission: "read",
+    patterns,
+    always: ["*"],
+    metadata: { filePath: target.absolute, ...(real === undefined ? {} : { realPath: real }) }
+  }
 })
+
+/** The `read` ask for a path (a file, or a directory about to be listed) and its real path. */
+export const askRead = (target: Target, real?: string) =>
+  Effect.flatMap(readRequest(target, real), (request) => Effect.flatMap(Permission, (permission) => permission.ask(request)))
+
+/** What the `read` rules say about a path and its real path, asking nobody. */
+export const checkRead = (target: Target): Effect.Effect<Action, never, FileSystem.FileSystem | Path.Path | Workspace | Permission> =>
+  Effect.gen(function*() {
+    const real = yield* realPathOfNearest(target.absolute)
+    const request = yield* readRequest(target, real)
+    return yield* Effect.flatMap(Permission, (permission) => permission.check(request))
+  })
+
+/** Decide access on the path as written and on its real path; the target comes back with `real` set. */
+export const checkAccess = Effect.fn("Read.checkAccess")(function*(target: Target) {
+  const real = yield* realPathOfNearest(target.absolute)
+  yield* checkExternal(target, real)
+  yield* askRead(target, real)
+  return { ...target, real } satisfies Target
+})
+
+const sameIdentity = (a: FileSystem.File.Info, b: FileSystem.File.Info): boolean =>
+  a.dev === b.dev && Option.getOrUndefined(a.ino) === Option.getOrUndefined(b.ino)
+
+/**
+ * Open a checked target and confirm the descriptor holds the file that was checked: where the
+ * kernel names what a descriptor holds (`/proc/self/fd`, Linux), that name must be the checked
+ * real path; elsewhere (other systems, an in-memory filesystem) the descriptor's device and
+ * inode must be those of the checked real path. A link swapped in between the check and the
+ * open is caught either way and fails closed with `FileChanged`.
+ */
+export const openChecked = Effect.fn("Read.openChecked")(function*(target: Target) {
+  const fs = yield* FileSystem.FileSystem
+  const failed = (error: Parameters<typeof fromPlatformError>[1]) => fromPlatformError(target.absolute, error)
+  const file = yield* fs.open(target.absolute, { flag: "r" }).pipe(Effect.mapError(failed))
+  const checked = target.real
+  if (checked === undefined) return file
+  const swapped = new FileChanged({
+    path: target.absolute,
+    detail: "it was replaced between the permission check and opening it"
+  })
+  const named = yield* fs.readLink(`/proc/self/fd/${file.fd}`).pipe(Effect.option)
+  const opened = yield* file.stat.pipe(Effect.mapError(failed))
+  // A descriptor number of another filesystem layer (in-memory) names some other file here:
+  // the kernel's name counts only when that file is the one the descriptor holds.
+  const kernelName = Option.isSome(named) && (yield* fs.stat(named.value).pipe(
+      Effect.map((info) => sameIdentity(info, opened)),
+      Effect.orElseSucceed(() => false)
+    ))
+    ? named.value
+    : undefined
+  if (kernelName !== undefined) {
+    if (kernelName !== checked) return yield* swapped
+    return file
+  }
+  // The checked path must still be real (no link swapped in on the way) and hold that file.
+  const real = yield* fs.realPath(checked).pipe(Effect.orElseSucceed(() => undefined))
+  const now = yield* fs.stat(checked).pipe(Effect.orElseSucceed(() => undefined))
+  if (real !== checked || now === undefined || !sameIdentity(now, opened)) return yield* swapped
+  return file
+})
+
+/**
+ * After listing a checked directory: its real path must still be the one checked, or a link
+ * was swapped in and the names listed may be another directory's.
+ */
+export const confirmDirectory = Effect.fn("Read.confirmDirectory")(function*(target: Target) {
+  if (target.real === undefined) return
+  const now = yield* realPathOfNearest(target.absolute)
+  if (now !== target.real) {
+    return yield* new FileChanged({
+      path: target.absolute,
+      detail: "it was replaced by a link while it was being listed"
+    })
+  }
+})
+
+/** The whole of a checked file (callers cap its size first), read from the checked descriptor. */
+export const readChecked = (target: Target) =>
+  Effect.scoped(Effect.gen(function*() {
+    const file = yield* openChecked(target)
+    const failed = (error: Parameters<typeof fromPlatformError>[1]) => fromPlatformError(target.absolute, error)
+    const chunks: Array<Uint8Array> = []
+    let total = 0
+    for (;;) {
+      const chunk = yield* file.readAlloc(256 * 1024).pipe(Effect.mapError(failed))
+      if (Option.isNone(chunk) || chunk.value.length === 0) break
+      chunks.push(chunk.value)
+      total += chunk.value.length
+    }
+    const bytes = new Uint8Array(total)
+    let at = 0
+    for (const chunk of chunks) {
+      bytes.set(chunk, at)
+      at += chunk.length
+    }
+    return bytes
+  }))

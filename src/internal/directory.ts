@@ -11,7 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { OffsetOutOfRange } from "../ReadError.js"
 import { Workspace } from "../Workspace.js"
-import { askRead, type Target, targetOf } from "./access.js"
+import { askRead, confirmDirectory, type Target, targetOf } from "./access.js"
 import { DEFAULT_LIMIT, MAX_BYTES } from "./lines.js"
 import { fromPlatformError } from "./platformError.js"
 import { FOOTER_RESERVE, header, renderDirectory, renderTree } from "./render.js"
@@ -57,6 +57,7 @@ export const readDirectory = Effect.fn("Read.directory")(function*(
   const names = yield* fs.readDirectory(target.absolute).pipe(
     Effect.mapError((error) => fromPlatformError(target.absolute, error))
   )
+  yield* confirmDirectory(target)
   // stat follows links, so a link to a directory is listed as one; a dangling link is a name.
   const entries = yield* Effect.forEach(
     names,
@@ -122,6 +123,7 @@ export const readTree = Effect.fn("Read.tree")(function*(
   const names = yield* fs.readDirectory(target.absolute).pipe(
     Effect.mapError((error) => fromPlatformError(target.absolute, error))
   )
+  yield* confirmDirectory(target)
 
   const pruned = new Set<string>()
   let ignored = 0

@@ -2,15 +2,16 @@
  * Regular files: sniff the first bytes, then attach media, refuse binary, or stream a page of
  * text through the line pager, stopping as soon as the page and its footer are known.
  */
+import { SystemError } from "@effect/platform/Error"
 import type { File } from "@effect/platform/FileSystem"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { fileTypeFromBuffer, type FileTypeResult } from "file-type"
-import { LineIndex } from "../LineIndex.js"
-import { BinaryFile, InvalidMedia, MediaTooLarge, type ReadFailed } from "../ReadError.js"
-import type { Target } from "./access.js"
+import { LineIndex, noop as LineIndexNoop } from "../LineIndex.js"
+import { BinaryFile, formatBytes, InvalidMedia, MediaTooLarge, ReadFailed } from "../ReadError.js"
+import { openChecked, type Target } from "./access.js"
 import { binaryExtensions, binarySignature, SAMPLE_BYTES } from "./binary.js"
 import { type Codec, type Detection, detect } from "./encoding.js"
 import { COUNT_AHEAD_BYTES, LinePager, MAX_LINE_LENGTH, pastEnd } from "./lines.js"
@@ -58,14 +59,16 @@ const sniffType = (sample: Uint8Array) =>
  * Attach an image or a PDF. Images are decoded first (a corrupt one is `InvalidMedia`) and
  * resized or re-encoded to fit `ImageLimits`; PDFs are attached as they are.
  */
-const attach = Effect.fn("Read.attach")(function*(target: Target, info: File.Info, mime: string) {
-  const fs = yield* FileSystem.FileSystem
+const attach = Effect.fn("Read.attach")(function*(target: Target, info: File.Info, file: FileSystem.File, mime: string) {
   const kind = mediaKind(mime)!
   const size = Number(info.size)
   if (size > MAX_MEDIA_BYTES) {
     return yield* new MediaTooLarge({ path: target.absolute, mime, size, maxSize: MAX_MEDIA_BYTES })
   }
-  const bytes = yield* fs.readFile(target.absolute).pipe(Effect.mapError((e) => fromPlatformError(target.absolute, e)))
+  // From the descriptor that was checked, not the path again: the path may lead elsewhere by now.
+  yield* file.seek(0, "start")
+  const buffer = new Uint8Array(size)
+  const bytes = buffer.subarray(0, yield* readFully(file, buffer).pipe(Effect.mapError((e) => fromPlatformError(target.absolute, e))))
   const incomplete = incompleteReason(mime, bytes)
   if (incomplete !== undefined) return yield* new InvalidMedia({ path: target.absolute, reason: incomplete })
   // Node's native encoder: `Encoding.encodeBase64` takes seconds on a 20 MB attachment.
@@ -153,23 +156,85 @@ const describeBinary = (sniffed: FileTypeResult | undefined, head: Uint8Array, e
 /** Files open at once across all reads: a thousand concurrent reads must not exhaust descriptors. */
 const openFiles = Effect.unsafeMakeSemaphore(128)
 
+/**
+ * Regular files that report size 0 may hold bytes all the same (`/proc`, `/sys`, some FUSE
+ * files): they are read to their end, up to this many bytes, and shown as what was read.
+ */
+export const MAX_UNSIZED_BYTES = 8 * 1024 * 1024
+
+/** What a file that reports size 0 holds: nothing, its bytes, or a refusal past the cap. */
+const readUnsized = (file: FileSystem.File, target: Target) =>
+  Effect.gen(function*() {
+    const buffer = new Uint8Array(MAX_UNSIZED_BYTES + 1)
+    const n = yield* readFully(file, buffer).pipe(Effect.mapError((e) => fromPlatformError(target.absolute, e)))
+    if (n > MAX_UNSIZED_BYTES) {
+      return yield* new ReadFailed({
+        path: target.absolute,
+        reason: `it reports a size of 0 bytes but holds more than ${
+          formatBytes(MAX_UNSIZED_BYTES)
+        }, too much to read without a size to page by`,
+        code: "EFBIG"
+      })
+    }
+    return n === 0 ? undefined : buffer.slice(0, n)
+  })
+
+/** A read-only `File` over bytes already read: the snapshot of a file that reports size 0. */
+const snapshotFile = (bytes: Uint8Array, info: File.Info): FileSystem.File => {
+  let position = 0
+  const readOnly = (method: string) =>
+    Effect.fail(
+      new SystemError({ reason: "BadResource", module: "FileSystem", method, description: "a read-only snapshot" })
+    )
+  const read = (buffer: Uint8Array) =>
+    Effect.sync(() => {
+      const n = Math.max(0, Math.min(buffer.length, bytes.length - position))
+      buffer.set(bytes.subarray(position, position + n))
+      position += n
+      return FileSystem.Size(n)
+    })
+  return {
+    [FileSystem.FileTypeId]: FileSystem.FileTypeId,
+    fd: FileSystem.FileDescriptor(-1),
+    stat: Effect.succeed({ ...info, size: FileSystem.Size(bytes.length) }),
+    seek: (offset, from) =>
+      Effect.sync(() => {
+        position = from === "start" ? Number(offset) : position + Number(offset)
+      }),
+    sync: Effect.void,
+    read,
+    readAlloc: (size) =>
+      Effect.sync(() => {
+        const n = Math.max(0, Math.min(Number(size), bytes.length - position))
+        position += n
+        return n === 0 ? Option.none() : Option.some(bytes.slice(position - n, position))
+      }),
+    truncate: () => readOnly("truncate"),
+    write: () => readOnly("write"),
+    writeAll: () => readOnly("writeAll")
+  }
+}
+
 export const readFile = Effect.fn("Read.file")(function*(
   target: Target,
-  info: File.Info,
+  stat: File.Info,
   params: Params,
   selection: Selection = noSelection,
   note?: string
 ) {
-  const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
-  const index = yield* LineIndex
   const ext = path.extname(target.absolute).toLowerCase()
-  const size = Number(info.size)
   const promised = mediaExtensions.get(ext)
   const failed = (error: Parameters<typeof fromPlatformError>[1]) => fromPlatformError(target.absolute, error)
 
   return yield* Effect.scoped(Effect.gen(function*() {
-    const file = yield* fs.open(target.absolute, { flag: "r" }).pipe(Effect.mapError(failed))
+    const opened = yield* openChecked(target)
+    const unsized = Number(stat.size) === 0 ? yield* readUnsized(opened, target) : undefined
+    // A snapshot is read from memory and never indexed: its next read may hold other bytes.
+    const file = unsized === undefined ? opened : snapshotFile(unsized, stat)
+    const info = unsized === undefined ? stat : { ...stat, size: FileSystem.Size(unsized.length) }
+    const index = unsized === undefined ? yield* LineIndex : LineIndexNoop
+    const size = Number(info.size)
     const sample = new Uint8Array(Math.min(SAMPLE_BYTES, size))
     const sampled = yield* readFully(file, sample).pipe(Effect.mapError(failed))
     const head = sample.subarray(0, sampled)
@@ -200,7 +265,7 @@ export const readFile = Effect.fn("Read.file")(function*(
       return yield* readDocument(request)
     }
     if (sniffed !== undefined && mediaKind(sniffed.mime) !== undefined) {
-      return yield* attach(target, info, sniffed.mime)
+      return yield* attach(target, info, file, sniffed.mime)
     }
     if (ext === ".ipynb" && !selection.raw) return yield* readNotebook(request)
     if (documentExtensions.has(ext)) return yield* readDocument(request)

@@ -19,7 +19,7 @@ import * as Option from "effect/Option"
 import type { Permission } from "../Permission.js"
 import { FileNotFound } from "../ReadError.js"
 import { Workspace } from "../Workspace.js"
-import { askRead, type Target, targetOf } from "./access.js"
+import { askRead, checkRead, type Target, targetOf } from "./access.js"
 import { compareNames, equivalentEntry, foldName, MAX_SUGGESTIONS, resemblance, suggestEntries } from "./suggest.js"
 import { extendChain, type IgnoreChain, isIgnored, PRUNED_ALWAYS, statEntries } from "./walk.js"
 
@@ -45,6 +45,9 @@ export interface Recovered {
   readonly target: Target
   readonly note?: string | undefined
 }
+
+/** A backslash before a character a shell would otherwise split or expand on. */
+const SHELL_ESCAPE = /\\([ \t()[\]{}'"&;!$#*?<>|~`])/g
 
 /** Directories listed at once by the workspace walk, and taken per round. */
 const DIRECTORY_CONCURRENCY = 8
@@ -118,6 +121,15 @@ export const recoverMissing = Effect.fn("Read.recoverMissing")(function*(target:
         ? fs.readDirectory(dir).pipe(Effect.orElseSucceed((): ReadonlyArray<string> => []))
         : Effect.succeed<ReadonlyArray<string>>([]))
 
+  // 0. A shell-escaped path copied from a terminal: `my\ file.txt` is `my file.txt`.
+  const unescapedPath = written?.replace(SHELL_ESCAPE, "$1")
+  if (unescapedPath !== undefined && unescapedPath !== written) {
+    const unescaped = path.resolve(workspace.directory, unescapedPath)
+    if (yield* fs.exists(unescaped).pipe(Effect.orElseSucceed(() => false))) {
+      return { target: targetOf(path, worktree, unescaped) } satisfies Recovered
+    }
+  }
+
   // 1. Look-alikes. Missing directories on the way may be look-alikes too (`café/` typed NFC, stored NFD).
   let dir = path.dirname(target.absolute)
   const missing: Array<string> = []
@@ -149,9 +161,14 @@ export const recoverMissing = Effect.fn("Read.recoverMissing")(function*(target:
   const inside = target.relative !== target.absolute
   const walked = inside ? yield* walkWorkspace(worktree, mayList, limits) : { entries: [], complete: true }
   const suffix = written === undefined || !inside ? undefined : suffixOf(path, worktree, written, target)
-  const matches = suffix === undefined
+  const found = suffix === undefined
     ? []
     : suffixMatches(walked.entries, suffix).filter((m) => m.absolute !== target.absolute).sort(byDepthThenPath)
+  // A match a rule denies is neither resolved to nor named.
+  const matches: Array<Walked> = []
+  for (const match of found) {
+    if ((yield* checkRead(targetOf(path, worktree, match.absolute))) !== "deny") matches.push(match)
+  }
   if (matches.length === 1 && walked.complete) {
     const resolved = targetOf(path, worktree, matches[0]!.absolute)
     return {
@@ -171,7 +188,10 @@ export const recoverMissing = Effect.fn("Read.recoverMissing")(function*(target:
   const suggestions: Array<string> = []
   for (const candidate of [...sameDirectory, ...matches.map((m) => m.absolute), ...near.map((n) => n.entry.absolute)]) {
     if (suggestions.length >= MAX_SUGGESTIONS) break
-    if (candidate !== target.absolute && !suggestions.includes(candidate)) suggestions.push(candidate)
+    if (candidate === target.absolute || suggestions.includes(candidate)) continue
+    // A path a rule denies is not named, not even as a hint that it exists.
+    if ((yield* checkRead(targetOf(path, worktree, candidate))) === "deny") continue
+    suggestions.push(candidate)
   }
   return yield* new FileNotFound({ path: target.absolute, suggestions })
 })
@@ -182,7 +202,7 @@ export const recoverMissing = Effect.fn("Read.recoverMissing")(function*(target:
  */
 const walkWorkspace = (
   worktree: string,
-  mayList: (dir: string) => Effect.Effect<boolean, never, Permission>,
+  mayList: (dir: string) => Effect.Effect<boolean, never, Permission | Workspace | FileSystem.FileSystem | Path.Path>,
   limits: RecoveryLimitsShape
 ) =>
   Effect.gen(function*() {

@@ -104,10 +104,11 @@ export interface DirectoryPage {
   readonly total: number
 }
 
+/** As the newest opencode: the entry named is the `offset` that continues (offset + shown). */
 export const directoryFooter = (page: DirectoryPage): string =>
   page.offset - 1 + page.shown.length < page.total
     ? `(Showing ${page.shown.length} of ${page.total} entries. Use 'offset' parameter to read beyond entry ${
-      page.offset - 1 + page.shown.length
+      page.offset + page.shown.length
     })`
     : `(${page.total} entries)`
 

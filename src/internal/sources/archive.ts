@@ -14,6 +14,7 @@ import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import type { ReadResult } from "../../Read.js"
 import { ArchiveError, formatBytes, InvalidParams, InvalidSelector, OffsetOutOfRange } from "../../ReadError.js"
+import { openChecked } from "../access.js"
 import { isBinarySample } from "../binary.js"
 import { DEFAULT_LIMIT } from "../lines.js"
 import { fromPlatformError } from "../platformError.js"
@@ -321,7 +322,6 @@ const resolve = (request: ContainerRequest, p: Plan, scan: ScanResult) =>
 /** The archive read with explicit limits (tests use small ones). */
 export const readArchiveWith = (limits: ArchiveLimits) =>
   Effect.fn("Read.archive")(function*(request: ContainerRequest) {
-    const fs = yield* FileSystem.FileSystem
     const archive = request.target.absolute
     const format = archiveFormat(archive)
     const p = yield* plan(request)
@@ -339,7 +339,7 @@ export const readArchiveWith = (limits: ArchiveLimits) =>
       return new ArchiveError({ path: archive, reason: `Cannot read archive: ${String(error)}` })
     }
     return yield* Effect.scoped(Effect.gen(function*() {
-      const file = yield* fs.open(archive, { flag: "r" }).pipe(Effect.mapError((e) => fromPlatformError(archive, e)))
+      const file = yield* openChecked(request.target)
       const { head, source } = yield* byteSource(file, size)
       const first = yield* head(512).pipe(Effect.mapError((e) => fromPlatformError(archive, e)))
       const wanted = wantedOf(p)

@@ -7,12 +7,12 @@
  * that read, and closes it; table and column names are checked against the schema and quoted,
  * `where` clauses are guarded (`./database/selector.ts`).
  */
-import * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { statSync } from "node:fs"
 import type { ReadResult } from "../../Read.js"
 import { DatabaseError, formatBytes, InvalidParams } from "../../ReadError.js"
+import { openChecked, readChecked } from "../access.js"
 import { isSqliteHeader } from "../containers.js"
 import { MAX_BYTES } from "../lines.js"
 import { fromPlatformError } from "../platformError.js"
@@ -69,7 +69,6 @@ const perform = (db: Connection, selector: DatabaseSelector, request: ContainerR
 }
 
 export const readDatabase = Effect.fn("Read.database")(function*(request: ContainerRequest) {
-  const fs = yield* FileSystem.FileSystem
   const { info, inner, params, target } = request
   const absolute = target.absolute
   const fail = (reason: string) => new DatabaseError({ path: absolute, reason })
@@ -82,11 +81,11 @@ export const readDatabase = Effect.fn("Read.database")(function*(request: Contai
   }
 
   const head = yield* Effect.scoped(Effect.gen(function*() {
-    const file = yield* fs.open(absolute, { flag: "r" })
+    const file = yield* openChecked(target)
     const bytes = new Uint8Array(HEADER_BYTES)
-    const n = yield* file.read(bytes)
+    const n = yield* file.read(bytes).pipe(Effect.mapError(failed))
     return bytes.subarray(0, Number(n))
-  })).pipe(Effect.mapError(failed))
+  }))
   if (!isSqliteHeader(head)) {
     return yield* fail(
       `${absolute} is not a SQLite database (it does not start with the SQLite header); read it without ':${inner}'`
@@ -94,7 +93,8 @@ export const readDatabase = Effect.fn("Read.database")(function*(request: Contai
   }
 
   const size = Number(info.size)
-  let source: string | Uint8Array = absolute
+  // SQLite opens by path: the real path the access check decided on, links already resolved.
+  let source: string | Uint8Array = target.real ?? absolute
   if (!onDisk(absolute, info)) {
     if (size > MAX_IN_MEMORY_DATABASE_BYTES) {
       return yield* fail(
@@ -103,7 +103,7 @@ export const readDatabase = Effect.fn("Read.database")(function*(request: Contai
         }; limit ${formatBytes(MAX_IN_MEMORY_DATABASE_BYTES)})`
       )
     }
-    source = yield* fs.readFile(absolute).pipe(Effect.mapError(failed))
+    source = yield* readChecked(target)
   }
 
   const shown = yield* Effect.acquireUseRelease(

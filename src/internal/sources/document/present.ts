@@ -3,11 +3,10 @@
  * keeps recent conversions so paging through a document does not convert it again), then page,
  * number, cap and continue the text exactly like a file through `presentText`.
  */
-import * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { ConversionFailed, formatBytes, InvalidSelector } from "../../../ReadError.js"
-import { fromPlatformError } from "../../platformError.js"
+import { readChecked } from "../../access.js"
 import { memoryPageAt, presentText } from "../../text.js"
 import type { FileRequest } from "../types.js"
 import { PageOutOfRange, reasonOf } from "./failure.js"
@@ -65,7 +64,6 @@ export interface ConvertOptions {
 }
 
 export const convertAndPresent = Effect.fn("Read.convert")(function*(request: FileRequest, options: ConvertOptions) {
-  const fs = yield* FileSystem.FileSystem
   const { target, info } = request
   const path = target.absolute
   const size = Number(info.size)
@@ -80,7 +78,7 @@ export const convertAndPresent = Effect.fn("Read.convert")(function*(request: Fi
   const key = [options.kind, path, size, mtime, Option.getOrElse(info.ino, () => 0), options.variant].join("\0")
   let entry = recall(key)
   if (entry === undefined) {
-    const bytes = yield* fs.readFile(path).pipe(Effect.mapError((error) => fromPlatformError(path, error)))
+    const bytes = yield* readChecked(target)
     const converted = yield* Effect.tryPromise({
       try: (signal) => options.convert(bytes, signal),
       catch: (error) =>
