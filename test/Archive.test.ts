@@ -1,8 +1,8 @@
 /**
  * Archives through `read`: `.zip`, `.tar`, `.tar.gz`/`.tgz` listings and members, selectors,
  * paging, and every refusal (unsafe paths, encryption, corruption, bombs, size caps, binary).
- * Fixtures are generated here: ZIPs by a small writer (deflateRaw + CRC-32), tars by
- * tar-stream's pack, tgz by gzipping that.
+ * Fixtures are generated here: ZIPs by test/zipFixtures.ts, tars by tar-stream's pack (or
+ * header by header, test/tarFixtures.ts), tgz by gzipping those.
  */
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
@@ -24,92 +24,11 @@ import { ARCHIVE_LIMITS, readArchive, readArchiveWith } from "../src/internal/so
 import * as Workspace from "../src/Workspace.js"
 import { memoryLayer, nodeLayer, tempDir, writeTree } from "./support.js"
 import { member as tarMember, tarOf } from "./tarFixtures.js"
+import { zip } from "./zipFixtures.js"
 
 // -----------------------------------------------------------------------------
 // Fixture writers
 // -----------------------------------------------------------------------------
-
-const crcTable = (() => {
-  const table = new Int32Array(256)
-  for (let n = 0; n < 256; n++) {
-    let c = n
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1
-    table[n] = c
-  }
-  return table
-})()
-
-const crc32 = (bytes: Uint8Array): number => {
-  let c = -1
-  for (let i = 0; i < bytes.length; i++) c = crcTable[(c ^ bytes[i]!) & 0xff]! ^ (c >>> 8)
-  return (c ^ -1) >>> 0
-}
-
-interface ZipMember {
-  readonly name: string
-  readonly data?: string | Uint8Array
-  /** 0 stored, 8 deflate (default), anything else is written as given with stored bytes. */
-  readonly method?: number
-  /** General-purpose flags (bit 0: encrypted); UTF-8 names (bit 11) are always set. */
-  readonly flags?: number
-  /** Uncompressed size written in the headers instead of the real one. */
-  readonly declaredSize?: number
-  /** Unix mode kept in the external attributes (e.g. 0o120777 for a symlink). */
-  readonly mode?: number
-}
-
-/** A ZIP archive: local headers and data, the central directory, the end record. */
-const zip = (members: ReadonlyArray<ZipMember>): Buffer => {
-  const locals: Array<Buffer> = []
-  const centrals: Array<Buffer> = []
-  let offset = 0
-  for (const member of members) {
-    const name = Buffer.from(member.name, "utf8")
-    const data = typeof member.data === "string" ? Buffer.from(member.data, "utf8") : Buffer.from(member.data ?? [])
-    const method = member.method ?? (member.name.endsWith("/") ? 0 : 8)
-    const stored = method === 8 ? zlib.deflateRawSync(data) : data
-    const flags = (member.flags ?? 0) | 0x800
-    const crc = crc32(data)
-    const size = member.declaredSize ?? data.length
-    const local = Buffer.alloc(30)
-    local.writeUInt32LE(0x04034b50, 0)
-    local.writeUInt16LE(20, 4)
-    local.writeUInt16LE(flags, 6)
-    local.writeUInt16LE(method, 8)
-    local.writeUInt16LE(0, 10)
-    local.writeUInt16LE(0x5a21, 12) // 2025-01-01
-    local.writeUInt32LE(crc, 14)
-    local.writeUInt32LE(stored.length, 18)
-    local.writeUInt32LE(size, 22)
-    local.writeUInt16LE(name.length, 26)
-    local.writeUInt16LE(0, 28)
-    const central = Buffer.alloc(46)
-    central.writeUInt32LE(0x02014b50, 0)
-    central.writeUInt16LE((3 << 8) | 30, 4)
-    central.writeUInt16LE(20, 6)
-    central.writeUInt16LE(flags, 8)
-    central.writeUInt16LE(method, 10)
-    central.writeUInt16LE(0, 12)
-    central.writeUInt16LE(0x5a21, 14)
-    central.writeUInt32LE(crc, 16)
-    central.writeUInt32LE(stored.length, 20)
-    central.writeUInt32LE(size, 24)
-    central.writeUInt16LE(name.length, 28)
-    central.writeUInt32LE(((member.mode ?? (member.name.endsWith("/") ? 0o040755 : 0o100644)) << 16) >>> 0, 38)
-    central.writeUInt32LE(offset, 42)
-    locals.push(local, name, stored)
-    centrals.push(central, name)
-    offset += local.length + name.length + stored.length
-  }
-  const directory = Buffer.concat(centrals)
-  const end = Buffer.alloc(22)
-  end.writeUInt32LE(0x06054b50, 0)
-  end.writeUInt16LE(members.length, 8)
-  end.writeUInt16LE(members.length, 10)
-  end.writeUInt32LE(directory.length, 12)
-  end.writeUInt32LE(offset, 16)
-  return Buffer.concat([...locals, directory, end])
-}
 
 interface TarMember {
   readonly name: string
@@ -525,8 +444,39 @@ describe("tar and tar.gz", () => {
       const error = yield* failPath(root, "l.tar:link.txt")
       expectArchiveError(
         error,
-        "Archive member 'link.txt' is a link to 'real.txt'; links inside archives are not followed. Read the target instead."
+        `Archive member 'link.txt' is a symbolic link to 'real.txt'; links inside archives are not followed. Read ${root}/l.tar:real.txt instead.`
       )
+    }))
+
+  it.effect("a repeated member name: the later copy wins, in the listing and when read (tar extraction semantics)", () =>
+    Effect.gen(function*() {
+      const members = [
+        { name: "notes.txt", data: "old version\n" },
+        { name: "other.txt", data: "other\n" },
+        { name: "notes.txt", data: "new version\nsecond line\n" },
+        { name: "gone.txt", data: "a file at first\n" },
+        { name: "gone.txt", type: "symlink" as const, linkname: "other.txt" }
+      ]
+      const tarBytes = yield* Effect.promise(() => tar(members))
+      const root = project({ "dup.tar": tarBytes, "dup.tgz": zlib.gzipSync(tarBytes), "dup.zip": zip(members.slice(0, 3)) })
+      const notice = "(2 entries repeat earlier paths; the last copy of each is listed and read, as extracting the archive would leave it.)"
+      for (const archive of ["dup.tar", "dup.tgz"]) {
+        const listing = yield* readPath(root, archive)
+        expect(listing.output).toBe(
+          archivePage(`${root}/${archive}`, ["gone.txt -> other.txt", "notes.txt (24 bytes)", "other.txt (6 bytes)"], [
+            notice,
+            "(3 entries)"
+          ])
+        )
+        const notes = yield* readPath(root, `${archive}:notes.txt`)
+        expect(notes.output).toBe(
+          filePage(`${root}/${archive}:notes.txt`, ["1: new version", "2: second line"], "(End of file - total 2 lines)")
+        )
+        expectArchiveError(yield* failPath(root, `${archive}:gone.txt`), /^Archive member 'gone\.txt' is a symbolic link to 'other\.txt'/)
+      }
+      const zipListing = yield* readPath(root, "dup.zip")
+      expect(zipListing.output).toContain("notes.txt (24 bytes)\nother.txt (6 bytes)\n")
+      expect((yield* readPath(root, "dup.zip:notes.txt")).output).toContain("1: new version\n2: second line\n")
     }))
 
   it.live("a directory entry with a size field (no data follows it) neither hangs nor shifts later members", () =>
@@ -557,9 +507,12 @@ describe("tar and tar.gz", () => {
       const root = project({ "cut.tar.gz": gz.subarray(0, Math.floor(gz.length / 2)) })
       const error = yield* failPath(root, "cut.tar.gz")
       expectArchiveError(error, /^Invalid tar\.gz archive: the compressed data is truncated/)
-      // A member before the cut is still readable: the stream stops once it is found.
+      // A member before the cut is still read, and the answer says a later copy could not be looked for.
       const early = yield* readPath(root, "cut.tar.gz:a.txt")
-      expect(early.output).toContain("1: a")
+      expect(early.output).toMatch(
+        /^\(The archive is damaged after this member, so a later copy of it could not be looked for: Invalid tar\.gz archive: the compressed data is truncated .*\)\n<path>/
+      )
+      expect(early.output).toContain("<content>\n1: a\n")
     }))
 
   it.effect("a truncated or corrupt tar is a typed error", () =>
@@ -781,18 +734,29 @@ describe("streaming", () => {
       expect(listing.bytes).toBeLessThan(256 * 1024)
     }))
 
-  it.effect("a tar member is read by streaming only up to it", () =>
+  it.effect("a tar member is read without the data of other members; a tar.gz is inflated once, to its end", () =>
     Effect.gen(function*() {
       const tarBytes = yield* Effect.promise(() =>
-        tar([{ name: "first.txt", data: "first\n" }, { name: "blob.bin", data: binaryBytes(4 * 1024 * 1024) }])
+        tar([
+          { name: "before.bin", data: binaryBytes(2 * 1024 * 1024) },
+          { name: "first.txt", data: "first\n" },
+          { name: "blob.bin", data: binaryBytes(4 * 1024 * 1024) }
+        ])
       )
-      const root = project({ "big.tar": tarBytes, "big.tgz": zlib.gzipSync(tarBytes) })
-      for (const archive of ["big.tar", "big.tgz"]) {
-        const counter = { bytes: 0 }
-        const result = yield* read({ filePath: `${archive}:first.txt` }).pipe(Effect.provide(countingLayer(root, counter)))
-        expect(result.output).toContain("1: first")
-        expect(counter.bytes).toBeLessThan(512 * 1024)
-      }
+      const gz = zlib.gzipSync(tarBytes)
+      const root = project({ "big.tar": tarBytes, "big.tgz": gz })
+      const plain = { bytes: 0 }
+      const member = yield* read({ filePath: "big.tar:first.txt" }).pipe(Effect.provide(countingLayer(root, plain)))
+      expect(member.output).toContain("1: first")
+      expect(plain.bytes).toBeLessThan(512 * 1024)
+      const listing = { bytes: 0 }
+      yield* read({ filePath: "big.tar:2" }).pipe(Effect.provide(countingLayer(root, listing)))
+      expect(listing.bytes).toBeLessThan(512 * 1024)
+      // A later copy of the member could follow anywhere: the compressed stream is read to its end, once.
+      const compressed = { bytes: 0 }
+      const fromGz = yield* read({ filePath: "big.tgz:first.txt" }).pipe(Effect.provide(countingLayer(root, compressed)))
+      expect(fromGz.output).toContain("1: first")
+      expect(compressed.bytes).toBeLessThanOrEqual(2 * gz.length)
     }))
 
   it.effect("a binary member stops inflating after its first bytes", () =>

@@ -87,3 +87,113 @@ export const paxRecords = (records: Readonly<Record<string, string>>): Buffer =>
 
 /** Members followed by the two zero blocks that end an archive. */
 export const tarOf = (...parts: ReadonlyArray<Uint8Array>): Buffer => Buffer.concat([...parts, Buffer.alloc(1024)])
+
+// -----------------------------------------------------------------------------
+// Sparse files, in the four forms GNU tar writes
+// -----------------------------------------------------------------------------
+
+export interface SparseFile {
+  readonly name: string
+  /** Data segments, in order: where each starts in the file and its bytes. */
+  readonly segments: ReadonlyArray<{ readonly offset: number; readonly data: Uint8Array }>
+  readonly realSize: number
+}
+
+/** The file as extraction writes it: zeros where no segment is. */
+export const sparseContent = (file: SparseFile): Buffer => {
+  const whole = Buffer.alloc(file.realSize)
+  for (const segment of file.segments) Buffer.from(segment.data).copy(whole, segment.offset)
+  return whole
+}
+
+const stored = (file: SparseFile) => Buffer.concat(file.segments.map((segment) => Buffer.from(segment.data)))
+
+const octalInto = (block: Buffer, offset: number, value: number, width: number) =>
+  block.write(value.toString(8).padStart(width - 1, "0") + "\0", offset, "latin1")
+
+/** Old GNU: type `S`, 4 segments in the header, 21 more per extension block. */
+export const sparseOldGnu = (file: SparseFile): Buffer => {
+  const data = stored(file)
+  const entries = file.segments.map((segment) => [segment.offset, segment.data.length] as const)
+  const block = header({ name: file.name, type: "S", size: data.length, format: "gnu" })
+  const extensions: Array<Buffer> = []
+  for (let i = 0; i < Math.min(4, entries.length); i++) {
+    octalInto(block, 386 + i * 24, entries[i]![0], 12)
+    octalInto(block, 386 + i * 24 + 12, entries[i]![1], 12)
+  }
+  octalInto(block, 483, file.realSize, 12)
+  const rest = entries.slice(4)
+  if (rest.length > 0) block[482] = 1
+  for (let start = 0; start < rest.length; start += 21) {
+    const extension = Buffer.alloc(512)
+    rest.slice(start, start + 21).forEach(([offset, length], i) => {
+      octalInto(extension, i * 24, offset, 12)
+      octalInto(extension, i * 24 + 12, length, 12)
+    })
+    if (start + 21 < rest.length) extension[504] = 1
+    extensions.push(extension)
+  }
+  // The checksum covers the sparse fields written after `header` summed it.
+  const sum = rechecksum(block)
+  return Buffer.concat([sum, ...extensions, padTo512(data)])
+}
+
+const rechecksum = (block: Buffer): Buffer => {
+  block.fill(0x20, 148, 156)
+  let sum = 0
+  for (const byte of block) sum += byte
+  block.write(sum.toString(8).padStart(6, "0") + "\0 ", 148, "latin1")
+  return block
+}
+
+const padTo512 = (data: Uint8Array): Buffer => {
+  const rest = data.length % 512
+  return Buffer.concat([Buffer.from(data), Buffer.alloc(rest === 0 ? 0 : 512 - rest)])
+}
+
+const paxMember = (name: string, records: Readonly<Record<string, string>> | Buffer): Buffer => {
+  const body = Buffer.isBuffer(records) ? records : paxRecords(records)
+  return member({ name, type: "x", data: body })
+}
+
+/** pax 0.0: repeated GNU.sparse.offset / numbytes records. */
+export const sparsePax00 = (file: SparseFile): Buffer => {
+  let text = Buffer.concat([
+    paxRecords({ "GNU.sparse.size": String(file.realSize), "GNU.sparse.numblocks": String(file.segments.length) })
+  ])
+  for (const segment of file.segments) {
+    text = Buffer.concat([
+      text,
+      paxRecords({ "GNU.sparse.offset": String(segment.offset) }),
+      paxRecords({ "GNU.sparse.numbytes": String(segment.data.length) })
+    ])
+  }
+  return Buffer.concat([paxMember(`PaxHeaders/${file.name}`, text), member({ name: file.name, data: stored(file) })])
+}
+
+/** pax 0.1: one GNU.sparse.map record, the real name in GNU.sparse.name. */
+export const sparsePax01 = (file: SparseFile): Buffer =>
+  Buffer.concat([
+    paxMember(`PaxHeaders/${file.name}`, {
+      "GNU.sparse.size": String(file.realSize),
+      "GNU.sparse.numblocks": String(file.segments.length),
+      "GNU.sparse.name": file.name,
+      "GNU.sparse.map": file.segments.map((segment) => `${segment.offset},${segment.data.length}`).join(",")
+    }),
+    member({ name: `GNUSparseFile.0/${file.name}`, data: stored(file) })
+  ])
+
+/** pax 1.0: the map opens the data as decimal lines, padded to a block. */
+export const sparsePax10 = (file: SparseFile): Buffer => {
+  const map = [String(file.segments.length), ...file.segments.flatMap((s) => [String(s.offset), String(s.data.length)])]
+  const data = Buffer.concat([padTo512(Buffer.from(map.join("\n") + "\n", "latin1")), stored(file)])
+  return Buffer.concat([
+    paxMember(`PaxHeaders/${file.name}`, {
+      "GNU.sparse.major": "1",
+      "GNU.sparse.minor": "0",
+      "GNU.sparse.name": file.name,
+      "GNU.sparse.realsize": String(file.realSize)
+    }),
+    member({ name: `GNUSparseFile.0/${file.name}`, data })
+  ])
+}

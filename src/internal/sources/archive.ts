@@ -2,10 +2,12 @@
  * Archives (`.zip`, `.tar`, `.tar.gz`/`.tgz`): `a.zip` lists the root, `a.zip:dir/` a
  * directory, `a.zip:dir/file.ts:10-20` reads a member with the usual numbering and paging.
  *
- * ZIP is read by random access (central directory, then one member's bytes); tar streams once
- * and stops at the member. Members are capped in size and compression ratio while they
- * inflate, compressed tar streams in total bytes; unsafe member paths (`..`, absolute) are
- * refused in requests and never resolved in archives; binary members answer with a notice.
+ * ZIP is read by random access (central directory, then one member's bytes); tar is read once,
+ * headers by position (a plain tar's member data is skipped unread), to its end: the last copy
+ * of a repeated path wins, as extraction leaves it. Members are capped in size and compression
+ * ratio while they inflate, compressed tar streams in total bytes; unsafe member paths (`..`,
+ * absolute) are refused in requests and never resolved in archives; links, devices and FIFOs
+ * are described, never followed or opened; binary members answer with a notice.
  */
 import type { File } from "@effect/platform/FileSystem"
 import * as FileSystem from "@effect/platform/FileSystem"
@@ -29,13 +31,15 @@ import {
   type ArchiveLimits,
   ArchiveTree,
   checkPath,
+  linkTargetPath,
   messages,
   omittedNotice,
   type RawEntry,
   refusedNotice,
+  replacedNotice,
   SourceFailure
 } from "./archive/model.js"
-import { isGzip, scanTar } from "./archive/tar.js"
+import { isGzip, isTarHeader, scanTar } from "./archive/tar.js"
 import { scanZip } from "./archive/zip.js"
 import type { ContainerRequest, Params } from "./types.js"
 
@@ -45,16 +49,6 @@ const PREVIEW_LINES = 20
 
 export const archiveFormat = (path: string): ArchiveFormat =>
   /\.zip$/i.test(path) ? "zip" : /\.(?:tar\.gz|tgz)$/i.test(path) ? "tar.gz" : "tar"
-
-/** tar headers carry an octal checksum of the 512-byte header (its own field read as spaces). */
-const isTarHeader = (head: Uint8Array): boolean => {
-  if (head.length < 512) return false
-  const field = String.fromCharCode(...head.subarray(148, 156)).replace(/\0.*$/, "").trim()
-  if (!/^[0-7]+$/.test(field)) return false
-  let sum = 0
-  for (let i = 0; i < 512; i++) sum += i >= 148 && i < 156 ? 32 : head[i]!
-  return sum === parseInt(field, 8)
-}
 
 /**
  * Whether a file's first bytes (512 or more) look like the archive its name says: for callers
@@ -227,7 +221,14 @@ const noParamsWith = (request: ContainerRequest, selection: Selection) => {
     : Effect.void
 }
 
-const member = (request: ContainerRequest, path: string, entry: RawEntry, content: Content, selection: Selection) =>
+const member = (
+  request: ContainerRequest,
+  path: string,
+  entry: RawEntry,
+  content: Content,
+  selection: Selection,
+  note?: string
+) =>
   Effect.gen(function*() {
     const shown = `${request.target.absolute}:${path}`
     if (selection.pages !== undefined) return yield* new InvalidSelector({ path: shown, reason: messages.pages })
@@ -238,7 +239,14 @@ const member = (request: ContainerRequest, path: string, entry: RawEntry, conten
       const notice = `(Cannot show binary archive entry '${path}' (${formatBytes(entry.size)}))`
       const result: ReadResult = {
         title,
-        output: [`<path>${shown}</path>`, "<type>file</type>", "<content>", notice, "</content>"].join("\n"),
+        output: [
+          ...(note === undefined ? [] : [note]),
+          `<path>${shown}</path>`,
+          "<type>file</type>",
+          "<content>",
+          notice,
+          "</content>"
+        ].join("\n"),
         metadata: { kind: "archive", path: shown, preview: notice, truncated: false, size: entry.size, ...mtime }
       }
       return result
@@ -256,6 +264,7 @@ const member = (request: ContainerRequest, path: string, entry: RawEntry, conten
       kind: "archive",
       pageAt: memoryPageAt(text, detection.codec),
       selection,
+      ...(note === undefined ? {} : { note }),
       params: request.params,
       facts: { fileSize: bytes.length, encoding: detection.codec.encoding, replaced: detection.fallback },
       metadata: {
@@ -278,12 +287,17 @@ const resolve = (request: ContainerRequest, p: Plan, scan: ScanResult) =>
       if (selection instanceof SelectorError) {
         return yield* new InvalidSelector({ path: `${archive}:${path}`, reason: selection.message })
       }
-      return yield* member(request, path, entry, content, selection)
+      const note = scan.damaged === undefined
+        ? undefined
+        : `(The archive is damaged after this member, so a later copy of it could not be looked for: ${scan.damaged})`
+      return yield* member(request, path, entry, content, selection, note)
     }
     const tree = new ArchiveTree(scan.table)
     const rootNotices = [
       ...(scan.table.entries.length === 0 && scan.table.refused.length === 0 ? ["(Empty archive)"] : []),
-      ...[refusedNotice(scan.table.refused), omittedNotice(scan.table)].filter((n): n is string => n !== undefined)
+      ...[refusedNotice(scan.table.refused), replacedNotice(scan.table), omittedNotice(scan.table)].filter(
+        (n): n is string => n !== undefined
+      )
     ]
     const notices = (directory: string) => (directory === "" ? rootNotices : [])
     if (tree.isDirectory(p.whole)) return yield* listing(request, tree, p.whole, request.params, notices(p.whole))
@@ -297,7 +311,18 @@ const resolve = (request: ContainerRequest, p: Plan, scan: ScanResult) =>
     for (const path of wantedOf(p)) {
       const entry = tree.entry(path)
       if (entry?.kind === "link") {
-        return yield* new ArchiveError({ path: archive, member: path, reason: messages.link(path, entry.linkTarget) })
+        const target = linkTargetPath(entry)
+        const inside = target !== undefined && (tree.entry(target) !== undefined || tree.isDirectory(target))
+        return yield* new ArchiveError({
+          path: archive,
+          member: path,
+          reason: messages.link(
+            path,
+            entry.hardLink === true,
+            entry.linkTarget,
+            inside ? `${archive}:${target}` : undefined
+          )
+        })
       }
       if (entry?.kind === "special") {
         return yield* new ArchiveError({

@@ -19,6 +19,8 @@ export interface ScanResult {
   /** Every entry was seen (false when the scan stopped at the member it was looking for). */
   readonly complete: boolean
   readonly found?: { readonly path: string; readonly entry: RawEntry; readonly content: Content }
+  /** The archive is damaged after `found` was read: why a later copy of it could not be looked for. */
+  readonly damaged?: string
 }
 
 export type Text = Extract<Detection, { readonly _tag: "Text" }>

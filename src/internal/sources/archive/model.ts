@@ -69,11 +69,12 @@ export const messages = {
   notFound: (member: string, archive: string, suggestions: ReadonlyArray<string>) =>
     `Path '${member}' not found inside archive ${archive}` +
     (suggestions.length === 0 ? "" : `\n\nDid you mean one of these?\n${suggestions.join("\n")}`),
-  link: (member: string, target: string | undefined) =>
-    `Archive member '${member}' is a ${
-      target === undefined ? "link" : `link to '${target}'`
-    }; links inside archives are not followed${target === undefined ? "" : ". Read the target instead."}`,
-  special: (member: string, kind: string) => `Archive member '${member}' is a ${kind}, not a regular file`,
+  link: (member: string, hard: boolean, target: string | undefined, readInstead: string | undefined) =>
+    `Archive member '${member}' is a ${hard ? "hard link" : "symbolic link"}${
+      target === undefined ? "" : ` to '${target}'`
+    }; links inside archives are not followed.${readInstead === undefined ? "" : ` Read ${readInstead} instead.`}`,
+  special: (member: string, kind: string) =>
+    `Archive member '${member}' is a ${kind}, not a regular file: it has no content to show, and nothing on this machine is opened for it`,
   encrypted: (member: string) => `Encrypted ZIP entries are not supported: '${member}' is encrypted`,
   method: (member: string, method: number) => {
     const name = zipMethods[method]
@@ -113,8 +114,12 @@ export interface RawEntry {
   readonly compressedSize?: number
   readonly mtime?: number
   readonly linkTarget?: string
-  /** Special entries: what they are (`fifo`, `character device`, …). */
+  /** Links: a hard link names an archive path; a symbolic link a path relative to its directory. */
+  readonly hardLink?: boolean
+  /** Special entries: what they are (`fifo`, `character device 1,3`, …). */
   readonly special?: string
+  /** A sparse file: `size` is its full size, holes included. */
+  readonly sparse?: boolean
   readonly encrypted?: boolean
 }
 
@@ -145,13 +150,18 @@ export interface Refused {
   readonly reason: "absolute path" | "parent segment"
 }
 
-/** Entries as they stream in: the first entry of a path wins; unsafe paths are refused. */
+/**
+ * Entries as they stream in. A path seen again replaces the earlier entry, as extracting the
+ * archive would overwrite it (tar appends updated copies). Unsafe paths are refused.
+ */
 export class EntryTable {
   readonly entries: Array<ArchiveEntry> = []
   readonly refused: Array<Refused> = []
   /** Entries past `maxEntries`, counted but not kept. */
   omitted = 0
-  private readonly seen = new Set<string>()
+  /** Entries that replaced an earlier one of the same path. */
+  replaced = 0
+  private readonly index = new Map<string, number>()
 
   constructor(private readonly maxEntries: number) {}
 
@@ -164,15 +174,44 @@ export class EntryTable {
       }
       return undefined
     }
-    if (checked.path === "" || this.seen.has(checked.path)) return checked.path
+    if (checked.path === "") return checked.path
+    const at = this.index.get(checked.path)
+    if (at !== undefined) {
+      this.replaced++
+      this.entries[at] = { ...raw, path: checked.path }
+      return checked.path
+    }
     if (this.entries.length >= this.maxEntries) {
       this.omitted++
       return checked.path
     }
-    this.seen.add(checked.path)
+    this.index.set(checked.path, this.entries.length)
     this.entries.push({ ...raw, path: checked.path })
     return checked.path
   }
+
+  /** Add what was learnt about an entry after it was indexed (a zip link's target). */
+  amend(path: string, facts: Partial<RawEntry>): void {
+    const at = this.index.get(path)
+    if (at !== undefined) this.entries[at] = { ...this.entries[at]!, ...facts }
+  }
+}
+
+/** Where a link points inside the archive: its target as an archive path, or undefined when it leaves it. */
+export const linkTargetPath = (entry: ArchiveEntry): string | undefined => {
+  const target = entry.linkTarget
+  if (target === undefined || target === "") return undefined
+  const directory = entry.path.includes("/") ? entry.path.slice(0, entry.path.lastIndexOf("/")) : ""
+  const joined = entry.hardLink === true || directory === "" ? target : `${directory}/${target}`
+  if (/^[\\/]/.test(joined)) return undefined
+  // `..` may step back inside the archive (`a/b/../c`), never above its root.
+  const segments: Array<string> = []
+  for (const segment of joined.replace(/\\/g, "/").split("/")) {
+    if (segment === "" || segment === ".") continue
+    if (segment !== "..") segments.push(segment)
+    else if (segments.pop() === undefined) return undefined
+  }
+  return segments.length === 0 ? undefined : segments.join("/")
 }
 
 interface Child {
@@ -186,11 +225,15 @@ const childLine = (child: Child): string => {
   const entry = child.entry!
   switch (entry.kind) {
     case "link":
-      return `${child.name} -> ${entry.linkTarget ?? "(link)"}`
+      return entry.linkTarget === undefined
+        ? `${child.name} (${entry.hardLink === true ? "hard" : "symbolic"} link)`
+        : `${child.name} -> ${entry.linkTarget}${entry.hardLink === true ? " (hard link)" : ""}`
     case "special":
       return `${child.name} (${entry.special ?? "special file"})`
     default:
-      return `${child.name} (${formatBytes(entry.size)}${entry.encrypted === true ? ", encrypted" : ""})`
+      return `${child.name} (${formatBytes(entry.size)}${entry.sparse === true ? ", sparse" : ""}${
+        entry.encrypted === true ? ", encrypted" : ""
+      })`
   }
 }
 
@@ -269,6 +312,13 @@ export const refusedNotice = (refused: ReadonlyArray<Refused>): string | undefin
     refused.length === 1 ? "entry" : "entries"
   } with unsafe paths; they are never read: ${shown.join(", ")}${more}.)`
 }
+
+export const replacedNotice = (table: EntryTable): string | undefined =>
+  table.replaced === 0
+    ? undefined
+    : `(${table.replaced} ${
+      table.replaced === 1 ? "entry repeats an earlier path" : "entries repeat earlier paths"
+    }; the last copy of each is listed and read, as extracting the archive would leave it.)`
 
 export const omittedNotice = (table: EntryTable): string | undefined =>
   table.omitted === 0

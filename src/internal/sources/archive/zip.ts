@@ -84,7 +84,15 @@ const S_IFDIR = 0o040000
 const S_IFLNK = 0o120000
 const S_IFREG = 0o100000
 
+const specialModes: Record<number, string> = {
+  0o010000: "FIFO",
+  0o020000: "character device",
+  0o060000: "block device",
+  0o140000: "socket"
+}
+
 const rawEntry = (entry: yauzl.Entry): RawEntry => {
+  // Info-ZIP's Unicode path field, else UTF-8 when flagged, else CP437; `\` (Windows zips) becomes `/`.
   const name = yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, entry.fileNameRaw, entry.extraFields, false)
   // Unix "version made by" (3) keeps the mode in the high half of the external attributes.
   const mode = entry.versionMadeBy >> 8 === 3 ? (entry.externalFileAttributes >>> 16) & S_IFMT : 0
@@ -107,7 +115,7 @@ const rawEntry = (entry: yauzl.Entry): RawEntry => {
     size: entry.uncompressedSize,
     compressedSize: entry.compressedSize,
     ...(mtime !== undefined && Number.isFinite(mtime) ? { mtime } : {}),
-    ...(kind === "special" ? { special: "special file" } : {}),
+    ...(kind === "special" ? { special: specialModes[mode] ?? "special file" } : {}),
     ...(entry.isEncrypted() ? { encrypted: true } : {})
   }
 }
@@ -227,18 +235,70 @@ const extract = (
   })
 }
 
+/** Longest symbolic link target read from a link entry's data. */
+const MAX_LINK_TARGET = 4096
+
+/**
+ * Where the ZIP data starts in the file: after whatever was prepended to it (a self-extractor's
+ * stub, a script) when its offsets count from its own start, as `cat stub a.zip` leaves them.
+ * The end record's offset of the central directory is compared with where the directory really
+ * lies (just before the end record, or before the ZIP64 end record and its locator).
+ */
+const zipStart = async (source: ByteSource): Promise<number> => {
+  const tailLength = Math.min(source.size, 22 + 0xffff + 20 + 56)
+  const tailStart = source.size - tailLength
+  const tail = Buffer.from(await source.readAt(tailStart, tailLength))
+  for (let i = tail.length - 22; i >= 0; i--) {
+    if (tail.readUInt32LE(i) !== 0x06054b50 || tail.readUInt16LE(i + 20) !== tail.length - 22 - i) continue
+    const locator = i - 20
+    const record = locator - 56
+    if (locator >= 0 && tail.readUInt32LE(locator) === 0x07064b50) {
+      if (record < 0 || tail.readUInt32LE(record) !== 0x06064b50) return 0
+      const declared = Number(tail.readBigUInt64LE(locator + 8))
+      const shift = tailStart + record - declared
+      return shift > 0 && Number.isSafeInteger(shift) ? shift : 0
+    }
+    const size = tail.readUInt32LE(i + 12)
+    const offset = tail.readUInt32LE(i + 16)
+    const shift = tailStart + i - size - offset
+    return shift > 0 ? shift : 0
+  }
+  return 0
+}
+
+/** A symbolic link's target: its entry's data, when short text. */
+const linkTarget = async (
+  zip: yauzl.ZipFile,
+  entry: yauzl.Entry,
+  path: string,
+  limits: ArchiveLimits,
+  signal: AbortSignal
+): Promise<string | undefined> => {
+  if (entry.uncompressedSize > MAX_LINK_TARGET) return undefined
+  const content = await extract(zip, entry, path, { ...limits, maxMemberBytes: MAX_LINK_TARGET }, signal).catch(
+    () => undefined
+  )
+  if (content?._tag !== "Text") return undefined
+  const target = Buffer.from(content.bytes).toString("utf8")
+  return target === "" || target.includes("\0") || target.includes("\n") ? undefined : target
+}
+
 /**
  * Index the central directory, then inflate the first of `wanted` that is a regular file
- * (whole paths, already normalised).
+ * (whole paths, already normalised). A path listed twice means its last entry, as unzip leaves it.
  */
 export const scanZip = async (
-  source: ByteSource,
+  whole: ByteSource,
   wanted: ReadonlyArray<string>,
   limits: ArchiveLimits,
   signal: AbortSignal
 ): Promise<ScanResult> => {
   let zip: yauzl.ZipFile
   try {
+    const shift = await zipStart(whole)
+    const source: ByteSource = shift === 0
+      ? whole
+      : { size: whole.size - shift, readAt: (position, length) => whole.readAt(position + shift, length) }
     zip = await openZip(new SourceReader(source), source.size)
   } catch (error) {
     throw describe(error, undefined)
@@ -251,13 +311,18 @@ export const scanZip = async (
         if (signal.aborted) throw new ArchiveFailure("Interrupted")
         const raw = rawEntry(entry)
         const path = table.add(raw)
-        if (path !== undefined && wanted.includes(path) && !candidates.has(path)) candidates.set(path, { raw, entry })
+        if (path !== undefined && wanted.includes(path)) candidates.set(path, { raw, entry })
       }
     } catch (error) {
       throw describe(error, undefined)
     }
     for (const path of wanted) {
       const candidate = candidates.get(path)
+      if (candidate?.raw.kind === "link") {
+        const target = await linkTarget(zip, candidate.entry, path, limits, signal)
+        if (target !== undefined) table.amend(path, { linkTarget: target })
+        continue
+      }
       if (candidate === undefined || candidate.raw.kind !== "file") continue
       const content = await extract(zip, candidate.entry, path, limits, signal)
       return { table, complete: true, found: { path, entry: candidate.raw, content } }
