@@ -5,6 +5,7 @@
  * `Read.read`, `Permission.layerRules`, `Workspace.layer`, `MemoryFileSystem.layer`, …
  */
 export * as Envelope from "./Envelope.js"
+export * as FaultFileSystem from "./FaultFileSystem.js"
 export * as FileTime from "./FileTime.js"
 export * as LineIndex from "./LineIndex.js"
 export * as Lsp from "./Lsp.js"
