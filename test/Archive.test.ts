@@ -8,8 +8,11 @@ import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
 import * as FileSystem from "@effect/platform/FileSystem"
 import { afterAll, describe, expect, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as TestClock from "effect/TestClock"
 import * as crypto from "node:crypto"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
@@ -158,6 +161,36 @@ const countingLayer = (root: string, counter: { bytes: number }) => {
     Lsp.layerRecording,
     FileTime.layerMemory
   ).pipe(Layer.provideMerge(platform))
+}
+
+/** The Node filesystem, where every read of `name` after the first `reads` never returns. */
+const stallingLayer = (root: string, name: string, reads: number, stalled: Deferred.Deferred<void>) => {
+  const stalling = Layer.effect(
+    FileSystem.FileSystem,
+    Effect.map(FileSystem.FileSystem, (inner): FileSystem.FileSystem => ({
+      ...inner,
+      open: (path, options) =>
+        Effect.map(inner.open(path, options), (file) => {
+          let count = 0
+          return new Proxy(file, {
+            get(target, property, receiver) {
+              if (property === "read" && path.endsWith(name)) {
+                return (buffer: Uint8Array) =>
+                  ++count > reads ? Effect.zipRight(Deferred.succeed(stalled, undefined), Effect.never) : target.read(buffer)
+              }
+              const value = Reflect.get(target, property, receiver)
+              return typeof value === "function" ? value.bind(target) : value
+            }
+          })
+        })
+    }))
+  ).pipe(Layer.provide(NodeFileSystem.layer))
+  return Layer.mergeAll(
+    Workspace.layer({ directory: root, worktree: root, sessionId: "test" }),
+    Permission.layerAllowAll,
+    Lsp.layerRecording,
+    FileTime.layerMemory
+  ).pipe(Layer.provideMerge(Layer.merge(stalling, NodePath.layer)))
 }
 
 // -----------------------------------------------------------------------------
@@ -806,6 +839,27 @@ describe("other layers and limits", () => {
       )
       const member = yield* read({ filePath: "p.tgz:pkg/src/util.ts:30" }).pipe(Effect.provide(layer))
       expect(member.output).toBe(filePage("/project/p.tgz:pkg/src/util.ts", ["30: util 30"], "(End of file - total 30 lines)"))
+    }))
+
+  it.effect("a pass that outlives its budget ends in a typed error, even when a read never returns", () =>
+    Effect.gen(function*() {
+      const root = project({ "slow.tar": yield* Effect.promise(() => tar(PKG)), "slow.zip": zip(PKG) })
+      for (const archive of ["slow.tar", "slow.zip"]) {
+        const stalled = yield* Deferred.make<void>()
+        const fiber = yield* Effect.fork(
+          Effect.flip(read({ filePath: `${archive}:top.txt` }).pipe(Effect.provide(stallingLayer(root, archive, 1, stalled))))
+        )
+        yield* Deferred.await(stalled)
+        // The test clock moves only when told: past the 60 s budget, then past the grace for the stuck read.
+        for (let i = 0; i < 100 && (yield* Fiber.poll(fiber))._tag === "None"; i++) {
+          yield* TestClock.adjust("1 second")
+          yield* Effect.yieldNow()
+        }
+        expectArchiveError(
+          yield* Fiber.join(fiber),
+          "Reading the archive took longer than 60 s and was stopped; it may be damaged, or too large to list or search in time"
+        )
+      }
     }))
 
   it.effect("an archive with more entries than the index cap is listed in part, and says so", () =>

@@ -434,6 +434,16 @@ describe("ZIP variants", () => {
       }
     }))
 
+  it.effect("offsets pointing outside the file are a typed error, not a failed platform read", () =>
+    Effect.gen(function*() {
+      // Found by the fuzz: the ZIP64 end record's central directory offset with its top bit set.
+      const wide = zip([{ name: "a.txt", data: "a\n", zip64: true }], { zip64End: true })
+      const record = wide.length - 22 - 20 - 56
+      wide.writeBigUInt64LE(2n ** 63n + 100n, record + 48)
+      const root = project({ "far.zip": wide })
+      expectArchiveError(yield* failPath(root, "far.zip"), /^Invalid ZIP archive: truncated — data lies past the end of the file/)
+    }))
+
   it.effect("Unix symbolic links name their target; FIFOs and devices are described", () =>
     Effect.gen(function*() {
       const root = project({

@@ -11,6 +11,7 @@
  */
 import type { File } from "@effect/platform/FileSystem"
 import * as FileSystem from "@effect/platform/FileSystem"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
@@ -102,6 +103,9 @@ const wantedOf = (p: Plan): ReadonlyArray<string> =>
 const infoFacts = (info: File.Info) =>
   Option.match(info.mtime, { onNone: () => ({}), onSome: (mtime) => ({ mtime: mtime.getTime() }) })
 
+/** How long closing an archive waits for a read still in flight before interrupting it. */
+const CLOSE_GRACE = Duration.seconds(5)
+
 /** Reads through the platform `File`, one at a time (seek + read is not atomic). */
 const byteSource = (file: FileSystem.File, size: number) =>
   Effect.gen(function*() {
@@ -119,28 +123,38 @@ const byteSource = (file: FileSystem.File, size: number) =>
         }
         return buffer.subarray(0, filled)
       }))
-    const run = Runtime.runPromise(runtime)
     // Streams may still ask for bytes after the scan settled: refuse them once the scope ends,
     // and let reads in flight finish before the file is closed (its descriptor could be reused).
+    // A read that never finishes (a stalled mount) is interrupted after a grace period.
     const pending = new Set<Promise<unknown>>()
+    const stop = new AbortController()
     let closed = false
+    // Finalizers run uninterruptibly; waiting for reads must stay interruptible to time out.
+    const settled = Effect.interruptible(Effect.promise(() => Promise.allSettled([...pending])))
     yield* Effect.addFinalizer(() =>
-      Effect.promise(() => {
+      Effect.suspend(() => {
         closed = true
-        return Promise.allSettled([...pending])
+        return settled.pipe(
+          Effect.timeout(CLOSE_GRACE),
+          Effect.catchAll(() => Effect.sync(() => stop.abort()).pipe(Effect.zipRight(settled)))
+        )
       })
     )
     const source: ByteSource = {
       size,
       readAt: (position, length) => {
         if (closed) return Promise.reject(new ArchiveFailure("The archive was closed"))
-        const read = run(Effect.either(readAt(position, length))).then((result) => {
-          if (result._tag === "Left") throw new SourceFailure(result.left)
-          return result.right
-        })
+        // Archive metadata can point anywhere: outside the file is its end, never a platform error.
+        if (!Number.isSafeInteger(position) || position < 0 || position >= size) return Promise.resolve(new Uint8Array(0))
+        const within = Math.max(0, Math.min(length, size - position))
+        const read = Runtime.runPromise(runtime, Effect.either(readAt(position, within)), { signal: stop.signal })
+          .then((result) => {
+            if (result._tag === "Left") throw new SourceFailure(result.left)
+            return result.right
+          })
         pending.add(read)
-        const settled = () => pending.delete(read)
-        read.then(settled, settled)
+        const done = () => pending.delete(read)
+        read.then(done, done)
         return read
       }
     }
@@ -379,7 +393,12 @@ export const readArchiveWith = (limits: ArchiveLimits) =>
           (error): error is ArchiveError =>
             error._tag === "ArchiveError" && format === "zip" && !looksLikeArchive(archive, first),
           (error) => Effect.fail(notAZip(archive, first, error))
-        )
+        ),
+        // Whatever a damaged archive does to the parsers, the pass ends: a typed error, never a hang.
+        Effect.timeoutFail({
+          duration: Duration.millis(limits.maxPassMillis),
+          onTimeout: () => new ArchiveError({ path: archive, reason: messages.deadline(limits) })
+        })
       )
       return yield* resolve(request, p, scan)
     }))

@@ -16,6 +16,8 @@ export interface ArchiveLimits {
   readonly maxInflatedBytes: number
   /** Entries indexed for a listing; more are counted, not kept. */
   readonly maxEntries: number
+  /** Longest one pass over an archive may take (listing, or finding and reading a member). */
+  readonly maxPassMillis: number
 }
 
 export const ARCHIVE_LIMITS: ArchiveLimits = {
@@ -23,7 +25,8 @@ export const ARCHIVE_LIMITS: ArchiveLimits = {
   maxRatio: 100,
   ratioMinBytes: 1024 * 1024,
   maxInflatedBytes: 1024 * 1024 * 1024,
-  maxEntries: 100_000
+  maxEntries: 100_000,
+  maxPassMillis: 60_000
 }
 
 export type ArchiveFormat = "zip" | "tar" | "tar.gz"
@@ -61,6 +64,10 @@ export const messages = {
     `Archive inflates to more than ${
       formatBytes(limits.maxInflatedBytes)
     } while streaming; refused as a possible decompression bomb`,
+  deadline: (limits: ArchiveLimits) =>
+    `Reading the archive took longer than ${
+      limits.maxPassMillis / 1000
+    } s and was stopped; it may be damaged, or too large to list or search in time`,
   parentSegment: (requested: string) =>
     `Archive path cannot contain '..': '${requested}'. Paths inside an archive are relative to its root.`,
   absolute: (requested: string, archive: string) =>
