@@ -184,7 +184,7 @@ const mcp = Command.make(
         allowExternal: args.allowExternal || parent.allowExternal,
         interactive: false
       })
-      return yield* Layer.launch(McpServer.layerStdio({ version }).pipe(Layer.provide(services)))
+      return yield* McpServer.runStdio({ version }).pipe(Effect.provide(services))
     })
 ).pipe(Command.withDescription("Serve the read tool over MCP on stdin/stdout (logs go to stderr)."))
 

@@ -1,36 +1,59 @@
 /**
- * The Read tool over MCP, on `@effect/ai`'s `McpServer`.
+ * The Read tool over MCP, served by the official MCP TypeScript SDK's `Server` with our own
+ * stdio transport.
  *
- * The tool is registered with `McpServer.addTool` rather than `McpServer.toolkit`: the toolkit
- * registration answers every call with `JSON.stringify` of the encoded result, while an agent
- * should read `output` as text, images as MCP image content, and a failure's `message`. Calls
- * still go through the `ReadTool` toolkit's handler (decode → handler → encode).
+ * Why the SDK and not `@effect/ai`'s `McpServer`: the SDK's protocol layer already echoes
+ * string and integer ids, answers unknown methods with `-32601`, runs requests concurrently,
+ * interrupts a handler on `notifications/cancelled` (and sends nothing for it), and hands the
+ * handler the request's `progressToken`. `@effect/ai` 0.37 turns ids into `BigInt`s, answers
+ * with `@effect/rpc`'s internal exits, and gives a tool handler only its arguments, so progress
+ * could not be reported at all. What the SDK's stdio transport lacks (answers to unparsable and
+ * invalid lines, a bounded line buffer) is `StdioTransport`'s job, and bad params of the
+ * methods we serve are answered `-32602` before the SDK would call them internal errors.
+ *
+ * The tool definition is one: name, description and annotations from `ReadTool.tool`, the
+ * input schema `ReadTool.jsonSchema` (from `Read.ReadParams`), and calls go through the
+ * `ReadTool` toolkit's handler (decode → `Read.read` → encode).
  */
 import * as AiError from "@effect/ai/AiError"
-import * as McpSchema from "@effect/ai/McpSchema"
-import * as AiMcpServer from "@effect/ai/McpServer"
 import * as Tool from "@effect/ai/Tool"
-import * as NodeSink from "@effect/platform-node/NodeSink"
-import * as NodeStream from "@effect/platform-node/NodeStream"
+import { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import {
+  type CallToolResult,
+  CallToolRequestSchema,
+  InitializeRequestSchema,
+  ListToolsRequestSchema,
+  PingRequestSchema,
+  type ServerNotification,
+  type Tool as McpTool
+} from "@modelcontextprotocol/sdk/types.js"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as ParseResult from "effect/ParseResult"
+import * as Runtime from "effect/Runtime"
+import type * as Scope from "effect/Scope"
 import { readFileSync } from "node:fs"
 import { pathToFileURL } from "node:url"
+import { ErrorCode, type ErrorResponse, errorResponse, type Request } from "./internal/jsonRpc.js"
+import { StdioTransport, type StdioTransportOptions } from "./internal/stdioTransport.js"
+import * as Progress from "./Progress.js"
 import type * as Read from "./Read.js"
 import type { ReadError } from "./ReadError.js"
 import * as ReadTool from "./ReadTool.js"
 
-type ContentBlock = typeof McpSchema.ContentBlock.Type
+export { StdioTransport, type StdioTransportOptions } from "./internal/stdioTransport.js"
+
+type ContentBlock = CallToolResult["content"][number]
 
 const packageVersion: string = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version
 
-/** `data:<mime>;base64,<data>` → the bytes; `undefined` for any other URL. */
-const dataUrlBytes = (url: string): Uint8Array | undefined => {
+/** `data:<mime>;base64,<data>` → the base64 data; `undefined` for any other URL. */
+const dataUrlBase64 = (url: string): string | undefined => {
   const match = /^data:[^;,]*;base64,/.exec(url)
-  return match === null ? undefined : new Uint8Array(Buffer.from(url.slice(match[0].length), "base64"))
+  return match === null ? undefined : url.slice(match[0].length)
 }
 
 /**
@@ -39,7 +62,7 @@ const dataUrlBytes = (url: string): Uint8Array | undefined => {
  */
 const attachmentContent = (result: Read.ReadResult): Array<ContentBlock> =>
   (result.attachments ?? []).flatMap((attachment): Array<ContentBlock> => {
-    const data = dataUrlBytes(attachment.url)
+    const data = dataUrlBase64(attachment.url)
     if (data === undefined) return []
     return attachment.mime.startsWith("image/")
       ? [{ type: "image", data, mimeType: attachment.mime }]
@@ -53,26 +76,24 @@ const attachmentContent = (result: Read.ReadResult): Array<ContentBlock> =>
  * A successful read: `output` as text (what the model reads), attachments as image/resource
  * content, and the encoded `ReadResult` as structured content.
  */
-export const successResult = (result: Read.ReadResult, encoded: unknown): McpSchema.CallToolResult =>
-  new McpSchema.CallToolResult({
-    isError: false,
-    content: [{ type: "text", text: result.output }, ...attachmentContent(result)],
-    structuredContent: encoded
-  })
+export const successResult = (result: Read.ReadResult, encoded: unknown): CallToolResult => ({
+  isError: false,
+  content: [{ type: "text", text: result.output }, ...attachmentContent(result)],
+  structuredContent: encoded as Record<string, unknown>
+})
 
 /**
  * A failed read: `isError`, the error's `message` as text, and `{ _tag, …fields, message }`
  * (`ReadTool.Failure`'s wire form) as structured content.
  */
-export const failureResult = (error: ReadError): McpSchema.CallToolResult =>
-  new McpSchema.CallToolResult({
-    isError: true,
-    content: [{ type: "text", text: error.message }],
-    structuredContent: ParseResult.encodeUnknownSync(ReadTool.Failure)(error)
-  })
+export const failureResult = (error: ReadError): CallToolResult => ({
+  isError: true,
+  content: [{ type: "text", text: error.message }],
+  structuredContent: ParseResult.encodeUnknownSync(ReadTool.Failure)(error) as Record<string, unknown>
+})
 
 /** What @effect/ai's toolkit returns for a `read` call, as an MCP result. */
-const toCallToolResult = (handled: Tool.HandlerResult<typeof ReadTool.tool>): McpSchema.CallToolResult =>
+const toCallToolResult = (handled: Tool.HandlerResult<typeof ReadTool.tool>): CallToolResult =>
   handled.isFailure
     ? failureResult(handled.result as ReadError)
     : successResult(handled.result as Read.ReadResult, handled.encodedResult)
@@ -80,76 +101,193 @@ const toCallToolResult = (handled: Tool.HandlerResult<typeof ReadTool.tool>): Mc
 /**
  * The toolkit rejects malformed arguments before the handler runs (an `AiError`, though its
  * signature only names the tool's failure type); answer them the way `read` would, with an
- * `InvalidParams` the model can correct, not with a protocol error.
+ * `InvalidParams` tool result the model can correct, not with a protocol error.
  */
-const fromHandleError = (error: unknown): Effect.Effect<McpSchema.CallToolResult> =>
+const fromHandleError = (error: unknown): Effect.Effect<CallToolResult> =>
   AiError.isAiError(error) && error._tag === "MalformedOutput" && ParseResult.isParseError(error.cause)
     ? Effect.succeed(failureResult(ReadTool.invalidParams(error.cause)))
     : Effect.logError("effect-read: the read tool failed unexpectedly", error).pipe(
-      Effect.as(
-        new McpSchema.CallToolResult({
-          isError: true,
-          content: [{ type: "text", text: `Internal error: ${error instanceof Error ? error.message : String(error)}` }]
-        })
-      )
+      Effect.as<CallToolResult>({
+        isError: true,
+        content: [{ type: "text", text: `Internal error: ${error instanceof Error ? error.message : String(error)}` }]
+      })
     )
 
 /** The MCP tool definition: name, description, inlined input schema and behaviour hints. */
-export const mcpTool: McpSchema.Tool = new McpSchema.Tool({
+export const toolDefinition: McpTool = {
   name: ReadTool.tool.name,
   title: Context.unsafeGet(ReadTool.tool.annotations, Tool.Title),
   description: ReadTool.tool.description,
-  inputSchema: ReadTool.jsonSchema,
-  annotations: new McpSchema.ToolAnnotations({
+  inputSchema: ReadTool.jsonSchema as McpTool["inputSchema"],
+  annotations: {
     title: Context.unsafeGet(ReadTool.tool.annotations, Tool.Title),
     readOnlyHint: Context.get(ReadTool.tool.annotations, Tool.Readonly),
     destructiveHint: Context.get(ReadTool.tool.annotations, Tool.Destructive),
     idempotentHint: Context.get(ReadTool.tool.annotations, Tool.Idempotent),
     openWorldHint: Context.get(ReadTool.tool.annotations, Tool.OpenWorld)
-  })
-})
-
-/** Register `read` with the running `McpServer`; calls run `ReadTool`'s handler. */
-export const register: Effect.Effect<void, never, AiMcpServer.McpServer | Tool.Handler<"read">> = Effect.gen(
-  function*() {
-    const server = yield* AiMcpServer.McpServer
-    const toolkit = yield* ReadTool.toolkit
-    yield* server.addTool({
-      tool: mcpTool,
-      handle: (payload) =>
-        toolkit.handle("read", payload).pipe(
-          Effect.map(toCallToolResult),
-          Effect.catchAll(fromHandleError),
-          Effect.withSpan("McpServer.read")
-        )
-    })
   }
-)
+}
+
+/** A JSON-RPC error with the code and message to answer (the SDK answers `code` and `message` as they are). */
+class RpcError extends Error {
+  constructor(readonly code: number, message: string) {
+    super(message)
+  }
+}
+
+/** The params schemas of the methods this server answers: the schemas their handlers are registered with. */
+const paramsSchemas: Readonly<Record<string, { readonly safeParse: (value: unknown) => ParseOutcome }>> = {
+  initialize: InitializeRequestSchema,
+  ping: PingRequestSchema,
+  "tools/list": ListToolsRequestSchema,
+  "tools/call": CallToolRequestSchema
+}
+
+type ParseOutcome =
+  | { readonly success: true }
+  | {
+    readonly success: false
+    readonly error: { readonly issues: ReadonlyArray<{ readonly path: ReadonlyArray<PropertyKey>; readonly message: string }> }
+  }
 
 /**
- * `read` on an MCP server: provide an `@effect/ai` server layer (`McpServer.layerStdio`,
- * `layerHttp`, …) and `ReadTool.layer` with the session's services.
+ * Bad params of a method this server answers, as `-32602` with what is wrong where. The SDK
+ * would validate them too, but answer `-32603` (internal error) with a dump of the issues.
  */
-export const layer: Layer.Layer<never, never, Tool.Handler<"read">> = Layer.effectDiscard(register).pipe(
-  // The same memoized layer that `McpServer.layerStdio`/`layerHttp` build on.
-  Layer.provide(AiMcpServer.McpServer.layer)
-)
+export const checkParams = (request: Request): ErrorResponse | undefined => {
+  const schema = paramsSchemas[request.method]
+  if (schema === undefined) return undefined
+  const parsed = schema.safeParse(request)
+  if (parsed.success) return undefined
+  const issues = parsed.error.issues.map((issue) =>
+    issue.path.length === 0 ? issue.message : `${issue.path.map(String).join(".")}: ${issue.message}`
+  )
+  return errorResponse(request.id, ErrorCode.InvalidParams, `Invalid params for ${request.method}: ${issues.join("; ")}`)
+}
+
+/** A transport on stdin/stdout (or the given streams) that answers bad params with `checkParams`. */
+export const stdioTransport = (options: StdioTransportOptions = {}): StdioTransport =>
+  new StdioTransport({ check: checkParams, ...options })
+
+interface RequestExtra {
+  readonly _meta?: { readonly progressToken?: string | number | undefined } | undefined
+  readonly sendNotification: (notification: ServerNotification) => Promise<void>
+}
 
 /**
- * A complete stdio server for `read`: JSON-RPC on stdin/stdout and logs on stderr, so stdout
- * carries nothing but protocol. It needs `read`'s services (workspace, permissions, …).
+ * `notifications/progress` for one request, when it carried a `progressToken`. MCP wants
+ * `progress` to grow with every notification: when a read moves to another task, the new
+ * task's counts go on from where the last one left off (the message says which task it is).
  */
-export const layerStdio = (options: {
+const progressFor = (extra: RequestExtra, options: Progress.ThrottleOptions | undefined): Progress.ProgressShape => {
+  const token = extra._meta?.progressToken
+  if (token === undefined) return Progress.noop
+  let task: string | undefined
+  let base = 0
+  let sent = 0
+  return Progress.throttled((update) => {
+    if (update.task !== task) {
+      task = update.task
+      base = sent
+    }
+    const progress = base + update.done
+    if (progress <= sent) return
+    sent = progress
+    extra.sendNotification({
+      method: "notifications/progress",
+      params: {
+        progressToken: token,
+        progress,
+        ...(update.total === undefined ? {} : { total: base + update.total }),
+        message: Progress.describe(update)
+      }
+    }).catch(() => {})
+  }, options)
+}
+
+export interface Options {
   readonly name?: string | undefined
   readonly version?: string | undefined
-} = {}): Layer.Layer<never, never, Read.EffectRequirements> =>
-  layer.pipe(
-    Layer.provide(ReadTool.layer),
-    Layer.provide(AiMcpServer.layerStdio({
-      name: options.name ?? "effect-read",
-      version: options.version ?? packageVersion,
-      stdin: NodeStream.stdin,
-      stdout: NodeSink.stdout
-    })),
-    Layer.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger)))
+  /** When progress starts and how often it is sent (default: after 1 s, every 250 ms). */
+  readonly progress?: Progress.ThrottleOptions | undefined
+}
+
+/**
+ * An SDK `Server` offering `read`, not yet connected (`serve` it on a transport); it is closed
+ * with the scope. Calls run on the current runtime, concurrently, each interrupted when its
+ * request is cancelled.
+ */
+export const make = (
+  options: Options = {}
+): Effect.Effect<Server, never, Scope.Scope | Tool.Handler<"read">> =>
+  Effect.gen(function*() {
+    const toolkit = yield* ReadTool.toolkit
+    const runtime = yield* Effect.runtime<never>()
+    const run = Runtime.runPromise(runtime)
+    const server = new Server(
+      { name: options.name ?? "effect-read", version: options.version ?? packageVersion },
+      { capabilities: { tools: {} } }
+    )
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [toolDefinition] }))
+    server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+      const { arguments: args, name } = request.params
+      if (name !== toolDefinition.name) {
+        throw new RpcError(ErrorCode.InvalidParams, `Tool '${name}' not found: this server has one tool, read`)
+      }
+      return run(
+        // Arguments are decoded by the toolkit: anything malformed becomes an `InvalidParams` result.
+        toolkit.handle("read", (args ?? {}) as Tool.Parameters<typeof ReadTool.tool>).pipe(
+          Effect.map(toCallToolResult),
+          Effect.catchAll(fromHandleError),
+          Effect.provideService(Progress.Progress, progressFor(extra, options.progress)),
+          Effect.withSpan("McpServer.read")
+        ),
+        { signal: extra.signal }
+      )
+    })
+    server.fallbackRequestHandler = (request) =>
+      Promise.reject(
+        new RpcError(
+          ErrorCode.MethodNotFound,
+          `Method not found: ${request.method} (this server answers initialize, ping, tools/list and tools/call)`
+        )
+      )
+    // What the SDK reports here is a client's doing (a response to nothing, a malformed
+    // notification); it was not answered, as JSON-RPC wants, and is only worth a debug line.
+    server.onerror = (error) => Runtime.runFork(runtime)(Effect.logDebug(`effect-read: MCP: ${error.message}`))
+    yield* Effect.addFinalizer(() => Effect.promise(() => server.close()))
+    return server
+  })
+
+/** Serve `server` on `transport` until the transport closes (stdin ends); interrupting closes it. */
+export const serve = (server: Server, transport: Transport): Effect.Effect<void> =>
+  Effect.async<void>((resume) => {
+    server.onclose = () => resume(Effect.void)
+    server.connect(transport).catch((error: unknown) => resume(Effect.die(error)))
+    return Effect.promise(() => server.close())
+  })
+
+/**
+ * The whole stdio server: JSON-RPC on stdin/stdout, logs on stderr (stdout carries nothing
+ * but protocol). Ends when stdin closes and every request in flight is answered. It needs
+ * `read`'s services (workspace, permissions, …).
+ */
+export const runStdio = (options: Options = {}): Effect.Effect<void, never, Read.EffectRequirements> =>
+  Effect.scoped(Effect.gen(function*() {
+    const server = yield* make(options)
+    const runtime = yield* Effect.runtime<never>()
+    const transport = stdioTransport({
+      onIgnored: (reason) => Runtime.runFork(runtime)(Effect.logDebug(`effect-read: MCP: ignored ${reason}`))
+    })
+    yield* serve(server, transport)
+  })).pipe(
+    Effect.provide(ReadTool.layer),
+    Effect.provide(logToStderr)
   )
+
+/** Every logger (the default one, or the pretty one `NodeRuntime.runMain` installs) goes to stderr. */
+const logToStderr = Layer.mergeAll(
+  Logger.remove(Logger.defaultLogger),
+  Logger.remove(Logger.prettyLoggerDefault),
+  Logger.add(Logger.withConsoleError(Logger.logfmtLogger))
+)

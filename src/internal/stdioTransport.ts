@@ -1,0 +1,155 @@
+/**
+ * An MCP SDK `Transport` for newline-delimited JSON-RPC on a pair of streams (stdin/stdout).
+ *
+ * The SDK's own `StdioServerTransport` hands every line to `JSON.parse` and the SDK's schemas
+ * and only logs what fails: a client that sends a malformed line gets no answer, and a line
+ * over 10 MB closes the connection. This one answers every line that deserves an answer
+ * (`-32700`, `-32600`, and whatever `check` says) and passes only well-formed messages on.
+ */
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
+import type { Readable, Writable } from "node:stream"
+import { classify, type ErrorResponse, LineBuffer, MAX_MESSAGE_BYTES, type Request, tooLong } from "./jsonRpc.js"
+
+export interface StdioTransportOptions {
+  /** Where messages arrive (default `process.stdin`). */
+  readonly input?: Readable | undefined
+  /** Where answers go (default `process.stdout`); nothing else is written to it. */
+  readonly output?: Writable | undefined
+  /** Longest message taken (default 1 MiB). */
+  readonly maxMessageBytes?: number | undefined
+  /** A request's last check before dispatch: an error to answer instead, or undefined to dispatch it. */
+  readonly check?: ((request: Request) => ErrorResponse | undefined) | undefined
+  /** Told about lines that were dropped without an answer (malformed notifications and responses). */
+  readonly onIgnored?: ((reason: string) => void) | undefined
+}
+
+const isId = (value: unknown): value is string | number => typeof value === "string" || typeof value === "number"
+
+const key = (id: string | number): string => `${typeof id}:${id}`
+
+export class StdioTransport implements Transport {
+  onclose?: (() => void) | undefined
+  onerror?: ((error: Error) => void) | undefined
+  onmessage?: ((message: JSONRPCMessage) => void) | undefined
+
+  private readonly input: Readable
+  private readonly output: Writable
+  private readonly lines: LineBuffer
+  private readonly maxMessageBytes: number
+  private started = false
+  private closed = false
+  /** The input ended: close once every request in flight is answered. */
+  private ended = false
+  /** Requests dispatched and not yet answered (nor cancelled), by `typeof:id`. */
+  private readonly inFlight = new Set<string>()
+
+  constructor(private readonly options: StdioTransportOptions = {}) {
+    this.input = options.input ?? process.stdin
+    this.output = options.output ?? process.stdout
+    this.maxMessageBytes = options.maxMessageBytes ?? MAX_MESSAGE_BYTES
+    this.lines = new LineBuffer(this.maxMessageBytes)
+  }
+
+  private readonly onData = (chunk: Uint8Array | string): void => {
+    const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk
+    for (const line of this.lines.push(bytes)) this.receive(line)
+  }
+
+  private readonly onEnd = (): void => {
+    for (const line of this.lines.end()) this.receive(line)
+    // `printf '…' | effect-read mcp` gets its answers before the server exits.
+    this.ended = true
+    if (this.inFlight.size === 0) void this.close()
+  }
+
+  private readonly onInputError = (error: Error): void => {
+    this.onerror?.(error)
+    void this.close()
+  }
+
+  private readonly onOutputError = (error: Error): void => {
+    // The reader is gone (EPIPE): nobody can be answered any more.
+    this.onerror?.(error)
+    void this.close()
+  }
+
+  private receive(line: ReturnType<LineBuffer["push"]>[number]): void {
+    if (this.closed) return
+    if (line._tag === "TooLong") {
+      return void this.write(tooLong(line.bytes, this.maxMessageBytes))
+    }
+    const text = line.text.charCodeAt(0) === 0xfeff ? line.text.slice(1) : line.text
+    // Blank lines separate nothing and ask nothing.
+    if (text.trim() === "") return
+    const verdict = classify(text)
+    switch (verdict._tag) {
+      case "Reply":
+        return void this.write(verdict.response)
+      case "Ignore":
+        return this.options.onIgnored?.(verdict.reason)
+      case "Request": {
+        const refused = this.options.check?.(verdict.message)
+        if (refused !== undefined) return void this.write(refused)
+        this.inFlight.add(key(verdict.message.id))
+        return this.dispatch(verdict.message as JSONRPCMessage)
+      }
+      case "Notification": {
+        // A cancelled request is never answered: stop waiting for it.
+        const params = verdict.message.params
+        if (verdict.message.method === "notifications/cancelled" && isId(params?.requestId)) {
+          this.inFlight.delete(key(params.requestId))
+        }
+        return this.dispatch(verdict.message as JSONRPCMessage)
+      }
+      case "Response":
+        return this.dispatch(verdict.message as JSONRPCMessage)
+    }
+  }
+
+  private dispatch(message: JSONRPCMessage): void {
+    try {
+      this.onmessage?.(message)
+    } catch (error) {
+      // A dispatcher bug must not stop the lines after this one.
+      this.onerror?.(error instanceof Error ? error : new Error(String(error)))
+    }
+  }
+
+  private write(message: unknown): Promise<void> {
+    if (this.closed) return Promise.resolve()
+    return new Promise<void>((resolve) => {
+      if (this.output.write(`${JSON.stringify(message)}\n`)) resolve()
+      else this.output.once("drain", resolve)
+    })
+  }
+
+  async start(): Promise<void> {
+    if (this.started) throw new Error("StdioTransport already started")
+    this.started = true
+    this.input.on("data", this.onData)
+    this.input.on("end", this.onEnd)
+    this.input.on("error", this.onInputError)
+    this.output.on("error", this.onOutputError)
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    await this.write(message)
+    if ("id" in message && ("result" in message || "error" in message) && isId(message.id)) {
+      this.inFlight.delete(key(message.id))
+      if (this.ended && this.inFlight.size === 0) await this.close()
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    this.input.off("data", this.onData)
+    this.input.off("end", this.onEnd)
+    this.input.off("error", this.onInputError)
+    this.output.off("error", this.onOutputError)
+    // Let the process exit once nothing else holds it (stdin would keep it alive).
+    this.input.pause()
+    this.onclose?.()
+  }
+}
