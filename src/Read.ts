@@ -44,6 +44,8 @@ export const limits = {
 export { RecoveryLimits, type RecoveryLimitsShape } from "./internal/notFound.js"
 /** Limits for attached images (a `Context.Reference`: 2000 px per side, 5 MB encoded, 100 megapixels). */
 export { ImageLimits, type ImageLimitsShape } from "./internal/sources/image.js"
+/** The time budget of a database read's statements (a `Context.Reference`: 5 s). */
+export { QueryLimits, type QueryLimitsShape } from "./internal/sources/database/executor.js"
 
 /** The model-facing description of the tool, from `prompts/read.txt`. */
 export const description: string = readFileSync(new URL("../prompts/read.txt", import.meta.url), "utf8")

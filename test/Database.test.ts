@@ -570,6 +570,7 @@ describe("SQLite misuse", () => {
     ],
     ["app.db?q=SELECT 1; SELECT 2", "SQLite raw queries must be a single statement; remove the ';' and what follows it"],
     ["app.db?q=SELECT * FROM users WHERE id = ?", "SQLite raw queries do not support bound parameters"],
+    ["app.db?q=SELECT * FROM users WHERE id = :id", "SQLite raw queries do not support bound parameters"],
     ["app.db?q=SELECT * FROM nope", "SQLite query failed: no such table: nope"],
     ["app.db?q=SELEC 1", "SQLite query failed: near \"SELEC\": syntax error"]
   ]

@@ -5,8 +5,17 @@
  *
  * Each read opens its own connection, read-only with `query_only` on, runs only statements
  * that read, and closes it; table and column names are checked against the schema and quoted,
- * `where` clauses are guarded (`./database/selector.ts`).
+ * `where` clauses are guarded (`./database/selector.ts`). Statements that read rows run in a
+ * query process within a time budget (`./database/executor.ts`).
+ *
+ * Nothing beside the file is created or changed: a rollback-journal database is opened in place
+ * read-only (SQLite writes nothing for a reader); a WAL database — or one with a `-wal` file
+ * beside it — is read from a private copy of its committed pages (`./database/wal.ts`), since
+ * SQLite would create `-wal`/`-shm` files for it, write read marks into a live writer's `-shm`,
+ * and leave the files behind.
  */
+import type { PlatformError } from "@effect/platform/Error"
+import * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { statSync } from "node:fs"
@@ -17,26 +26,36 @@ import { isSqliteHeader } from "../containers.js"
 import { MAX_BYTES } from "../lines.js"
 import { fromPlatformError } from "../platformError.js"
 import { FOOTER_RESERVE } from "../render.js"
-import { type Connection, open } from "./database/driver.js"
+import { type Connection, open, type Source } from "./database/driver.js"
+import { type ExecutionFailure, execute } from "./database/executor.js"
 import {
   Budget,
   DatabaseFailure,
   listTables,
+  type Plan,
   resolveTable,
   runQuery,
   showPage,
   showRow,
   showSchema,
-  type Shown
+  withoutFetches
 } from "./database/reader.js"
 import { type DatabaseSelector, parseSelector, SelectorFailure } from "./database/selector.js"
+import { MAX_VALUE_CHARS } from "./database/table.js"
+import { committedImage, isWalHeader, WAL_HEADER_BYTES, walHeader } from "./database/wal.js"
 import type { ContainerRequest } from "./types.js"
 
-/** Largest database loaded into memory when its file is not on this disk (MemoryFileSystem). */
-export const MAX_IN_MEMORY_DATABASE_BYTES = 64 * 1024 * 1024
+/**
+ * Largest database (with its `-wal`) read into memory: a WAL database, or one that is not a
+ * file on this disk (MemoryFileSystem).
+ */
+export const MAX_IN_MEMORY_DATABASE_BYTES = 128 * 1024 * 1024
 
 const PREVIEW_LINES = 20
-const HEADER_BYTES = 16
+/** The SQLite header: the magic string, and the file format versions (2: WAL) at 18-19. */
+const HEADER_BYTES = 100
+/** Reads of a WAL database whose log restarted meanwhile, before giving up. */
+const SNAPSHOT_ATTEMPTS = 3
 
 /** The same file on this disk as the one `FileSystem` reports (not a MemoryFileSystem entry). */
 const onDisk = (absolute: string, info: ContainerRequest["info"]): boolean => {
@@ -49,10 +68,12 @@ const onDisk = (absolute: string, info: ContainerRequest["info"]): boolean => {
   }
 }
 
-const perform = (db: Connection, selector: DatabaseSelector, request: ContainerRequest, budget: Budget): Shown => {
+const plan = (db: Connection, selector: DatabaseSelector, request: ContainerRequest, budget: Budget): Plan => {
   switch (selector.kind) {
     case "list":
-      return listTables(db, { offset: request.params.offset ?? 1, limit: request.params.limit ?? Infinity }, budget)
+      return withoutFetches(() =>
+        listTables(db, { offset: request.params.offset ?? 1, limit: request.params.limit ?? Infinity }, budget)
+      )
     case "raw":
       return runQuery(db, selector.sql, budget)
     case "table": {
@@ -68,7 +89,37 @@ const perform = (db: Connection, selector: DatabaseSelector, request: ContainerR
   }
 }
 
+/**
+ * The committed pages of a database as bytes: the file with its `-wal` laid over it. Read the
+ * log's header, the file, then the log: when the header is the same at both ends, no checkpoint
+ * restarted the log in between, so every page a checkpoint may have been copying into the file
+ * meanwhile is in the log as read and replaces the file's. `undefined` when it kept changing.
+ */
+const snapshot = <E, R>(fs: FileSystem.FileSystem, readMain: Effect.Effect<Uint8Array, E, R>, walPath: string) =>
+  Effect.gen(function*() {
+    const failed = (error: PlatformError) => fromPlatformError(walPath, error)
+    const missing = <A>(effect: Effect.Effect<A, PlatformError>) =>
+      effect.pipe(
+        Effect.catchIf((error) => error._tag === "SystemError" && error.reason === "NotFound", () => Effect.succeed(undefined)),
+        Effect.mapError(failed)
+      )
+    const readLog = missing(fs.readFile(walPath))
+    const readLogHeader = missing(Effect.scoped(Effect.gen(function*() {
+      const file = yield* fs.open(walPath, { flag: "r" })
+      const bytes = new Uint8Array(WAL_HEADER_BYTES)
+      return bytes.subarray(0, Number(yield* file.read(bytes)))
+    })))
+    for (let attempt = 0; attempt < SNAPSHOT_ATTEMPTS; attempt++) {
+      const before = walHeader(yield* readLogHeader)
+      const main = yield* readMain
+      const wal = yield* readLog
+      if (walHeader(wal) === before) return committedImage(main, wal)
+    }
+    return undefined
+  }).pipe(Effect.withSpan("Read.database.snapshot"))
+
 export const readDatabase = Effect.fn("Read.database")(function*(request: ContainerRequest) {
+  const fs = yield* FileSystem.FileSystem
   const { info, inner, params, target } = request
   const absolute = target.absolute
   const fail = (reason: string) => new DatabaseError({ path: absolute, reason })
@@ -93,36 +144,54 @@ export const readDatabase = Effect.fn("Read.database")(function*(request: Contai
   }
 
   const size = Number(info.size)
-  // SQLite opens by path: the real path the access check decided on, links already resolved.
-  let source: string | Uint8Array = target.real ?? absolute
-  if (!onDisk(absolute, info)) {
-    if (size > MAX_IN_MEMORY_DATABASE_BYTES) {
+  // SQLite opens by path: the real path the access check decided on, links already resolved;
+  // it finds the -wal beside that file.
+  const real = target.real ?? absolute
+  const walPath = `${real}-wal`
+  const walSize = yield* fs.stat(walPath).pipe(
+    Effect.map((stat) => Number(stat.size)),
+    Effect.catchAll(() => Effect.succeed(undefined))
+  )
+  const local = onDisk(absolute, info)
+  let source: Source = real
+  if (!local || isWalHeader(head) || walSize !== undefined) {
+    if (size + (walSize ?? 0) > MAX_IN_MEMORY_DATABASE_BYTES) {
       return yield* fail(
-        `Cannot open SQLite database: it is not a file on this disk and is too large to load into memory (${
-          formatBytes(size)
-        }; limit ${formatBytes(MAX_IN_MEMORY_DATABASE_BYTES)})`
+        `Cannot open SQLite database: it is ${
+          local ? "in WAL mode, which is read from a private copy in memory" : "not a file on this disk"
+        } and is too large to load into memory (${formatBytes(size + (walSize ?? 0))}; limit ${
+          formatBytes(MAX_IN_MEMORY_DATABASE_BYTES)
+        })`
       )
     }
-    source = yield* readChecked(target)
+    const bytes = yield* snapshot(fs, readChecked(target), walPath)
+    if (bytes === undefined) {
+      return yield* fail("SQLite database kept changing while it was read (its -wal restarted each time); read it again")
+    }
+    source = bytes
   }
+  const image = source
 
+  const header = `<path>${absolute}:${inner}</path>\n<type>database</type>\n<content>`
+  const budget = new Budget(MAX_BYTES - FOOTER_RESERVE - 2 * Buffer.byteLength(header))
+  const failure = (error: unknown) =>
+    fail(
+      error instanceof DatabaseFailure
+        ? error.message
+        : `SQLite query failed: ${error instanceof Error ? error.message : String(error)}`
+    )
   const shown = yield* Effect.acquireUseRelease(
     Effect.try({
-      try: () => open(source),
+      try: () => open(image),
       catch: (error) => fail(`Cannot open SQLite database: ${error instanceof Error ? error.message : String(error)}`)
     }),
     (db) =>
-      Effect.try({
-        try: () => {
-          const header = `<path>${absolute}:${inner}</path>\n<type>database</type>\n<content>`
-          return perform(db, selector, request, new Budget(MAX_BYTES - FOOTER_RESERVE - 2 * Buffer.byteLength(header)))
-        },
-        catch: (error) =>
-          fail(
-            error instanceof DatabaseFailure
-              ? error.message
-              : `SQLite query failed: ${error instanceof Error ? error.message : String(error)}`
-          )
+      Effect.gen(function*() {
+        const planned = yield* Effect.try({ try: () => plan(db, selector, request, budget), catch: failure })
+        const results = planned.fetches.length === 0 ? [] : yield* execute(image, planned.fetches, MAX_VALUE_CHARS).pipe(
+          Effect.mapError((error: ExecutionFailure) => fail(error.message))
+        )
+        return yield* Effect.try({ try: () => planned.show(results), catch: failure })
       }),
     (db) => Effect.sync(() => db.close())
   )

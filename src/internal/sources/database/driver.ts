@@ -8,6 +8,9 @@
  * its row cap), and hides the statement's `reader`/`readonly` flags, which are what refuse
  * `VACUUM INTO`, `CREATE TEMP TABLE` or `PRAGMA query_only = OFF` — statements a read-only
  * connection with `query_only` on still runs.
+ *
+ * Connections are opened here (for the schema and the table list) and in the query process
+ * (`workers/sqlite-query.mjs`, for statements that read rows) from the same `Source` and pragmas.
  */
 import { createRequire } from "node:module"
 
@@ -23,6 +26,8 @@ export interface Statement {
   readonly readonly: boolean
   raw(toggle?: boolean): Statement
   columns(): Array<ColumnInfo>
+  /** Bind parameters for good; with none, throws when the statement has parameters. */
+  bind(...params: ReadonlyArray<unknown>): Statement
   iterate(...params: ReadonlyArray<unknown>): IterableIterator<Array<unknown>>
   all(...params: ReadonlyArray<unknown>): Array<Array<unknown>>
 }
@@ -43,28 +48,36 @@ interface Options {
 
 type Constructor = new(source: string | Buffer, options?: Options) => Connection
 
+/**
+ * What a connection reads: a database file on this disk (a rollback-journal database, opened in
+ * place), or the bytes of one (a WAL database's committed pages, a MemoryFileSystem file).
+ */
+export type Source = string | Uint8Array
+
 /** Milliseconds a read waits for a writer's lock before it fails. */
 export const BUSY_TIMEOUT_MS = 3000
 
+/** Set on every connection: `query_only` as a second guard, `trusted_schema` off for code in the schema. */
+export const CONNECTION_PRAGMAS: ReadonlyArray<string> = ["query_only = ON", "trusted_schema = OFF"]
+
 let driver: Constructor | undefined
 
-/** better-sqlite3, resolved from `@effect/sql-sqlite-node` so the copy it was built for is used. */
+/** Where better-sqlite3 is: resolved from `@effect/sql-sqlite-node` so the copy it was built for is used. */
+export const driverPath = (): string => {
+  const here = createRequire(import.meta.url)
+  return createRequire(here.resolve("@effect/sql-sqlite-node/package.json")).resolve("better-sqlite3")
+}
+
 const load = (): Constructor => {
-  if (driver === undefined) {
-    const here = createRequire(import.meta.url)
-    const client = createRequire(here.resolve("@effect/sql-sqlite-node/package.json"))
-    driver = client("better-sqlite3") as Constructor
-  }
+  if (driver === undefined) driver = createRequire(import.meta.url)(driverPath()) as Constructor
   return driver
 }
 
 /**
- * Open a database read-only: from its file, or from bytes when the file is not on this disk (a
- * database inside `MemoryFileSystem`). Every connection has `query_only` and `trusted_schema`
- * off for code in the schema, integers as `bigint` (no precision lost above 2^53) and a busy
- * timeout. Throws what better-sqlite3 throws.
+ * Open a database read-only. Every connection has `CONNECTION_PRAGMAS`, integers as `bigint`
+ * (no precision lost above 2^53) and a busy timeout. Throws what better-sqlite3 throws.
  */
-export const open = (source: string | Uint8Array): Connection => {
+export const open = (source: Source): Connection => {
   const Database = load()
   const db = typeof source === "string"
     ? new Database(source, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS })
@@ -73,8 +86,7 @@ export const open = (source: string | Uint8Array): Connection => {
       timeout: BUSY_TIMEOUT_MS
     })
   try {
-    db.pragma("query_only = ON")
-    db.pragma("trusted_schema = OFF")
+    for (const pragma of CONNECTION_PRAGMAS) db.pragma(pragma)
     db.defaultSafeIntegers(true)
     return db
   } catch (error) {

@@ -2,9 +2,15 @@
  * The reads themselves, over an open read-only connection: the table list, a table's schema
  * with sample rows, one row, a page of rows, a raw query. Synchronous (better-sqlite3 is);
  * misuse and SQLite's refusals throw `DatabaseFailure` with the message the model reads.
+ *
+ * The schema and the table list are read here. Statements that read rows (whose cost a `where`,
+ * a view or a raw query decides) are only planned here: a `Plan` names them, the executor runs
+ * them where they can be stopped (`./executor.ts`), and the plan lays out what they returned.
  */
+import { formatBytes } from "../../../ReadError.js"
 import { MAX_BYTES_LABEL } from "../../lines.js"
 import type { Connection, Statement } from "./driver.js"
+import { type Fetch, type Fetched, MAX_FETCH_BYTES } from "./executor.js"
 import {
   encodeValue,
   leadingKeyword,
@@ -29,6 +35,16 @@ export class DatabaseFailure {
   readonly _tag = "DatabaseFailure"
   constructor(readonly message: string) {}
 }
+
+/** The statements a read needs rows from, and how to show those rows. */
+export interface Plan {
+  readonly fetches: ReadonlyArray<Fetch>
+  /** Called with one result per fetch, in order. */
+  readonly show: (results: ReadonlyArray<Fetched>) => Shown
+}
+
+/** A read whose rows are all read in this process (the table list). */
+export const withoutFetches = (show: () => Shown): Plan => ({ fetches: [], show })
 
 /** What a read shows: content lines, whether more exists, the selector shown after the path. */
 export interface Shown {
@@ -221,30 +237,36 @@ const tableInfo = (db: Connection, object: SchemaObject): TableInfo => {
 }
 
 /**
- * The SELECT list for a table's columns: each as its type and a bounded value (blob sizes,
- * text cut at `MAX_VALUE_CHARS`), so a page of large blobs never comes into memory.
+ * The SELECT list for columns: each as its type (text with its length) and a bounded value
+ * (blob sizes, text cut at `MAX_VALUE_CHARS`), so large values never leave SQLite whole. Each
+ * text is measured once: `length()` walks all of it.
  */
-const projection = (columns: ReadonlyArray<Column>) => {
-  if (columns.length > MAX_PROJECTED_COLUMNS) {
+const projection = (names: ReadonlyArray<string>) => {
+  if (names.length > MAX_PROJECTED_COLUMNS) {
     return {
-      sql: columns.map((column) => quote(column.name)).join(", "),
+      projected: false,
+      sql: names.map(quote).join(", "),
+      // The query process cuts long text and turns blobs into sizes itself.
       decode: (row: ReadonlyArray<unknown>): Array<Value> => row.map((value) => value as Value)
     }
   }
-  const sql = columns.map((column) => {
-    const q = quote(column.name)
-    return `CASE WHEN typeof(${q}) = 'text' AND length(${q}) > ${MAX_VALUE_CHARS} THEN 'long:' || length(${q}) ELSE typeof(${q}) END, ` +
+  const sql = names.map((name) => {
+    const q = quote(name)
+    return `CASE typeof(${q}) WHEN 'text' THEN 'text:' || length(${q}) ELSE typeof(${q}) END, ` +
       `CASE typeof(${q}) WHEN 'blob' THEN length(${q}) WHEN 'text' THEN substr(${q}, 1, ${MAX_VALUE_CHARS}) ELSE ${q} END`
   }).join(", ")
   const decode = (row: ReadonlyArray<unknown>): Array<Value> =>
-    columns.map((_, i) => {
+    names.map((_, i) => {
       const type = String(row[2 * i])
       const value = row[2 * i + 1]
       if (type === "blob") return { _tag: "Blob" as const, bytes: num(value) }
-      if (type.startsWith("long:")) return { _tag: "LongText" as const, text: String(value), chars: num(type.slice(5)) }
+      if (type.startsWith("text:")) {
+        const chars = num(type.slice(5))
+        return chars > MAX_VALUE_CHARS ? { _tag: "LongText" as const, text: String(value), chars } : String(value)
+      }
       return value as Value
     })
-  return { sql, decode }
+  return { projected: true, sql, decode }
 }
 
 interface Page {
@@ -277,20 +299,39 @@ const orderClause = (info: TableInfo, terms: ReadonlyArray<OrderTerm>): string =
   return all.length === 0 ? "" : ` ORDER BY ${all.join(", ")}`
 }
 
-const fetchPage = (
+/**
+ * A statement that reads rows, compiled here first: a bad `where` or query fails with SQLite's
+ * reason before anything runs, and only statements that cannot write are ever sent.
+ */
+const fetchOf = (db: Connection, sql: string, params: ReadonlyArray<unknown>, maxRows: number): Fetch => {
+  const statement = prepare(db, sql)
+  if (!statement.readonly || !statement.reader) throw new DatabaseFailure("SQLite reads run only statements that read")
+  return { sql, params, maxRows }
+}
+
+/** The statements behind a page of rows (the rows, then a bounded count), and what they mean. */
+const pageFetches = (
   db: Connection,
   info: TableInfo,
   query: { readonly limit: number; readonly offset: number; readonly order: string | undefined; readonly where: string | undefined }
-): Page => {
+): { readonly fetches: ReadonlyArray<Fetch>; readonly page: (results: ReadonlyArray<Fetched>) => Page } => {
   const from = quote(info.object.name) + (query.where === undefined ? "" : ` WHERE (${query.where})`)
   const terms = query.order === undefined ? [] : parseOrder(query.order)
   if (terms instanceof SelectorFailure) throw new DatabaseFailure(terms.message)
-  const { decode, sql } = projection(info.columns)
-  const rows = all(db, `SELECT ${sql} FROM ${from}${orderClause(info, terms)} LIMIT ? OFFSET ?`, query.limit, query.offset)
-    .map(decode)
-  const seen = query.offset + rows.length
-  const total = countRows(db, from, seen + COUNT_PROBE_CAP)
-  return { rows, after: Math.max(0, total - seen), afterIsLowerBound: total > seen + COUNT_PROBE_CAP, total }
+  const { decode, sql } = projection(info.columns.map((column) => column.name))
+  // Counted past the page's end, so the count does not wait for the rows.
+  const cap = query.offset + query.limit + COUNT_PROBE_CAP
+  const fetches = [
+    fetchOf(db, `SELECT ${sql} FROM ${from}${orderClause(info, terms)} LIMIT ? OFFSET ?`, [query.limit, query.offset], query.limit),
+    fetchOf(db, `SELECT count(*) FROM (SELECT 1 FROM ${from} LIMIT ${cap + 1})`, [], 1)
+  ]
+  const page = ([rows, count]: ReadonlyArray<Fetched>): Page => {
+    const decoded = (rows?.rows ?? []).map(decode)
+    const seen = query.offset + decoded.length
+    const total = num(count?.rows[0]?.[0])
+    return { rows: decoded, after: Math.max(0, total - seen), afterIsLowerBound: total > cap, total }
+  }
+  return { fetches, page }
 }
 
 /** Table lines that fit the budget, and how many rows they hold. */
@@ -348,7 +389,7 @@ const schemaLines = (sql: string): Array<string> =>
   )
 
 /** `app.db:users`: the CREATE statement (with its indexes and triggers) and the first rows. */
-export const showSchema = (db: Connection, info: TableInfo, budget: Budget): Shown => {
+export const showSchema = (db: Connection, info: TableInfo, budget: Budget): Plan => {
   const name = info.object.name
   if (info.object.sql === null) throw new DatabaseFailure(`SQLite schema for table '${name}' is unavailable`)
   const related = all(
@@ -356,20 +397,28 @@ export const showSchema = (db: Connection, info: TableInfo, budget: Budget): Sho
     "SELECT sql FROM sqlite_master WHERE tbl_name = ? AND type IN ('index', 'trigger') AND sql IS NOT NULL ORDER BY type, name",
     name
   ).map(([sql]) => String(sql))
-  const lines = [info.object.sql, ...related].flatMap(schemaLines)
-  budget.takeAll(lines)
-  lines.push("", "Sample rows:")
-  const page = fetchPage(db, info, { limit: SAMPLE_ROWS, offset: 0, order: undefined, where: undefined })
-  const table = fitTable(info.columns.map((c) => c.name), page.rows, 1, budget)
-  lines.push(...table.lines)
-  const more = page.after + page.rows.length - table.rows
-  if (more > 0) {
-    lines.push(continuation(name, { rows: more, lowerBound: page.afterIsLowerBound, capped: table.rows < page.rows.length }, {
-      limit: 20,
-      offset: table.rows
-    }))
+  const { fetches, page: pageOf } = pageFetches(db, info, { limit: SAMPLE_ROWS, offset: 0, order: undefined, where: undefined })
+  return {
+    fetches,
+    show: (results) => {
+      const lines = [info.object.sql!, ...related].flatMap(schemaLines)
+      budget.takeAll(lines)
+      lines.push("", "Sample rows:")
+      const page = pageOf(results)
+      const table = fitTable(info.columns.map((c) => c.name), page.rows, 1, budget)
+      lines.push(...table.lines)
+      const more = page.after + page.rows.length - table.rows
+      if (more > 0) {
+        lines.push(
+          continuation(name, { rows: more, lowerBound: page.afterIsLowerBound, capped: table.rows < page.rows.length }, {
+            limit: 20,
+            offset: table.rows
+          })
+        )
+      }
+      return { lines, truncated: more > 0, suffix: `:${escapeText(name)}` }
+    }
   }
-  return { lines, truncated: more > 0, suffix: `:${escapeText(name)}` }
 }
 
 const INTEGER = /^[+-]?\d+$/
@@ -407,7 +456,7 @@ const keyValue = (column: Column, key: string): unknown => {
 }
 
 /** `app.db:users:42`: one row by its primary key, or by rowid when there is none. */
-export const showRow = (db: Connection, info: TableInfo, key: string): Shown => {
+export const showRow = (db: Connection, info: TableInfo, key: string): Plan => {
   const name = info.object.name
   if (key.length === 0) {
     throw new DatabaseFailure(`SQLite row lookups need a key after the table name, e.g. ':${name}:1'`)
@@ -426,48 +475,124 @@ export const showRow = (db: Connection, info: TableInfo, key: string): Shown => 
     where = info.rowid
     value = rowid
   }
-  const { decode, sql } = projection(info.columns)
-  const row = all(db, `SELECT ${sql} FROM ${quote(name)} WHERE ${where} = ? LIMIT 1`, value).map(decode)[0]
+  const { decode, sql } = projection(info.columns.map((column) => column.name))
   return {
-    lines: row === undefined
-      ? [`No row found in table '${name}' for key '${key}'.`]
-      : rowLines(info.columns.map((c) => c.name), row),
-    truncated: false,
-    suffix: `:${escapeText(name)}:${escapeText(key)}`
+    fetches: [fetchOf(db, `SELECT ${sql} FROM ${quote(name)} WHERE ${where} = ? LIMIT 1`, [value], 1)],
+    show: ([result]) => {
+      const row = result?.rows[0]
+      return {
+        lines: row === undefined
+          ? [`No row found in table '${name}' for key '${key}'.`]
+          : rowLines(info.columns.map((c) => c.name), decode(row)),
+        truncated: false,
+        suffix: `:${escapeText(name)}:${escapeText(key)}`
+      }
+    }
   }
 }
 
 /** `app.db:users?limit=&offset=&order=&where=`: a page of rows. */
-export const showPage = (db: Connection, info: TableInfo, query: PageQuery, budget: Budget): Shown => {
+export const showPage = (db: Connection, info: TableInfo, query: PageQuery, budget: Budget): Plan => {
   const name = info.object.name
-  const page = fetchPage(db, info, query)
-  if (page.rows.length === 0 && query.offset > 0) {
-    throw new DatabaseFailure(
-      `SQLite offset ${query.offset} is past the last row (${
-        query.where === undefined
-          ? `'${name}' has ${plural(page.total, "row")}`
-          : `${plural(page.total, "row matches", "rows match")} the where clause`
-      }); use offset=0 to start from the first row`
-    )
+  const { fetches, page: pageOf } = pageFetches(db, info, query)
+  return {
+    fetches,
+    show: (results) => {
+      const page = pageOf(results)
+      if (page.rows.length === 0 && query.offset > 0) {
+        throw new DatabaseFailure(
+          `SQLite offset ${query.offset} is past the last row (${
+            query.where === undefined
+              ? `'${name}' has ${plural(page.total, "row")}`
+              : `${plural(page.total, "row matches", "rows match")} the where clause`
+          }); use offset=0 to start from the first row`
+        )
+      }
+      const table = fitTable(info.columns.map((c) => c.name), page.rows, query.offset + 1, budget)
+      const more = page.after + page.rows.length - table.rows
+      const lines = [...table.lines]
+      if (more > 0) {
+        lines.push(
+          continuation(name, { rows: more, lowerBound: page.afterIsLowerBound, capped: table.rows < page.rows.length }, {
+            limit: query.limit,
+            offset: query.offset + table.rows,
+            order: query.order,
+            where: query.where
+          })
+        )
+      }
+      return { lines, truncated: more > 0, suffix: `:${escapeText(name)}` }
+    }
   }
-  const table = fitTable(info.columns.map((c) => c.name), page.rows, query.offset + 1, budget)
-  const more = page.after + page.rows.length - table.rows
-  const lines = [...table.lines]
-  if (more > 0) {
-    lines.push(continuation(name, { rows: more, lowerBound: page.afterIsLowerBound, capped: table.rows < page.rows.length }, {
-      limit: query.limit,
-      offset: query.offset + table.rows,
-      order: query.order,
-      where: query.where
-    }))
-  }
-  return { lines, truncated: more > 0, suffix: `:${escapeText(name)}` }
 }
 
 const READ_STATEMENTS = "use SELECT, WITH, VALUES, EXPLAIN or a PRAGMA that reads"
 
-/** `app.db?q=SELECT …`: one read-only statement, its first `MAX_RAW_ROWS` rows. */
-export const runQuery = (db: Connection, sql: string, budget: Budget): Shown => {
+/** The statement without its terminating `;` and what follows it (spaces, comments). */
+export const statementBody = (sql: string): string => {
+  let quoted: string | undefined
+  for (let i = 0; i < sql.length; i++) {
+    const c = sql[i]!
+    if (quoted !== undefined) {
+      if (c === quoted) quoted = undefined // a doubled quote closes and reopens: the same
+    } else if (c === "'" || c === "\"" || c === "`") {
+      quoted = c
+    } else if (c === "[") {
+      quoted = "]"
+    } else if (c === "-" && sql[i + 1] === "-") {
+      const end = sql.indexOf("\n", i)
+      if (end < 0) return sql
+      i = end
+    } else if (c === "/" && sql[i + 1] === "*") {
+      const end = sql.indexOf("*/", i + 2)
+      if (end < 0) return sql
+      i = end + 1
+    } else if (c === ";") {
+      return sql.slice(0, i)
+    }
+  }
+  return sql
+}
+
+/**
+ * A query's rows as the table pages fetch theirs (type and a bounded value per column: text cut
+ * at `MAX_VALUE_CHARS`, blobs as sizes), so a huge value never leaves SQLite whole: the query
+ * becomes a CTE under a name it does not use, with its columns renamed by position. Only
+ * SELECT, WITH and VALUES can be one; `undefined` when it cannot be wrapped.
+ */
+const boundedQuery = (db: Connection, sql: string, keyword: string, columns: number) => {
+  if (!["SELECT", "WITH", "VALUES"].includes(keyword)) return undefined
+  const names = Array.from({ length: columns }, (_, i) => `c${i}`)
+  const { decode, projected, sql: select } = projection(names)
+  if (!projected) return undefined
+  let name = "effect_read_query"
+  for (let n = 1; sql.toLowerCase().includes(name); n++) name = `effect_read_query_${n}`
+  const wrapped = `WITH ${quote(name)}(${names.map(quote).join(", ")}) AS (\n${statementBody(sql)}\n) SELECT ${select} FROM ${
+    quote(name)
+  }`
+  try {
+    const statement = db.prepare(wrapped)
+    return statement.readonly && statement.reader && statement.columns().length === 2 * columns
+      ? { sql: wrapped, decode }
+      : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Values a query process cut at `MAX_VALUE_CHARS`. */
+const cutValues = (rows: ReadonlyArray<ReadonlyArray<Value>>): number =>
+  rows.reduce(
+    (sum, row) =>
+      sum + row.filter((value) => typeof value === "object" && value !== null && "_tag" in value && value._tag === "LongText").length,
+    0
+  )
+
+/**
+ * `app.db?q=SELECT …`: one read-only statement, its first `MAX_RAW_ROWS` rows, at most
+ * `MAX_FETCH_BYTES` of values, each value cut at `MAX_VALUE_CHARS` characters.
+ */
+export const runQuery = (db: Connection, sql: string, budget: Budget): Plan => {
   const keyword = leadingKeyword(sql)
   if (keyword === "ATTACH" || keyword === "DETACH") {
     throw new DatabaseFailure("SQLite raw queries cannot ATTACH or DETACH databases; a read sees this database only")
@@ -491,37 +616,41 @@ export const runQuery = (db: Connection, sql: string, budget: Budget): Shown => 
   if (!statement.reader) {
     throw new DatabaseFailure(`SQLite raw queries must return rows; this ${what} returns none (${READ_STATEMENTS})`)
   }
-  const columns = statement.columns().map((column) => column.name)
-  const rows: Array<Array<Value>> = []
-  let capped = false
   try {
-    const iterator = statement.raw(true).iterate()
-    try {
-      for (const row of iterator) {
-        if (rows.length === MAX_RAW_ROWS) {
-          capped = true
-          break
-        }
-        rows.push(row as Array<Value>)
-      }
-    } finally {
-      iterator.return?.()
-    }
+    statement.bind()
   } catch (error) {
     throw new DatabaseFailure(
-      error instanceof RangeError && /parameter/i.test(error.message)
+      /parameter/i.test(messageOf(error))
         ? "SQLite raw queries do not support bound parameters"
         : `SQLite query failed: ${messageOf(error)}`
     )
   }
-  const table = fitTable(columns, rows, 1, budget)
-  const lines = [...table.lines]
-  if (table.rows < rows.length) {
-    lines.push(
-      `[Output capped at ${MAX_BYTES_LABEL} after ${plural(table.rows, "row")}; add a LIMIT/OFFSET clause to the query to page through more]`
-    )
-  } else if (capped) {
-    lines.push(`[Output capped at ${MAX_RAW_ROWS} rows; add a LIMIT/OFFSET clause to the query to page through more]`)
+  const columns = statement.columns().map((column) => column.name)
+  const bounded = boundedQuery(db, sql, keyword, columns.length)
+  return {
+    fetches: [{ sql: bounded?.sql ?? sql, params: [], maxRows: MAX_RAW_ROWS }],
+    show: ([result]) => {
+      const raw = result?.rows ?? []
+      const rows = bounded === undefined ? raw.map((row) => row as Array<Value>) : raw.map(bounded.decode)
+      const table = fitTable(columns, rows, 1, budget)
+      const lines = [...table.lines]
+      const next = "add a LIMIT/OFFSET clause to the query to page through more"
+      if (table.rows < rows.length) {
+        lines.push(`[Output capped at ${MAX_BYTES_LABEL} after ${plural(table.rows, "row")}; ${next}]`)
+      } else if (result?.stopped === "bytes") {
+        lines.push(`[Output capped at ${formatBytes(MAX_FETCH_BYTES)} of values after ${plural(rows.length, "row")}; ${next}]`)
+      } else if (result?.stopped === "rows") {
+        lines.push(`[Output capped at ${MAX_RAW_ROWS} rows; ${next}]`)
+      }
+      const cut = cutValues(rows.slice(0, table.rows))
+      if (cut > 0) {
+        lines.push(
+          `[${plural(cut, "value")} longer than ${MAX_VALUE_CHARS} characters ${
+            cut === 1 ? "was" : "were"
+          } cut as fetched; select substr(<column>, <start>, ${MAX_VALUE_CHARS}) to read a part]`
+        )
+      }
+      return { lines, truncated: result?.stopped !== undefined || table.rows < rows.length, suffix: "" }
+    }
   }
-  return { lines, truncated: capped || table.rows < rows.length, suffix: "" }
 }
