@@ -132,6 +132,39 @@ describe("WAL databases are read without side files", () => {
       expect(fs.readdirSync(walOnly)).toEqual(["t.db", "t.db-wal"])
     }))
 
+  it("a live writer of another SQLite build (python3's sqlite3) is read as committed, its files untouched", async () => {
+    const dir = freshDir()
+    const script = [
+      "import sqlite3, sys",
+      "con = sqlite3.connect(sys.argv[1], isolation_level=None)",
+      "con.execute('PRAGMA journal_mode=WAL'); con.execute('PRAGMA wal_autocheckpoint=0')",
+      "con.execute('CREATE TABLE t (x INTEGER PRIMARY KEY, note TEXT)')",
+      "for i in range(1, 201): con.execute('INSERT INTO t VALUES (?, ?)', (i, 'row %d ' % i * 20))",
+      "print(sqlite3.sqlite_version, flush=True)",
+      "sys.stdin.read()",
+      "con.close()"
+    ].join("\n")
+    const writer = spawn("python3", ["-c", script, nodePath.join(dir, "t.db")], { stdio: ["pipe", "pipe", "inherit"] })
+    const exited = new Promise((resolve) => writer.on("close", resolve))
+    try {
+      await new Promise<void>((resolve, reject) => {
+        writer.stdout.once("data", () => resolve())
+        writer.once("close", (code) => reject(new Error(`python3 exited with ${code}`)))
+      })
+      expect(fs.readdirSync(dir)).toEqual(["t.db", "t.db-shm", "t.db-wal"])
+      const before = listing(dir)
+      const run = (filePath: string) => Effect.runPromise(outputAt(dir, filePath))
+      expect(await run("t.db")).toContain("t (200 rows)")
+      expect(await run("t.db?q=SELECT count(*) AS n, sum(x) AS s FROM t")).toContain("| 200 | 20100 |")
+      expect(await run("t.db:t:200")).toContain("x: 200\nnote: row 200 row 200")
+      expect(listing(dir)).toEqual(before)
+    } finally {
+      writer.stdin.end()
+      await exited
+    }
+    expect(fs.readdirSync(dir)).toEqual(["t.db"])
+  })
+
   it.effect("through a symlink: the -wal beside the real file is read, nothing appears beside either", () =>
     Effect.gen(function*() {
       const dir = freshDir()
@@ -242,6 +275,11 @@ describe("committedImage", () => {
     }
     // The cuts passed through several commits.
     expect(counts.size).toBeGreaterThan(4)
+
+    // A log whose bytes are not 4-aligned in memory is checksummed through a DataView: the same.
+    const unaligned = new Uint8Array(wal.byteLength + 1).subarray(1)
+    unaligned.set(wal)
+    expect(imaged(main, unaligned)).toEqual(recovered(main, wal))
 
     // A flipped byte in a frame ends the log there, as SQLite's checksum check does.
     const corrupt = new Uint8Array(wal)

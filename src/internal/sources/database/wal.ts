@@ -21,15 +21,30 @@ const WAL_VERSION = 3007000
 /** The main file says the database is in WAL mode (file format read/write versions 2). */
 export const isWalHeader = (header: Uint8Array): boolean => header[18] === 2 || header[19] === 2
 
-/** SQLite's WAL checksum over `length` bytes at `offset`, continuing from `sums`. */
+/** Whether this machine reads a `Uint32Array` little-endian. */
+const NATIVE_LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1
+
+/**
+ * SQLite's WAL checksum over `length` bytes at `offset` (a multiple of 8, 4-aligned), continuing
+ * from `sums`. `words` reads the log as native 32-bit words when that is the log's byte order
+ * (SQLite writes its machine's order, so almost always): about ten times faster than `DataView`.
+ */
 const checksum = (
   view: DataView,
+  words: Uint32Array | undefined,
   offset: number,
   length: number,
   sums: readonly [number, number],
   littleEndian: boolean
 ): [number, number] => {
   let [s0, s1] = sums
+  if (words !== undefined) {
+    for (let i = offset >>> 2, end = (offset + length) >>> 2; i < end; i += 2) {
+      s0 = (s0 + words[i]! + s1) >>> 0
+      s1 = (s1 + words[i + 1]! + s0) >>> 0
+    }
+    return [s0, s1]
+  }
   for (let i = offset; i < offset + length; i += 8) {
     s0 = (s0 + view.getUint32(i, littleEndian) + s1) >>> 0
     s1 = (s1 + view.getUint32(i + 4, littleEndian) + s0) >>> 0
@@ -57,7 +72,10 @@ export const committedFrames = (wal: Uint8Array): CommittedFrames | undefined =>
   if (view.getUint32(4) !== WAL_VERSION || pageSize < 512 || pageSize > 65536 || (pageSize & (pageSize - 1)) !== 0) {
     return undefined
   }
-  let sums = checksum(view, 0, 24, [0, 0], littleEndian)
+  const words = littleEndian === NATIVE_LITTLE_ENDIAN && wal.byteOffset % 4 === 0
+    ? new Uint32Array(wal.buffer, wal.byteOffset, wal.byteLength >>> 2)
+    : undefined
+  let sums = checksum(view, words, 0, 24, [0, 0], littleEndian)
   if (sums[0] !== view.getUint32(24) || sums[1] !== view.getUint32(28)) return undefined
   const salt1 = view.getUint32(16)
   const salt2 = view.getUint32(20)
@@ -69,8 +87,8 @@ export const committedFrames = (wal: Uint8Array): CommittedFrames | undefined =>
   for (let at = WAL_HEADER_BYTES; at + frameBytes <= wal.byteLength; at += frameBytes) {
     const page = view.getUint32(at)
     if (page === 0 || view.getUint32(at + 8) !== salt1 || view.getUint32(at + 12) !== salt2) break
-    sums = checksum(view, at, 8, sums, littleEndian)
-    sums = checksum(view, at + FRAME_HEADER_BYTES, pageSize, sums, littleEndian)
+    sums = checksum(view, words, at, 8, sums, littleEndian)
+    sums = checksum(view, words, at + FRAME_HEADER_BYTES, pageSize, sums, littleEndian)
     if (sums[0] !== view.getUint32(at + 16) || sums[1] !== view.getUint32(at + 20)) break
     pending.set(page, at + FRAME_HEADER_BYTES)
     const commit = view.getUint32(at + 4)
