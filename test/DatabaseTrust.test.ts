@@ -6,7 +6,7 @@
  */
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { spawn, spawnSync } from "node:child_process"
+import { spawn } from "node:child_process"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
@@ -303,6 +303,23 @@ describe("committedImage", () => {
 // Time budget
 // -----------------------------------------------------------------------------
 
+/** The CLI as users run it, without blocking this worker's event loop; killed past 50 s. */
+const runCli = (args: ReadonlyArray<string>, nodeOptions: ReadonlyArray<string> = []) =>
+  new Promise<{ readonly status: number | null; readonly stdout: string; readonly stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, [...nodeOptions, nodePath.resolve("dist/bin.js"), ...args], {
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (chunk) => (stdout += String(chunk)))
+    child.stderr.on("data", (chunk) => (stderr += String(chunk)))
+    const deadline = setTimeout(() => child.kill("SIGKILL"), 50_000)
+    child.on("close", (status) => {
+      clearTimeout(deadline)
+      resolve({ status, stdout, stderr })
+    })
+  })
+
 const RUNAWAY = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
 const budgetMessage = (budget: string) =>
   `SQLite query was stopped: it ran past its ${budget} time budget. Make it cheaper (a narrower WHERE, a LIMIT inside a recursive CTE) and run it again`
@@ -351,13 +368,9 @@ describe("a runaway statement is stopped at its time budget", () => {
       expect(yield* outputAt(dir, "app.db?q=SELECT count(*) AS n FROM numbers")).toContain("| 5000 |")
     }))
 
-  it("through the CLI: exit 1 with the budget on stderr (default 5 s)", () => {
+  it("through the CLI: exit 1 with the budget on stderr (default 5 s)", async () => {
     const dir = makeApp()
-    const result = spawnSync(process.execPath, [nodePath.resolve("dist/bin.js"), "--cwd", dir, `app.db?q=${RUNAWAY}`], {
-      encoding: "utf8",
-      input: "",
-      timeout: 50_000
-    })
+    const result = await runCli(["--cwd", dir, `app.db?q=${RUNAWAY}`])
     expect(result.status).toBe(1)
     expect(result.stdout).toBe("")
     expect(result.stderr).toContain(budgetMessage("5s"))
@@ -456,13 +469,9 @@ describe("huge values are cut before they reach a heap", () => {
       expect(result!.rows.length).toBeLessThan(2300)
     }))
 
-  it("the CLI under --max-old-space-size=256 answers instead of running out of memory", () => {
+  it("the CLI under --max-old-space-size=256 answers instead of running out of memory", async () => {
     const dir = makeApp()
-    const result = spawnSync(
-      process.execPath,
-      ["--max-old-space-size=256", nodePath.resolve("dist/bin.js"), "--cwd", dir, `app.db?q=${HUGE}`],
-      { encoding: "utf8", input: "", timeout: 50_000 }
-    )
+    const result = await runCli(["--cwd", dir, `app.db?q=${HUGE}`], ["--max-old-space-size=256"])
     expect(result.stderr).toBe("")
     expect(result.status).toBe(0)
     expect(result.stdout).toContain("[5 values longer than 2000 characters were cut as fetched")
