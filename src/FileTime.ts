@@ -14,6 +14,7 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import { createHash } from "node:crypto"
+import { patientFileSystem } from "./internal/descriptors.js"
 
 export interface ReadStamp {
   readonly path: string
@@ -80,7 +81,8 @@ export const stamp = Effect.fn("FileTime.stamp")(function*(path: string) {
     if (size > 0) {
       // A plain read loop over one buffer: `fs.stream` costs milliseconds even for tiny files.
       yield* Effect.scoped(Effect.gen(function*() {
-        const file = yield* fs.open(path, { flag: "r" })
+        // A process at its open-files limit waits for a descriptor: the stamp must not be lost.
+        const file = yield* patientFileSystem(fs).open(path, { flag: "r" })
         const buffer = new Uint8Array(Math.min(size, HASH_CHUNK_BYTES))
         let remaining = size
         while (remaining > 0) {

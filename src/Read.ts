@@ -13,6 +13,7 @@ import { homedir } from "node:os"
 import { fileURLToPath } from "node:url"
 import { FileTime } from "./FileTime.js"
 import { checkAccess, resolveTarget } from "./internal/access.js"
+import { withPatientFileSystem } from "./internal/descriptors.js"
 import { readDirectory, readTree } from "./internal/directory.js"
 import { readFile } from "./internal/file.js"
 import { recoverMissing } from "./internal/notFound.js"
@@ -299,7 +300,7 @@ export const read: (
     Effect.forkDaemon
   )
   return result
-})
+}, withPatientFileSystem)
 
 /** `~` is the home directory; `file://` URLs are paths. */
 const expandPath = (input: string): string => {

@@ -49,6 +49,9 @@ export const migrate: Effect.Effect<
   SqlClient.SqlClient
 > = Migrator.make({})({ loader: Migrator.fromRecord(migrations), table: migrationsTable })
 
+/** Stamps kept in memory, per ledger, while the database refuses writes. */
+export const maxUnsaved = 10_000
+
 /** One `file_reads` row as better-sqlite3 returns it. */
 const FileReadRow = Schema.Struct({
   path: Schema.String,
@@ -72,16 +75,22 @@ const toStamp = (row: typeof FileReadRow.Type): ReadStamp => ({
  * The ledger over the `SqlClient` in context (which must already be migrated: see `migrate`).
  *
  * `read` never fails (as the `FileTime` contract requires): a file that cannot be stamped records
- * nothing, and a database that refuses the write is logged at warning level and ignored — a read
- * must not fail because its bookkeeping did. `get` and `assert` cannot answer without the
- * database, and their types have no room for a `SqlError`, so a database failure there is a
- * defect (it means the ledger file is broken, not that the agent did something wrong).
+ * nothing, and a database that refuses the write (a read-only or full disk, a locked file) is
+ * logged at warning level and the stamp kept in this process's memory instead (at most
+ * `maxUnsaved`, oldest dropped first), so `get` and `assert` in this process still see the read —
+ * a read must not fail because its bookkeeping did, nor an edit after it. Such stamps are not
+ * persisted. `get` and `assert` cannot answer without reading the database, and their types have
+ * no room for a `SqlError`, so a database that cannot be read is a defect there (the ledger file
+ * is broken, not something the agent did).
  */
 export const make: Effect.Effect<FileTimeShape, never, SqlClient.SqlClient | FileSystem.FileSystem> = Effect.gen(
   function*() {
     const sql = yield* SqlClient.SqlClient
     const fs = yield* FileSystem.FileSystem
     const stampNow = (path: string) => Effect.provideService(stamp(path), FileSystem.FileSystem, fs)
+    // Stamps the database refused, by session and path; Map order is the eviction order.
+    const unsaved = new Map<string, ReadStamp>()
+    const keyOf = (sessionId: string, path: string) => `${sessionId}\0${path}`
 
     // `withoutTransform`: a client built with name transforms (camelCase …) must not rename our columns.
     const upsert = (sessionId: string, s: ReadStamp) =>
@@ -111,9 +120,18 @@ export const make: Effect.Effect<FileTimeShape, never, SqlClient.SqlClient | Fil
         )
       )
       if (Option.isNone(stamped)) return
+      const key = keyOf(sessionId, path)
       yield* upsert(sessionId, stamped.value).pipe(
+        Effect.zipRight(Effect.sync(() => unsaved.delete(key))),
         Effect.catchAllCause((cause) =>
-          Effect.logWarning("FileTime.read: the SQLite ledger refused the write; nothing recorded", cause).pipe(
+          Effect.sync(() => {
+            unsaved.delete(key)
+            unsaved.set(key, stamped.value)
+            if (unsaved.size > maxUnsaved) unsaved.delete(unsaved.keys().next().value!)
+          }).pipe(
+            Effect.zipRight(
+              Effect.logWarning("FileTime.read: the SQLite ledger refused the write; the stamp is kept in memory only", cause)
+            ),
             Effect.annotateLogs({ sessionId, path })
           )
         )
@@ -122,8 +140,12 @@ export const make: Effect.Effect<FileTimeShape, never, SqlClient.SqlClient | Fil
 
     const get = Effect.fn("FileTime.get")(function*(sessionId: string, path: string) {
       yield* Effect.annotateCurrentSpan({ sessionId, path })
-      const row = yield* find({ sessionId, path }).pipe(Effect.orDie)
-      return Option.map(row, toStamp)
+      const row = Option.map(yield* find({ sessionId, path }).pipe(Effect.orDie), toStamp)
+      const kept = unsaved.get(keyOf(sessionId, path))
+      // The later of what the database holds and what it refused to store.
+      return kept !== undefined && Option.match(row, { onNone: () => true, onSome: (r) => kept.readAt >= r.readAt })
+        ? Option.some(kept)
+        : row
     })
 
     const assert = Effect.fn("FileTime.assert")(function*(sessionId: string, path: string) {

@@ -128,6 +128,7 @@ export const readTree = Effect.fn("Read.tree")(function*(
   const pruned = new Set<string>()
   let ignored = 0
   let denied = 0
+  let unreadable = 0
   let unlisted = 0
   let budget = MAX_TREE_ENTRIES - names.length
 
@@ -170,7 +171,14 @@ export const readTree = Effect.fn("Read.tree")(function*(
           denied++
           return toTreeEntry(entry)
         }
-        const inner = yield* fs.readDirectory(entry.absolute).pipe(Effect.orElseSucceed((): ReadonlyArray<string> => []))
+        // A directory that cannot be listed is not shown as empty: the summary counts it.
+        const listed = yield* Effect.either(fs.readDirectory(entry.absolute))
+        if (listed._tag === "Left") {
+          if (listed.left._tag === "SystemError" && listed.left.reason === "PermissionDenied") denied++
+          else unreadable++
+          return toTreeEntry(entry)
+        }
+        const inner = listed.right
         budget -= inner.length
         const innerChain = yield* extendChain(chain, entry.absolute, inner)
         const children = yield* keep(entry.absolute, inner, innerChain)
@@ -185,6 +193,7 @@ export const readTree = Effect.fn("Read.tree")(function*(
     pruned: [...pruned].sort(compareNames),
     ignored,
     denied,
+    unreadable,
     unlisted
   })
 

@@ -20,14 +20,21 @@ const reasons: Record<string, string> = {
   NotFound: "the path does not exist"
 }
 
+/** Codes whose reason (often `Unknown`) says too little. */
+const codes: Record<string, string> = {
+  ELOOP: "too many levels of symbolic links (ELOOP)",
+  ENAMETOOLONG: "the path is too long (ENAMETOOLONG)",
+  EIO: "an input/output error (EIO)",
+  EMFILE: "too many files are open in this process (EMFILE)",
+  ENFILE: "too many files are open on this system (ENFILE)",
+  EPERM: "operation not permitted (EPERM)"
+}
+
 export const fromPlatformError = (path: string, error: PlatformError): ReadFailed => {
   const code = codeOf(error)
   if (error._tag === "SystemError") {
-    const reason = code === "ELOOP"
-      ? "too many levels of symbolic links (ELOOP)"
-      : code === "ENAMETOOLONG"
-      ? "the path is too long (ENAMETOOLONG)"
-      : reasons[error.reason] ?? `${error.reason}${code ? ` (${code})` : ""}`
+    const reason = (code === undefined ? undefined : codes[code]) ?? reasons[error.reason] ??
+      `${error.reason}${code ? ` (${code})` : ""}`
     return new ReadFailed({ path, reason, code: code ?? (error.reason === "PermissionDenied" ? "EACCES" : error.reason) })
   }
   return new ReadFailed({ path, reason: error.description ?? error.message })

@@ -118,8 +118,10 @@ export interface TreeOmissions {
   readonly pruned: ReadonlyArray<string>
   /** Entries matched by a `.gitignore`. */
   readonly ignored: number
-  /** Sub-directories whose entries the session may not list. */
+  /** Sub-directories the session may not list (a rule), or the operating system will not (EACCES). */
   readonly denied: number
+  /** Sub-directories whose listing failed (an I/O error, removed meanwhile). */
+  readonly unreadable?: number | undefined
   /** Sub-directories not listed because the tree reached its entry limit. */
   readonly unlisted: number
 }
@@ -132,6 +134,10 @@ export const treeSummary = (shown: number, omissions: TreeOmissions): string => 
   if (omissions.ignored > 0) parts.push(`${omissions.ignored} gitignored`)
   if (omissions.denied > 0) {
     parts.push(`${omissions.denied} ${omissions.denied === 1 ? "directory" : "directories"} not listed (permission)`)
+  }
+  const unreadable = omissions.unreadable ?? 0
+  if (unreadable > 0) {
+    parts.push(`${unreadable} ${unreadable === 1 ? "directory" : "directories"} not listed (unreadable)`)
   }
   if (omissions.unlisted > 0) {
     parts.push(`${omissions.unlisted} ${omissions.unlisted === 1 ? "directory" : "directories"} not listed (entry limit)`)
