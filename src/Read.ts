@@ -26,7 +26,7 @@ import { DEFAULT_LIMIT, MAX_BYTES, MAX_LINE_LENGTH } from "./internal/lines.js"
 import { MAX_MEDIA_BYTES } from "./internal/media.js"
 import { Lsp } from "./Lsp.js"
 import { Permission } from "./Permission.js"
-import { InvalidParams, InvalidSelector, NotAFile, type ReadError } from "./ReadError.js"
+import { FileChanged, InvalidParams, InvalidSelector, NotAFile, type ReadError } from "./ReadError.js"
 import { Workspace } from "./Workspace.js"
 
 /** The limits `read` applies; the model-facing description (`prompts/read.txt`) states them. */
@@ -223,8 +223,16 @@ export const read: (
         if (explicit && candidate.kind === "database" && candidate.inner.length > 0) {
           yield* selectorWithParams(params.filePath)
         }
-        const request = { target: yield* checkAccess(container), info: info.value, inner: candidate.inner, params }
-        return yield* candidate.kind === "archive" ? readArchive(request) : readDatabase(request)
+        const checked = yield* checkAccess(container)
+        const kind = candidate.kind
+        return yield* onceMoreIfChanged(
+          checked.absolute,
+          info.value,
+          (current): Effect.Effect<ReadResult, ReadError, EffectRequirements> => {
+            const request = { target: checked, info: current, inner: candidate.inner, params }
+            return kind === "archive" ? readArchive(request) : readDatabase(request)
+          }
+        )
       }
     }
     const split = splitSelector(requested)
@@ -284,7 +292,12 @@ export const read: (
       reason: `The :tree selector shows a directory as a tree; ${target.absolute} is a file.`
     })
   }
-  const fileResult = yield* readFile(target, stat, params, selection, note)
+  const opened = target
+  const fileResult = yield* onceMoreIfChanged(
+    target.absolute,
+    stat,
+    (current) => readFile(opened, current, params, selection, note)
+  )
   // Sources that do not print the note themselves (media, containers) get it as a first line.
   const result = note === undefined || fileResult.output.startsWith(note)
     ? fileResult
@@ -301,6 +314,28 @@ export const read: (
   )
   return result
 }, withPatientFileSystem)
+
+/**
+ * A file that changed under the read (shrunk, rewritten, replaced) is read once more, from a
+ * fresh `stat`: the new version is usually stable by then. If it changes again, the answer is
+ * the first change (it says what the file was when the read began).
+ */
+const onceMoreIfChanged = <A, E, R>(
+  absolute: string,
+  info: FileSystem.File.Info,
+  attempt: (info: FileSystem.File.Info) => Effect.Effect<A, E | FileChanged, R>
+) =>
+  attempt(info).pipe(
+    Effect.catchIf(
+      (error): error is FileChanged => error instanceof FileChanged,
+      (changed) =>
+        Effect.flatMap(FileSystem.FileSystem, (fs) => fs.stat(absolute)).pipe(
+          Effect.orElseFail(() => changed),
+          Effect.flatMap((current) => current.type === "File" ? attempt(current) : Effect.fail(changed)),
+          Effect.catchIf((error): error is FileChanged => error instanceof FileChanged, () => Effect.fail(changed))
+        )
+    )
+  )
 
 /** `~` is the home directory; `file://` URLs are paths. */
 const expandPath = (input: string): string => {

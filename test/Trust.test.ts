@@ -275,9 +275,19 @@ describe("files that report size 0", () => {
     Effect.flatMap(FileSystem.FileSystem, (original) =>
       read(params).pipe(Effect.provideService(FileSystem.FileSystem, {
         ...original,
-        stat: (path) =>
-          Effect.map(original.stat(path), (info) => info.type === "File" ? { ...info, size: FileSystem.Size(0) } : info)
+        stat: (path) => Effect.map(original.stat(path), sizeless),
+        open: (path, options) =>
+          Effect.map(original.open(path, options), (file): FileSystem.File => ({
+            ...file,
+            fd: file.fd,
+            stat: Effect.map(file.stat, sizeless),
+            seek: (offset, from) => file.seek(offset, from),
+            read: (buffer) => file.read(buffer),
+            readAlloc: (size) => file.readAlloc(size)
+          }))
       }))).pipe(Effect.provide(nodeLayer(root)))
+  const sizeless = (info: FileSystem.File.Info): FileSystem.File.Info =>
+    info.type === "File" ? { ...info, size: FileSystem.Size(0) } : info
 
   it.effect("paging, numbering and the end are those of the bytes read", () =>
     Effect.gen(function*() {

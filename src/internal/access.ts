@@ -12,7 +12,7 @@ import * as Path from "@effect/platform/Path"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { type Action, Permission } from "../Permission.js"
-import { FileChanged } from "../ReadError.js"
+import { FileChanged, formatBytes } from "../ReadError.js"
 import { Workspace } from "../Workspace.js"
 import { fromPlatformError } from "./platformError.js"
 
@@ -202,11 +202,14 @@ export const readChecked = (target: Target) =>
   Effect.scoped(Effect.gen(function*() {
     const file = yield* openChecked(target)
     const failed = (error: Parameters<typeof fromPlatformError>[1]) => fromPlatformError(target.absolute, error)
+    const before = yield* file.stat.pipe(Effect.mapError(failed))
+    const size = Number(before.size)
     const chunks: Array<Uint8Array> = []
     let total = 0
-    for (;;) {
-      const chunk = yield* file.readAlloc(256 * 1024).pipe(Effect.mapError(failed))
-      if (Option.isNone(chunk) || chunk.value.length === 0) break
+    // The bytes the file had when opened: fewer means it shrank; appended ones are not read.
+    while (total < size) {
+      const chunk = yield* file.readAlloc(Math.min(256 * 1024, size - total)).pipe(Effect.mapError(failed))
+      if (Option.isNone(chunk) || chunk.value.length === 0) return yield* shrank(file, target, size)
       chunks.push(chunk.value)
       total += chunk.value.length
     }
@@ -216,5 +219,54 @@ export const readChecked = (target: Target) =>
       bytes.set(chunk, at)
       at += chunk.length
     }
-    return bytes
+    return yield* confirmUnchanged(file, target, before, Effect.succeed(bytes))
   }))
+
+/** The file ended before the size it had when it was opened. */
+export const shrank = (file: FileSystem.File, target: Target, size: number) =>
+  Effect.flatMap(file.stat.pipe(Effect.option), (now) =>
+    Effect.fail(
+      new FileChanged({
+        path: target.absolute,
+        detail: `it shrank while it was being read (${formatBytes(size)} → ${
+          Option.match(now, { onNone: () => "less", onSome: (info) => formatBytes(Number(info.size)) })
+        })`
+      })
+    ))
+
+/**
+ * Run `use`, then confirm the open file is still the version it was (`before`, its `stat` at
+ * open): not shrunk, not rewritten in place (same size, new mtime), and still the file at its
+ * path (not replaced by a rename). A change fails with `FileChanged` whatever `use` returned,
+ * so no answer mixes two versions or claims an end it did not reach. Growth alone is an append:
+ * the read is an honest snapshot of the bytes that were there when it was opened.
+ */
+export const confirmUnchanged = <A, E, R>(
+  file: FileSystem.File,
+  target: Target,
+  before: FileSystem.File.Info,
+  use: Effect.Effect<A, E, R>
+): Effect.Effect<A, E | FileChanged, R | FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const result = yield* Effect.either(use)
+    const after = yield* file.stat.pipe(Effect.option)
+    const detail = yield* Option.match(after, {
+      onNone: () => Effect.succeed<string | undefined>(undefined),
+      onSome: (now) =>
+        Effect.gen(function*() {
+          const size = Number(before.size)
+          const sizeNow = Number(now.size)
+          if (sizeNow < size) return `it shrank while it was being read (${formatBytes(size)} → ${formatBytes(sizeNow)})`
+          const mtime = Option.getOrUndefined(Option.map(before.mtime, (date) => date.getTime()))
+          const mtimeNow = Option.getOrUndefined(Option.map(now.mtime, (date) => date.getTime()))
+          if (sizeNow === size && mtime !== mtimeNow) return "it was rewritten while it was being read"
+          const atPath = yield* fs.stat(target.absolute).pipe(Effect.option)
+          if (Option.isNone(atPath)) return "it was removed while it was being read"
+          if (!sameIdentity(atPath.value, now)) return "it was replaced while it was being read"
+          return undefined
+        })
+    })
+    if (detail !== undefined) return yield* new FileChanged({ path: target.absolute, detail })
+    return yield* result
+  })

@@ -10,8 +10,8 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { fileTypeFromBuffer, type FileTypeResult } from "file-type"
 import { LineIndex, noop as LineIndexNoop } from "../LineIndex.js"
-import { BinaryFile, formatBytes, InvalidMedia, MediaTooLarge, ReadFailed } from "../ReadError.js"
-import { openChecked, type Target } from "./access.js"
+import { BinaryFile, type FileChanged, formatBytes, InvalidMedia, MediaTooLarge, ReadFailed } from "../ReadError.js"
+import { confirmUnchanged, openChecked, shrank, type Target } from "./access.js"
 import { binaryExtensions, binarySignature, SAMPLE_BYTES } from "./binary.js"
 import { type Codec, type Detection, detect } from "./encoding.js"
 import { COUNT_AHEAD_BYTES, LinePager, MAX_LINE_LENGTH, pastEnd } from "./lines.js"
@@ -68,7 +68,9 @@ const attach = Effect.fn("Read.attach")(function*(target: Target, info: File.Inf
   // From the descriptor that was checked, not the path again: the path may lead elsewhere by now.
   yield* file.seek(0, "start")
   const buffer = new Uint8Array(size)
-  const bytes = buffer.subarray(0, yield* readFully(file, buffer).pipe(Effect.mapError((e) => fromPlatformError(target.absolute, e))))
+  const n = yield* readFully(file, buffer).pipe(Effect.mapError((e) => fromPlatformError(target.absolute, e)))
+  if (n < size) return yield* shrank(file, target, size)
+  const bytes = buffer.subarray(0, n)
   const incomplete = incompleteReason(mime, bytes)
   if (incomplete !== undefined) return yield* new InvalidMedia({ path: target.absolute, reason: incomplete })
   // Node's native encoder: `Encoding.encodeBase64` takes seconds on a 20 MB attachment.
@@ -114,12 +116,15 @@ const streamPage = (file: FileSystem.File, start: number, size: number, pager: L
     let eof = position >= size
     while (!pager.done && !eof) {
       const n = yield* readFully(file, buffer)
-      if (n === 0) break
-      pager.push(buffer.subarray(0, n))
-      position += n
-      eof = n < buffer.length || position >= size
+      // The file ended before the size it had when opened: it shrank under the read.
+      if (position + n < size && n < buffer.length) return "shrank" as const
+      // Bytes appended since the open are not this version's: the read ends at the size it had.
+      const taken = Math.min(n, size - position)
+      pager.push(buffer.subarray(0, taken))
+      position += taken
+      eof = position >= size
     }
-    return pager.end(eof || position >= size)
+    return pager.end(eof)
   })
 
 /** The code unit that ends just before `position`. */
@@ -229,120 +234,126 @@ export const readFile = Effect.fn("Read.file")(function*(
 
   return yield* Effect.scoped(Effect.gen(function*() {
     const opened = yield* openChecked(target)
-    const unsized = Number(stat.size) === 0 ? yield* readUnsized(opened, target) : undefined
-    // A snapshot is read from memory and never indexed: its next read may hold other bytes.
-    const file = unsized === undefined ? opened : snapshotFile(unsized, stat)
-    const info = unsized === undefined ? stat : { ...stat, size: FileSystem.Size(unsized.length) }
-    const index = unsized === undefined ? yield* LineIndex : LineIndexNoop
-    const size = Number(info.size)
-    const sample = new Uint8Array(Math.min(SAMPLE_BYTES, size))
-    const sampled = yield* readFully(file, sample).pipe(Effect.mapError(failed))
-    const head = sample.subarray(0, sampled)
+    // What was opened, as it was when opened: the version every byte of this read must come from.
+    const before = yield* opened.stat.pipe(Effect.orElseSucceed(() => stat))
+    // Everything below reads the version that was opened, or fails with FileChanged.
+    return yield* confirmUnchanged(opened, target, before, Effect.gen(function*() {
+      const unsized = Number(before.size) === 0 ? yield* readUnsized(opened, target) : undefined
+      // A snapshot is read from memory and never indexed: its next read may hold other bytes.
+      const file = unsized === undefined ? opened : snapshotFile(unsized, before)
+      const info = unsized === undefined ? before : { ...before, size: FileSystem.Size(unsized.length) }
+      const index = unsized === undefined ? yield* LineIndex : LineIndexNoop
+      const size = Number(info.size)
+      const sample = new Uint8Array(Math.min(SAMPLE_BYTES, size))
+      const sampled = yield* readFully(file, sample).pipe(Effect.mapError(failed))
+      const head = sample.subarray(0, sampled)
 
-    if (head.length === 0 && promised !== undefined) {
-      return yield* new InvalidMedia({ path: target.absolute, reason: "the file is empty" })
-    }
-    // Bytes decide, not names: JPEG bytes in a `.bin` are an image, a `.png` holding HTML is not.
-    const sniffed = head.length === 0 ? undefined : yield* sniffType(head)
-    const request = { target, info, params, selection }
-    if (databaseExtension.test(target.absolute) && isSqliteHeader(head)) {
-      return yield* readDatabase({ target, info, params, inner: "" })
-    }
-    // A `.zip` holding plain text is read as text; anything else named like an archive is one
-    // (or gets the archive reader's account of why it is not).
-    const plainText = (() => {
-      if (head.length === 0) return false
-      const detected = detect(head, head.length >= size)
-      return detected._tag === "Text" && !detected.fallback
-    })()
-    if (archiveExtension.test(target.absolute) && (looksLikeArchive(target.absolute, head) || !plainText)) {
-      return yield* readArchive({ target, info, params, inner: "" })
-    }
-    const wantsText = selection.pages !== undefined || selection.raw || selection.ranges.length > 0 ||
-      params.offset !== undefined || params.limit !== undefined
-    if (sniffed?.mime === "application/pdf" && wantsText) {
-      // A page or line selector, or offset/limit, asks for the PDF's text instead of the attachment.
-      return yield* readDocument(request)
-    }
-    if (sniffed !== undefined && mediaKind(sniffed.mime) !== undefined) {
-      return yield* attach(target, info, file, sniffed.mime)
-    }
-    if (ext === ".ipynb" && !selection.raw) return yield* readNotebook(request)
-    if (documentExtensions.has(ext)) return yield* readDocument(request)
-    const detection = detect(head, sampled >= size)
-    if (promised !== undefined) {
-      return yield* new InvalidMedia({
-        path: target.absolute,
-        reason: `the name says ${promised} but the content is ${
-          sniffed?.mime ?? (detection._tag === "Binary" ? "not a recognised format" : "text")
-        }`
-      })
-    }
-    // Content first: a `.dat` holding text is read; a recognised container format is not text.
-    if (detection._tag === "Binary" || (sniffed !== undefined && detection.fallback)) {
-      return yield* new BinaryFile({ path: target.absolute, description: describeBinary(sniffed, head, ext), size })
-    }
-
-    const mtime = Option.match(info.mtime, { onNone: () => 0, onSome: (date) => date.getTime() })
-    const key = `${info.dev}:${Option.getOrElse(info.ino, () => 0)}:${size}:${mtime}:${detection.codec.encoding}`
-    const pageAt: PageAt<ReadFailed, never> = (request) =>
-      Effect.gen(function*() {
-        const knownTotal = yield* index.totalLines(target.absolute, key)
-        if (knownTotal !== undefined && request.offset > knownTotal) {
-          // The end is known to be before the page: answer without reading.
-          return pastEnd(request.offset, knownTotal)
-        }
-        let checkpoint = yield* index.lookup(target.absolute, key, request.offset)
-        // The key cannot see an in-place rewrite of the same size within one mtime tick: a
-        // checkpoint must sit right after a line terminator, or the index is dropped.
-        if (checkpoint.position > detection.bomLength) {
-          const before = yield* unitBefore(file, checkpoint.position, detection.codec.unit)
-          if (!isTerminator(before, detection.codec)) {
-            yield* index.forget(target.absolute)
-            checkpoint = { lines: 0, position: 0 }
-          }
-        }
-        const start = { lines: checkpoint.lines, position: Math.max(checkpoint.position, detection.bomLength) }
-        const pager = new LinePager(
-          {
-            ...request,
-            maxLineLength: MAX_LINE_LENGTH,
-            countAhead: COUNT_AHEAD_BYTES,
-            checkpointEvery: index.every
-          },
-          detection.codec,
-          start,
-          detection.bomLength
-        )
-        const scanned = yield* streamPage(file, start.position, size, pager)
-        yield* index.record(target.absolute, key, scanned.checkpoints, scanned.totalLines)
-        // An earlier scan may have counted to the end: an exact total beats a lower bound.
-        return scanned.totalLines === undefined && knownTotal !== undefined && scanned.stoppedBy !== "bytes"
-          ? {
-            ...scanned,
-            totalLines: knownTotal,
-            linesAtLeast: knownTotal,
-            stoppedBy: scanned.offset - 1 + scanned.lines.length === knownTotal ? "eof" as const : scanned.stoppedBy
-          }
-          : scanned
-      }).pipe(Effect.mapError(failed))
-
-    const finalNewline = yield* endsWithNewline(file, size, detection).pipe(Effect.mapError(failed))
-    return yield* presentText({
-      path: target.absolute,
-      title: target.relative,
-      kind: "text",
-      pageAt,
-      selection,
-      params,
-      note,
-      facts: { fileSize: size, encoding: detection.codec.encoding, replaced: detection.fallback },
-      metadata: {
-        encoding: detection.codec.encoding,
-        bom: detection.bomLength > 0,
-        finalNewline,
-        ...facts(info)
+      if (head.length === 0 && promised !== undefined) {
+        return yield* new InvalidMedia({ path: target.absolute, reason: "the file is empty" })
       }
-    })
+      // Bytes decide, not names: JPEG bytes in a `.bin` are an image, a `.png` holding HTML is not.
+      const sniffed = head.length === 0 ? undefined : yield* sniffType(head)
+      const request = { target, info, params, selection }
+      if (databaseExtension.test(target.absolute) && isSqliteHeader(head)) {
+        return yield* readDatabase({ target, info, params, inner: "" })
+      }
+      // A `.zip` holding plain text is read as text; anything else named like an archive is one
+      // (or gets the archive reader's account of why it is not).
+      const plainText = (() => {
+        if (head.length === 0) return false
+        const detected = detect(head, head.length >= size)
+        return detected._tag === "Text" && !detected.fallback
+      })()
+      if (archiveExtension.test(target.absolute) && (looksLikeArchive(target.absolute, head) || !plainText)) {
+        return yield* readArchive({ target, info, params, inner: "" })
+      }
+      const wantsText = selection.pages !== undefined || selection.raw || selection.ranges.length > 0 ||
+        params.offset !== undefined || params.limit !== undefined
+      if (sniffed?.mime === "application/pdf" && wantsText) {
+        // A page or line selector, or offset/limit, asks for the PDF's text instead of the attachment.
+        return yield* readDocument(request)
+      }
+      if (sniffed !== undefined && mediaKind(sniffed.mime) !== undefined) {
+        return yield* attach(target, info, file, sniffed.mime)
+      }
+      if (ext === ".ipynb" && !selection.raw) return yield* readNotebook(request)
+      if (documentExtensions.has(ext)) return yield* readDocument(request)
+      const detection = detect(head, sampled >= size)
+      if (promised !== undefined) {
+        return yield* new InvalidMedia({
+          path: target.absolute,
+          reason: `the name says ${promised} but the content is ${
+            sniffed?.mime ?? (detection._tag === "Binary" ? "not a recognised format" : "text")
+          }`
+        })
+      }
+      // Content first: a `.dat` holding text is read; a recognised container format is not text.
+      if (detection._tag === "Binary" || (sniffed !== undefined && detection.fallback)) {
+        return yield* new BinaryFile({ path: target.absolute, description: describeBinary(sniffed, head, ext), size })
+      }
+
+      const mtime = Option.match(info.mtime, { onNone: () => 0, onSome: (date) => date.getTime() })
+      const key = `${info.dev}:${Option.getOrElse(info.ino, () => 0)}:${size}:${mtime}:${detection.codec.encoding}`
+      const pageAt: PageAt<ReadFailed | FileChanged, never> = (request) =>
+        Effect.gen(function*() {
+          const knownTotal = yield* index.totalLines(target.absolute, key)
+          if (knownTotal !== undefined && request.offset > knownTotal) {
+            // The end is known to be before the page: answer without reading.
+            return pastEnd(request.offset, knownTotal)
+          }
+          let checkpoint = yield* index.lookup(target.absolute, key, request.offset)
+          // The key cannot see an in-place rewrite of the same size within one mtime tick: a
+          // checkpoint must sit right after a line terminator, or the index is dropped.
+          if (checkpoint.position > detection.bomLength) {
+            const before = yield* unitBefore(file, checkpoint.position, detection.codec.unit)
+            if (!isTerminator(before, detection.codec)) {
+              yield* index.forget(target.absolute)
+              checkpoint = { lines: 0, position: 0 }
+            }
+          }
+          const start = { lines: checkpoint.lines, position: Math.max(checkpoint.position, detection.bomLength) }
+          const pager = new LinePager(
+            {
+              ...request,
+              maxLineLength: MAX_LINE_LENGTH,
+              countAhead: COUNT_AHEAD_BYTES,
+              checkpointEvery: index.every
+            },
+            detection.codec,
+            start,
+            detection.bomLength
+          )
+          const scanned = yield* streamPage(file, start.position, size, pager)
+          if (scanned === "shrank") return yield* shrank(file, target, size)
+          yield* index.record(target.absolute, key, scanned.checkpoints, scanned.totalLines)
+          // An earlier scan may have counted to the end: an exact total beats a lower bound.
+          return scanned.totalLines === undefined && knownTotal !== undefined && scanned.stoppedBy !== "bytes"
+            ? {
+              ...scanned,
+              totalLines: knownTotal,
+              linesAtLeast: knownTotal,
+              stoppedBy: scanned.offset - 1 + scanned.lines.length === knownTotal ? "eof" as const : scanned.stoppedBy
+            }
+            : scanned
+        }).pipe(Effect.mapError((error) => error._tag === "FileChanged" ? error : failed(error)))
+
+      const finalNewline = yield* endsWithNewline(file, size, detection).pipe(Effect.mapError(failed))
+      return yield* presentText({
+        path: target.absolute,
+        title: target.relative,
+        kind: "text",
+        pageAt,
+        selection,
+        params,
+        note,
+        facts: { fileSize: size, encoding: detection.codec.encoding, replaced: detection.fallback },
+        metadata: {
+          encoding: detection.codec.encoding,
+          bom: detection.bomLength > 0,
+          finalNewline,
+          ...facts(info)
+        }
+      })
+    }))
   }).pipe(openFiles.withPermits(1)))
 })

@@ -17,7 +17,7 @@ import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import type { ReadResult } from "../../Read.js"
 import { ArchiveError, formatBytes, InvalidParams, InvalidSelector, OffsetOutOfRange } from "../../ReadError.js"
-import { openChecked } from "../access.js"
+import { confirmUnchanged, openChecked } from "../access.js"
 import { isBinarySample } from "../binary.js"
 import { DEFAULT_LIMIT } from "../lines.js"
 import { fromPlatformError } from "../platformError.js"
@@ -379,10 +379,12 @@ export const readArchiveWith = (limits: ArchiveLimits) =>
     }
     return yield* Effect.scoped(Effect.gen(function*() {
       const file = yield* openChecked(request.target)
+      const opened = yield* file.stat.pipe(Effect.mapError((e) => fromPlatformError(archive, e)))
       const { head, source } = yield* byteSource(file, size)
       const first = yield* head(512).pipe(Effect.mapError((e) => fromPlatformError(archive, e)))
       const wanted = wantedOf(p)
-      const scan = yield* Effect.tryPromise({
+      // An archive that changes under the scan is reported as changed, not as corrupt.
+      const scan = yield* confirmUnchanged(file, request.target, opened, Effect.tryPromise({
         try: (signal) =>
           format === "zip"
             ? scanZip(source, wanted, limits, signal)
@@ -399,7 +401,7 @@ export const readArchiveWith = (limits: ArchiveLimits) =>
           duration: Duration.millis(limits.maxPassMillis),
           onTimeout: () => new ArchiveError({ path: archive, reason: messages.deadline(limits) })
         })
-      )
+      ))
       return yield* resolve(request, p, scan)
     }))
   })
