@@ -10,7 +10,7 @@ import * as Option from "effect/Option"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { read } from "../src/Read.js"
-import { memoryLayer, nodeLayer, tempDir, writeTree } from "./support.js"
+import { memoryLayer, nodeLayer, tempDir, ustar, writeTree } from "./support.js"
 
 const roots: Array<string> = []
 afterAll(() => {
@@ -121,7 +121,7 @@ describe("a file truncated while it is read", () => {
   it.effect("an archive member: FileChanged, not a corrupt-archive error", () =>
     Effect.gen(function*() {
       const members = Array.from({ length: 40 }, (_, i) => ({ name: `m${i}.txt`, content: `member ${i}\n`.repeat(2000) }))
-      const root = project({ "bundle.tar": tar(members) })
+      const root = project({ "bundle.tar": ustar(members) })
       // Unchanged, the member reads.
       const member = yield* read({ filePath: "bundle.tar:m39.txt", limit: 1 }).pipe(Effect.provide(nodeLayer(root)))
       expect(member.output).toContain("1: member 39")
@@ -182,29 +182,3 @@ describe("other changes", () => {
       expect(Option.isNone(recorded)).toBe(true)
     }))
 })
-
-/** A ustar archive of text members. */
-function tar(members: ReadonlyArray<{ readonly name: string; readonly content: string }>): Uint8Array {
-  const blocks: Array<Buffer> = []
-  for (const { content, name } of members) {
-    const header = Buffer.alloc(512)
-    header.write(name, 0)
-    header.write("0000644\0", 100)
-    header.write("0000000\0", 108)
-    header.write("0000000\0", 116)
-    header.write(`${Buffer.byteLength(content).toString(8).padStart(11, "0")}\0`, 124)
-    header.write("00000000000\0", 136)
-    header.write("        ", 148)
-    header.write("0", 156)
-    header.write("ustar\0", 257)
-    header.write("00", 263)
-    let sum = 0
-    for (const byte of header) sum += byte
-    header.write(`${sum.toString(8).padStart(6, "0")}\0 `, 148)
-    const body = Buffer.alloc(Math.ceil(Buffer.byteLength(content) / 512) * 512)
-    body.write(content)
-    blocks.push(header, body)
-  }
-  blocks.push(Buffer.alloc(1024))
-  return new Uint8Array(Buffer.concat(blocks))
-}

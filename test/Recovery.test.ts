@@ -267,17 +267,23 @@ describe("recovery: bounds", () => {
   it.effect("a walk stopped by the time limit resolves nothing (a directory that never answers)", () =>
     Effect.gen(function*() {
       const root = project({ "a/unique.txt": "x\n", "slow/inner.txt": "" })
+      let listedA = false
       const stalled = Effect.flatMap(FileSystem.FileSystem, (original) =>
         Effect.flip(read({ filePath: "unique.txt" })).pipe(
           Effect.provideService(FileSystem.FileSystem, {
             ...original,
             readDirectory: (path, options) =>
-              path === `${root}/slow` ? Effect.never : original.readDirectory(path, options)
+              path === `${root}/slow` ? Effect.never : original.readDirectory(path, options),
+            stat: (path) =>
+              Effect.tap(original.stat(path), () => {
+                if (path === `${root}/a/unique.txt`) listedA = true
+              })
           })
         )).pipe(Effect.provide(nodeLayer(root)))
       const fiber = yield* Effect.fork(stalled)
-      // Wait (in real time) until the walk sleeps on its deadline, then move the clock past it.
-      while ((yield* TestClock.sleeps()).length === 0) {
+      // Wait (in real time) until the walk sleeps on its deadline and has listed a/ (the real
+      // filesystem answers in its own time), then move the clock past the deadline.
+      while ((yield* TestClock.sleeps()).length === 0 || !listedA) {
         yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
       }
       yield* TestClock.adjust("3 seconds")

@@ -12,7 +12,7 @@ import * as nodePath from "node:path"
 import * as MemoryFileSystem from "../src/MemoryFileSystem.js"
 import * as Permission from "../src/Permission.js"
 import { read } from "../src/Read.js"
-import { type LayerOptions, memoryLayer, nodeLayer, tempDir, writeTree } from "./support.js"
+import { type LayerOptions, memoryLayer, nodeLayer, tempDir, ustar, writeTree } from "./support.js"
 
 const roots: Array<string> = []
 afterAll(() => {
@@ -89,7 +89,7 @@ describe("read rules are decided on the real path too", () => {
 
   it.effect("an archive path whose outer file links to a denied archive is denied", () =>
     Effect.gen(function*() {
-      const root = project({ "private/archive.tar": tarOf("inside.txt", "classified\n") })
+      const root = project({ "private/archive.tar": ustar([{ name: "inside.txt", content: "classified\n" }]) })
       fs.symlinkSync("private/archive.tar", nodePath.join(root, "public.tar"))
       const denyPrivate = rules([{ permission: "read", pattern: "private/*", action: "deny" }])
       const member = yield* Effect.flip(readIn(root, { filePath: "public.tar:inside.txt" }, { permission: denyPrivate }))
@@ -331,7 +331,7 @@ describe("opencode parity", () => {
 describe("paths as people write them", () => {
   it.effect("a leading ':' means the literal path: no selector, no archive member", () =>
     Effect.gen(function*() {
-      const root = project({ "notes.txt": "one\ntwo\nthree\n", "bundle.tar": tarOf("a.txt", "member\n") })
+      const root = project({ "notes.txt": "one\ntwo\nthree\n", "bundle.tar": ustar([{ name: "a.txt", content: "member\n" }]) })
       const whole = yield* readIn(root, { filePath: ":./notes.txt" })
       expect(whole.output).toContain("(End of file - total 3 lines)")
       const absolute = yield* readIn(root, { filePath: `:${root}/notes.txt` })
@@ -355,24 +355,3 @@ describe("paths as people write them", () => {
       expect(literal.output).toContain("1: literal")
     }))
 })
-
-/** A one-member ustar archive. */
-function tarOf(name: string, content: string): Uint8Array {
-  const header = Buffer.alloc(512)
-  header.write(name, 0, "utf8")
-  header.write("0000644\0", 100)
-  header.write("0000000\0", 108)
-  header.write("0000000\0", 116)
-  header.write(`${Buffer.byteLength(content).toString(8).padStart(11, "0")}\0`, 124)
-  header.write("00000000000\0", 136)
-  header.write("        ", 148)
-  header.write("0", 156)
-  header.write("ustar\0", 257)
-  header.write("00", 263)
-  let sum = 0
-  for (const byte of header) sum += byte
-  header.write(`${sum.toString(8).padStart(6, "0")}\0 `, 148)
-  const body = Buffer.alloc(Math.ceil(Buffer.byteLength(content) / 512) * 512)
-  body.write(content)
-  return new Uint8Array(Buffer.concat([header, body, Buffer.alloc(1024)]))
-}

@@ -85,3 +85,29 @@ export const countingReads = () => {
       }))
   return { stats, wrap }
 }
+
+/** A ustar archive of text members, written header by header (no tar library involved). */
+export const ustar = (members: ReadonlyArray<{ readonly name: string; readonly content: string }>): Uint8Array => {
+  const blocks: Array<Buffer> = []
+  for (const { content, name } of members) {
+    const header = Buffer.alloc(512)
+    header.write(name, 0)
+    header.write("0000644\0", 100)
+    header.write("0000000\0", 108)
+    header.write("0000000\0", 116)
+    header.write(`${Buffer.byteLength(content).toString(8).padStart(11, "0")}\0`, 124)
+    header.write("00000000000\0", 136)
+    header.write("        ", 148)
+    header.write("0", 156)
+    header.write("ustar\0", 257)
+    header.write("00", 263)
+    let sum = 0
+    for (const byte of header) sum += byte
+    header.write(`${sum.toString(8).padStart(6, "0")}\0 `, 148)
+    const body = Buffer.alloc(Math.ceil(Buffer.byteLength(content) / 512) * 512)
+    body.write(content)
+    blocks.push(header, body)
+  }
+  blocks.push(Buffer.alloc(1024))
+  return new Uint8Array(Buffer.concat(blocks))
+}
