@@ -598,6 +598,105 @@ describe("tar and tar.gz", () => {
     }))
 })
 
+describe("zip under other names", () => {
+  it.effect(".jar, .war, .apk, .vsix, .whl and .nupkg list and read as ZIP archives", () =>
+    Effect.gen(function*() {
+      const manifest = "Manifest-Version: 1.0\nMain-Class: app.Main\n"
+      const archive = zip([{ name: "META-INF/MANIFEST.MF", data: manifest }, { name: "app/Main.class", data: binaryBytes(600) }])
+      const names = ["a.jar", "a.war", "a.apk", "a.vsix", "a.whl", "a.nupkg"]
+      const root = project(Object.fromEntries(names.map((name) => [`lib/${name}`, archive])))
+      for (const name of names) {
+        const listing = yield* readPath(root, `lib/${name}`)
+        expect(listing.output).toBe(archivePage(`${root}/lib/${name}`, ["app/", "META-INF/"], ["(2 entries)"]))
+        const member = yield* readPath(root, `lib/${name}:META-INF/MANIFEST.MF`)
+        expect(member.output).toBe(
+          filePage(`${root}/lib/${name}:META-INF/MANIFEST.MF`, numbered(["Manifest-Version: 1.0", "Main-Class: app.Main"]), "(End of file - total 2 lines)")
+        )
+        const line = yield* readPath(root, `lib/${name}:META-INF/MANIFEST.MF:2`)
+        expect(line.output).toContain("2: Main-Class: app.Main\n")
+      }
+    }))
+})
+
+/** gzip with the original name in its header (FNAME), as `gzip file` writes it. */
+const gzipNamed = (data: string | Uint8Array, name: string): Buffer => {
+  const plain = zlib.gzipSync(data)
+  const header = Buffer.from(plain.subarray(0, 10))
+  header[3] = 0x08
+  return Buffer.concat([header, Buffer.from(`${name}\0`, "latin1"), plain.subarray(10)])
+}
+
+describe("plain gzip", () => {
+  it.effect("a .gz reads as its one decompressed file: numbering, paging, selectors", () =>
+    Effect.gen(function*() {
+      const root = project({ "logs/app.log.gz": zlib.gzipSync(textOf(2500)), "named.gz": gzipNamed("inside\n", "original.txt") })
+      const first = yield* readPath(root, "logs/app.log.gz")
+      expect(first.output.startsWith(`<path>${root}/logs/app.log.gz</path>\n<type>file</type>\n<content>\n1: line 1\n2: line 2\n`))
+        .toBe(true)
+      expect(first.output.endsWith("(Showing lines 1-2000 of 2500. Use offset=2001 to continue.)\n</content>")).toBe(true)
+      expect(first.title).toBe("logs/app.log.gz")
+      expect(first.metadata).toMatchObject({ kind: "archive", totalLines: 2500, nextOffset: 2001, truncated: true })
+      const page = yield* readIn(root, { filePath: "logs/app.log.gz", offset: 2499, limit: 5 })
+      expect(page.output).toContain("<content>\n2499: line 2499\n2500: line 2500\n\n(End of file - total 2500 lines)\n</content>")
+      const range = yield* readPath(root, "logs/app.log.gz:10-11")
+      expect(range.output).toContain("<content>\n10: line 10\n11: line 11\n\n(Showing lines 10-11 of 2500. Use offset=12 to continue.)")
+      // The file inside by its name: from the gzip header, else the .gz's name without .gz.
+      expect((yield* readPath(root, "logs/app.log.gz:app.log:3")).output).toContain("<content>\n3: line 3\n")
+      expect((yield* readPath(root, "named.gz:original.txt")).output).toContain("<content>\n1: inside\n")
+      expectArchiveError(
+        yield* failPath(root, "named.gz:other.txt"),
+        `Path 'other.txt' not found inside ${root}/named.gz: a gzip file holds one file ('original.txt'); read ${root}/named.gz for its content, or ${root}/named.gz:1-50 for lines`
+      )
+    }))
+
+  it.effect("the archive caps apply: size, ratio and binary content", () =>
+    Effect.gen(function*() {
+      const root = project({
+        "bomb.gz": zlib.gzipSync(Buffer.alloc(8 * 1024 * 1024, 0x61)),
+        "big.gz": zlib.gzipSync(crypto.randomBytes(300 * 1024).toString("hex")),
+        "blob.gz": zlib.gzipSync(binaryBytes(100_000))
+      })
+      expectArchiveError(
+        yield* failPath(root, "bomb.gz"),
+        /^Archive member 'bomb' looks like a decompression bomb: [\d.]+ KB compressed inflates to more than [\d.]+ MB, over the 100:1 ratio/
+      )
+      const small = readArchiveWith({ ...ARCHIVE_LIMITS, maxMemberBytes: 256 * 1024 })
+      expectArchiveError(
+        yield* Effect.flip(direct(root, "big.gz", "", {}, small)),
+        "Archive member 'big' inflates to more than the 256.0 KB limit; refused"
+      )
+      const blob = yield* readPath(root, "blob.gz")
+      expect(blob.output).toBe(
+        `<path>${root}/blob.gz</path>\n<type>file</type>\n<content>\n(Cannot show binary data: blob.gz compresses a binary file, 'blob')\n</content>`
+      )
+    }))
+
+  it.effect("a .gz holding a tar lists like .tar.gz; text named .gz reads as text; damage is a typed error", () =>
+    Effect.gen(function*() {
+      const tarBytes = yield* Effect.promise(() => tar(PKG))
+      const gz = zlib.gzipSync(textOf(5000))
+      const root = project({
+        "bundle.gz": zlib.gzipSync(tarBytes),
+        "notes.gz": "plain notes\n",
+        "junk.gz": binaryBytes(2000),
+        "cut.gz": gz.subarray(0, gz.length - 40),
+        "empty.gz": ""
+      })
+      expect((yield* readPath(root, "bundle.gz")).output).toBe(
+        archivePage(`${root}/bundle.gz`, ["Alpha.md (6 bytes)", "pkg/", "top.txt (10 bytes)"], ["(3 entries)"])
+      )
+      expect((yield* readPath(root, "bundle.gz:pkg/src/index.ts")).output).toContain("1: export const answer = 42\n")
+      expect((yield* readPath(root, "notes.gz")).output).toContain("<content>\n1: plain notes\n")
+      expectArchiveError(yield* failPath(root, "notes.gz:1"), `Not a gzip file: ${root}/notes.gz has a .gz name but holds text`)
+      expectArchiveError(
+        yield* failPath(root, "junk.gz"),
+        `Not a gzip file: ${root}/junk.gz has a .gz name but does not start with gzip's signature`
+      )
+      expectArchiveError(yield* failPath(root, "cut.gz"), /^Invalid gzip file: the compressed data is truncated/)
+      expectArchiveError(yield* failPath(root, "empty.gz"), "Invalid gzip file: the file is empty (0 bytes)")
+    }))
+})
+
 describe("unsafe paths", () => {
   it.effect("'..' and absolute paths in the request are refused", () =>
     Effect.gen(function*() {

@@ -13,10 +13,11 @@ export interface ContainerCandidate {
   readonly inner: string
 }
 
-const ARCHIVE = /\.(?:tar\.gz|tgz|zip|tar)(?=:|$)/gi
+// ZIP under other names (.jar .war .apk .vsix .whl .nupkg), tar, and gzip (a compressed tar or one file).
+const ARCHIVE = /\.(?:tar\.gz|tgz|tar|gz|zip|jar|war|apk|vsix|whl|nupkg)(?=:|$)/gi
 const DATABASE = /\.(?:sqlite3?|db3?)(?=[:?]|$)/gi
 
-export const archiveExtension = /\.(?:tar\.gz|tgz|zip|tar)$/i
+export const archiveExtension = /\.(?:tar\.gz|tgz|tar|gz|zip|jar|war|apk|vsix|whl|nupkg)$/i
 export const databaseExtension = /\.(?:sqlite3?|db3?)$/i
 
 /** Every container split of `input`, longest container path first. */

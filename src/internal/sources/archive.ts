@@ -40,7 +40,7 @@ import {
   replacedNotice,
   SourceFailure
 } from "./archive/model.js"
-import { isGzip, isTarHeader, scanTar } from "./archive/tar.js"
+import { gzipName, isGzip, isTarHeader, scanGzip, scanTar } from "./archive/tar.js"
 import { scanZip } from "./archive/zip.js"
 import type { ContainerRequest, Params } from "./types.js"
 
@@ -48,8 +48,17 @@ export { ARCHIVE_LIMITS, type ArchiveLimits } from "./archive/model.js"
 
 const PREVIEW_LINES = 20
 
+/** ZIP and the formats that are ZIP archives under another name (Java, Android, VS Code, Python, NuGet). */
+const ZIP_FAMILY = /\.(?:zip|jar|war|apk|vsix|whl|nupkg)$/i
+
 export const archiveFormat = (path: string): ArchiveFormat =>
-  /\.zip$/i.test(path) ? "zip" : /\.(?:tar\.gz|tgz)$/i.test(path) ? "tar.gz" : "tar"
+  ZIP_FAMILY.test(path)
+    ? "zip"
+    : /\.(?:tar\.gz|tgz)$/i.test(path)
+    ? "tar.gz"
+    : /\.gz$/i.test(path)
+    ? "gz"
+    : "tar"
 
 /**
  * Whether a file's first bytes (512 or more) look like the archive its name says: for callers
@@ -58,6 +67,7 @@ export const archiveFormat = (path: string): ArchiveFormat =>
 export const looksLikeArchive = (path: string, head: Uint8Array): boolean => {
   const format = archiveFormat(path)
   if (format === "zip") return head.length >= 4 && head[0] === 0x50 && head[1] === 0x4b
+  if (format === "gz") return isGzip(head)
   return isGzip(head) || isTarHeader(head) || (head.length >= 512 && head.subarray(0, 512).every((b) => b === 0))
 }
 
@@ -235,22 +245,25 @@ const noParamsWith = (request: ContainerRequest, selection: Selection) => {
     : Effect.void
 }
 
+/** A member shown with the text pipeline; `path` undefined is a plain `.gz` showing its one file. */
 const member = (
   request: ContainerRequest,
-  path: string,
+  path: string | undefined,
   entry: RawEntry,
   content: Content,
   selection: Selection,
   note?: string
 ) =>
   Effect.gen(function*() {
-    const shown = `${request.target.absolute}:${path}`
+    const shown = path === undefined ? request.target.absolute : `${request.target.absolute}:${path}`
     if (selection.pages !== undefined) return yield* new InvalidSelector({ path: shown, reason: messages.pages })
     yield* noParamsWith(request, selection)
-    const title = `${request.target.relative}:${path}`
+    const title = path === undefined ? request.target.relative : `${request.target.relative}:${path}`
     const mtime = entry.mtime === undefined ? {} : { mtime: entry.mtime }
     if (content._tag === "Binary") {
-      const notice = `(Cannot show binary archive entry '${path}' (${formatBytes(entry.size)}))`
+      const notice = path === undefined
+        ? `(Cannot show binary data: ${request.target.relative} compresses a binary file, '${entry.name}')`
+        : `(Cannot show binary archive entry '${path}' (${formatBytes(entry.size)}))`
       const result: ReadResult = {
         title,
         output: [
@@ -291,10 +304,28 @@ const member = (
     })
   })
 
+/** A plain `.gz`: its one file, whole (`a.gz`, `a.gz:<name>`) or by lines (`a.gz:10-20`, `a.gz:<name>:10-20`). */
+const single = (request: ContainerRequest, p: Plan, file: NonNullable<ScanResult["single"]>) =>
+  Effect.gen(function*() {
+    const archive = request.target.absolute
+    const selection = p.whole === "" || p.whole === file.name
+      ? noSelection
+      : p.split !== undefined && p.split.member === file.name
+      ? p.split.selection
+      : p.root
+    if (selection === undefined) {
+      return yield* new ArchiveError({ path: archive, member: p.whole, reason: messages.gzipMember(p.whole, archive, file.name) })
+    }
+    if (selection instanceof SelectorError) return yield* new InvalidSelector({ path: archive, reason: selection.message })
+    const entry: RawEntry = { name: file.name, kind: "file", size: file.size, ...infoFacts(request.info) }
+    return yield* member(request, undefined, entry, file.content, selection)
+  })
+
 /** Decide what the scan found: a member, a directory listing, or why neither. */
 const resolve = (request: ContainerRequest, p: Plan, scan: ScanResult) =>
   Effect.gen(function*() {
     const archive = request.target.absolute
+    if (scan.single !== undefined) return yield* single(request, p, scan.single)
     if (scan.found !== undefined) {
       const { path, entry, content } = scan.found
       const selection = path === p.whole ? noSelection : p.split!.selection
@@ -383,11 +414,19 @@ export const readArchiveWith = (limits: ArchiveLimits) =>
       const { head, source } = yield* byteSource(file, size)
       const first = yield* head(512).pipe(Effect.mapError((e) => fromPlatformError(archive, e)))
       const wanted = wantedOf(p)
+      if (format === "gz" && !isGzip(first)) {
+        const text = first.length > 0 && !isBinarySample(first)
+        return yield* new ArchiveError({ path: archive, reason: messages.notGzip(archive, text) })
+      }
+      // A plain `.gz` names its one file in its header, or by its own name without `.gz`.
+      const compressed = gzipName(first) ?? archive.split(/[\\/]/).pop()!.replace(/\.gz$/i, "")
       // An archive that changes under the scan is reported as changed, not as corrupt.
       const scan = yield* confirmUnchanged(file, request.target, opened, Effect.tryPromise({
         try: (signal) =>
           format === "zip"
             ? scanZip(source, wanted, limits, signal)
+            : format === "gz"
+            ? scanGzip(source, compressed, wanted, limits, signal)
             : scanTar(source, isGzip(first), wanted, limits, signal),
         catch: failed
       }).pipe(

@@ -21,6 +21,8 @@ export interface ScanResult {
   readonly found?: { readonly path: string; readonly entry: RawEntry; readonly content: Content }
   /** The archive is damaged after `found` was read: why a later copy of it could not be looked for. */
   readonly damaged?: string
+  /** A `.gz` that is no tar: the one file it compresses, inflated (`size` bytes). */
+  readonly single?: { readonly name: string; readonly size: number; readonly content: Content }
 }
 
 export type Text = Extract<Detection, { readonly _tag: "Text" }>
@@ -31,7 +33,8 @@ export type Content =
 
 export interface CollectorOptions {
   readonly member: string
-  readonly declaredSize: number
+  /** What the archive says the member's size is; undefined where it says nothing (plain gzip). */
+  readonly declaredSize: number | undefined
   readonly limits: ArchiveLimits
   /** Compressed bytes behind what has inflated so far; undefined when the member is stored. */
   readonly compressed: () => number | undefined

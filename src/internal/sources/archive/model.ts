@@ -29,7 +29,7 @@ export const ARCHIVE_LIMITS: ArchiveLimits = {
   maxPassMillis: 60_000
 }
 
-export type ArchiveFormat = "zip" | "tar" | "tar.gz"
+export type ArchiveFormat = "zip" | "tar" | "tar.gz" | "gz"
 
 /** A failure with the message the model reads; becomes an `ArchiveError`. */
 export class ArchiveFailure extends Error {
@@ -50,10 +50,10 @@ export const messages = {
     `Archive member '${member}' is too large to extract (${formatBytes(size)} > ${
       formatBytes(limits.maxMemberBytes)
     } limit)`,
-  inflatesTooLarge: (member: string, declared: number, limits: ArchiveLimits) =>
-    `Archive member '${member}' inflates to more than the ${formatBytes(limits.maxMemberBytes)} limit (it declares ${
-      formatBytes(declared)
-    }); refused`,
+  inflatesTooLarge: (member: string, declared: number | undefined, limits: ArchiveLimits) =>
+    `Archive member '${member}' inflates to more than the ${formatBytes(limits.maxMemberBytes)} limit${
+      declared === undefined ? "" : ` (it declares ${formatBytes(declared)})`
+    }; refused`,
   bomb: (member: string, compressed: number, size: number, limits: ArchiveLimits, whileInflating: boolean) =>
     `Archive member '${member}' looks like a decompression bomb: ${formatBytes(compressed)} compressed ${
       whileInflating ? "inflates to more than" : "expands to"
@@ -90,7 +90,14 @@ export const messages = {
     } for '${member}'; only stored (0) and deflate (8) entries can be read`
   },
   empty: (format: ArchiveFormat) =>
-    `Invalid ${format === "zip" ? "ZIP" : format} archive: the file is empty (0 bytes)`,
+    format === "gz"
+      ? "Invalid gzip file: the file is empty (0 bytes)"
+      : `Invalid ${format === "zip" ? "ZIP" : format} archive: the file is empty (0 bytes)`,
+  notGzip: (archive: string, text: boolean) =>
+    `Not a gzip file: ${archive} has a .gz name but ${text ? "holds text" : "does not start with gzip's signature"}`,
+  gzipMember: (requested: string, archive: string, name: string) =>
+    `Path '${requested}' not found inside ${archive}: a gzip file holds one file ('${name}'); ` +
+    `read ${archive} for its content, or ${archive}:1-50 for lines`,
   multiRange: "Multi-range line selectors are not supported for archive directory listings.",
   pages: "Page selectors (:pages=N) apply to PDF documents; use a line selector such as :1-50 for archive members."
 } as const

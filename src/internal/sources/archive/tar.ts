@@ -1,5 +1,5 @@
 /**
- * tar and tar.gz, read block by block by our own parser: one pass over the archive (gunzipped
+ * tar, tar.gz and plain gzip, read block by block by our own parser: one pass over the archive (gunzipped
  * as it streams), entries indexed as they pass. Plain tar skips member data by position, so a
  * listing reads the headers only. The last copy of a repeated path wins, as extraction leaves
  * it, so a member is searched for to the end of the archive.
@@ -38,6 +38,8 @@ interface TarInput {
   pieces(length: number): AsyncGenerator<Uint8Array>
   /** Skip `length` bytes; how many there were. */
   skip(length: number): Promise<number>
+  /** The next `length` bytes (fewer where the data ends), left to be read again. */
+  peek(length: number): Promise<Uint8Array>
   /** Compressed bytes consumed so far (gzip only). */
   readonly compressed: number | undefined
 }
@@ -87,6 +89,17 @@ const plainInput = (source: ByteSource): TarInput => {
       const skipped = Math.max(0, Math.min(length, source.size - position))
       position += skipped
       return skipped
+    },
+    peek: async (length) => {
+      const at = position
+      const chunks: Array<Uint8Array> = []
+      let total = 0
+      for await (const piece of pieces(length)) {
+        chunks.push(piece)
+        total += piece.length
+      }
+      position = at
+      return joined(chunks, total)
     },
     compressed: undefined
   }
@@ -139,21 +152,27 @@ const gzipInput = (source: ByteSource, limits: ArchiveLimits, resources: Array<{
       yield piece
     }
   }
+  const read = async (length: number) => {
+    const chunks: Array<Uint8Array> = []
+    let total = 0
+    for await (const piece of pieces(length)) {
+      chunks.push(piece)
+      total += piece.length
+    }
+    return joined(chunks, total)
+  }
   const tarInput: TarInput = {
-    read: async (length) => {
-      const chunks: Array<Uint8Array> = []
-      let total = 0
-      for await (const piece of pieces(length)) {
-        chunks.push(piece)
-        total += piece.length
-      }
-      return joined(chunks, total)
-    },
+    read,
     pieces,
     skip: async (length) => {
       let skipped = 0
       for await (const piece of pieces(length)) skipped += piece.length
       return skipped
+    },
+    peek: async (length) => {
+      const bytes = await read(length)
+      current = current.length === 0 ? bytes : Buffer.concat([bytes, current])
+      return bytes
     },
     get compressed() {
       return counter.fed
@@ -315,7 +334,8 @@ const segmentsOf = (numbers: ReadonlyArray<number>, realSize: number): Array<Seg
 const decimal = (text: string | undefined): number =>
   text !== undefined && /^[0-9]+$/.test(text) ? Number(text) : Number.NaN
 
-const corrupt = (kind: string, what: string) => new ArchiveFailure(`Invalid ${kind} archive: ${what}`)
+const corrupt = (kind: string, what: string) =>
+  new ArchiveFailure(`Invalid ${kind} ${kind === "gzip" ? "file" : "archive"}: ${what}`)
 
 // -----------------------------------------------------------------------------
 // The scan
@@ -375,9 +395,63 @@ export const scanTar = async (
   limits: ArchiveLimits,
   signal: AbortSignal
 ): Promise<ScanResult> => {
-  const kind = gzip ? "tar.gz" : "tar"
   const resources: Array<{ destroy(): void }> = []
-  const input = gzip ? gzipInput(source, limits, resources) : plainInput(source)
+  try {
+    const input = gzip ? gzipInput(source, limits, resources) : plainInput(source)
+    return await scanInput(input, gzip ? "tar.gz" : "tar", wanted, limits, signal)
+  } finally {
+    for (const resource of resources) resource.destroy()
+  }
+}
+
+/**
+ * A `.gz` file: a compressed tar is scanned as one; anything else is a single compressed file,
+ * inflated whole (within the member caps) and returned as `single`.
+ */
+export const scanGzip = async (
+  source: ByteSource,
+  name: string,
+  wanted: ReadonlyArray<string>,
+  limits: ArchiveLimits,
+  signal: AbortSignal
+): Promise<ScanResult> => {
+  const resources: Array<{ destroy(): void }> = []
+  try {
+    const input = gzipInput(source, limits, resources)
+    const head = await input.peek(BLOCK).catch((error: unknown) => {
+      throw describe(error, "gzip")
+    })
+    if (isTarHeader(head)) return await scanInput(input, "tar.gz", wanted, limits, signal)
+    const collector = new Collector({
+      member: name,
+      declaredSize: undefined,
+      limits,
+      compressed: () => input.compressed! + TAR_CHUNK_BYTES
+    })
+    try {
+      for await (const piece of input.pieces(Number.MAX_SAFE_INTEGER)) {
+        if (signal.aborted) throw new ArchiveFailure("Interrupted")
+        if (collector.push(piece) === "binary") {
+          const content: Content = { _tag: "Binary" }
+          return { table: new EntryTable(0), complete: true, single: { name, size: collector.size, content } }
+        }
+      }
+    } catch (error) {
+      throw describe(error, "gzip")
+    }
+    return { table: new EntryTable(0), complete: true, single: { name, size: collector.size, content: collector.end() } }
+  } finally {
+    for (const resource of resources) resource.destroy()
+  }
+}
+
+const scanInput = async (
+  input: TarInput,
+  kind: string,
+  wanted: ReadonlyArray<string>,
+  limits: ArchiveLimits,
+  signal: AbortSignal
+): Promise<ScanResult> => {
   const table = new EntryTable(limits.maxEntries)
   const outcomes = new Map<string, Outcome>()
   let last: string | undefined
@@ -648,8 +722,6 @@ export const scanTar = async (
       found: { path: found, entry: outcome.entry, content: outcome.content },
       damaged: failure.reason
     }
-  } finally {
-    for (const resource of resources) resource.destroy()
   }
   for (const path of wanted) {
     const outcome = outcomes.get(path)
@@ -662,3 +734,18 @@ export const scanTar = async (
 
 /** gzip data starts with 1f 8b. */
 export const isGzip = (head: Uint8Array): boolean => head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b
+
+/** The original file name a gzip header may carry (FNAME, Latin-1), when the header holds it whole. */
+export const gzipName = (head: Uint8Array): string | undefined => {
+  if (!isGzip(head) || head.length < 10 || (head[3]! & 0x08) === 0) return undefined
+  let at = 10
+  if ((head[3]! & 0x04) !== 0) {
+    if (head.length < 12) return undefined
+    at += 2 + (head[10]! | (head[11]! << 8))
+  }
+  const end = head.indexOf(0, at)
+  if (end === -1) return undefined
+  const name = latin1.decode(head.subarray(at, end))
+  // Only a base name: a header naming a path (or nothing) is not trusted as one.
+  return name === "" || /[\\/]/.test(name) ? undefined : name
+}
