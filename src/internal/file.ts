@@ -18,6 +18,7 @@ import { COUNT_AHEAD_BYTES, LinePager, MAX_LINE_LENGTH, pastEnd } from "./lines.
 import { incompleteReason, MAX_MEDIA_BYTES, mediaExtensions, mediaKind } from "./media.js"
 import { fromPlatformError } from "./platformError.js"
 import { archiveExtension, databaseExtension, isSqliteHeader } from "./containers.js"
+import * as Permits from "./permits.js"
 import { noSelection, type Selection } from "./selector.js"
 import { looksLikeArchive, readArchive } from "./sources/archive.js"
 import { readDatabase } from "./sources/database.js"
@@ -158,8 +159,11 @@ const describeBinary = (sniffed: FileTypeResult | undefined, head: Uint8Array, e
   return `${binaryExtensions.has(ext) ? `${ext} file, ` : ""}unrecognised binary data starting with ${magic}`
 }
 
-/** Files open at once across all reads: a thousand concurrent reads must not exhaust descriptors. */
-const openFiles = Effect.unsafeMakeSemaphore(128)
+/**
+ * Files open at once across all reads: a thousand concurrent reads must not exhaust descriptors.
+ * FIFO hand-off, so waiting reads cost linear time (see permits.ts).
+ */
+const openFiles = Permits.unsafeMake(128)
 
 /**
  * Regular files that report size 0 may hold bytes all the same (`/proc`, `/sys`, some FUSE
@@ -355,5 +359,5 @@ export const readFile = Effect.fn("Read.file")(function*(
         }
       })
     }))
-  }).pipe(openFiles.withPermits(1)))
+  }).pipe(openFiles.withPermit))
 })
