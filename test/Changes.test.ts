@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
+import * as Permission from "../src/Permission.js"
 import { read } from "../src/Read.js"
 import { memoryLayer, nodeLayer, tempDir, ustar, writeTree } from "./support.js"
 
@@ -182,3 +183,42 @@ describe("other changes", () => {
       expect(Option.isNone(recorded)).toBe(true)
     }))
 })
+
+describe("sizes that overstate the bytes (/sys reports 4096 for a short file)", () => {
+  it.effect("a real /sys file reads to its end", () =>
+    Effect.gen(function*() {
+      const root = project()
+      const result = yield* read({ filePath: "/sys/class/net/lo/address" }).pipe(
+        Effect.provide(nodeLayer(root, { permission: Permission.layerAllowAll }))
+      )
+      expect(fs.statSync("/sys/class/net/lo/address").size).toBe(4096)
+      expect(result.output).toContain("1: 00:00:00:00:00:00\n\n(End of file - total 1 lines)")
+    }))
+
+  it.effect("a file whose stat says more than it holds, on any filesystem: its bytes, not FileChanged", () =>
+    Effect.gen(function*() {
+      const root = project({ "short.txt": "one\ntwo\n", "page.ipynb": "not json\n" })
+      const overstated = (info: FileSystem.File.Info): FileSystem.File.Info =>
+        info.type === "File" ? { ...info, size: FileSystem.Size(Number(info.size) + 4000) } : info
+      const readOverstated = (filePath: string) =>
+        Effect.flatMap(FileSystem.FileSystem, (original) =>
+          read({ filePath }).pipe(Effect.provideService(FileSystem.FileSystem, {
+            ...original,
+            stat: (path) => Effect.map(original.stat(path), overstated),
+            open: (path, options) =>
+              Effect.map(original.open(path, options), (file): FileSystem.File => ({
+                ...file,
+                fd: file.fd,
+                stat: Effect.map(file.stat, overstated),
+                seek: (offset, from) => file.seek(offset, from),
+                read: (buffer) => file.read(buffer),
+                readAlloc: (size) => file.readAlloc(size)
+              }))
+          }))).pipe(Effect.provide(nodeLayer(root)))
+      const text = yield* readOverstated("short.txt")
+      expect(text.output).toContain("1: one\n2: two\n\n(End of file - total 2 lines)")
+      const notebook = yield* readOverstated("page.ipynb")
+      expect(notebook.output).toContain("1: not json")
+    }))
+})
+

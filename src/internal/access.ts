@@ -209,7 +209,10 @@ export const readChecked = (target: Target) =>
     // The bytes the file had when opened: fewer means it shrank; appended ones are not read.
     while (total < size) {
       const chunk = yield* file.readAlloc(Math.min(256 * 1024, size - total)).pipe(Effect.mapError(failed))
-      if (Option.isNone(chunk) || chunk.value.length === 0) return yield* shrank(file, target, size)
+      if (Option.isNone(chunk) || chunk.value.length === 0) {
+        yield* endedEarly(file, target, size)
+        break
+      }
       chunks.push(chunk.value)
       total += chunk.value.length
     }
@@ -222,17 +225,23 @@ export const readChecked = (target: Target) =>
     return yield* confirmUnchanged(file, target, before, Effect.succeed(bytes))
   }))
 
-/** The file ended before the size it had when it was opened. */
-export const shrank = (file: FileSystem.File, target: Target, size: number) =>
+/**
+ * The file ended before the size it had when it was opened: it shrank under the read
+ * (`FileChanged`), unless it still reports that size, as `/sys` files (always 4096) and some
+ * FUSE files do: then its end is where the bytes end.
+ */
+export const endedEarly = (file: FileSystem.File, target: Target, size: number) =>
   Effect.flatMap(file.stat.pipe(Effect.option), (now) =>
-    Effect.fail(
-      new FileChanged({
-        path: target.absolute,
-        detail: `it shrank while it was being read (${formatBytes(size)} → ${
-          Option.match(now, { onNone: () => "less", onSome: (info) => formatBytes(Number(info.size)) })
-        })`
-      })
-    ))
+    Option.isSome(now) && Number(now.value.size) >= size
+      ? Effect.void
+      : Effect.fail(
+        new FileChanged({
+          path: target.absolute,
+          detail: `it shrank while it was being read (${formatBytes(size)} → ${
+            Option.match(now, { onNone: () => "less", onSome: (info) => formatBytes(Number(info.size)) })
+          })`
+        })
+      ))
 
 /**
  * Run `use`, then confirm the open file is still the version it was (`before`, its `stat` at

@@ -11,7 +11,7 @@ import * as Option from "effect/Option"
 import { fileTypeFromBuffer, type FileTypeResult } from "file-type"
 import { LineIndex, noop as LineIndexNoop } from "../LineIndex.js"
 import { BinaryFile, type FileChanged, formatBytes, InvalidMedia, MediaTooLarge, ReadFailed } from "../ReadError.js"
-import { confirmUnchanged, openChecked, shrank, type Target } from "./access.js"
+import { confirmUnchanged, endedEarly, openChecked, type Target } from "./access.js"
 import { binaryExtensions, binarySignature, SAMPLE_BYTES } from "./binary.js"
 import { type Codec, type Detection, detect } from "./encoding.js"
 import { COUNT_AHEAD_BYTES, LinePager, MAX_LINE_LENGTH, pastEnd } from "./lines.js"
@@ -70,7 +70,7 @@ const attach = Effect.fn("Read.attach")(function*(target: Target, info: File.Inf
   yield* file.seek(0, "start")
   const buffer = new Uint8Array(size)
   const n = yield* readFully(file, buffer).pipe(Effect.mapError((e) => fromPlatformError(target.absolute, e)))
-  if (n < size) return yield* shrank(file, target, size)
+  if (n < size) yield* endedEarly(file, target, size)
   const bytes = buffer.subarray(0, n)
   const incomplete = incompleteReason(mime, bytes)
   if (incomplete !== undefined) return yield* new InvalidMedia({ path: target.absolute, reason: incomplete })
@@ -117,15 +117,15 @@ const streamPage = (file: FileSystem.File, start: number, size: number, pager: L
     let eof = position >= size
     while (!pager.done && !eof) {
       const n = yield* readFully(file, buffer)
-      // The file ended before the size it had when opened: it shrank under the read.
-      if (position + n < size && n < buffer.length) return "shrank" as const
       // Bytes appended since the open are not this version's: the read ends at the size it had.
       const taken = Math.min(n, size - position)
       pager.push(buffer.subarray(0, taken))
       position += taken
       eof = position >= size
+      // The bytes ended before the size the file had when opened (see `endedEarly`).
+      if (!eof && n < buffer.length) return { page: pager.end(true), early: true }
     }
-    return pager.end(eof)
+    return { page: pager.end(eof), early: false }
   })
 
 /** The code unit that ends just before `position`. */
@@ -327,8 +327,9 @@ export const readFile = Effect.fn("Read.file")(function*(
             start,
             detection.bomLength
           )
-          const scanned = yield* streamPage(file, start.position, size, pager)
-          if (scanned === "shrank") return yield* shrank(file, target, size)
+          const streamed = yield* streamPage(file, start.position, size, pager)
+          if (streamed.early) yield* endedEarly(file, target, size)
+          const scanned = streamed.page
           yield* index.record(target.absolute, key, scanned.checkpoints, scanned.totalLines)
           // An earlier scan may have counted to the end: an exact total beats a lower bound.
           return scanned.totalLines === undefined && knownTotal !== undefined && scanned.stoppedBy !== "bytes"
