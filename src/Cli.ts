@@ -1,7 +1,7 @@
 /**
  * The command line:
  *
- * - `effect-read [--cwd DIR] [--offset N] [--limit N] [--column N] [--format text|json|envelope] [--json]
+ * - `effect-read [--cwd DIR] [--offset N] [--limit N] [--column N] [--encoding NAME] [--format text|json|envelope] [--json]
  *   [--files-only] [--allow-external] <filePath>` reads once. stdout carries exactly the tool's
  *   output, or one JSON object (`json`: the `ReadResult` or `{"error": …}`; `envelope`: seed 002's
  *   envelope). `--json` is short for `--format json`.
@@ -109,6 +109,10 @@ const command = Command.make(
       Options.withDescription("Character (1-based) at which the line at --offset starts: reads on in a cut line"),
       Options.optional
     ),
+    encoding: Options.text("encoding").pipe(
+      Options.withDescription("Decode text in this encoding (e.g. shift_jis, windows-1252) instead of detecting it"),
+      Options.optional
+    ),
     format: Options.choice("format", ["text", "json", "envelope"]).pipe(
       Options.withDescription(
         "text: the tool output (default); json: the ReadResult or {\"error\": …}; envelope: the standard envelope"
@@ -135,7 +139,8 @@ const command = Command.make(
         filePath: args.filePath.value,
         ...Option.match(args.offset, { onNone: () => ({}), onSome: (offset) => ({ offset }) }),
         ...Option.match(args.limit, { onNone: () => ({}), onSome: (limit) => ({ limit }) }),
-        ...Option.match(args.column, { onNone: () => ({}), onSome: (column) => ({ column }) })
+        ...Option.match(args.column, { onNone: () => ({}), onSome: (column) => ({ column }) }),
+        ...Option.match(args.encoding, { onNone: () => ({}), onSome: (encoding) => ({ encoding }) })
       }
       const services = sessionLayer(root, {
         allowExternal: args.allowExternal,

@@ -14,6 +14,7 @@ import { fileURLToPath } from "node:url"
 import { FileTime } from "./FileTime.js"
 import { checkAccess, resolveTarget } from "./internal/access.js"
 import { withPatientFileSystem } from "./internal/descriptors.js"
+import { encodingExamples, encodingExists } from "./internal/encoding.js"
 import { readDirectory, readTree } from "./internal/directory.js"
 import { readFile } from "./internal/file.js"
 import { recoverMissing } from "./internal/notFound.js"
@@ -77,6 +78,19 @@ export const ReadParams = Schema.Struct({
     { exact: true }
   ).annotations({
     description: `The maximum number of lines to read (default ${DEFAULT_LIMIT}). Only for large files.`
+  }),
+  encoding: Schema.optionalWith(
+    Schema.String.pipe(
+      Schema.filter((name) => encodingExists(name), {
+        message: (issue) =>
+          `unknown encoding ${JSON.stringify(issue.actual)}; use a WHATWG or iconv-lite encoding name such as ${encodingExamples}, or leave encoding out to detect it`,
+        jsonSchema: {}
+      })
+    ),
+    { exact: true }
+  ).annotations({
+    description:
+      "Text files only: decode the file in this encoding instead of the detected one (e.g. \"shift_jis\", \"windows-1252\", \"iso-2022-jp\", \"cp949\"). Only when the detected encoding (shown when it is not UTF-8) is wrong."
   }),
   view: Schema.optionalWith(Schema.Literal("list", "tree"), { exact: true }).annotations({
     description:

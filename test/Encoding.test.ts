@@ -77,7 +77,9 @@ describe("encodings", () => {
     Effect.gen(function*() {
       const result = yield* readFile(fileWith(Buffer.concat([Buffer.from("x = 1\n"), Buffer.from([0x80]), Buffer.from("\n")])))
       expect(body(result.output)).toBe("1: x = 1\n2: \ufffd")
-      expect(result.output).toContain("(Some bytes are not valid utf-8; they are shown as \ufffd.)")
+      expect(result.output).toContain(
+        "(Some bytes are not valid utf-8; they are shown as \ufffd. If the file is in another encoding, pass it as encoding, e.g. \"windows-1252\".)"
+      )
       expect(result.metadata).toMatchObject({ encoding: "utf-8", invalidBytesReplaced: true })
     }))
 

@@ -1,11 +1,27 @@
 /**
  * Text encodings: decide from a file's first bytes whether it is text and in which encoding,
- * and decode lines of it. Byte-order marks first, then UTF-16 by its zero-byte pattern, then
- * strict UTF-8, then a statistical detector (chardet) for legacy encodings decoded by iconv-lite.
+ * and decode lines of it. Byte-order marks first, then UTF-16 by its zero-byte pattern, then the
+ * escape-based encodings by their escape sequences (ISO-2022-JP, ISO-2022-KR, HZ), then strict
+ * UTF-8, then a statistical detector (chardet) for legacy encodings decoded by iconv-lite — each
+ * guess checked by decoding the sample, and the superset preferred that decodes it cleanly.
  */
 import chardet from "chardet"
 import iconv from "iconv-lite"
 import { binarySignature, isBinarySample } from "./binary.js"
+import {
+  charLengths,
+  chunked,
+  composeMakeUp,
+  decodeEucJp,
+  decodeIso2022Jp,
+  decodeJohab,
+  decodeShiftJis,
+  escapeEncoding,
+  HzDecoder,
+  Iso2022JpDecoder,
+  Iso2022KrDecoder,
+  makeUpTail
+} from "./cjk.js"
 
 export interface Decoded {
   readonly text: string
@@ -18,16 +34,31 @@ export interface StreamDecoder {
   readonly end: () => string
 }
 
+/** Follows the shift state of a stateful encoding over bytes fed in order (any chunking). */
+export interface ShiftTracker {
+  readonly scan: (bytes: Uint8Array) => void
+  /** The state after the bytes scanned so far. */
+  readonly state: number
+}
+
 export interface Codec {
   /** The name reported to callers (WHATWG-style, lower case): `utf-8`, `utf-16le`, `shift_jis`, … */
   readonly encoding: string
   /** Bytes per code unit: line terminators are whole units (`\n` is `0A 00` in UTF-16LE). */
   readonly unit: 1 | 2 | 4
   readonly bigEndian: boolean
-  /** Decode the bytes of one line (complete, or cut at a byte cap). */
-  readonly decode: (bytes: Uint8Array) => Decoded
+  /**
+   * Decode the bytes of one line (complete, or cut at a byte cap); `state` is the shift state the
+   * line starts in, for encodings with a `tracker`.
+   */
+  readonly decode: (bytes: Uint8Array, state?: number) => Decoded
   /** A decoder that carries partial characters across calls, for skipping into long lines. */
-  readonly stream: () => StreamDecoder
+  readonly stream: (state?: number) => StreamDecoder
+  /**
+   * Encodings whose escape sequences hold from one line to the next (ISO-2022-JP): the state a
+   * line starts in depends on every byte before it, so a page must be read from the file's start.
+   */
+  readonly tracker?: () => ShiftTracker
 }
 
 export type Detection =
@@ -66,8 +97,8 @@ const nativeCodec = (encoding: "utf-8" | "utf-16le", unit: 1 | 2): Codec => {
 }
 
 /** A codec on iconv-lite: UTF-16BE, UTF-32 and the legacy encodings. */
-const iconvCodec = (encoding: string, unit: 1 | 2 | 4 = 1, bigEndian = false): Codec => ({
-  encoding,
+const iconvCodec = (encoding: string, unit: 1 | 2 | 4 = 1, bigEndian = false, name = encoding): Codec => ({
+  encoding: name,
   unit,
   bigEndian,
   decode: (bytes) => {
@@ -80,11 +111,133 @@ const iconvCodec = (encoding: string, unit: 1 | 2 | 4 = 1, bigEndian = false): C
   }
 })
 
+/** A codec on a whole-buffer decoder of our own, streamed by whole characters. */
+const ownCodec = (
+  encoding: string,
+  decode: (bytes: Uint8Array) => string,
+  stream: () => StreamDecoder
+): Codec => ({
+  encoding,
+  unit: 1,
+  bigEndian: false,
+  decode: (bytes) => {
+    const text = decode(bytes)
+    return { text, replaced: text.includes("\ufffd") }
+  },
+  stream
+})
+
+/** Korean: UHC (code page 949, a superset of EUC-KR), with KS X 1001 make-up sequences composed. */
+const korean = (name: string): Codec =>
+  ownCodec(name, (bytes) => composeMakeUp(iconv.decode(asBuffer(bytes), "cp949")), () => {
+    const decoder = iconv.getDecoder("cp949")
+    let held = ""
+    return {
+      write: (bytes) => {
+        // A filler and up to two jamo at the end may become one syllable with what follows.
+        const text = held + decoder.write(asBuffer(bytes))
+        const keep = makeUpTail(text)
+        held = text.slice(text.length - keep)
+        return composeMakeUp(text.slice(0, text.length - keep))
+      },
+      end: () => composeMakeUp(held + (decoder.end() ?? ""))
+    }
+  })
+
+const iso2022Jp: Codec = {
+  encoding: "iso-2022-jp",
+  unit: 1,
+  bigEndian: false,
+  decode: (bytes, state = 0) => {
+    const text = decodeIso2022Jp(bytes, state)
+    return { text, replaced: text.includes("\ufffd") }
+  },
+  stream: (state = 0) => new Iso2022JpDecoder(state),
+  tracker: () => new Iso2022JpDecoder()
+}
+
+const lineDecoder = (make: () => StreamDecoder) => (bytes: Uint8Array): string => {
+  const decoder = make()
+  return decoder.write(bytes) + decoder.end()
+}
+
 export const utf8: Codec = nativeCodec("utf-8", 1)
 const utf16le: Codec = nativeCodec("utf-16le", 2)
 const utf16be: Codec = iconvCodec("utf-16be", 2, true)
 const utf32le: Codec = iconvCodec("utf-32le", 4, false)
 const utf32be: Codec = iconvCodec("utf-32be", 4, true)
+
+/** Codecs by name, for names iconv-lite lacks or decodes with a smaller table than we do. */
+const ownCodecs: Record<string, () => Codec> = {
+  "utf-8": () => utf8,
+  "utf-16le": () => utf16le,
+  "utf-16be": () => utf16be,
+  "utf-32le": () => utf32le,
+  "utf-32be": () => utf32be,
+  "iso-2022-jp": () => iso2022Jp,
+  "iso-2022-kr": () => ownCodec("iso-2022-kr", lineDecoder(() => new Iso2022KrDecoder()), () => new Iso2022KrDecoder()),
+  "hz-gb-2312": () => ownCodec("hz-gb-2312", lineDecoder(() => new HzDecoder()), () => new HzDecoder()),
+  "shift_jis": () =>
+    ownCodec("shift_jis", (bytes) => decodeShiftJis(bytes, false), () => chunked((bytes) => decodeShiftJis(bytes, false), charLengths.sjis)),
+  "shift_jisx0213": () =>
+    ownCodec("shift_jisx0213", (bytes) => decodeShiftJis(bytes, true), () => chunked((bytes) => decodeShiftJis(bytes, true), charLengths.sjis)),
+  "euc-jp": () =>
+    ownCodec("euc-jp", (bytes) => decodeEucJp(bytes, false), () => chunked((bytes) => decodeEucJp(bytes, false), charLengths.eucJp)),
+  "euc-jisx0213": () =>
+    ownCodec("euc-jisx0213", (bytes) => decodeEucJp(bytes, true), () => chunked((bytes) => decodeEucJp(bytes, true), charLengths.eucJp)),
+  "johab": () => ownCodec("johab", decodeJohab, () => chunked(decodeJohab, charLengths.johab)),
+  "euc-kr": () => korean("euc-kr"),
+  "cp949": () => korean("cp949"),
+  // iconv-lite's Big5 is Big5-HKSCS, a superset.
+  "big5": () => iconvCodec("big5hkscs", 1, false, "big5"),
+  "big5-hkscs": () => iconvCodec("big5hkscs", 1, false, "big5-hkscs"),
+  // WHATWG decodes Latin-1 labels as windows-1252; asked for by name, Latin-1 is Latin-1.
+  "latin1": () => iconvCodec("latin1", 1, false, "iso-8859-1")
+}
+
+/** Other spellings of our codecs' names (compared without case, dashes or underscores). */
+const aliases: Record<string, string> = {
+  utf8: "utf-8", unicode11utf8: "utf-8",
+  utf16le: "utf-16le", utf16: "utf-16le", ucs2: "utf-16le", unicode: "utf-16le",
+  utf16be: "utf-16be", unicodefffe: "utf-16be",
+  utf32le: "utf-32le", utf32: "utf-32le", ucs4: "utf-32le", utf32be: "utf-32be",
+  iso2022jp: "iso-2022-jp", csiso2022jp: "iso-2022-jp", iso2022jp1: "iso-2022-jp", iso2022jp2: "iso-2022-jp",
+  iso2022jp3: "iso-2022-jp", iso2022jp2004: "iso-2022-jp", jis: "iso-2022-jp",
+  iso2022kr: "iso-2022-kr", csiso2022kr: "iso-2022-kr",
+  hzgb2312: "hz-gb-2312", hz: "hz-gb-2312",
+  shiftjis: "shift_jis", sjis: "shift_jis", cp932: "shift_jis", ms932: "shift_jis", windows31j: "shift_jis",
+  mskanji: "shift_jis", csshiftjis: "shift_jis", xsjis: "shift_jis", windows932: "shift_jis",
+  shiftjisx0213: "shift_jisx0213", shiftjis2004: "shift_jisx0213", sjis2004: "shift_jisx0213", sjisx0213: "shift_jisx0213",
+  eucjp: "euc-jp", cseucpkdfmtjapanese: "euc-jp", xeucjp: "euc-jp", ujis: "euc-jp",
+  eucjisx0213: "euc-jisx0213", eucjis2004: "euc-jisx0213",
+  johab: "johab", cp1361: "johab", mscp1361: "johab",
+  euckr: "euc-kr", cseuckr: "euc-kr", ksc5601: "euc-kr", ksc56011987: "euc-kr", ksc56011989: "euc-kr",
+  isoir149: "euc-kr", korean: "euc-kr",
+  cp949: "cp949", uhc: "cp949", windows949: "cp949", ms949: "cp949",
+  big5: "big5", cnbig5: "big5", csbig5: "big5", xxbig5: "big5", cp950: "big5",
+  big5hkscs: "big5-hkscs",
+  latin1: "latin1", iso88591: "latin1", l1: "latin1", isoir100: "latin1", cp819: "latin1", ibm819: "latin1"
+}
+
+const nameKey = (name: string): string => name.toLowerCase().replace(/[^0-9a-z]/g, "")
+
+/** The codec for an encoding name (any spelling iconv-lite accepts, plus ours), if we decode it. */
+export const codecFor = (name: string): Codec | undefined => {
+  const own = aliases[nameKey(name)]
+  if (own !== undefined) return ownCodecs[own]!()
+  const trimmed = name.trim().toLowerCase()
+  if (trimmed.length === 0 || !iconv.encodingExists(trimmed)) return undefined
+  // Multi-byte Unicode forms need their code unit for line breaks; iconv-lite's "utf-7" and the
+  // like are 1-byte-based and ASCII-compatible.
+  return iconvCodec(trimmed)
+}
+
+/** Whether `read` can decode text in the encoding of this name. */
+export const encodingExists = (name: string): boolean => codecFor(name) !== undefined
+
+/** A few names, for messages: the README lists the families. */
+export const encodingExamples =
+  "utf-8, utf-16le, utf-16be, windows-1252, iso-8859-2, koi8-r, shift_jis, euc-jp, iso-2022-jp, gb18030, big5, euc-kr, cp949"
 
 const boms: ReadonlyArray<readonly [ReadonlyArray<number>, Codec]> = [
   [[0xef, 0xbb, 0xbf], utf8],
@@ -181,7 +334,7 @@ const isUtf8 = (sample: Uint8Array, complete: boolean): boolean => {
   return utf8.decode(sample.subarray(0, end)).replaced === false
 }
 
-/** chardet's names mapped to the iconv-lite codec we decode with (supersets where safer). */
+/** chardet's names mapped to the codec we decode with (supersets: UHC for EUC-KR, HKSCS for Big5). */
 const legacyNames: Record<string, string> = {
   "GB18030": "gb18030",
   "Shift_JIS": "shift_jis",
@@ -205,6 +358,134 @@ const legacyNames: Record<string, string> = {
   "ISO-8859-9": "iso-8859-9",
   "KOI8-R": "koi8-r"
 }
+
+type Script = "latin" | "cyrillic" | "greek" | "hebrew" | "arabic" | "korean" | "japanese" | "chinese"
+
+/** The script text in each encoding is written in: its letters must be mostly of that script. */
+const scriptOf: Record<string, Script> = {
+  "windows-1250": "latin",
+  "windows-1252": "latin",
+  "windows-1254": "latin",
+  "iso-8859-2": "latin",
+  "iso-8859-9": "latin",
+  "windows-1251": "cyrillic",
+  "iso-8859-5": "cyrillic",
+  "koi8-r": "cyrillic",
+  "windows-1253": "greek",
+  "iso-8859-7": "greek",
+  "windows-1255": "hebrew",
+  "iso-8859-8": "hebrew",
+  "windows-1256": "arabic",
+  "iso-8859-6": "arabic",
+  "euc-kr": "korean",
+  "cp949": "korean",
+  "johab": "korean",
+  "shift_jis": "japanese",
+  "euc-jp": "japanese",
+  "gb18030": "chinese",
+  "big5": "chinese"
+}
+
+const isHan = (c: number) =>
+  (c >= 0x4e00 && c <= 0x9fff) || (c >= 0x3400 && c <= 0x4dbf) || (c >= 0xf900 && c <= 0xfaff) || (c >= 0x20000 && c <= 0x3ffff) ||
+  c === 0x3005 || c === 0x3007
+const isHangul = (c: number) => (c >= 0xac00 && c <= 0xd7a3) || (c >= 0x1100 && c <= 0x11ff) || (c >= 0x3130 && c <= 0x318f)
+const isKana = (c: number) => (c >= 0x3040 && c <= 0x30ff) || (c >= 0x31f0 && c <= 0x31ff) || (c >= 0xff66 && c <= 0xff9f)
+
+/** Share of a script's letters among the non-ASCII letters that must be reached, and the test. */
+const scripts: Record<Script, readonly [number, (c: number) => boolean]> = {
+  latin: [0.9, (c) => c >= 0xc0 && c <= 0x24f],
+  cyrillic: [0.9, (c) => c >= 0x400 && c <= 0x52f],
+  greek: [0.9, (c) => (c >= 0x370 && c <= 0x3ff) || (c >= 0x1f00 && c <= 0x1fff)],
+  hebrew: [0.9, (c) => c >= 0x590 && c <= 0x5ff],
+  arabic: [0.8, (c) => (c >= 0x600 && c <= 0x6ff) || (c >= 0x750 && c <= 0x77f) || (c >= 0xfb50 && c <= 0xfeff)],
+  korean: [0.5, isHangul],
+  japanese: [0.7, (c) => isKana(c) || isHan(c)],
+  // HKSCS has Latin letters with tone marks for romanised Cantonese names.
+  chinese: [0.3, isHan]
+}
+
+const LETTER = /\p{L}/u
+const isAsciiLetter = (c: number) => (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a)
+
+/**
+ * Does `text`, decoded from a sample in an encoding of `script`, read as text of it? No
+ * replacement character, no C1 control, no private-use character, at least `evidence` letters of
+ * the script, and its non-ASCII letters mostly of the script. A Latin encoding's accented letters also sit inside words: CJK bytes
+ * read as windows-1252 are runs of accented letters and symbols.
+ */
+const readsAs = (text: string, script: Script | undefined, evidence: number): boolean => {
+  let letters = 0
+  let inScript = 0
+  let inWords = 0
+  const chars = Array.from(text)
+  for (let i = 0; i < chars.length; i++) {
+    const c = chars[i]!.codePointAt(0)!
+    if (c < 0x80) continue
+    if (c === 0xfffd || (c >= 0x80 && c < 0xa0) || (c >= 0xe000 && c <= 0xf8ff)) return false
+    if (script === undefined || !LETTER.test(chars[i]!)) continue
+    letters++
+    if (scripts[script][1](c)) inScript++
+    const before = i > 0 ? chars[i - 1]!.codePointAt(0)! : 0
+    const after = i + 1 < chars.length ? chars[i + 1]!.codePointAt(0)! : 0
+    if (isAsciiLetter(before) || isAsciiLetter(after)) inWords++
+  }
+  if (script === undefined) return true
+  if (inScript < evidence) return false
+  if (letters < 2) return true
+  if (inScript < letters * scripts[script][0]) return false
+  return script !== "latin" || inWords * 2 >= letters
+}
+
+/** The sample decoded, without what a character cut by the sample's edge decodes to. */
+const decodeSample = (codec: Codec, sample: Uint8Array, complete: boolean): string => {
+  const text = codec.decode(sample).text
+  return complete ? text : text.replace(/\ufffd{1,3}$/, "")
+}
+
+/** Do all 2-byte codes lie in EUC-KR's KS X 1001 area (else the file uses UHC's extensions)? */
+const isPlainEucKr = (bytes: Uint8Array): boolean => {
+  for (let i = 0; i < bytes.length; i++) {
+    if (bytes[i]! < 0x80) continue
+    if (bytes[i]! < 0xa1 || (bytes[i + 1] ?? 0xa1) < 0xa1) return false
+    i++
+  }
+  return true
+}
+
+/** Do all 2-byte codes lie in Big5's own lead bytes (else the file uses HKSCS's)? */
+const isPlainBig5 = (bytes: Uint8Array): boolean => {
+  for (let i = 0; i < bytes.length; i++) {
+    if (bytes[i]! < 0x80) continue
+    if (bytes[i]! < 0xa1 || bytes[i]! > 0xf9) return false
+    i++
+  }
+  return true
+}
+
+/**
+ * The codec a guess stands for, narrowed by the sample: Shift_JIS and EUC-JP become their JIS X
+ * 0213 forms when the sample needs JIS X 0213; EUC-KR is reported as CP949 when the sample uses
+ * UHC's extensions, Big5 as Big5-HKSCS when it uses HKSCS's (decoding is the same).
+ */
+const refine = (name: string, body: Uint8Array, complete: boolean): string => {
+  const unmapped = (base: string) => decodeSample(iconvCodec(base), body, complete).includes("\ufffd")
+  switch (name) {
+    case "shift_jis":
+      return unmapped("shift_jis") ? "shift_jisx0213" : name
+    case "euc-jp":
+      return unmapped("euc-jp") ? "euc-jisx0213" : name
+    case "euc-kr":
+      return isPlainEucKr(body) ? name : "cp949"
+    case "big5":
+      return isPlainBig5(body) ? name : "big5-hkscs"
+    default:
+      return name
+  }
+}
+
+/** Encodings chardet has no model for (UHC, Johab, HKSCS), tried when its own guesses fail. */
+const unmodelled = ["cp949", "johab", "big5", "gb18030"]
 
 /** Below this chardet confidence (0-100) a guess is worse than UTF-8 with replacements. */
 const MIN_CONFIDENCE = 20
@@ -236,11 +517,28 @@ const utf8Evidence = (sample: Uint8Array): { readonly valid: number; readonly in
   return { valid, invalid }
 }
 
-const legacyCodec = (sample: Uint8Array): Codec | undefined => {
+/**
+ * A legacy encoding for a sample that is not UTF-8: chardet's confident guesses first, then the
+ * encodings it cannot tell apart — the first whose decoding of the sample reads as text of its
+ * script.
+ */
+const legacyCodec = (sample: Uint8Array, complete: boolean): Codec | undefined => {
+  const tried = new Set<string>()
+  const attempt = (name: string | undefined, evidence: number): Codec | undefined => {
+    if (name === undefined || tried.has(name)) return undefined
+    tried.add(name)
+    const codec = codecFor(refine(name, sample, complete))
+    return codec !== undefined && readsAs(decodeSample(codec, sample, complete), scriptOf[name], evidence) ? codec : undefined
+  }
   for (const match of chardet.analyse(sample)) {
-    if (match.confidence < MIN_CONFIDENCE) return undefined
-    const name = legacyNames[match.name]
-    if (name !== undefined && iconv.encodingExists(name)) return iconvCodec(name)
+    if (match.confidence < MIN_CONFIDENCE) break
+    const codec = attempt(legacyNames[match.name], 0)
+    if (codec !== undefined) return codec
+  }
+  // Without chardet's word for it, the sample must hold letters of the script.
+  for (const name of unmodelled) {
+    const codec = attempt(name, 2)
+    if (codec !== undefined) return codec
   }
   return undefined
 }
@@ -259,13 +557,45 @@ export const detect = (sample: Uint8Array, complete: boolean): Detection => {
   const wide = utf16ByZeros(sample, complete)
   if (wide !== undefined) return { _tag: "Text", codec: wide, bomLength: 0, fallback: false }
   if (isBinarySample(sample)) return { _tag: "Binary" }
+  const escaped = escapeEncoding(sample)
+  if (escaped !== undefined) {
+    const codec = codecFor(escaped)!
+    if (!decodeSample(codec, sample, complete).includes("\ufffd")) return { _tag: "Text", codec, bomLength: 0, fallback: false }
+  }
   if (isUtf8(sample, complete)) return { _tag: "Text", codec: utf8, bomLength: 0, fallback: false }
   const evidence = utf8Evidence(sample)
   if (evidence.valid > 0 && evidence.valid >= evidence.invalid) {
     return { _tag: "Text", codec: utf8, bomLength: 0, fallback: true }
   }
-  const legacy = legacyCodec(sample)
+  const legacy = legacyCodec(sample, complete)
   return legacy !== undefined
     ? { _tag: "Text", codec: legacy, bomLength: 0, fallback: false }
     : { _tag: "Text", codec: utf8, bomLength: 0, fallback: true }
+}
+
+/**
+ * The detection for a file whose encoding the caller named (`encoding` parameter): that codec,
+ * after a byte-order mark of the same encoding when the file has one.
+ */
+export const detectionFor = (name: string, sample: Uint8Array): Detection => {
+  const codec = codecFor(name) ?? utf8
+  const bom = boms.find(([bytes, bomCodec]) =>
+    bomCodec.encoding === codec.encoding && sample.length >= bytes.length && bytes.every((byte, i) => sample[i] === byte)
+  )
+  return { _tag: "Text", codec, bomLength: bom === undefined ? 0 : bom[0].length, fallback: false }
+}
+
+/** How far past an all-ASCII sample to look for the first byte that tells its encoding. */
+export const LOOKAHEAD_BYTES = 1024 * 1024
+
+/**
+ * The first byte that tells ASCII-compatible encodings apart — one of 0x80 or more, an escape
+ * (ISO-2022), a `~{` (HZ) — or -1. A NUL says the bytes are binary, which is told already.
+ */
+export const firstTelling = (bytes: Uint8Array): number => {
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i]!
+    if (b >= 0x80 || b === 0x1b || b === 0 || (b === 0x7e && bytes[i + 1] === 0x7b)) return i
+  }
+  return -1
 }

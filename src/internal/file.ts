@@ -13,7 +13,7 @@ import { LineIndex, noop as LineIndexNoop } from "../LineIndex.js"
 import { BinaryFile, type FileChanged, formatBytes, InvalidMedia, MediaTooLarge, ReadFailed } from "../ReadError.js"
 import { confirmUnchanged, endedEarly, openChecked, type Target } from "./access.js"
 import { binaryExtensions, binarySignature, SAMPLE_BYTES } from "./binary.js"
-import { type Codec, type Detection, detect } from "./encoding.js"
+import { type Codec, type Detection, detect, detectionFor, firstTelling, LOOKAHEAD_BYTES } from "./encoding.js"
 import { COUNT_AHEAD_BYTES, LinePager, MAX_LINE_LENGTH, pastEnd } from "./lines.js"
 import { incompleteReason, MAX_MEDIA_BYTES, mediaExtensions, mediaKind } from "./media.js"
 import { fromPlatformError } from "./platformError.js"
@@ -34,6 +34,8 @@ interface Params {
   readonly offset?: number | undefined
   readonly limit?: number | undefined
   readonly column?: number | undefined
+  /** Decode text in this encoding instead of detecting it. */
+  readonly encoding?: string | undefined
 }
 
 const facts = (info: File.Info) => ({
@@ -126,6 +128,34 @@ const streamPage = (file: FileSystem.File, start: number, size: number, pager: L
       if (!eof && n < buffer.length) return { page: pager.end(true), early: true }
     }
     return { page: pager.end(eof), early: false }
+  })
+
+/**
+ * An all-ASCII start says nothing of a file's encoding: look on (up to `LOOKAHEAD_BYTES`) for the
+ * first byte that does, and judge the start together with the sample that byte opens.
+ */
+const lookAhead = (file: FileSystem.File, head: Uint8Array, size: number) =>
+  Effect.gen(function*() {
+    const limit = Math.min(size, head.length + LOOKAHEAD_BYTES)
+    const buffer = new Uint8Array(Math.max(1, Math.min(CHUNK_BYTES, limit - head.length)))
+    let position = head.length
+    yield* file.seek(position, "start")
+    while (position < limit) {
+      const n = yield* readFully(file, buffer.subarray(0, Math.min(buffer.length, limit - position)))
+      if (n === 0) break
+      const at = firstTelling(buffer.subarray(0, n))
+      if (at !== -1) {
+        const window = new Uint8Array(Math.min(SAMPLE_BYTES, size - position - at))
+        yield* file.seek(position + at, "start")
+        const got = yield* readFully(file, window)
+        const sample = new Uint8Array(head.length + got)
+        sample.set(head)
+        sample.set(window.subarray(0, got), head.length)
+        return { sample, complete: position + at + got >= size }
+      }
+      position += n
+    }
+    return { sample: head, complete: false }
   })
 
 /** The code unit that ends just before `position`. */
@@ -282,7 +312,11 @@ export const readFile = Effect.fn("Read.file")(function*(
       }
       if (ext === ".ipynb" && !selection.raw) return yield* readNotebook(request)
       if (documentExtensions.has(ext)) return yield* readDocument(request)
-      const detection = detect(head, sampled >= size)
+      const requested = params.encoding
+      const judged = requested === undefined && sampled < size && firstTelling(head) === -1
+        ? yield* lookAhead(file, head, size).pipe(Effect.mapError(failed))
+        : { sample: head, complete: sampled >= size }
+      const detection = requested === undefined ? detect(judged.sample, judged.complete) : detectionFor(requested, head)
       if (promised !== undefined) {
         return yield* new InvalidMedia({
           path: target.absolute,
@@ -291,8 +325,12 @@ export const readFile = Effect.fn("Read.file")(function*(
           }`
         })
       }
-      // Content first: a `.dat` holding text is read; a recognised container format is not text.
-      if (detection._tag === "Binary" || (sniffed !== undefined && detection.fallback)) {
+      // Content first: a `.dat` holding text is read; a recognised container format is not text,
+      // whatever encoding the caller names (a named encoding only overrules the NUL heuristic).
+      const binary = requested === undefined
+        ? detection._tag === "Binary" || (sniffed !== undefined && detection.fallback)
+        : binarySignature(head) !== undefined || (sniffed !== undefined && detect(head, sampled >= size)._tag === "Binary")
+      if (binary || detection._tag === "Binary") {
         return yield* new BinaryFile({ path: target.absolute, description: describeBinary(sniffed, head, ext), size })
       }
 
@@ -305,7 +343,10 @@ export const readFile = Effect.fn("Read.file")(function*(
             // The end is known to be before the page: answer without reading.
             return pastEnd(request.offset, knownTotal)
           }
-          let checkpoint = yield* index.lookup(target.absolute, key, request.offset)
+          // A stateful encoding's shift state at a checkpoint is not recorded: read from the start.
+          let checkpoint = detection.codec.tracker === undefined
+            ? yield* index.lookup(target.absolute, key, request.offset)
+            : { lines: 0, position: 0 }
           // The key cannot see an in-place rewrite of the same size within one mtime tick: a
           // checkpoint must sit right after a line terminator, or the index is dropped.
           if (checkpoint.position > detection.bomLength) {

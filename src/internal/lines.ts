@@ -8,7 +8,7 @@
  * `\r` (as code units of the file's encoding); a final terminator does not start an extra empty
  * line, as editors and `wc -l` count.
  */
-import type { Codec } from "./encoding.js"
+import type { Codec, ShiftTracker } from "./encoding.js"
 import { utf8 } from "./encoding.js"
 
 export const DEFAULT_LIMIT = 2000
@@ -20,6 +20,7 @@ export const COUNT_AHEAD_BYTES = 1024 * 1024
 
 const LF = 10
 const CR = 13
+const LINE_BREAK = Uint8Array.of(LF)
 
 /** The notice that ends a cut line, with the cursor that continues it. */
 export const lineCutSuffix = (maxLineLength: number, line: number, nextColumn: number): string =>
@@ -128,6 +129,9 @@ export class LinePager {
   private lineParts: Array<Uint8Array> = []
   private lineKept = 0
   private lineOverflow = false
+  /** Stateful encodings (ISO-2022-JP): the shift state over every byte so far, and at this line's start. */
+  private readonly tracker: ShiftTracker | undefined
+  private lineState = 0
   /** Column mode, first line: decoded text after the skipped characters. */
   private skipDecoder: ReturnType<Codec["stream"]> | undefined
   private skipped = 0
@@ -161,6 +165,9 @@ export class LinePager {
     this.completed = start.lines
     this.position = start.position
     this.origin = origin
+    // The state a stateful encoding starts in is only known at the start of the text: its
+    // callers start there (checkpoints do not record it).
+    this.tracker = codec.tracker?.()
     if (this.completed >= options.offset - 1) this.enterWindow()
   }
 
@@ -190,6 +197,7 @@ export class LinePager {
       const end = t === -1 ? n : t
       if (end > i) {
         this.lineOpen = true
+        if (this.tracker !== undefined && this.state !== "count") this.tracker.scan(chunk.subarray(i, end))
         if (this.state === "collect") this.keep(chunk, i, end)
         else if (this.state === "count") this.counted += end - i
       }
@@ -253,7 +261,7 @@ export class LinePager {
 
   private enterWindow(): void {
     this.state = "collect"
-    if (this.column > 1 && this.lines.length === 0) this.skipDecoder = this.codec.stream()
+    if (this.column > 1 && this.lines.length === 0) this.skipDecoder = this.codec.stream(this.lineState)
   }
 
   /** Is the code unit at `at` the character `char` (all other bytes zero)? */
@@ -322,6 +330,11 @@ export class LinePager {
     if (this.state === "collect" && !this.show()) return
     this.lineOpen = false
     this.completed++
+    if (this.tracker !== undefined) {
+      // A sequence cut by the line break is no sequence.
+      this.tracker.scan(LINE_BREAK)
+      this.lineState = this.tracker.state
+    }
     if (this.every > 0 && this.completed % this.every === 0) {
       if (ambiguous) this.pendingCheckpoint = true
       else this.recordCheckpoint(next)
@@ -362,7 +375,7 @@ export class LinePager {
       overflow = false
     } else {
       const bytes = this.lineParts.length === 1 ? this.lineParts[0]! : concat(this.lineParts, this.lineKept)
-      const result = this.codec.decode(bytes)
+      const result = this.codec.decode(bytes, this.lineState)
       decoded = result.text
       // Bytes kept up to the cap may end inside a character: only what is shown counts.
       if (result.replaced && (!overflow || cutLine(decoded, this.options.maxLineLength).includes("\ufffd"))) {

@@ -42,7 +42,9 @@ const notices = (page: Page, facts: TextFacts): Array<string> => [
     ? [`(Line ${page.offset} is shown from character ${page.column}.)`]
     : []),
   ...(facts.replaced || page.replaced
-    ? [`(Some bytes are not valid ${facts.encoding}; they are shown as \uFFFD.)`]
+    ? [
+      `(Some bytes are not valid ${facts.encoding}; they are shown as \uFFFD. If the file is in another encoding, pass it as encoding, e.g. "windows-1252".)`
+    ]
     : [])
 ]
 
