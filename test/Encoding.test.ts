@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
 import * as Effect from "effect/Effect"
 import iconv from "iconv-lite"
+import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import { detect } from "../src/internal/encoding.js"
 import { read } from "../src/Read.js"
@@ -217,5 +218,159 @@ describe("line endings and final newline", () => {
     Effect.gen(function*() {
       const result = yield* readFile(fileWith(Buffer.alloc(0)))
       expect(result.metadata).toMatchObject({ lineEnding: "none", finalNewline: false, totalLines: 0 })
+    }))
+})
+
+/**
+ * Legacy CJK encodings on fixtures that Python's own codecs write (python3 is on every machine
+ * the suite runs on), each compared line by line with the text it was written from.
+ */
+describe("legacy CJK encodings", () => {
+  /** Write `text` in Python's `codec` to `name`; a file of bytes when `text` is undefined. */
+  const writeWithPython = (files: ReadonlyArray<readonly [name: string, codec: string, text: string]>) =>
+    execFileSync("python3", [
+      "-c",
+      "import json, sys\nfor name, codec, text in json.load(sys.stdin):\n    open(sys.argv[1] + '/' + name, 'wb').write(text.encode(codec))",
+      root
+    ], { input: JSON.stringify(files) })
+  const decodeWithPython = (name: string, codec: string): string =>
+    execFileSync("python3", [
+      "-c",
+      "import sys\nsys.stdout.buffer.write(open(sys.argv[1], 'rb').read().decode(sys.argv[2]).encode('utf-8'))",
+      `${root}/${name}`,
+      codec
+    ]).toString("utf8")
+
+  const lines = (text: string) => text.replace(/\n$/, "").split("\n")
+  const shown = (output: string) => body(output).split("\n").map((line) => line.replace(/^\d+: /, ""))
+
+  const korean = "이것은 한국어 텍스트입니다.\n세 번째 줄: 漢字도 있습니다.\n"
+  const japanese = "これは日本語のテキストです。\n漢字とひらがな、カタカナ。\n"
+  /** [Python codec, text, the encoding reported, its distinguishing line (absent from the plain text)] */
+  const cases: ReadonlyArray<readonly [string, string, string, string]> = [
+    // UHC syllables EUC-KR has no code for.
+    ["cp949", korean, "cp949", "똠방각하 뷁 쓔쓔쓩 햏 펲"],
+    ["johab", korean, "johab", "똠방각하 뷁 쓔쓔쓩 햏 펲"],
+    // Python writes those syllables in EUC-KR as KS X 1001 make-up sequences.
+    ["euc_kr", korean, "euc-kr", "똠방각하 뷁 쓔쓔쓩 햏 펲"],
+    ["big5", "這是繁體中文的文字。\n第三行：臺灣。\n", "big5", "第二行：香港、澳門。"],
+    ["big5hkscs", "這是繁體中文的文字。\n第三行：臺灣。\n", "big5-hkscs", "香港字：𠄌 嘅 啲 冇 咗 㗎 鵮"],
+    ["gb2312", "这是简体中文文本。\n第三行。\n", "gb18030", "第二行：北京、上海。"],
+    ["gbk", "这是简体中文文本。\n第三行。\n", "gb18030", "生僻字：镕 堃"],
+    ["gb18030", "这是简体中文文本。\n第三行。\n", "gb18030", "生僻字：镕 堃 𠀀 㐀，欧元€"],
+    ["shift_jis", japanese, "shift_jis", "二行目：東京と大阪。"],
+    ["euc_jp", japanese, "euc-jp", "二行目：東京と大阪。"],
+    ["shift_jisx0213", japanese, "shift_jisx0213", "ノか゚ ト゚ トキ喝塀 𡚴𪎌 麀齁𩛰"],
+    ["euc_jisx0213", japanese, "euc-jisx0213", "ノか゚ ト゚ トキ喝塀 𡚴𪎌 麀齁𩛰"],
+    ["iso2022_jp", japanese, "iso-2022-jp", "二行目：東京と大阪。"],
+    // ISO-2022-JP-2: Korean and Chinese sets, and Latin-1 through a G2 single shift.
+    ["iso2022_jp_2", japanese, "iso-2022-jp", "日本語と한국어と简体字。Café crème."],
+    ["iso2022_jp_2004", japanese, "iso-2022-jp", "ノか゚ ト゚ 𡚴𪎌 麀齁𩛰"],
+    ["iso2022_kr", korean, "iso-2022-kr", "두 번째 줄: 한글과 漢字."],
+    ["hz", "这是简体中文文本。\n第三行。\n", "hz-gb-2312", "The next sentence: 己所不欲，勿施於人。"]
+  ]
+  const text = (plain: string, special: string) => {
+    const [first, ...rest] = lines(plain)
+    return [first!, special, ...rest].join("\n") + "\n"
+  }
+
+  it.effect("each of 17 encodings reads exactly as the text Python wrote, every line", () =>
+    Effect.gen(function*() {
+      const files = cases.map(([codec, plain, , special]) => [`small-${codec}.txt`, codec, text(plain, special)] as const)
+      writeWithPython(files)
+      for (const [name, codec, written] of files) {
+        const result = yield* readFile(name)
+        const reported = cases.find(([c]) => c === codec)![2]
+        expect({ codec, lines: shown(result.output), encoding: result.metadata.encoding }).toEqual({
+          codec,
+          lines: lines(written),
+          encoding: reported
+        })
+        expect(result.metadata.invalidBytesReplaced).toBeUndefined()
+      }
+    }))
+
+  it.effect("past the 4 KB sample: the distinguishing characters decode exactly when the first 4 KB do not show them", () =>
+    Effect.gen(function*() {
+      // 400 lines of the plain text (well over 4 KB), then the line only the superset has.
+      const files = cases.map(([codec, plain, , special]) => {
+        const filler = lines(plain).map((line, i) => `${line} ${i}`)
+        const all = [...Array.from({ length: 400 }, (_, i) => filler[i % filler.length]!), special, ...filler]
+        return [`large-${codec}.txt`, codec, all.join("\n") + "\n", all] as const
+      })
+      writeWithPython(files.map(([name, codec, written]) => [name, codec, written]))
+      for (const [name, codec, , all] of files) {
+        expect(fs.statSync(`${root}/${name}`).size).toBeGreaterThan(4096)
+        const result = yield* readFile(name)
+        expect({ codec, lines: shown(result.output) }).toEqual({ codec, lines: all })
+        expect(result.metadata.invalidBytesReplaced).toBeUndefined()
+      }
+    }))
+
+  it.effect("an ASCII start longer than the sample does not hide the encoding that follows it", () =>
+    Effect.gen(function*() {
+      const ascii = Array.from({ length: 300 }, (_, i) => `// license header line ${i}, plain ASCII`)
+      const files = cases.map(([codec, plain, , special]) =>
+        [`ascii-${codec}.txt`, codec, [...ascii, ...lines(text(plain, special))].join("\n") + "\n"] as const
+      )
+      writeWithPython(files)
+      for (const [name, codec, written] of files) {
+        expect(Buffer.byteLength(ascii.join("\n"))).toBeGreaterThan(8192)
+        const result = yield* readFile(name)
+        const reported = cases.find(([c]) => c === codec)![2]
+        expect({ codec, lines: shown(result.output), encoding: result.metadata.encoding }).toEqual({
+          codec,
+          lines: lines(written),
+          // Past the sample only the start of the text is judged: the JIS X 0213 forms and the
+          // supersets are told by characters the first 4 KB after the ASCII include.
+          encoding: reported
+        })
+      }
+    }))
+
+  it.effect("CPython's own CJK codec test files, when the machine has them, read as their UTF-8 twins", () =>
+    Effect.gen(function*() {
+      const found = execFileSync("python3", ["-c", "import os, test; print(os.path.join(os.path.dirname(test.__file__), 'cjkencodings'))"], {
+        stdio: ["ignore", "pipe", "ignore"]
+      }).toString().trim()
+      if (!fs.existsSync(found)) return
+      const names = fs.readdirSync(found).filter((name) => name.endsWith(".txt") && !name.endsWith("-utf8.txt"))
+      for (const name of names) {
+        fs.copyFileSync(`${found}/${name}`, `${root}/cpython-${name}`)
+        const twin = fs.readFileSync(`${found}/${name.replace(".txt", "-utf8.txt")}`, "utf8")
+        const result = yield* readFile(`cpython-${name}`)
+        expect({ name, lines: shown(result.output) }).toEqual({ name, lines: lines(twin) })
+      }
+    }))
+
+  it.effect("ISO-2022-JP that stays in JIS X 0208 across lines reads right on a deep page, read twice", () =>
+    Effect.gen(function*() {
+      // Python's encoder returns to ASCII at each line end; files need not, and its decoder keeps
+      // the designation across line breaks. 30,000 lines in kanji mode, escapes only at the ends.
+      const kanji = Buffer.from("\u001b$B", "latin1")
+      const encoded = JSON.parse(execFileSync("python3", [
+        "-c",
+        "import json\nprint(json.dumps([('第%s行の漢字' % n).encode('iso2022_jp').decode('latin1') for n in '〇一二三四五六七八九']))"
+      ]).toString()) as Array<string>
+      // The JIS bytes of each line without the `ESC $ B … ESC ( B` around them (and none inside).
+      expect(encoded.every((row) => row.startsWith("\u001b$B") && row.endsWith("\u001b(B") && row.split("\u001b").length === 3))
+        .toBe(true)
+      const jis = (i: number) => Buffer.from(encoded[i]!.slice(3, -3), "latin1")
+      const rows = Array.from({ length: 30000 }, (_, i) => jis(i % 10))
+      // Back to ASCII at the very end, before the last line break.
+      const bytes = Buffer.concat([kanji, ...rows.flatMap((row, i) => [row, Buffer.from(i === rows.length - 1 ? "\u001b(B\n" : "\n", "latin1")])])
+      const name = fileWith(bytes, "kanji-mode.txt")
+      const expected = lines(decodeWithPython(name, "iso2022_jp"))
+      expect(expected[29000]).toBe("第〇行の漢字")
+      const first = yield* readFile(name, { limit: 3 })
+      expect(first.metadata.encoding).toBe("iso-2022-jp")
+      expect(shown(first.output)).toEqual(expected.slice(0, 3))
+      for (let pass = 0; pass < 2; pass++) {
+        const deep = yield* readFile(name, { offset: 29001, limit: 4 })
+        expect(shown(deep.output)).toEqual(expected.slice(29000, 29004))
+      }
+      const last = yield* readFile(name, { offset: 30000 })
+      expect(shown(last.output)).toEqual([expected[29999]])
+      expect(last.output).toContain("(End of file - total 30000 lines)")
     }))
 })

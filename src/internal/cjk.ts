@@ -114,33 +114,40 @@ const mapped = (bytes: Uint8Array, i: number, n: number, base: string): boolean 
   !iconv.decode(asBuffer(bytes.subarray(i, i + n)), base).includes(REPLACEMENT)
 
 /**
- * Shift_JIS: Microsoft's code page 932, with JIS X 0213 for the codes it leaves unmapped (or,
- * `x0213First`, Shift_JISX0213: JIS X 0213 first, code page 932 for the rest).
+ * Shift_JIS: Microsoft's code page 932; a line holding codes only JIS X 0213 has is read as
+ * Shift_JISX0213 throughout (`x0213First`: JIS X 0213 first, code page 932 for the rest), so a
+ * code both map (code page 932's IBM extensions, JIS X 0213's plane 2) follows its neighbours.
  */
 export const decodeShiftJis = (bytes: Uint8Array, x0213First: boolean): string => {
   if (!x0213First) {
     const fast = iconv.decode(asBuffer(bytes), "shift_jis")
-    if (!fast.includes(REPLACEMENT)) return fast
+    if (!fast.includes(REPLACEMENT) || decodeShiftJisRuns(bytes, false) === fast) return fast
   }
-  return decodeRuns(bytes, "shift_jis", sjisLength, (b, i, n) => {
+  return decodeShiftJisRuns(bytes, true)
+}
+
+const decodeShiftJisRuns = (bytes: Uint8Array, x0213First: boolean): string =>
+  decodeRuns(bytes, "shift_jis", sjisLength, (b, i, n) => {
     const euc = sjisToEuc(b[i]!, b[i + 1]!)
     if (euc === undefined) return undefined
     const text = x0213(euc[0], euc[1], euc[2], x0213First)
     return text !== undefined && (x0213First || !mapped(b, i, n, "shift_jis")) ? text : undefined
   })
-}
 
-/** EUC-JP with JIS X 0213 where iconv-lite has nothing (or, `x0213First`, EUC-JISX0213). */
+/** EUC-JP; a line holding codes only JIS X 0213 has is read as EUC-JISX0213 (as Shift_JIS above). */
 export const decodeEucJp = (bytes: Uint8Array, x0213First: boolean): string => {
   if (!x0213First) {
     const fast = iconv.decode(asBuffer(bytes), "euc-jp")
-    if (!fast.includes(REPLACEMENT)) return fast
+    if (!fast.includes(REPLACEMENT) || decodeEucJpRuns(bytes, false) === fast) return fast
   }
-  return decodeRuns(bytes, "euc-jp", eucJpLength, (b, i, n) => {
+  return decodeEucJpRuns(bytes, true)
+}
+
+const decodeEucJpRuns = (bytes: Uint8Array, x0213First: boolean): string =>
+  decodeRuns(bytes, "euc-jp", eucJpLength, (b, i, n) => {
     const text = n === 3 ? x0213(2, b[i + 1]!, b[i + 2]!, x0213First) : b[i] === 0x8e ? undefined : x0213(1, b[i]!, b[i + 1]!, x0213First)
     return text !== undefined && (x0213First || !mapped(b, i, n, "euc-jp")) ? text : undefined
   })
-}
 
 // -----------------------------------------------------------------------------
 // Korean: Johab, and EUC-KR make-up sequences
@@ -273,6 +280,8 @@ const designations: ReadonlyArray<readonly [ReadonlyArray<number>, number]> = [
   [[0x24, 0x40], Iso2022Jp.jis0208], // $ @ (JIS C 6226-1978)
   [[0x24, 0x42], Iso2022Jp.jis0208], // $ B
   [[0x24, 0x41], Iso2022Jp.gb2312], // $ A
+  [[0x24, 0x28, 0x40], Iso2022Jp.jis0208], // $ ( @ (the long forms of the three above)
+  [[0x24, 0x28, 0x41], Iso2022Jp.gb2312], // $ ( A
   [[0x24, 0x28, 0x42], Iso2022Jp.jis0208], // $ ( B
   [[0x24, 0x28, 0x43], Iso2022Jp.ksc5601], // $ ( C
   [[0x24, 0x28, 0x44], Iso2022Jp.jis0212], // $ ( D
