@@ -6,10 +6,13 @@ import { afterAll, describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
 import * as Effect from "effect/Effect"
 import iconv from "iconv-lite"
-import { execFileSync } from "node:child_process"
+import { execFileSync, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
+import * as nodePath from "node:path"
+import * as zlib from "node:zlib"
 import { detect } from "../src/internal/encoding.js"
 import { read } from "../src/Read.js"
+import * as ReadTool from "../src/ReadTool.js"
 import { nodeLayer, tempDir } from "./support.js"
 
 const root = tempDir()
@@ -372,5 +375,131 @@ describe("legacy CJK encodings", () => {
       const last = yield* readFile(name, { offset: 30000 })
       expect(shown(last.output)).toEqual([expected[29999]])
       expect(last.output).toContain("(End of file - total 30000 lines)")
+    }))
+})
+
+describe("the encoding parameter", () => {
+  it.effect("overrides detection: a file read in the named encoding, reported as such", () =>
+    Effect.gen(function*() {
+      // Short Cyrillic text chardet cannot be sure of: read as windows-1251 on request.
+      const name = fileWith(iconv.encode("Привет, мир\nВторая строка\n", "windows-1251"))
+      const result = yield* readFile(name, { encoding: "windows-1251" })
+      expect(body(result.output)).toBe("1: Привет, мир\n2: Вторая строка")
+      expect(result.metadata).toMatchObject({ encoding: "windows-1251", bom: false })
+      expect(result.metadata.invalidBytesReplaced).toBeUndefined()
+      // Any spelling iconv-lite accepts, and ours.
+      expect((yield* readFile(name, { encoding: "CP1251" })).metadata.encoding).toBe("cp1251")
+      const kr = fileWith(iconv.encode("한국어 텍스트\n", "cp949"))
+      expect(body((yield* readFile(kr, { encoding: "UHC" })).output)).toBe("1: 한국어 텍스트")
+    }))
+
+  it.effect("UTF-16 without a BOM that detection cannot tell reads when named; a BOM of the named encoding is skipped", () =>
+    Effect.gen(function*() {
+      // No ASCII, so no zero bytes to tell UTF-16 by.
+      const cjk = "漢字かな交じり文と한국어"
+      const bare = fileWith(Buffer.from(cjk, "utf16le"))
+      expect((yield* readFile(bare)).metadata.encoding).not.toBe("utf-16le")
+      const named = yield* readFile(bare, { encoding: "utf-16le" })
+      expect(body(named.output)).toBe(`1: ${cjk}`)
+      expect(named.metadata).toMatchObject({ encoding: "utf-16le", bom: false })
+      const withBom = yield* readFile(fileWith(Buffer.from(`\ufeff${cjk}`, "utf16le")), { encoding: "utf-16le" })
+      expect(body(withBom.output)).toBe(`1: ${cjk}`)
+      expect(withBom.metadata.bom).toBe(true)
+    }))
+
+  it.effect("a wrong guess corrected by name: Latin-1 bytes read as windows-1252 or as Latin-1", () =>
+    Effect.gen(function*() {
+      const name = fileWith(Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a, 0x80, 0x0a]))
+      expect(body((yield* readFile(name, { encoding: "windows-1252" })).output)).toBe("1: café\n2: €")
+      const latin1 = yield* readFile(name, { encoding: "latin1" })
+      expect(body(latin1.output)).toBe("1: café\n2: \u0080")
+      expect(latin1.metadata.encoding).toBe("iso-8859-1")
+    }))
+
+  it.effect("an unknown name is InvalidParams that says how to find valid ones", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(readFile(fileWith(Buffer.from("x\n")), { encoding: "klingon-8" }))
+      expect(error._tag).toBe("InvalidParams")
+      expect(error.message).toBe(
+        "Invalid parameters: encoding: unknown encoding \"klingon-8\"; use a WHATWG or iconv-lite encoding name such as utf-8, utf-16le, utf-16be, windows-1252, iso-8859-2, koi8-r, shift_jis, euc-jp, iso-2022-jp, gb18030, big5, euc-kr, cp949, or leave encoding out to detect it"
+      )
+      expect((yield* Effect.flip(readFile(fileWith(Buffer.from("x\n")), { encoding: "" })))._tag).toBe("InvalidParams")
+    }))
+
+  it.effect("a binary format stays binary whatever encoding is named", () =>
+    Effect.gen(function*() {
+      const ole = Buffer.concat([Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]), Buffer.from("text".repeat(10))])
+      expect((yield* Effect.flip(readFile(fileWith(ole, "legacy.doc"), { encoding: "latin1" })))._tag).toBe("BinaryFile")
+      const gzip = zlib.gzipSync(Buffer.alloc(10_000))
+      const error = yield* Effect.flip(readFile(fileWith(gzip, "x.dat"), { encoding: "latin1" }))
+      expect(error.message).toContain("application/gzip")
+    }))
+
+  it("is in the tool's JSON Schema with its description", () => {
+    expect(ReadTool.jsonSchema).toMatchObject({
+      properties: { encoding: { type: "string", description: expect.stringContaining("instead of the detected one") } }
+    })
+  })
+
+  it("passes through the CLI as --encoding", () => {
+    const name = fileWith(iconv.encode("Привет\n", "koi8-r"))
+    const run = (args: ReadonlyArray<string>) =>
+      spawnSync(process.execPath, [nodePath.resolve("dist/bin.js"), "--cwd", root, ...args], { encoding: "utf8", input: "" })
+    const ok = run(["--json", "--encoding", "koi8-r", name])
+    expect(ok.status).toBe(0)
+    expect(JSON.parse(ok.stdout)).toMatchObject({ metadata: { encoding: "koi8-r" }, output: expect.stringContaining("1: Привет\n") })
+    const bad = run(["--encoding", "nope", name])
+    expect(bad.status).toBe(2)
+    expect(bad.stderr).toContain("encoding: unknown encoding \"nope\"")
+  })
+})
+
+describe("paging legacy text", () => {
+  it.effect("continuing a cut line with column decodes whole characters across chunks (Shift_JIS, Big5, Johab, ISO-2022-JP)", () =>
+    Effect.gen(function*() {
+      const sentence = "漢字とかなの長い行です。"
+      for (const [encoding, text] of [
+        ["shift_jis", sentence],
+        ["big5", "這是一個很長的繁體中文句子。"],
+        ["gb18030", "这是一个很长的简体中文句子𠀀。"],
+        ["euc-jp", sentence]
+      ] as const) {
+        const line = text.repeat(Math.ceil(300_000 / text.length))
+        const name = fileWith(iconv.encode(`first\n${line}\nlast\n`, encoding))
+        const page = yield* readFile(name, { offset: 2, column: 150_001, limit: 1 })
+        expect(page.metadata.encoding).toBe(encoding)
+        expect(body(page.output).slice(0, 2003)).toBe(`2: ${line.slice(150_000, 152_000)}`)
+      }
+      // Python writes the escape-based and Johab forms.
+      const kanji = "日本語の長い行、漢字とかな。".repeat(8000)
+      const written = execFileSync("python3", [
+        "-c",
+        "import sys\nline = sys.stdin.read()\nsys.stdout.buffer.write(('first\\n' + line + '\\nlast\\n').encode(sys.argv[1]))",
+        "iso2022_jp"
+      ], { input: kanji })
+      const iso = yield* readFile(fileWith(written), { offset: 2, column: 100_001, limit: 1 })
+      expect(iso.metadata.encoding).toBe("iso-2022-jp")
+      expect(body(iso.output).slice(0, 2003)).toBe(`2: ${kanji.slice(100_000, 102_000)}`)
+      const hangul = "조합형 한글로 쓴 긴 줄입니다. ".repeat(10000)
+      const johab = execFileSync("python3", [
+        "-c",
+        "import sys\nline = sys.stdin.read()\nsys.stdout.buffer.write(('first\\n' + line + '\\nlast\\n').encode(sys.argv[1]))",
+        "johab"
+      ], { input: hangul })
+      const jb = yield* readFile(fileWith(johab), { offset: 2, column: 100_001, limit: 1 })
+      expect(jb.metadata.encoding).toBe("johab")
+      expect(body(jb.output).slice(0, 2003)).toBe(`2: ${hangul.slice(100_000, 102_000)}`)
+    }))
+
+  it.effect("a deep page of a multi-megabyte UHC file reads the same from the line index as from the start", () =>
+    Effect.gen(function*() {
+      const rows = Array.from({ length: 80_000 }, (_, i) => `${i}: 똠방각하 뷁 한국어 줄`)
+      const name = fileWith(iconv.encode(rows.join("\n") + "\n", "cp949"))
+      expect(fs.statSync(`${root}/${name}`).size).toBeGreaterThan(2 * 1024 * 1024)
+      for (let pass = 0; pass < 2; pass++) {
+        const page = yield* readFile(name, { offset: 75_001, limit: 3 })
+        expect(page.metadata.encoding).toBe("cp949")
+        expect(body(page.output)).toBe(rows.slice(75_000, 75_003).map((row, i) => `${75_001 + i}: ${row}`).join("\n"))
+      }
     }))
 })
