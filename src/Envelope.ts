@@ -84,7 +84,10 @@ const statsFields = {
   file_mtime_ms: Schema.optionalWith(described(Schema.Number, "Modification time, epoch milliseconds"), {
     exact: true
   }),
-  encoding: Schema.optionalWith(described(Schema.String, "The text encoding; only for text files"), { exact: true })
+  encoding: Schema.optionalWith(
+    described(Schema.String, "The text encoding, detected or named by the encoding parameter; only for text files"),
+    { exact: true }
+  )
 }
 
 /** Statistics of a successful read: the size is always known. */
