@@ -435,7 +435,7 @@ describe("read: invalid parameters", () => {
     ["empty path", { filePath: "" }, "filePath"],
     ["missing path", { offset: 1 }, "filePath"],
     ["non-string path", { filePath: 42 }, "filePath"],
-    ["extra property", { filePath: "a.txt", encoding: "latin1" }, "encoding"]
+    ["extra property", { filePath: "a.txt", charset: "latin1" }, "charset"]
   ]
   for (const [name, params, parameter] of cases) {
     it.effect(`${name} → InvalidParams naming '${parameter}'`, () =>

@@ -586,7 +586,7 @@ export const detectionFor = (name: string, sample: Uint8Array): Detection => {
 }
 
 /** How far past an all-ASCII sample to look for the first byte that tells its encoding. */
-export const LOOKAHEAD_BYTES = 1024 * 1024
+export const LOOKAHEAD_BYTES = 64 * 1024
 
 /**
  * The first byte that tells ASCII-compatible encodings apart — one of 0x80 or more, an escape
