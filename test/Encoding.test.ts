@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
 import * as Effect from "effect/Effect"
 import iconv from "iconv-lite"
-import { execFileSync, spawnSync } from "node:child_process"
+import { execFile, execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import * as zlib from "node:zlib"
@@ -441,14 +441,18 @@ describe("the encoding parameter", () => {
     })
   })
 
-  it("passes through the CLI as --encoding", () => {
+  it("passes through the CLI as --encoding", async () => {
     const name = fileWith(iconv.encode("Привет\n", "koi8-r"))
+    // Spawned asynchronously: the worker's event loop stays free while the CLI runs.
     const run = (args: ReadonlyArray<string>) =>
-      spawnSync(process.execPath, [nodePath.resolve("dist/bin.js"), "--cwd", root, ...args], { encoding: "utf8", input: "" })
-    const ok = run(["--json", "--encoding", "koi8-r", name])
+      new Promise<{ readonly status: number | null; readonly stdout: string; readonly stderr: string }>((resolve) => {
+        execFile(process.execPath, [nodePath.resolve("dist/bin.js"), "--cwd", root, ...args], (error, stdout, stderr) =>
+          resolve({ status: error === null ? 0 : typeof error.code === "number" ? error.code : null, stdout, stderr }))
+      })
+    const ok = await run(["--json", "--encoding", "koi8-r", name])
     expect(ok.status).toBe(0)
     expect(JSON.parse(ok.stdout)).toMatchObject({ metadata: { encoding: "koi8-r" }, output: expect.stringContaining("1: Привет\n") })
-    const bad = run(["--encoding", "nope", name])
+    const bad = await run(["--encoding", "nope", name])
     expect(bad.status).toBe(2)
     expect(bad.stderr).toContain("encoding: unknown encoding \"nope\"")
   })
