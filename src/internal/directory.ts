@@ -46,6 +46,37 @@ const directoryFacts = (info: File.Info) => ({
   ...Option.match(info.mtime, { onNone: () => ({}), onSome: (mtime) => ({ mtime: mtime.getTime() }) })
 })
 
+/**
+ * `names` in listing order (case-insensitive, ties by exact name), each known directory as
+ * `name/`: the order `compareNames` gives the listed entries, keys lower-cased once.
+ */
+const sortListing = (names: ReadonlyArray<string>, directories: ReadonlyMap<string, boolean>): Array<string> =>
+  names.map((name) => {
+    const listed = directories.get(name) === true ? `${name}/` : name
+    return { name, listed, key: listed.toLowerCase() }
+  }).sort((a, b) =>
+    a.key < b.key ? -1 : a.key > b.key ? 1 : a.listed < b.listed ? -1 : a.listed > b.listed ? 1 : 0
+  ).map((entry) => entry.name)
+
+/**
+ * The names, in bare-name order, whose place in the listing depends on whether they are
+ * directories. A `/` moves a name only against names it is a prefix of, ignoring case
+ * (`a.txt` sorts before `a/` but after `a`; `Foo/` and `foo` swap), and those sort right
+ * after it; comparisons with any other name are decided before either name ends.
+ */
+export const needsKind = (sorted: ReadonlyArray<string>): Array<string> => {
+  const marked = new Set<string>()
+  for (let i = 0; i + 1 < sorted.length; i++) {
+    const here = sorted[i]!.toLowerCase()
+    const next = sorted[i + 1]!.toLowerCase()
+    if (next.startsWith(here)) {
+      marked.add(sorted[i]!)
+      if (next.length === here.length) marked.add(sorted[i + 1]!)
+    }
+  }
+  return [...marked]
+}
+
 export const readDirectory = Effect.fn("Read.directory")(function*(
   target: Target,
   info: File.Info,
@@ -59,24 +90,37 @@ export const readDirectory = Effect.fn("Read.directory")(function*(
   )
   yield* confirmDirectory(target)
   // stat follows links, so a link to a directory is listed as one; a dangling link is a name.
-  const entries = yield* Effect.forEach(
-    names,
-    (name) =>
-      fs.stat(path.join(target.absolute, name)).pipe(
-        Effect.map((entry) => entry.type === "Directory" ? `${name}/` : name),
-        Effect.orElseSucceed(() => name)
-      ),
-    { concurrency: STAT_CONCURRENCY }
-  )
-  entries.sort(compareNames)
+  const isDirectory = (name: string) =>
+    fs.stat(path.join(target.absolute, name)).pipe(
+      Effect.map((entry) => entry.type === "Directory"),
+      Effect.orElseSucceed(() => false)
+    )
+  // Only the names whose place depends on their `/` are stat-ed before sorting; the rest are
+  // stat-ed once they are on the page (a 100,000-entry directory: 2,000 stats, not 100,000).
+  const known = new Map<string, boolean>()
+  let sorted = sortListing(names, known)
+  const undecided = needsKind(sorted)
+  if (undecided.length > 0) {
+    const kinds = yield* Effect.forEach(undecided, isDirectory, { concurrency: STAT_CONCURRENCY })
+    undecided.forEach((name, i) => known.set(name, kinds[i]!))
+    sorted = sortListing(names, known)
+  }
 
   const offset = Math.max(1, params.offset ?? 1)
   const limit = params.limit ?? DEFAULT_LIMIT
-  const total = entries.length
+  const total = sorted.length
   if (offset > total && !(total === 0 && offset === 1)) {
     return yield* new OffsetOutOfRange({ path: target.absolute, offset, totalLines: total, unit: "entries" })
   }
-  const shown = entries.slice(offset - 1, offset - 1 + limit)
+  const shown = yield* Effect.forEach(
+    sorted.slice(offset - 1, offset - 1 + limit),
+    (name) => {
+      const kind = known.get(name)
+      return Effect.map(kind === undefined ? isDirectory(name) : Effect.succeed(kind), (directory) =>
+        directory ? `${name}/` : name)
+    },
+    { concurrency: STAT_CONCURRENCY }
+  )
   const last = offset - 1 + shown.length
   const more = last < total
   return {
