@@ -268,7 +268,9 @@ const main = () => {
   ])
 
   results.concurrent = interleave(`1,000 concurrent reads (ulimit -n ${CONCURRENT_FD_LIMIT})`, [
-    oursVariant("ours", runs(3), "concurrent-ours", {}, (r) => r.first, { fdLimit: CONCURRENT_FD_LIMIT })
+    oursVariant("ours", runs(3), "concurrent-ours", {}, (r) => r.first, { fdLimit: CONCURRENT_FD_LIMIT }),
+    // A tenth as many, for the scaling: linear means 1,000 take ten times what 100 take.
+    oursVariant("hundred", runs(3), "concurrent-ours", { count: 100 }, (r) => r.first, { fdLimit: CONCURRENT_FD_LIMIT })
   ])
 
   const shellRssOf = {
@@ -428,6 +430,18 @@ const render = ({ info, manifest, shellRss: shellRssOf, results }) => {
     "—",
     `${concurrent.runs}`
   )
+  const hundred = results.concurrent.hundred
+  if (hundred !== undefined) {
+    row(
+      same,
+      same,
+      same,
+      "10 × the time of 100 concurrent reads (same runs, interleaved)",
+      ms(10 * hundred.median),
+      x(ratio(concurrent.median, 10 * hundred.median)),
+      `${concurrent.runs} / ${hundred.runs}`
+    )
+  }
   row(
     "memory floor: modules loaded, runtime built, no read",
     "—",
@@ -491,6 +505,18 @@ const render = ({ info, manifest, shellRss: shellRssOf, results }) => {
       value: Math.max(...rssCases.map(([, v]) => v ?? 0)),
       limit: 100,
       show: () => rssCases.map(([n, v, t]) => `${n} ${mb(v)}${over(v)} (${mb(t)}${over(t)})`).join(", ")
+    },
+    {
+      name: "100,000-entry directory, first page within 3× of `ls -f | head -n 2000` (net of spawn)",
+      value: ratio(dir.ours.median, net(dir, "ls")),
+      limit: 3,
+      show: (v) => `${x(v)} (whole command: ${x(ratio(dir.ours.median, dir.ls.median))})`
+    },
+    {
+      name: "1,000 concurrent reads within 1.2 × (10 × the time of 100): linear",
+      value: hundred === undefined ? NaN : ratio(concurrent.median, 10 * hundred.median),
+      limit: 1.2,
+      show: (v) => hundred === undefined ? "not measured" : x(v)
     },
     {
       name: "1,000 concurrent reads all succeed (no EMFILE)",
