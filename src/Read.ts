@@ -13,6 +13,7 @@ import { homedir } from "node:os"
 import { fileURLToPath } from "node:url"
 import { FileTime } from "./FileTime.js"
 import { checkAccess, resolveTarget } from "./internal/access.js"
+import { readHead } from "./internal/bytes.js"
 import { withPatientFileSystem } from "./internal/descriptors.js"
 import { encodingExamples, encodingExists } from "./internal/encoding.js"
 import { readDirectory, readTree } from "./internal/directory.js"
@@ -207,8 +208,8 @@ export const read: (
     fs.stat(absolute).pipe(Effect.map((info) => Option.some(info)), Effect.orElseSucceed(() => Option.none()))
   const hasSqliteHeader = (absolute: string) =>
     fs.open(absolute, { flag: "r" }).pipe(
-      Effect.flatMap((file) => file.readAlloc(16)),
-      Effect.map((head) => Option.isSome(head) && isSqliteHeader(head.value)),
+      Effect.flatMap((file) => readHead(file, 16)),
+      Effect.map(isSqliteHeader),
       Effect.scoped,
       Effect.orElseSucceed(() => false)
     )

@@ -34,6 +34,7 @@ const Database = createRequire(createRequire(import.meta.url).resolve("@effect/s
   "better-sqlite3"
 ) as new(path: string, options?: { readonly readonly?: boolean }) => {
   prepare(sql: string): { get(): unknown }
+  exec(sql: string): void
   close(): void
 }
 
@@ -177,6 +178,27 @@ describe("descriptors exhausted", () => {
         FaultFileSystem.Fail.make({ operation: "readDirectory", nth: 1, times: 2, code: "ENFILE" })
       ], { filePath: "." })
       expect(listing.exit._tag === "Success" && listing.exit.value.output).toContain("a.txt\nd/\n")
+    }))
+})
+
+// == short reads
+
+describe("short reads", () => {
+  it.effect("a database whose header arrives in pieces is still a database", () =>
+    Effect.gen(function*() {
+      const root = tempDir("effect-read-short-")
+      const db = new Database(nodePath.join(root, "app.db"))
+      db.exec("CREATE TABLE notes (body TEXT)")
+      db.close()
+      // Every read returns at most 5 bytes: the 16-byte header check and the 100-byte header read.
+      const plan = [FaultFileSystem.ShortRead.make({ nth: 1, bytes: 5, times: 1000 })]
+      for (const filePath of ["app.db", "app.db:notes"]) {
+        const { exit, stats } = yield* readWithFaults(root, plan, { filePath })
+        if (exit._tag === "Failure") return expect.fail(`${filePath}: ${String(exit.cause)}`)
+        expect(exit.value.metadata.kind).toBe("database")
+        expect(exit.value.output).toContain("notes")
+        expect(stats.fired.length).toBeGreaterThan(3)
+      }
     }))
 })
 

@@ -22,6 +22,7 @@ import { statSync } from "node:fs"
 import type { ReadResult } from "../../Read.js"
 import { DatabaseError, formatBytes, InvalidParams } from "../../ReadError.js"
 import { openChecked, readChecked } from "../access.js"
+import { readHead } from "../bytes.js"
 import { isSqliteHeader } from "../containers.js"
 import { MAX_BYTES } from "../lines.js"
 import { fromPlatformError } from "../platformError.js"
@@ -105,9 +106,7 @@ const snapshot = <E, R>(fs: FileSystem.FileSystem, readMain: Effect.Effect<Uint8
       )
     const readLog = missing(fs.readFile(walPath))
     const readLogHeader = missing(Effect.scoped(Effect.gen(function*() {
-      const file = yield* fs.open(walPath, { flag: "r" })
-      const bytes = new Uint8Array(WAL_HEADER_BYTES)
-      return bytes.subarray(0, Number(yield* file.read(bytes)))
+      return yield* readHead(yield* fs.open(walPath, { flag: "r" }), WAL_HEADER_BYTES)
     })))
     for (let attempt = 0; attempt < SNAPSHOT_ATTEMPTS; attempt++) {
       const before = walHeader(yield* readLogHeader)
@@ -133,9 +132,7 @@ export const readDatabase = Effect.fn("Read.database")(function*(request: Contai
 
   const head = yield* Effect.scoped(Effect.gen(function*() {
     const file = yield* openChecked(target)
-    const bytes = new Uint8Array(HEADER_BYTES)
-    const n = yield* file.read(bytes).pipe(Effect.mapError(failed))
-    return bytes.subarray(0, Number(n))
+    return yield* readHead(file, HEADER_BYTES).pipe(Effect.mapError(failed))
   }))
   if (!isSqliteHeader(head)) {
     return yield* fail(
