@@ -206,12 +206,20 @@ export const read: (
   const requested = expandPath(params.filePath)
   const exists = (absolute: string) =>
     fs.stat(absolute).pipe(Effect.map((info) => Option.some(info)), Effect.orElseSucceed(() => Option.none()))
+  // A container that is there but cannot be stat'ed or opened is that error (EIO, EACCES), not
+  // a path that does not exist.
+  const containerInfo = (absolute: string) =>
+    fs.stat(absolute).pipe(
+      Effect.map(Option.some),
+      Effect.catchIf(isNotFound, () => Effect.succeed(Option.none())),
+      Effect.mapError((error) => fromPlatformError(absolute, error))
+    )
   const hasSqliteHeader = (absolute: string) =>
     fs.open(absolute, { flag: "r" }).pipe(
       Effect.flatMap((file) => readHead(file, 16)),
       Effect.map(isSqliteHeader),
       Effect.scoped,
-      Effect.orElseSucceed(() => false)
+      Effect.mapError((error) => fromPlatformError(absolute, error))
     )
   const explicit = params.offset !== undefined || params.limit !== undefined || params.column !== undefined
 
@@ -229,7 +237,7 @@ export const read: (
   } else if (Option.isNone(literal)) {
     for (const candidate of containerCandidates(requested)) {
       const container = yield* resolveTarget(candidate.path)
-      const info = yield* exists(container.absolute)
+      const info = yield* containerInfo(container.absolute)
       // A `.db` that is not a SQLite database is a plain file: `notes.db:5` is line 5 of it.
       const isContainer = Option.isSome(info) && info.value.type === "File" &&
         (candidate.kind === "archive" || (yield* hasSqliteHeader(container.absolute)))

@@ -204,26 +204,58 @@ export const readChecked = (target: Target) =>
     const failed = (error: Parameters<typeof fromPlatformError>[1]) => fromPlatformError(target.absolute, error)
     const before = yield* file.stat.pipe(Effect.mapError(failed))
     const size = Number(before.size)
-    const chunks: Array<Uint8Array> = []
-    let total = 0
-    // The bytes the file had when opened: fewer means it shrank; appended ones are not read.
-    while (total < size) {
-      const chunk = yield* file.readAlloc(Math.min(256 * 1024, size - total)).pipe(Effect.mapError(failed))
-      if (Option.isNone(chunk) || chunk.value.length === 0) {
-        yield* endedEarly(file, target, size)
-        break
-      }
-      chunks.push(chunk.value)
-      total += chunk.value.length
-    }
-    const bytes = new Uint8Array(total)
-    let at = 0
-    for (const chunk of chunks) {
-      bytes.set(chunk, at)
-      at += chunk.length
-    }
-    return yield* confirmUnchanged(file, target, before, Effect.succeed(bytes))
+    const tail = yield* tailOf(file, size)
+    yield* file.seek(0, "start")
+    return yield* confirmUnchanged(
+      file,
+      target,
+      before,
+      Effect.gen(function*() {
+        const chunks: Array<Uint8Array> = []
+        let total = 0
+        // The bytes the file had when opened: fewer means it shrank; appended ones are not read.
+        while (total < size) {
+          const chunk = yield* file.readAlloc(Math.min(256 * 1024, size - total)).pipe(Effect.mapError(failed))
+          if (Option.isNone(chunk) || chunk.value.length === 0) {
+            yield* endedEarly(file, target, size)
+            break
+          }
+          chunks.push(chunk.value)
+          total += chunk.value.length
+        }
+        const bytes = new Uint8Array(total)
+        let at = 0
+        for (const chunk of chunks) {
+          bytes.set(chunk, at)
+          at += chunk.length
+        }
+        return bytes
+      }),
+      { before: tail, again: tailOf(file, size) }
+    )
   }))
+
+/** How many of the opened version's last bytes `confirmUnchanged` compares. */
+export const TAIL_BYTES = 4096
+
+/**
+ * The last bytes of the first `size` bytes of a file (undefined if they cannot be read): an
+ * append leaves them as they were, a rewrite almost never does. Moves the file's position.
+ */
+export const tailOf = (file: FileSystem.File, size: number): Effect.Effect<Uint8Array | undefined> =>
+  Effect.gen(function*() {
+    if (size === 0) return undefined
+    const length = Math.min(TAIL_BYTES, size)
+    yield* file.seek(size - length, "start")
+    const bytes = Buffer.alloc(length)
+    let filled = 0
+    while (filled < length) {
+      const n = Number(yield* file.read(bytes.subarray(filled)))
+      if (n === 0) break
+      filled += n
+    }
+    return bytes.subarray(0, filled)
+  }).pipe(Effect.orElseSucceed(() => undefined))
 
 /**
  * The file ended before the size it had when it was opened: it shrank under the read
@@ -245,16 +277,22 @@ export const endedEarly = (file: FileSystem.File, target: Target, size: number) 
 
 /**
  * Run `use`, then confirm the open file is still the version it was (`before`, its `stat` at
- * open): not shrunk, not rewritten in place (same size, new mtime), and still the file at its
- * path (not replaced by a rename). A change fails with `FileChanged` whatever `use` returned,
- * so no answer mixes two versions or claims an end it did not reach. Growth alone is an append:
- * the read is an honest snapshot of the bytes that were there when it was opened.
+ * open): not shrunk, not rewritten in place (same size, new mtime; or its last bytes changed),
+ * and still the file at its path (not replaced by a rename). A change fails with `FileChanged`
+ * whatever `use` returned, so no answer mixes two versions or claims an end it did not reach.
+ * Growth that left the old bytes in place is an append: the read is an honest snapshot of the
+ * bytes that were there when it was opened; `tail` (the last bytes at open, see `tailOf`, and
+ * how to read them again) tells it from a rewrite that grew the file or kept its mtime.
  */
 export const confirmUnchanged = <A, E, R>(
   file: FileSystem.File,
   target: Target,
   before: FileSystem.File.Info,
-  use: Effect.Effect<A, E, R>
+  use: Effect.Effect<A, E, R>,
+  tail?: {
+    readonly before: Uint8Array | undefined
+    readonly again: Effect.Effect<Uint8Array | undefined, never, R>
+  }
 ): Effect.Effect<A, E | FileChanged, R | FileSystem.FileSystem> =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
@@ -270,6 +308,15 @@ export const confirmUnchanged = <A, E, R>(
           const mtime = Option.getOrUndefined(Option.map(before.mtime, (date) => date.getTime()))
           const mtimeNow = Option.getOrUndefined(Option.map(now.mtime, (date) => date.getTime()))
           if (sizeNow === size && mtime !== mtimeNow) return "it was rewritten while it was being read"
+          // A rewrite that grew the file, or one within the same mtime tick: the old end changed.
+          if (tail?.before !== undefined) {
+            const tailNow = yield* tail.again
+            if (tailNow !== undefined && Buffer.compare(tail.before, tailNow) !== 0) {
+              return sizeNow > size
+                ? `it was rewritten while it was being read (${formatBytes(size)} → ${formatBytes(sizeNow)})`
+                : "it was rewritten while it was being read"
+            }
+          }
           const atPath = yield* fs.stat(target.absolute).pipe(Effect.option)
           if (Option.isNone(atPath)) return "it was removed while it was being read"
           if (!sameIdentity(atPath.value, now)) return "it was replaced while it was being read"
@@ -279,3 +326,24 @@ export const confirmUnchanged = <A, E, R>(
     if (detail !== undefined) return yield* new FileChanged({ path: target.absolute, detail })
     return yield* result
   })
+
+/**
+ * Run `use`, which reads `target` its own way (SQLite opens it by path), holding the file open
+ * meanwhile: the answer is `FileChanged` when the file opened is not the version `info`
+ * describes (it changed since it was looked at), or when it changes before `use` is done.
+ */
+export const whileUnchanged = <A, E, R>(target: Target, info: FileSystem.File.Info, use: Effect.Effect<A, E, R>) =>
+  Effect.scoped(Effect.gen(function*() {
+    const file = yield* openChecked(target)
+    const opened = yield* file.stat.pipe(Effect.mapError((error) => fromPlatformError(target.absolute, error)))
+    const time = (i: FileSystem.File.Info) => Option.getOrUndefined(Option.map(i.mtime, (date) => date.getTime()))
+    if (!sameIdentity(info, opened) || Number(info.size) !== Number(opened.size) || time(info) !== time(opened)) {
+      const [was, is] = [Number(info.size), Number(opened.size)]
+      return yield* new FileChanged({
+        path: target.absolute,
+        detail: `it changed while it was being read${was === is ? "" : ` (${formatBytes(was)} → ${formatBytes(is)})`}`
+      })
+    }
+    const size = Number(opened.size)
+    return yield* confirmUnchanged(file, target, opened, use, { before: yield* tailOf(file, size), again: tailOf(file, size) })
+  }))

@@ -11,7 +11,7 @@ import * as Option from "effect/Option"
 import { fileTypeFromBuffer, type FileTypeResult } from "file-type"
 import { LineIndex, noop as LineIndexNoop } from "../LineIndex.js"
 import { BinaryFile, type FileChanged, formatBytes, InvalidMedia, MediaTooLarge, ReadFailed } from "../ReadError.js"
-import { confirmUnchanged, endedEarly, openChecked, type Target } from "./access.js"
+import { confirmUnchanged, endedEarly, openChecked, tailOf, type Target } from "./access.js"
 import { binaryExtensions, binarySignature, SAMPLE_BYTES } from "./binary.js"
 import { type Codec, type Detection, detect, detectionFor, firstTelling, LOOKAHEAD_BYTES } from "./encoding.js"
 import { COUNT_AHEAD_BYTES, LinePager, MAX_LINE_LENGTH, pastEnd } from "./lines.js"
@@ -270,6 +270,9 @@ export const readFile = Effect.fn("Read.file")(function*(
     const opened = yield* openChecked(target)
     // What was opened, as it was when opened: the version every byte of this read must come from.
     const before = yield* opened.stat.pipe(Effect.orElseSucceed(() => stat))
+    // Its last bytes: an append leaves them, a rewrite that grew the file does not.
+    const tail = yield* tailOf(opened, Number(before.size))
+    yield* opened.seek(0, "start")
     // Everything below reads the version that was opened, or fails with FileChanged.
     return yield* confirmUnchanged(opened, target, before, Effect.gen(function*() {
       const unsized = Number(before.size) === 0 ? yield* readUnsized(opened, target) : undefined
@@ -400,6 +403,6 @@ export const readFile = Effect.fn("Read.file")(function*(
           ...facts(info)
         }
       })
-    }))
+    }), { before: tail, again: tailOf(opened, Number(before.size)) })
   }).pipe(openFiles.withPermit))
 })

@@ -17,7 +17,7 @@ import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import type { ReadResult } from "../../Read.js"
 import { ArchiveError, formatBytes, InvalidParams, InvalidSelector, OffsetOutOfRange } from "../../ReadError.js"
-import { confirmUnchanged, openChecked } from "../access.js"
+import { confirmUnchanged, openChecked, TAIL_BYTES } from "../access.js"
 import { isBinarySample } from "../binary.js"
 import { DEFAULT_LIMIT } from "../lines.js"
 import { fromPlatformError } from "../platformError.js"
@@ -168,7 +168,7 @@ const byteSource = (file: FileSystem.File, size: number) =>
         return read
       }
     }
-    return { source, head: (length: number) => readAt(0, Math.min(length, size)) }
+    return { source, at: readAt, head: (length: number) => readAt(0, Math.min(length, size)) }
   })
 
 const listingPath = (base: string, directory: string) => (directory === "" ? base : `${base}:${directory}/`)
@@ -411,7 +411,7 @@ export const readArchiveWith = (limits: ArchiveLimits) =>
     return yield* Effect.scoped(Effect.gen(function*() {
       const file = yield* openChecked(request.target)
       const opened = yield* file.stat.pipe(Effect.mapError((e) => fromPlatformError(archive, e)))
-      const { head, source } = yield* byteSource(file, size)
+      const { at, head, source } = yield* byteSource(file, size)
       const first = yield* head(512).pipe(Effect.mapError((e) => fromPlatformError(archive, e)))
       const wanted = wantedOf(p)
       if (format === "gz" && !isGzip(first)) {
@@ -421,26 +421,38 @@ export const readArchiveWith = (limits: ArchiveLimits) =>
       // A plain `.gz` names its one file in its header, or by its own name without `.gz`.
       const compressed = gzipName(first) ?? archive.split(/[\\/]/).pop()!.replace(/\.gz$/i, "")
       // An archive that changes under the scan is reported as changed, not as corrupt.
-      const scan = yield* confirmUnchanged(file, request.target, opened, Effect.tryPromise({
-        try: (signal) =>
-          format === "zip"
-            ? scanZip(source, wanted, limits, signal)
-            : format === "gz"
-            ? scanGzip(source, compressed, wanted, limits, signal)
-            : scanTar(source, isGzip(first), wanted, limits, signal),
-        catch: failed
-      }).pipe(
-        Effect.catchIf(
-          (error): error is ArchiveError =>
-            error._tag === "ArchiveError" && format === "zip" && !looksLikeArchive(archive, first),
-          (error) => Effect.fail(notAZip(archive, first, error))
-        ),
-        // Whatever a damaged archive does to the parsers, the pass ends: a typed error, never a hang.
-        Effect.timeoutFail({
-          duration: Duration.millis(limits.maxPassMillis),
-          onTimeout: () => new ArchiveError({ path: archive, reason: messages.deadline(limits) })
-        })
-      ))
+      // Its last bytes (the zip directory): an append leaves them, a rewrite that grew it does not.
+      const openedSize = Number(opened.size)
+      const tailAt = Math.max(0, openedSize - TAIL_BYTES)
+      const tail = at(tailAt, openedSize - tailAt).pipe(Effect.orElseSucceed(() => undefined))
+      const scan = yield* Effect.flatMap(tail, (before) =>
+        confirmUnchanged(
+          file,
+          request.target,
+          opened,
+          Effect.tryPromise({
+            try: (signal) =>
+              format === "zip"
+                ? scanZip(source, wanted, limits, signal)
+                : format === "gz"
+                ? scanGzip(source, compressed, wanted, limits, signal)
+                : scanTar(source, isGzip(first), wanted, limits, signal),
+            catch: failed
+          }).pipe(
+            Effect.catchIf(
+              (error): error is ArchiveError =>
+                error._tag === "ArchiveError" && format === "zip" && !looksLikeArchive(archive, first),
+              (error) => Effect.fail(notAZip(archive, first, error))
+            )
+          ),
+          { before, again: tail }
+        )).pipe(
+          // Whatever a damaged archive does to the parsers, the pass ends: a typed error, never a hang.
+          Effect.timeoutFail({
+            duration: Duration.millis(limits.maxPassMillis),
+            onTimeout: () => new ArchiveError({ path: archive, reason: messages.deadline(limits) })
+          })
+        )
       return yield* resolve(request, p, scan)
     }))
   })

@@ -21,7 +21,7 @@ import * as Option from "effect/Option"
 import { statSync } from "node:fs"
 import type { ReadResult } from "../../Read.js"
 import { DatabaseError, formatBytes, InvalidParams } from "../../ReadError.js"
-import { openChecked, readChecked } from "../access.js"
+import { openChecked, readChecked, whileUnchanged } from "../access.js"
 import { readHead } from "../bytes.js"
 import { isSqliteHeader } from "../containers.js"
 import { MAX_BYTES } from "../lines.js"
@@ -117,7 +117,15 @@ const snapshot = <E, R>(fs: FileSystem.FileSystem, readMain: Effect.Effect<Uint8
     return undefined
   }).pipe(Effect.withSpan("Read.database.snapshot"))
 
+/**
+ * SQLite reads the file by path, on its own: the read holds it open meanwhile, and answers
+ * `FileChanged` when it is not the version the read was routed by, or changes before the answer.
+ */
 export const readDatabase = Effect.fn("Read.database")(function*(request: ContainerRequest) {
+  return yield* whileUnchanged(request.target, request.info, query(request))
+})
+
+const query = Effect.fnUntraced(function*(request: ContainerRequest) {
   const fs = yield* FileSystem.FileSystem
   const { info, inner, params, target } = request
   const absolute = target.absolute
