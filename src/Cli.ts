@@ -26,6 +26,7 @@ import * as FileTime from "./FileTime.js"
 import * as Lsp from "./Lsp.js"
 import * as McpServer from "./McpServer.js"
 import * as Permission from "./Permission.js"
+import * as Progress from "./Progress.js"
 import * as Read from "./Read.js"
 import type { ReadError } from "./ReadError.js"
 import * as Workspace from "./Workspace.js"
@@ -38,6 +39,8 @@ export const ExitCode = { ok: 0, toolFailure: 1, usage: 2 } as const
 /** Ask on the terminal (stderr for the question, so stdout stays the tool's output). */
 export const terminalAsker: Permission.Asker = (request) =>
   Effect.async<Permission.Answer>((resume) => {
+    // Erase a progress status line, if one is drawn, before asking on its line.
+    process.stderr.write("\r\x1b[K")
     const rl = readline.createInterface({ input: process.stdin, output: process.stderr })
     rl.question(
       `effect-read: allow ${request.permission} ${request.patterns.join(", ")}? [y]es / [a]lways / [N]o `,
@@ -146,7 +149,15 @@ const command = Command.make(
         allowExternal: args.allowExternal,
         interactive: Boolean(process.stdin.isTTY && process.stderr.isTTY)
       })
-      const [duration, exit] = yield* Read.read(params).pipe(Effect.either, Effect.timed, Effect.provide(services))
+      // A status line on stderr for a read that takes a while, only when a person watches it.
+      const status = process.stderr.isTTY ? Progress.terminal(process.stderr) : undefined
+      const [duration, exit] = yield* Read.read(params).pipe(
+        Effect.either,
+        Effect.timed,
+        Effect.provide(services),
+        Effect.provideService(Progress.Progress, status?.progress ?? Progress.noop),
+        Effect.ensuring(Effect.sync(() => status?.clear()))
+      )
       const failureCode = (error: ReadError) =>
         error._tag === "InvalidParams" ? ExitCode.usage : ExitCode.toolFailure
 

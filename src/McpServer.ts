@@ -198,7 +198,10 @@ const progressFor = (extra: RequestExtra, options: Progress.ThrottleOptions | un
       params: {
         progressToken: token,
         progress,
-        ...(update.total === undefined ? {} : { total: base + update.total }),
+        // A total only when it is one: known, and not already passed (a file that grew).
+        ...(update.total === undefined || update.total <= 0 || update.total < update.done
+          ? {}
+          : { total: base + update.total }),
         message: Progress.describe(update)
       }
     }).catch(() => {})

@@ -93,3 +93,42 @@ export const describe = (update: Update): string => {
     update.unit === "entries" ? " entries" : ""
   } (${percent}%)`
 }
+
+/** Where a status line is drawn: a terminal stream (its width, when known). */
+export interface Terminal {
+  readonly write: (text: string) => unknown
+  readonly columns?: number | undefined
+}
+
+/**
+ * `update` as a status line redrawn in place: carriage return, the text (its start cut when
+ * wider than the terminal, so the numbers stay), erase to the end of the line.
+ */
+export const statusLine = (update: Update, columns?: number): string => {
+  const text = `effect-read: ${describe(update)}`
+  // A terminal of unknown size (0 under `script` without a real one) is taken as 80 wide.
+  const width = Math.max(20, (columns !== undefined && columns > 0 ? columns : 80) - 1)
+  return `\r${text.length > width ? `…${text.slice(text.length - width + 1)}` : text}\x1b[K`
+}
+
+/**
+ * Progress as a status line on `terminal` (the CLI's stderr when it is a TTY), throttled as
+ * `throttled`; `clear` erases the line if anything was drawn, before the result is printed.
+ */
+export const terminal = (output: Terminal, options?: ThrottleOptions): {
+  readonly progress: ProgressShape
+  readonly clear: () => void
+} => {
+  let drawn = false
+  return {
+    progress: throttled((update) => {
+      drawn = true
+      output.write(statusLine(update, output.columns))
+    }, options),
+    clear: () => {
+      if (!drawn) return
+      drawn = false
+      output.write("\r\x1b[K")
+    }
+  }
+}

@@ -13,6 +13,7 @@ import { pathToFileURL } from "node:url"
 import * as Read from "../src/Read.js"
 import * as ReadTool from "../src/ReadTool.js"
 import { PDF, PNG } from "./media.js"
+import { eventually, writeEndlessFile } from "./mcpWire.js"
 import { tempDir, writeTree } from "./support.js"
 
 const bin = path.resolve("dist/bin.js")
@@ -26,6 +27,7 @@ writeTree(root, {
   "pixel.png": PNG,
   "doc.pdf": PDF
 })
+const endless = writeEndlessFile(`${root}/endless.txt`)
 const outside = tempDir("effect-read-outside-")
 writeTree(outside, { "secret.txt": "outside\n" })
 
@@ -187,6 +189,56 @@ describe("MCP server (effect-read mcp)", () => {
 
   it("an unknown tool is a protocol error, not a tool result", async () => {
     await expect(server.client.callTool({ name: "write", arguments: {} })).rejects.toThrow(/Tool 'write' not found/)
+  })
+})
+
+describe("MCP cancellation and progress through the SDK client", () => {
+  it("reports progress for a long read, interrupts it when the client aborts, and goes on serving", async () => {
+    const server = await connect(["--cwd", root])
+    try {
+      const pid = (server.client.transport as StdioClientTransport).pid!
+      const holdsEndless = () =>
+        fs.readdirSync(`/proc/${pid}/fd`).some((fd) => {
+          try {
+            return fs.readlinkSync(`/proc/${pid}/fd/${fd}`).endsWith("/endless.txt")
+          } catch {
+            return false
+          }
+        })
+      const controller = new AbortController()
+      const updates: Array<{ readonly progress: number; readonly total?: number | undefined; readonly message?: string | undefined }> = []
+      let twoUpdates: () => void = () => {}
+      const gotProgress = new Promise<void>((resolve) => (twoUpdates = resolve))
+      const outcome = server.client.callTool(
+        { name: "read", arguments: { filePath: "endless.txt", offset: endless.lines + 2 } },
+        undefined,
+        {
+          signal: controller.signal,
+          onprogress: (progress) => {
+            updates.push(progress)
+            if (updates.length === 2) twoUpdates()
+          }
+        }
+      ).then(() => "answered", (error: Error) => `rejected: ${error.message}`)
+      await gotProgress
+      expect(updates[0]).toEqual({
+        progress: expect.any(Number),
+        total: endless.size,
+        message: expect.stringContaining(`Reading ${root}/endless.txt`)
+      })
+      expect(updates[1]!.progress).toBeGreaterThan(updates[0]!.progress)
+      // Another call is answered while the read runs.
+      expect((await call(server, { filePath: "config.json" })).isError).toBe(false)
+
+      controller.abort("enough")
+      expect(await outcome).toMatch(/^rejected: .*enough/)
+      await eventually(() => !holdsEndless(), "the aborted read closed its file")
+      const after = await call(server, { filePath: "src/util.ts" })
+      expect(after.content[0]!.text).toContain("1: export const u = 2")
+    } finally {
+      await server.client.close()
+    }
+    expect(server.errors).toEqual([])
   })
 })
 

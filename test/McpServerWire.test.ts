@@ -4,11 +4,24 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
-import { initializeRequest, type Message, Wire } from "./mcpWire.js"
+import { eventually, initializeRequest, type Message, Wire, writeEndlessFile } from "./mcpWire.js"
 import { tempDir, writeTree } from "./support.js"
 
 const root = tempDir()
 writeTree(root, { "notes.txt": "alpha\nbeta\n" })
+// Reading past its first lines never ends in practice (a 1 TiB line; a hole, so no disk is used).
+const endless = writeEndlessFile(`${root}/endless.txt`)
+const slowRead = (id: string | number, progressToken?: string | number) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: {
+    name: "read",
+    arguments: { filePath: "endless.txt", offset: endless.lines + 2 },
+    ...(progressToken === undefined ? {} : { _meta: { progressToken } })
+  }
+})
+const holdsEndless = (wire: Wire) => wire.openFiles().some((file) => file.endsWith("/endless.txt"))
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
 
 const readNotes = (id: string | number) => ({
@@ -249,5 +262,67 @@ describe("MCP stdio lifecycle", () => {
     await wire.write(JSON.stringify({ jsonrpc: "2.0", id: "last", method: "ping" }))
     expect(await wire.end()).toBe(0)
     expect(await wire.response("last")).toMatchObject({ result: {} })
+  })
+})
+
+describe("MCP: slow reads, cancellation and progress on the raw wire", () => {
+  it("answers a ping and other reads while a read runs; a cancelled read stops and is never answered", async () => {
+    const wire = new Wire(["--cwd", root])
+    await wire.initialize()
+    // Id 0 on purpose: the SDK alone would ignore a cancellation naming a falsy id.
+    await wire.send(slowRead(0))
+    await eventually(() => holdsEndless(wire), "the slow read has its file open")
+    expect(await wire.call({ jsonrpc: "2.0", id: "ping-during", method: "ping" })).toMatchObject({ result: {} })
+    expectNotes(await wire.call(readNotes("read-during")))
+    expect(holdsEndless(wire)).toBe(true)
+
+    await wire.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 0, reason: "test" } })
+    // Interrupted, not merely unanswered: the read lets go of its file.
+    await eventually(() => !holdsEndless(wire), "the cancelled read closed its file")
+    expectNotes(await wire.call(readNotes("read-after")))
+    expect(await wire.end()).toBe(0)
+    expect(wire.received.some((message) => message.id === 0)).toBe(false)
+  })
+
+  it("sends notifications/progress for a read that carries a progressToken and takes over a second", async () => {
+    const wire = new Wire(["--cwd", root])
+    await wire.initialize()
+    const from = wire.received.length
+    await wire.send(slowRead(41, "tok-41"), slowRead(42))
+    const isProgress = (message: Message) => message.method === "notifications/progress"
+    const first = await wire.next(isProgress, from)
+    const later = await wire.next((m) => isProgress(m) && m.params.progress > first.params.progress, from)
+    for (const notification of [first, later]) {
+      expect(notification.id).toBeUndefined()
+      expect(notification.params).toEqual({
+        progressToken: "tok-41",
+        progress: expect.any(Number),
+        total: endless.size,
+        message: expect.stringMatching(new RegExp(`^Reading ${root}/endless\\.txt: .* of 1\\.0 TB \\(0%\\)$`))
+      })
+    }
+    await wire.send(
+      { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 41 } },
+      { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 42 } }
+    )
+    await eventually(() => !holdsEndless(wire), "both reads closed their file")
+    const progress = wire.received.filter(isProgress)
+    // Only the request that asked for progress gets it, and it only grows.
+    expect(progress.every((m) => m.params.progressToken === "tok-41")).toBe(true)
+    const values = progress.map((m) => m.params.progress)
+    expect(values).toEqual([...values].sort((a, b) => a - b))
+    expect(new Set(values).size).toBe(values.length)
+    expect(await wire.end()).toBe(0)
+    expect(wire.received.some((message) => message.id === 41 || message.id === 42)).toBe(false)
+  })
+
+  it("when stdin closes with a read still running, interrupts it after a grace period and exits 0", async () => {
+    const wire = new Wire(["--cwd", root])
+    await wire.initialize()
+    await wire.send(slowRead("left-running"), { jsonrpc: "2.0", id: "answered", method: "ping" })
+    await eventually(() => holdsEndless(wire), "the slow read has its file open")
+    expect(await wire.end()).toBe(0)
+    expect(await wire.response("answered")).toMatchObject({ result: {} })
+    expect(wire.received.some((message) => message.id === "left-running")).toBe(false)
   })
 })

@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { fileTypeFromBuffer, type FileTypeResult } from "file-type"
 import { LineIndex, noop as LineIndexNoop } from "../LineIndex.js"
+import { Progress } from "../Progress.js"
 import { BinaryFile, type FileChanged, formatBytes, InvalidMedia, MediaTooLarge, ReadFailed } from "../ReadError.js"
 import { confirmUnchanged, endedEarly, openChecked, tailOf, type Target } from "./access.js"
 import { binaryExtensions, binarySignature, SAMPLE_BYTES } from "./binary.js"
@@ -111,8 +112,10 @@ const attach = Effect.fn("Read.attach")(function*(target: Target, info: File.Inf
 })
 
 /** Stream from `start` through the pager until it has the page and footer, or the file ends. */
-const streamPage = (file: FileSystem.File, start: number, size: number, pager: LinePager) =>
+const streamPage = (file: FileSystem.File, start: number, size: number, pager: LinePager, path: string) =>
   Effect.gen(function*() {
+    const progress = yield* Progress
+    const task = `Reading ${path}`
     yield* file.seek(start, "start")
     const buffer = Buffer.allocUnsafe(Math.max(1, Math.min(CHUNK_BYTES, size - start)))
     let position = start
@@ -123,6 +126,7 @@ const streamPage = (file: FileSystem.File, start: number, size: number, pager: L
       const taken = Math.min(n, size - position)
       pager.push(buffer.subarray(0, taken))
       position += taken
+      progress.report({ task, done: position, total: size, unit: "bytes" })
       eof = position >= size
       // The bytes ended before the size the file had when opened (see `endedEarly`).
       if (!eof && n < buffer.length) return { page: pager.end(true), early: true }
@@ -371,7 +375,7 @@ export const readFile = Effect.fn("Read.file")(function*(
             start,
             detection.bomLength
           )
-          const streamed = yield* streamPage(file, start.position, size, pager)
+          const streamed = yield* streamPage(file, start.position, size, pager, target.absolute)
           if (streamed.early) yield* endedEarly(file, target, size)
           const scanned = streamed.page
           yield* index.record(target.absolute, key, scanned.checkpoints, scanned.totalLines)

@@ -17,6 +17,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { Permission } from "../Permission.js"
+import { Progress } from "../Progress.js"
 import { FileNotFound } from "../ReadError.js"
 import { Workspace } from "../Workspace.js"
 import { askRead, checkRead, type Target, targetOf } from "./access.js"
@@ -206,6 +207,8 @@ const walkWorkspace = (
   limits: RecoveryLimitsShape
 ) =>
   Effect.gen(function*() {
+    const progress = yield* Progress
+    const task = `Looking for the missing path in ${worktree}`
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
     const entries: Array<Walked> = []
@@ -234,6 +237,7 @@ const walkWorkspace = (
         return false
       }
       visited += result.count
+      progress.report({ task, done: visited, unit: "entries" })
       const { chain, next } = result
       for (const entry of result.listed) {
         // A dangling link leads nowhere: nothing to resolve to or suggest.

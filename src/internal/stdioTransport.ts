@@ -5,11 +5,25 @@
  * and only logs what fails: a client that sends a malformed line gets no answer, and a line
  * over 10 MB closes the connection. This one answers every line that deserves an answer
  * (`-32700`, `-32600`, and whatever `check` says) and passes only well-formed messages on.
+ *
+ * Request ids are renumbered on the way in (1, 2, 3, …) and restored on the way out: the SDK
+ * ignores a `notifications/cancelled` whose `requestId` is falsy, so a request with id `0` or
+ * `""` could not be cancelled otherwise, and a cancellation for a request not in flight is
+ * dropped here rather than risk naming another request.
  */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
+import * as Duration from "effect/Duration"
 import type { Readable, Writable } from "node:stream"
-import { classify, type ErrorResponse, LineBuffer, MAX_MESSAGE_BYTES, type Request, tooLong } from "./jsonRpc.js"
+import {
+  classify,
+  type ErrorResponse,
+  type Id,
+  LineBuffer,
+  MAX_MESSAGE_BYTES,
+  type Request,
+  tooLong
+} from "./jsonRpc.js"
 
 export interface StdioTransportOptions {
   /** Where messages arrive (default `process.stdin`). */
@@ -20,6 +34,12 @@ export interface StdioTransportOptions {
   readonly maxMessageBytes?: number | undefined
   /** A request's last check before dispatch: an error to answer instead, or undefined to dispatch it. */
   readonly check?: ((request: Request) => ErrorResponse | undefined) | undefined
+  /**
+   * After the input ends, how long requests in flight may take to be answered before they are
+   * interrupted and the transport closes (default 5 s): a client that closed stdin wants the
+   * server gone, but `printf '…' | effect-read mcp` wants its answers.
+   */
+  readonly endGrace?: Duration.DurationInput | undefined
   /** Told about lines that were dropped without an answer (malformed notifications and responses). */
   readonly onIgnored?: ((reason: string) => void) | undefined
 }
@@ -41,8 +61,12 @@ export class StdioTransport implements Transport {
   private closed = false
   /** The input ended: close once every request in flight is answered. */
   private ended = false
-  /** Requests dispatched and not yet answered (nor cancelled), by `typeof:id`. */
-  private readonly inFlight = new Set<string>()
+  private graceTimer: ReturnType<typeof setTimeout> | undefined
+  private lastId = 0
+  /** Requests dispatched and not yet answered (nor cancelled): our id → the client's. */
+  private readonly inFlight = new Map<number, Id>()
+  /** The same, the other way: the client's id (`typeof:id`) → ours. */
+  private readonly ours = new Map<string, number>()
 
   constructor(private readonly options: StdioTransportOptions = {}) {
     this.input = options.input ?? process.stdin
@@ -60,7 +84,8 @@ export class StdioTransport implements Transport {
     for (const line of this.lines.end()) this.receive(line)
     // `printf '…' | effect-read mcp` gets its answers before the server exits.
     this.ended = true
-    if (this.inFlight.size === 0) void this.close()
+    if (this.inFlight.size === 0) return void this.close()
+    this.graceTimer = setTimeout(() => void this.close(), Duration.toMillis(this.options.endGrace ?? Duration.seconds(5)))
   }
 
   private readonly onInputError = (error: Error): void => {
@@ -91,16 +116,19 @@ export class StdioTransport implements Transport {
       case "Request": {
         const refused = this.options.check?.(verdict.message)
         if (refused !== undefined) return void this.write(refused)
-        this.inFlight.add(key(verdict.message.id))
-        return this.dispatch(verdict.message as JSONRPCMessage)
+        const id = ++this.lastId
+        this.inFlight.set(id, verdict.message.id)
+        this.ours.set(key(verdict.message.id), id)
+        return this.dispatch({ ...verdict.message, id } as JSONRPCMessage)
       }
       case "Notification": {
+        const { method, params } = verdict.message
+        if (method !== "notifications/cancelled") return this.dispatch(verdict.message as JSONRPCMessage)
+        const id = isId(params?.requestId) ? this.ours.get(key(params.requestId)) : undefined
+        if (id === undefined) return this.options.onIgnored?.("a cancellation for no request in flight")
         // A cancelled request is never answered: stop waiting for it.
-        const params = verdict.message.params
-        if (verdict.message.method === "notifications/cancelled" && isId(params?.requestId)) {
-          this.inFlight.delete(key(params.requestId))
-        }
-        return this.dispatch(verdict.message as JSONRPCMessage)
+        this.forget(id)
+        return this.dispatch({ ...verdict.message, params: { ...params, requestId: id } } as JSONRPCMessage)
       }
       case "Response":
         return this.dispatch(verdict.message as JSONRPCMessage)
@@ -133,17 +161,27 @@ export class StdioTransport implements Transport {
     this.output.on("error", this.onOutputError)
   }
 
+  private forget(id: number): Id | undefined {
+    const theirs = this.inFlight.get(id)
+    if (theirs === undefined) return undefined
+    this.inFlight.delete(id)
+    if (this.ours.get(key(theirs)) === id) this.ours.delete(key(theirs))
+    return theirs
+  }
+
   async send(message: JSONRPCMessage): Promise<void> {
-    await this.write(message)
-    if ("id" in message && ("result" in message || "error" in message) && isId(message.id)) {
-      this.inFlight.delete(key(message.id))
-      if (this.ended && this.inFlight.size === 0) await this.close()
-    }
+    if (!("id" in message && ("result" in message || "error" in message))) return this.write(message)
+    // A response: to the client's id. None is due for a request that was cancelled.
+    const theirs = typeof message.id === "number" ? this.forget(message.id) : undefined
+    if (theirs === undefined) return
+    await this.write({ ...message, id: theirs })
+    if (this.ended && this.inFlight.size === 0) await this.close()
   }
 
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
+    clearTimeout(this.graceTimer)
     this.input.off("data", this.onData)
     this.input.off("end", this.onEnd)
     this.input.off("error", this.onInputError)

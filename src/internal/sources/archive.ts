@@ -15,6 +15,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
+import { Progress } from "../../Progress.js"
 import type { ReadResult } from "../../Read.js"
 import { ArchiveError, formatBytes, InvalidParams, InvalidSelector, OffsetOutOfRange } from "../../ReadError.js"
 import { confirmUnchanged, openChecked, TAIL_BYTES } from "../access.js"
@@ -117,7 +118,7 @@ const infoFacts = (info: File.Info) =>
 const CLOSE_GRACE = Duration.seconds(5)
 
 /** Reads through the platform `File`, one at a time (seek + read is not atomic). */
-const byteSource = (file: FileSystem.File, size: number) =>
+const byteSource = (file: FileSystem.File, size: number, onRead?: (end: number) => void) =>
   Effect.gen(function*() {
     const runtime = yield* Effect.runtime<never>()
     const lock = yield* Effect.makeSemaphore(1)
@@ -160,6 +161,7 @@ const byteSource = (file: FileSystem.File, size: number) =>
         const read = Runtime.runPromise(runtime, Effect.either(readAt(position, within)), { signal: stop.signal })
           .then((result) => {
             if (result._tag === "Left") throw new SourceFailure(result.left)
+            onRead?.(position + result.right.length)
             return result.right
           })
         pending.add(read)
@@ -411,7 +413,15 @@ export const readArchiveWith = (limits: ArchiveLimits) =>
     return yield* Effect.scoped(Effect.gen(function*() {
       const file = yield* openChecked(request.target)
       const opened = yield* file.stat.pipe(Effect.mapError((e) => fromPlatformError(archive, e)))
-      const { at, head, source } = yield* byteSource(file, size)
+      // Progress: how far into the file a tar scan got; how many central-directory entries a zip's.
+      const progress = yield* Progress
+      const task = `Scanning ${archive}`
+      let reached = 0
+      const { at, head, source } = yield* byteSource(file, size, (end) => {
+        if (format === "zip" || end <= reached) return
+        reached = end
+        progress.report({ task, done: end, total: size, unit: "bytes" })
+      })
       const first = yield* head(512).pipe(Effect.mapError((e) => fromPlatformError(archive, e)))
       const wanted = wantedOf(p)
       if (format === "gz" && !isGzip(first)) {
@@ -433,7 +443,8 @@ export const readArchiveWith = (limits: ArchiveLimits) =>
           Effect.tryPromise({
             try: (signal) =>
               format === "zip"
-                ? scanZip(source, wanted, limits, signal)
+                ? scanZip(source, wanted, limits, signal, (done, total) =>
+                  progress.report({ task, done, total, unit: "entries" }))
                 : format === "gz"
                 ? scanGzip(source, compressed, wanted, limits, signal)
                 : scanTar(source, isGzip(first), wanted, limits, signal),

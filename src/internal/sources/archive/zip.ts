@@ -291,7 +291,8 @@ export const scanZip = async (
   whole: ByteSource,
   wanted: ReadonlyArray<string>,
   limits: ArchiveLimits,
-  signal: AbortSignal
+  signal: AbortSignal,
+  onEntry?: (done: number, total: number) => void
 ): Promise<ScanResult> => {
   let zip: yauzl.ZipFile
   try {
@@ -307,8 +308,10 @@ export const scanZip = async (
     const table = new EntryTable(limits.maxEntries)
     const candidates = new Map<string, { readonly raw: RawEntry; readonly entry: yauzl.Entry }>()
     try {
+      let seen = 0
       for await (const entry of zip.eachEntry()) {
         if (signal.aborted) throw new ArchiveFailure("Interrupted")
+        onEntry?.(++seen, zip.entryCount)
         const raw = rawEntry(entry)
         const path = table.add(raw)
         if (path !== undefined && wanted.includes(path)) candidates.set(path, { raw, entry })
