@@ -172,7 +172,12 @@ describe("the CLI's status line", () => {
       // One line, redrawn in place; cut from its start when it is wider than the terminal.
       await eventually(() => /\r(effect-read: |…).*endless\.txt: [\d.]+ [KMG]B of 1\.0 TB \(0%\)\x1b\[K/.test(shown), "a status line")
     } finally {
-      process.kill(-child.pid!, "SIGKILL")
+      // `script` and the CLI under it, as a group (gone already if the CLI ended).
+      try {
+        process.kill(-child.pid!, "SIGKILL")
+      } catch {
+        // ESRCH: nothing left to stop.
+      }
     }
   })
 
