@@ -2,8 +2,8 @@
  * Fault injection for any `@effect/platform` `FileSystem` (Node's, `MemoryFileSystem`, yours):
  * a layer that wraps the filesystem in context and follows a fault plan — fail the Nth call of
  * an operation with a platform error, return short reads, truncate, rewrite, replace or append
- * to a file after its Nth read, make entries vanish or appear while a directory is listed — and counts
- * the descriptors it opened and closed.
+ * to a file after its Nth read, make entries vanish or appear while a directory is listed — and
+ * counts the descriptors it opened and closed.
  *
  * ```ts
  * import * as Path from "@effect/platform/Path"
@@ -313,8 +313,8 @@ const operationOf = (fault: Fault): Operation =>
     : "read"
 
 /**
- * Wrap `underlying` so it follows `plan`. Each call of `make` starts its own counters: build a
- * new one per test case.
+ * Wrap `underlying` so it follows `plan` (`make` does this to the `FileSystem` in context). Each
+ * wrapper has its own counters: build one per test case.
  */
 export const makeWith = (
   underlying: FileSystem.FileSystem,
