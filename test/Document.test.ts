@@ -13,6 +13,7 @@ import * as nodePath from "node:path"
 import * as zlib from "node:zlib"
 import { read, type ReadParams } from "../src/Read.js"
 import { nodeLayer, tempDir, writeTree } from "./support.js"
+import { crc32 } from "./zipFixtures.js"
 
 // -----------------------------------------------------------------------------
 // Helpers
@@ -49,17 +50,6 @@ const whole = (path: string, text: string, note?: string) => {
 }
 
 // --- zip ----------------------------------------------------------------------
-
-const crcTable = Array.from({ length: 256 }, (_, n) => {
-  let c = n
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1
-  return c >>> 0
-})
-const crc32 = (data: Uint8Array): number => {
-  let c = 0xffffffff
-  for (const b of data) c = crcTable[(c ^ b) & 0xff]! ^ (c >>> 8)
-  return (c ^ 0xffffffff) >>> 0
-}
 
 interface ZipOptions {
   /** Entries whose general-purpose flag says "encrypted". */

@@ -42,6 +42,7 @@ import * as Workspace from "../src/Workspace.js"
 import { isSqliteHeader } from "../src/internal/containers.js"
 import { member, tarOf } from "./tarFixtures.js"
 import { tempDir } from "./support.js"
+import { crc32 } from "./zipFixtures.js"
 
 const SESSION = "faults"
 const encoder = new TextEncoder()
@@ -297,17 +298,6 @@ const textOf = (lines: number) =>
 const SMALL_TEXT = encoder.encode(textOf(300))
 // About 720 KB: several 256 KB chunks, so faults land between chunks of one page.
 const LARGE_TEXT = encoder.encode(textOf(40_000))
-
-const crcTable = Array.from({ length: 256 }, (_, n) => {
-  let c = n
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1
-  return c >>> 0
-})
-const crc32 = (data: Uint8Array): number => {
-  let c = 0xffffffff
-  for (const b of data) c = crcTable[(c ^ b) & 0xff]! ^ (c >>> 8)
-  return (c ^ 0xffffffff) >>> 0
-}
 
 /** A zip: each member stored (`store`) or deflated. */
 const makeZip = (files: ReadonlyArray<readonly [name: string, content: string, store?: boolean]>): Uint8Array => {

@@ -2,18 +2,7 @@
  * Small valid media files built in code, for the front-door tests.
  */
 import * as zlib from "node:zlib"
-
-const crcTable = Array.from({ length: 256 }, (_, n) => {
-  let c = n
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1
-  return c >>> 0
-})
-
-const crc32 = (data: Uint8Array): number => {
-  let c = 0xffffffff
-  for (const b of data) c = crcTable[(c ^ b) & 0xff]! ^ (c >>> 8)
-  return (c ^ 0xffffffff) >>> 0
-}
+import { crc32 } from "./zipFixtures.js"
 
 const pngChunk = (type: string, data: Uint8Array): Buffer => {
   const length = Buffer.alloc(4)
