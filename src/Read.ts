@@ -28,6 +28,7 @@ import { DEFAULT_LIMIT, MAX_BYTES, MAX_LINE_LENGTH } from "./internal/lines.js"
 import { MAX_MEDIA_BYTES } from "./internal/media.js"
 import { Lsp } from "./Lsp.js"
 import { Permission } from "./Permission.js"
+import type { ReadResult } from "./ReadResult.js"
 import { FileChanged, InvalidParams, InvalidSelector, NotAFile, type ReadError } from "./ReadError.js"
 import { Workspace } from "./Workspace.js"
 
@@ -100,75 +101,8 @@ export const ReadParams = Schema.Struct({
 }).annotations({ identifier: "ReadParams", title: "Read parameters" })
 export type ReadParams = typeof ReadParams.Type
 
-export const Attachment = Schema.Struct({
-  type: Schema.Literal("file"),
-  mime: Schema.String,
-  url: Schema.String.annotations({ description: "A data: URL with the base64 content" })
-})
-export type Attachment = typeof Attachment.Type
-
-export const ReadMetadata = Schema.Struct({
-  kind: Schema.Literal("text", "directory", "image", "pdf", "archive", "database", "notebook", "document"),
-  /** The resolved absolute path. */
-  path: Schema.String,
-  /** The first 20 shown lines (or entries), without numbers. */
-  preview: Schema.String,
-  /** More content exists than was shown: later lines or entries, or lines cut at the length cap. */
-  truncated: Schema.Boolean,
-  /** First and last shown line (entry for directories), 1-based; absent when nothing was shown. */
-  startLine: Schema.optional(Schema.Number),
-  endLine: Schema.optional(Schema.Number),
-  /** Lines in the file (entries in the directory), when known. */
-  totalLines: Schema.optional(Schema.Number),
-  /** When the total is not known: lines known to exist. */
-  totalLinesAtLeast: Schema.optional(Schema.Number),
-  /** The character the first shown line starts at, when reading on in a long line. */
-  column: Schema.optional(Schema.Number),
-  /** The `offset` that continues this read, when there is more. */
-  nextOffset: Schema.optional(Schema.Number),
-  /** Shown lines cut to the line-length cap. */
-  linesCut: Schema.optional(Schema.Number),
-  /** File size in bytes. */
-  size: Schema.Number,
-  /** Modification time, epoch milliseconds. */
-  mtime: Schema.optional(Schema.Number),
-  mime: Schema.optional(Schema.String),
-  /** Text: the encoding it was decoded from (`utf-8`, `utf-16le`, `shift_jis`, …). */
-  encoding: Schema.optional(Schema.String),
-  /** Text: the file starts with a byte-order mark (not shown). */
-  bom: Schema.optional(Schema.Boolean),
-  /** Text: the line terminators seen in the part that was read. */
-  lineEnding: Schema.optional(Schema.Literal("lf", "crlf", "cr", "mixed", "none")),
-  /** Text: the file ends with a line terminator. */
-  finalNewline: Schema.optional(Schema.Boolean),
-  /** Text: some bytes were invalid in the encoding and are shown as U+FFFD. */
-  invalidBytesReplaced: Schema.optional(Schema.Boolean),
-  /** Images: the file's pixel size (as displayed, EXIF orientation applied) and format (`png`, `jpeg`, `gif`, `webp`). */
-  width: Schema.optional(Schema.Number),
-  height: Schema.optional(Schema.Number),
-  format: Schema.optional(Schema.String),
-  /** Images: what was attached, when the file was resized or re-encoded to fit the image limits. */
-  attached: Schema.optional(Schema.Struct({
-    width: Schema.Number,
-    height: Schema.Number,
-    format: Schema.String,
-    mime: Schema.String,
-    size: Schema.Number
-  })),
-  /** Directories: `"tree"` when rendered as a tree (absent for the flat listing). */
-  view: Schema.optional(Schema.Literal("tree"))
-})
-export type ReadMetadata = typeof ReadMetadata.Type
-
-export const ReadResult = Schema.Struct({
-  /** The path relative to the worktree (absolute when outside it). */
-  title: Schema.String,
-  /** Exactly what the model reads. */
-  output: Schema.String,
-  metadata: ReadMetadata,
-  attachments: Schema.optional(Schema.Array(Attachment))
-}).annotations({ identifier: "ReadResult" })
-export type ReadResult = typeof ReadResult.Type
+/** The result types, re-exported: `Read.ReadResult`, `Read.ReadMetadata`, `Read.Attachment`. */
+export { Attachment, ReadMetadata, ReadResult } from "./ReadResult.js"
 
 /** A schema failure as the model should read it: each issue with the parameter it concerns. */
 export const invalidParams = (error: ParseResult.ParseError): InvalidParams =>

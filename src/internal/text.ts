@@ -3,7 +3,7 @@
  * lines stream from a file or come from memory (archive members, notebooks, documents).
  */
 import * as Effect from "effect/Effect"
-import type { ReadResult } from "../Read.js"
+import type { ReadResult } from "../ReadResult.js"
 import { ColumnOutOfRange, OffsetOutOfRange } from "../ReadError.js"
 import { type Codec, utf8 } from "./encoding.js"
 import { DEFAULT_LIMIT, type LineEndings, LinePager, MAX_BYTES, MAX_LINE_LENGTH, type Page } from "./lines.js"
