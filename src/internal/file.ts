@@ -16,7 +16,7 @@ import { confirmUnchanged, endedEarly, openChecked, tailOf, type Target } from "
 import { binaryExtensions, binarySignature, SAMPLE_BYTES } from "./binary.js"
 import { type Codec, type Detection, detect, detectionFor, firstTelling, LOOKAHEAD_BYTES } from "./encoding.js"
 import { COUNT_AHEAD_BYTES, LinePager, MAX_LINE_LENGTH, pastEnd } from "./lines.js"
-import { incompleteReason, MAX_MEDIA_BYTES, mediaExtensions, mediaKind } from "./media.js"
+import { MAX_MEDIA_BYTES, mediaExtensions, mediaKind } from "./media.js"
 import { fromPlatformError } from "./platformError.js"
 import { archiveExtension, databaseExtension, isSqliteHeader } from "./containers.js"
 import * as Permits from "./permits.js"
@@ -24,7 +24,7 @@ import { noSelection, type Selection } from "./selector.js"
 import { looksLikeArchive, readArchive } from "./sources/archive.js"
 import { readDatabase } from "./sources/database.js"
 import { documentExtensions, readDocument } from "./sources/document.js"
-import { prepareImage } from "./sources/image.js"
+import { attachBytes } from "./sources/attachment.js"
 import { readNotebook } from "./sources/notebook.js"
 import { type PageAt, presentText } from "./text.js"
 
@@ -60,56 +60,27 @@ const sniffType = (sample: Uint8Array) =>
   Effect.promise((): Promise<FileTypeResult | undefined> => fileTypeFromBuffer(sample).catch(() => undefined))
 
 /**
- * Attach an image or a PDF. Images are decoded first (a corrupt one is `InvalidMedia`) and
- * resized or re-encoded to fit `ImageLimits`; PDFs are attached as they are.
+ * Attach an image or a PDF, read from the descriptor that was checked (the path may lead
+ * elsewhere by now). Images are decoded and fitted to `ImageLimits`; PDFs go as they are.
  */
-const attach = Effect.fn("Read.attach")(function*(target: Target, info: File.Info, file: FileSystem.File, mime: string) {
-  const kind = mediaKind(mime)!
-  const size = Number(info.size)
-  if (size > MAX_MEDIA_BYTES) {
-    return yield* new MediaTooLarge({ path: target.absolute, mime, size, maxSize: MAX_MEDIA_BYTES })
-  }
-  // From the descriptor that was checked, not the path again: the path may lead elsewhere by now.
-  yield* file.seek(0, "start")
-  const buffer = new Uint8Array(size)
-  const n = yield* readFully(file, buffer).pipe(Effect.mapError((e) => fromPlatformError(target.absolute, e)))
-  if (n < size) yield* endedEarly(file, target, size)
-  const bytes = buffer.subarray(0, n)
-  const incomplete = incompleteReason(mime, bytes)
-  if (incomplete !== undefined) return yield* new InvalidMedia({ path: target.absolute, reason: incomplete })
-  // Node's native encoder: `Encoding.encodeBase64` takes seconds on a 20 MB attachment.
-  const dataUrl = (type: string, data: Uint8Array) =>
-    `data:${type};base64,${Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("base64")}`
-  if (kind === "pdf") {
-    const message = "PDF read successfully"
-    return {
-      title: target.relative,
-      output: message,
-      metadata: { kind, path: target.absolute, preview: message, truncated: false, mime, ...facts(info) },
-      attachments: [{ type: "file" as const, mime, url: dataUrl(mime, bytes) }]
+const attach = (target: Target, info: File.Info, file: FileSystem.File, mime: string) =>
+  Effect.gen(function*() {
+    const size = Number(info.size)
+    if (size > MAX_MEDIA_BYTES) {
+      return yield* new MediaTooLarge({ path: target.absolute, mime, size, maxSize: MAX_MEDIA_BYTES })
     }
-  }
-  const image = yield* prepareImage(target.absolute, bytes, mime)
-  const message = image.detail === undefined ? "Image read successfully" : `Image read successfully (${image.detail})`
-  const { bytes: attachedBytes, ...attached } = image.attached
-  return {
-    title: target.relative,
-    output: message,
-    metadata: {
-      kind,
+    yield* file.seek(0, "start")
+    const buffer = new Uint8Array(size)
+    const n = yield* readFully(file, buffer).pipe(Effect.mapError((e) => fromPlatformError(target.absolute, e)))
+    if (n < size) yield* endedEarly(file, target, size)
+    return yield* attachBytes({
       path: target.absolute,
-      preview: message,
-      truncated: false,
+      title: target.relative,
+      bytes: buffer.subarray(0, n),
       mime,
-      ...facts(info),
-      width: image.original.width,
-      height: image.original.height,
-      format: image.original.format,
-      ...(image.changed ? { attached } : {})
-    },
-    attachments: [{ type: "file" as const, mime: attached.mime, url: dataUrl(attached.mime, attachedBytes) }]
-  }
-})
+      facts: facts(info)
+    })
+  })
 
 /** Stream from `start` through the pager until it has the page and footer, or the file ends. */
 const streamPage = (file: FileSystem.File, start: number, size: number, pager: LinePager, path: string) =>
