@@ -8,15 +8,15 @@
  *
  * | code | from |
  * |---|---|
- * | `NOT_FOUND` | `FileNotFound` |
- * | `ACCESS_DENIED` | `PermissionDenied`; `ReadFailed` with `EACCES` / `EPERM` |
+ * | `NOT_FOUND` | `FileNotFound`; `FetchFailed` with HTTP 404 or 410 |
+ * | `ACCESS_DENIED` | `PermissionDenied`; `ReadFailed` with `EACCES` / `EPERM`; `FetchFailed` for a refused address |
  * | `IS_DIRECTORY` | a directory, only when the caller asked for files only (`filesOnly`) |
  * | `BINARY_FILE` | `BinaryFile` |
  * | `INVALID_PARAM` | `InvalidParams`, `OffsetOutOfRange`, `ColumnOutOfRange`, `InvalidSelector` |
  * | `NOT_A_FILE` | `NotAFile` (FIFO, socket, device) |
- * | `FILE_TOO_LARGE` | `MediaTooLarge` |
+ * | `FILE_TOO_LARGE` | `MediaTooLarge`; `FetchFailed` for a body over the size limit |
  * | `INVALID_MEDIA` | `InvalidMedia` |
- * | `READ_FAILED` | any other `ReadFailed`; `ArchiveError`, `DatabaseError`, `ConversionFailed`, `FileChanged` |
+ * | `READ_FAILED` | any other `ReadFailed`; `ArchiveError`, `DatabaseError`, `ConversionFailed`, `FileChanged`; any other `FetchFailed` |
  */
 import * as Path from "@effect/platform/Path"
 import * as Duration from "effect/Duration"
@@ -27,7 +27,7 @@ import * as Schema from "effect/Schema"
 import { targetOf } from "./internal/access.js"
 import { inlineRefs } from "./internal/jsonSchema.js"
 import * as Read from "./Read.js"
-import type { ReadError } from "./ReadError.js"
+import type { FetchFailed, ReadError } from "./ReadError.js"
 import { Workspace } from "./Workspace.js"
 
 // -----------------------------------------------------------------------------
@@ -337,14 +337,27 @@ const codes: Readonly<Record<string, ErrorCode>> = {
   DatabaseError: "READ_FAILED",
   ConversionFailed: "READ_FAILED",
   FileChanged: "READ_FAILED",
-  ReadFailed: "READ_FAILED"
+  ReadFailed: "READ_FAILED",
+  FetchFailed: "READ_FAILED"
 }
 
-/** The envelope code of a `ReadError`; an OS refusal (`EACCES`, `EPERM`) is `ACCESS_DENIED`. */
+const fetchCode = (error: FetchFailed): ErrorCode | undefined =>
+  error.problem === "address"
+    ? "ACCESS_DENIED"
+    : error.problem === "too-large"
+    ? "FILE_TOO_LARGE"
+    : error.status === 404 || error.status === 410
+    ? "NOT_FOUND"
+    : undefined
+
+/**
+ * The envelope code of a `ReadError`; an OS refusal (`EACCES`, `EPERM`) is `ACCESS_DENIED`, and
+ * a failed fetch takes the code of the file failure it is like (refused, too large, not found).
+ */
 export const errorCode = (error: ReadError): ErrorCode =>
   error._tag === "ReadFailed" && (error.code === "EACCES" || error.code === "EPERM")
     ? "ACCESS_DENIED"
-    : codes[error._tag] ?? "READ_FAILED"
+    : (error._tag === "FetchFailed" ? fetchCode(error) : undefined) ?? codes[error._tag] ?? "READ_FAILED"
 
 /** A failed read as an envelope: `text` and `error.message` are the error's own message. */
 export const fromError = (error: ReadError, options: RenderOptions): ErrorEnvelope => ({

@@ -191,6 +191,24 @@ export class ReadFailed extends Schema.TaggedError<ReadFailed>()("ReadFailed", {
   }
 }
 
+/**
+ * A web page that could not be fetched: an HTTP error status, a refused or unresolvable address,
+ * a timeout, a body over the size limit, too many redirects, or a content type not read.
+ */
+export class FetchFailed extends Schema.TaggedError<FetchFailed>()("FetchFailed", {
+  /** The URL being fetched when it failed (after redirects). */
+  url: Schema.String,
+  /** What went wrong, for callers that branch on it; `reason` says it in words. */
+  problem: Schema.Literal("status", "address", "dns", "network", "timeout", "too-large", "redirects", "content-type"),
+  reason: Schema.String,
+  /** The HTTP status, for `problem: "status"`. */
+  status: Schema.optional(Schema.Number)
+}) {
+  override get message(): string {
+    return `Fetching ${this.url} failed: ${this.reason}`
+  }
+}
+
 /** Every way `read` can fail, as a schema (for tool definitions) and as a type. */
 export const ReadError = Schema.Union(
   FileNotFound,
@@ -207,6 +225,7 @@ export const ReadError = Schema.Union(
   DatabaseError,
   ConversionFailed,
   FileChanged,
-  ReadFailed
+  ReadFailed,
+  FetchFailed
 )
 export type ReadError = typeof ReadError.Type

@@ -12,7 +12,7 @@ export const Attachment = Schema.Struct({
 export type Attachment = typeof Attachment.Type
 
 export const ReadMetadata = Schema.Struct({
-  kind: Schema.Literal("text", "directory", "image", "pdf", "archive", "database", "notebook", "document"),
+  kind: Schema.Literal("text", "directory", "image", "pdf", "archive", "database", "notebook", "document", "web"),
   /** The resolved absolute path. */
   path: Schema.String,
   /** The first 20 shown lines (or entries), without numbers. */
@@ -32,7 +32,7 @@ export const ReadMetadata = Schema.Struct({
   nextOffset: Schema.optional(Schema.Number),
   /** Shown lines cut to the line-length cap. */
   linesCut: Schema.optional(Schema.Number),
-  /** File size in bytes. */
+  /** File size in bytes (web pages: body bytes received). */
   size: Schema.Number,
   /** Modification time, epoch milliseconds. */
   mtime: Schema.optional(Schema.Number),
@@ -59,6 +59,10 @@ export const ReadMetadata = Schema.Struct({
     mime: Schema.String,
     size: Schema.Number
   })),
+  /** Web pages: the URL the content came from (after redirects), its HTTP status and `Content-Type` header. */
+  url: Schema.optional(Schema.String),
+  status: Schema.optional(Schema.Number),
+  contentType: Schema.optional(Schema.String),
   /** Directories: `"tree"` when rendered as a tree (absent for the flat listing). */
   view: Schema.optional(Schema.Literal("tree"))
 })

@@ -50,13 +50,17 @@ export interface SourceMetadata {
   readonly bom?: boolean
   readonly finalNewline?: boolean
   readonly mime?: string
+  /** Web pages: the final URL, HTTP status and `Content-Type`. */
+  readonly url?: string
+  readonly status?: number
+  readonly contentType?: string
 }
 
 export interface PresentOptions<E, R> {
   /** The path shown in `<path>` (absolute; for members `archive.zip:dir/file`). */
   readonly path: string
   readonly title: string
-  readonly kind: "text" | "archive" | "notebook" | "document"
+  readonly kind: "text" | "archive" | "notebook" | "document" | "web"
   readonly pageAt: PageAt<E, R>
   readonly selection: Selection
   readonly params: { readonly offset?: number | undefined; readonly limit?: number | undefined; readonly column?: number | undefined }

@@ -1,0 +1,321 @@
+/**
+ * Web pages: `http://` and `https://` paths, fetched and read like files.
+ *
+ * Every fetch asks `webfetch` with the URL as pattern, and so does every redirect hop. A host is
+ * connected to only at public addresses: when it has none (loopback, private, link-local,
+ * unique-local, CGNAT, multicast, reserved — literal IPs included), `webfetch_private` is asked
+ * with the URL, so it is refused unless a rule allows it. The addresses checked are the ones
+ * connected to (a pinned `lookup`), so a second DNS answer cannot point the request elsewhere.
+ *
+ * HTML becomes markdown through a reader view, JSON is pretty-printed, other text is shown as
+ * sent (decoded by its charset), images and PDFs are attachments; text is then numbered, paged,
+ * selected (`url:50-100`, `:raw` for the body as sent) and capped exactly like a file's.
+ */
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Dns from "node:dns"
+import * as Net from "node:net"
+import { Permission } from "../../Permission.js"
+import { FetchFailed, InvalidSelector } from "../../ReadError.js"
+import type { ReadResult } from "../../ReadResult.js"
+import { codecFor, utf8 } from "../encoding.js"
+import { mediaKind } from "../media.js"
+import type { Selection } from "../selector.js"
+import { memoryPageAt, presentText } from "../text.js"
+import { attachBytes } from "./attachment.js"
+import { type AddressClass, classifyAddress, literalAddress } from "./web/address.js"
+import { type Address, get, type Outcome } from "./web/fetch.js"
+import { htmlToMarkdown } from "./web/html.js"
+
+export interface WebRequest {
+  /** An `http:` or `https:` URL, already parsed (selector removed). */
+  readonly url: URL
+  readonly params: { readonly offset?: number | undefined; readonly limit?: number | undefined; readonly column?: number | undefined }
+  readonly selection: Selection
+}
+
+export interface WebLimitsShape {
+  /** Time the network part of a read may take in all (DNS, connecting, every hop, the body); not time spent asking permission. */
+  readonly timeout: Duration.DurationInput
+  /** Largest body read, after decompression; reading stops there. */
+  readonly maxBytes: number
+  /** Redirects followed before giving up. */
+  readonly maxRedirects: number
+}
+
+/**
+ * The bounds of fetching a web page (default 30 s, 10 MB, 5 redirects). Override with
+ * `Effect.provideService(WebLimits, { timeout: "10 seconds", maxBytes: 1_000_000, maxRedirects: 2 })`.
+ */
+export class WebLimits extends Context.Reference<WebLimits>()("effect-read/WebLimits", {
+  defaultValue: (): WebLimitsShape => ({ timeout: Duration.seconds(30), maxBytes: 10 * 1024 * 1024, maxRedirects: 5 })
+}) {}
+
+// -----------------------------------------------------------------------------
+// Fetching: permissions, addresses, redirects, time
+// -----------------------------------------------------------------------------
+
+const failure = (url: URL, problem: FetchFailed["problem"], reason: string) =>
+  new FetchFailed({ url: url.href, problem, reason })
+
+const askFetch = (url: URL) =>
+  Effect.flatMap(Permission, (permission) =>
+    permission.ask({
+      permission: "webfetch",
+      patterns: [url.href],
+      always: [`${url.origin}/*`],
+      metadata: { url: url.href }
+    }))
+
+/** The host's addresses: the literal IP itself, or what DNS answers. */
+const resolve = (url: URL): Effect.Effect<ReadonlyArray<Address>, FetchFailed> => {
+  const literal = literalAddress(url.hostname)
+  if (literal !== undefined) return Effect.succeed([{ address: literal, family: Net.isIPv6(literal) ? 6 : 4 }])
+  return Effect.tryPromise({
+    try: () => Dns.promises.lookup(url.hostname, { all: true, verbatim: true }),
+    catch: (error) => {
+      const code = typeof error === "object" && error !== null && "code" in error ? String(error.code) : "unknown error"
+      return failure(url, "dns", `the host ${url.hostname} could not be resolved (DNS: ${code})`)
+    }
+  }).pipe(
+    Effect.flatMap((found) =>
+      found.length === 0
+        ? Effect.fail(failure(url, "dns", `the host ${url.hostname} has no addresses`))
+        : Effect.succeed(found.map(({ address, family }) => ({ address, family: family === 6 ? 6 as const : 4 as const })))
+    )
+  )
+}
+
+/**
+ * The addresses to connect to: the public ones; when there are none, all of them if
+ * `webfetch_private` allows the URL.
+ */
+const vetted = (url: URL, addresses: ReadonlyArray<Address>) =>
+  Effect.gen(function*() {
+    const classed = addresses.map((address) => ({ address, kind: classifyAddress(address.address) ?? "reserved" }))
+    const open = classed.filter(({ kind }) => kind === "public").map(({ address }) => address)
+    if (open.length > 0) return open
+    const first = classed[0]!
+    const permission = yield* Permission
+    yield* permission.ask({
+      permission: "webfetch_private",
+      patterns: [url.href],
+      always: [`${url.origin}/*`],
+      metadata: { url: url.href, address: first.address.address, class: first.kind }
+    }).pipe(Effect.mapError(() => refused(url, first.address.address, first.kind)))
+    return addresses
+  })
+
+const refused = (url: URL, address: string, kind: AddressClass) =>
+  failure(
+    url,
+    "address",
+    `${url.hostname === address || url.hostname === `[${address}]` ? "" : `${url.hostname} resolves to `}${address}, a ${kind} address. Loopback, private, link-local and other non-public addresses are fetched only when a webfetch_private permission rule allows the URL.`
+  )
+
+interface Fetched {
+  readonly url: URL
+  readonly redirects: number
+  readonly response: Extract<Outcome, { _tag: "Response" }>
+}
+
+/** Fetch `start`, following redirects; every hop is asked and its addresses checked. */
+const fetchFollowing = Effect.fn("Web.fetch")(function*(start: URL) {
+  const limits = yield* WebLimits
+  const budget = Duration.toMillis(Duration.decode(limits.timeout))
+  let spent = 0
+  // Only network time counts against the timeout; a permission prompt may wait for a person.
+  const network = <A>(url: URL, effect: Effect.Effect<A, FetchFailed>) =>
+    Effect.timed(effect.pipe(Effect.timeoutFail({
+      duration: Duration.millis(Math.max(0, budget - spent)),
+      onTimeout: () =>
+        failure(url, "timeout", `no complete response within ${Duration.format(Duration.millis(budget))} (the time limit for fetching a page)`)
+    }))).pipe(Effect.map(([elapsed, value]) => {
+      spent += Duration.toMillis(elapsed)
+      return value
+    }))
+
+  let url = start
+  for (let redirects = 0;; redirects++) {
+    yield* Effect.annotateCurrentSpan("url", url.href)
+    yield* askFetch(url)
+    const addresses = yield* vetted(url, yield* network(url, resolve(url)))
+    const outcome = yield* network(url, get(url, addresses, limits.maxBytes))
+    if (outcome._tag === "Response") {
+      if (outcome.status < 200 || outcome.status > 299) {
+        return yield* new FetchFailed({
+          url: url.href,
+          problem: "status",
+          status: outcome.status,
+          reason: `HTTP ${outcome.status}${outcome.statusText === "" ? "" : ` ${outcome.statusText}`}`
+        })
+      }
+      return { url, redirects, response: outcome } satisfies Fetched
+    }
+    let next: URL
+    try {
+      next = new URL(outcome.location, url)
+    } catch {
+      return yield* failure(url, "redirects", `HTTP ${outcome.status} redirects to "${outcome.location}", which is not a valid URL`)
+    }
+    if (next.protocol !== "http:" && next.protocol !== "https:") {
+      return yield* failure(url, "redirects", `HTTP ${outcome.status} redirects to ${next.href}, which is not an http or https URL`)
+    }
+    if (redirects >= limits.maxRedirects) {
+      return yield* failure(url, "redirects", `more than ${limits.maxRedirects} redirects (the next one is to ${next.href})`)
+    }
+    url = next
+  }
+})
+
+// -----------------------------------------------------------------------------
+// Content
+// -----------------------------------------------------------------------------
+
+type Handling = "html" | "json" | "text" | "media"
+
+const TEXTUAL_APPLICATIONS = new Set([
+  "application/xml",
+  "application/javascript",
+  "application/ecmascript",
+  "application/x-javascript",
+  "application/x-yaml",
+  "application/yaml",
+  "application/toml",
+  "application/x-sh",
+  "application/sql",
+  "application/graphql",
+  "application/x-ndjson"
+])
+
+const handlingOf = (mime: string): Handling | undefined =>
+  mime === "text/html" || mime === "application/xhtml+xml"
+    ? "html"
+    : mime === "application/json" || mime.endsWith("+json")
+    ? "json"
+    : mime.startsWith("text/") || mime.endsWith("+xml") || TEXTUAL_APPLICATIONS.has(mime)
+    ? "text"
+    : mediaKind(mime) !== undefined
+    ? "media"
+    : undefined
+
+const startsWith = (bytes: Uint8Array, ...prefix: Array<number>) => prefix.every((byte, i) => bytes[i] === byte)
+
+/** A type for a body sent without one (or as `application/octet-stream`): magic bytes, markup, or text. */
+const sniff = (bytes: Uint8Array): string | undefined => {
+  if (startsWith(bytes, 0x89, 0x50, 0x4e, 0x47)) return "image/png"
+  if (startsWith(bytes, 0xff, 0xd8, 0xff)) return "image/jpeg"
+  if (startsWith(bytes, 0x47, 0x49, 0x46, 0x38)) return "image/gif"
+  if (startsWith(bytes, 0x52, 0x49, 0x46, 0x46) && startsWith(bytes.subarray(8), 0x57, 0x45, 0x42, 0x50)) return "image/webp"
+  if (startsWith(bytes, 0x25, 0x50, 0x44, 0x46, 0x2d)) return "application/pdf"
+  const head = bytes.subarray(0, 1024)
+  if (head.includes(0)) return undefined
+  const text = Buffer.from(head).toString("latin1").trimStart().toLowerCase()
+  return text.startsWith("<!doctype html") || text.startsWith("<html") ? "text/html" : "text/plain"
+}
+
+interface ContentType {
+  readonly mime: string
+  readonly charset: string | undefined
+}
+
+const parseContentType = (header: string | undefined): ContentType | undefined => {
+  if (header === undefined || header.trim() === "") return undefined
+  const [type, ...parameters] = header.split(";")
+  const charset = parameters
+    .map((parameter) => /^\s*charset\s*=\s*"?([^";\s]+)"?\s*$/i.exec(parameter)?.[1])
+    .find((value) => value !== undefined)
+  return { mime: type!.trim().toLowerCase(), charset }
+}
+
+/** `<meta charset=…>` or the `http-equiv` form, in the first bytes of an HTML page. */
+const metaCharset = (bytes: Uint8Array): string | undefined =>
+  /<meta[^>]+charset\s*=\s*["']?\s*([\w.:-]+)/i.exec(Buffer.from(bytes.subarray(0, 4096)).toString("latin1"))?.[1]
+
+const decodeBody = (bytes: Uint8Array, charset: string | undefined) => {
+  const codec = (charset === undefined ? undefined : codecFor(charset)) ?? utf8
+  const decoded = codec.decode(bytes)
+  return { text: decoded.text.replace(/^\uFEFF/, ""), replaced: decoded.replaced, encoding: codec.encoding }
+}
+
+const withNewline = (text: string): string => text.length === 0 || /[\r\n]$/.test(text) ? text : `${text}\n`
+
+const oneLine = (text: string): string => text.replace(/\s+/g, " ").trim()
+
+/** The text shown for a body, and a note when it is not what the type promised. */
+const converted = (handling: "html" | "json" | "text", body: string, url: URL) => {
+  if (handling === "html") return { text: htmlToMarkdown(body, url).text, note: undefined }
+  if (handling === "json") {
+    try {
+      return { text: `${JSON.stringify(JSON.parse(body), null, 2)}\n`, note: undefined }
+    } catch (error) {
+      return {
+        text: withNewline(body),
+        note: `(Not valid JSON: ${oneLine(error instanceof Error ? error.message : String(error))}. Shown as received.)`
+      }
+    }
+  }
+  return { text: withNewline(body), note: undefined }
+}
+
+/** Read a web page: fetch it (asking, checking and following as above), then present it. */
+export const readWeb = Effect.fn("Read.web")(function*(request: WebRequest) {
+  const href = request.url.href
+  if (request.selection.pages !== undefined) {
+    return yield* new InvalidSelector({
+      path: href,
+      reason: "Page selectors (:pages=N-M) apply to PDF and .pptx files only; select lines of a web page with :N-M."
+    })
+  }
+  const fetched = yield* fetchFollowing(request.url)
+  const { response, url } = fetched
+  const declared = parseContentType(response.contentType)
+  const sniffed = declared === undefined || declared.mime === "application/octet-stream" ? sniff(response.body) : undefined
+  const mime = sniffed ?? declared?.mime ?? "application/octet-stream"
+  const handling = handlingOf(mime)
+  if (handling === undefined) {
+    return yield* new FetchFailed({
+      url: url.href,
+      problem: "content-type",
+      reason: `the response is ${mime}, which cannot be read as text, an image or a PDF`
+    })
+  }
+  const web = {
+    url: url.href,
+    status: response.status,
+    ...(response.contentType === undefined ? {} : { contentType: response.contentType })
+  }
+  if (handling === "media") {
+    return yield* attachBytes({
+      path: href,
+      title: href,
+      bytes: response.body,
+      mime,
+      facts: { size: response.received },
+      metadata: web
+    })
+  }
+  const charset = declared?.charset ?? (handling === "html" ? metaCharset(response.body) : undefined)
+  const decoded = decodeBody(response.body, charset)
+  const shown = request.selection.raw
+    ? { text: withNewline(decoded.text), note: undefined }
+    : converted(handling, decoded.text, url)
+  const notes = [
+    fetched.redirects > 0 ? `(Redirected: the content is from ${url.href}.)` : undefined,
+    shown.note
+  ].filter((note) => note !== undefined)
+  const bytes = new TextEncoder().encode(shown.text)
+  const result: ReadResult = yield* presentText({
+    path: href,
+    title: href,
+    kind: "web",
+    pageAt: memoryPageAt(bytes),
+    selection: request.selection,
+    params: request.params,
+    note: notes.length === 0 ? undefined : notes.join("\n"),
+    facts: { fileSize: bytes.length, encoding: decoded.encoding, replaced: decoded.replaced },
+    metadata: { size: response.received, mime, encoding: decoded.encoding, ...web }
+  })
+  return result
+})
