@@ -101,24 +101,22 @@ export const get = (
       const status = response.statusCode ?? 0
       const location = response.headers.location
       if (REDIRECTS.has(status) && location !== undefined) {
-        response.destroy()
-        request.destroy()
-        return finish(Effect.succeed({ _tag: "Redirect", status, location }))
+        finish(Effect.succeed({ _tag: "Redirect", status, location }))
+        return request.destroy()
       }
       const declared = Number(response.headers["content-length"])
       if (Number.isFinite(declared) && declared > maxBytes) {
-        response.destroy()
-        request.destroy()
-        return finish(Effect.fail(tooLarge(url, maxBytes, `response (${formatBytes(declared)})`)))
+        finish(Effect.fail(tooLarge(url, maxBytes, `response (${formatBytes(declared)})`)))
+        return request.destroy()
       }
       const chunks: Array<Buffer> = []
       let received = 0
       response.on("data", (chunk: Buffer) => {
         received += chunk.length
         if (received > maxBytes) {
-          response.destroy()
-          request.destroy()
-          return finish(Effect.fail(tooLarge(url, maxBytes, "response")))
+          // Settle first: destroying emits "aborted" at once.
+          finish(Effect.fail(tooLarge(url, maxBytes, "response")))
+          return request.destroy()
         }
         chunks.push(chunk)
       })

@@ -108,20 +108,23 @@ const absolutize = (page: Page, base: URL): void => {
 
 /**
  * Outside code blocks: no trailing spaces, one space after a list marker (turndown pads them to
- * four columns). At most one blank line in a row.
+ * four columns), at most one blank line in a row.
  */
 const tidy = (markdown: string): string => {
   let fence: string | undefined
-  const lines = markdown.split("\n").map((line) => {
-    const opening = /^(`{3,})/.exec(line)?.[1]
-    if (fence === undefined) {
-      if (opening !== undefined) fence = opening
-      return line.replace(/[ \t]+$/, "").replace(/^(\s*)([-*+]|\d+\.) {2,}(?=\S)/, "$1$2 ")
+  const out: Array<string> = []
+  for (const line of markdown.split("\n")) {
+    if (fence !== undefined) {
+      if (line === fence) fence = undefined
+      out.push(line)
+      continue
     }
-    if (line === fence) fence = undefined
-    return line
-  })
-  return lines.join("\n").replace(/\n{3,}/g, "\n\n").trim()
+    fence = /^(`{3,})/.exec(line)?.[1]
+    const tidied = line.replace(/[ \t]+$/, "").replace(/^(\s*)([-*+]|\d+\.) {2,}(?=\S)/, "$1$2 ")
+    if (tidied === "" && (out.length === 0 || out[out.length - 1] === "")) continue
+    out.push(tidied)
+  }
+  return out.join("\n").trim()
 }
 
 export interface Markdown {
