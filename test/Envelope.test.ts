@@ -292,7 +292,8 @@ describe("Envelope", () => {
         DatabaseError: "READ_FAILED",
         ConversionFailed: "READ_FAILED",
         FileChanged: "READ_FAILED",
-        ReadFailed: "READ_FAILED"
+        ReadFailed: "READ_FAILED",
+        FetchFailed: "READ_FAILED"
       }
       for (const member of ReadError.ReadError.members) {
         const tag = (member as unknown as { readonly _tag: string })._tag
