@@ -32,7 +32,7 @@ export type Outcome =
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308])
 
-const USER_AGENT = "effect-read (+https://github.com/effect-read; a coding agent's Read tool)"
+const USER_AGENT = "effect-read (a coding agent's Read tool)"
 const ACCEPT = "text/html,application/xhtml+xml,application/json;q=0.9,text/*;q=0.8,image/*;q=0.6,application/pdf;q=0.6,*/*;q=0.1"
 
 /** Answers every lookup with the addresses checked beforehand. */
