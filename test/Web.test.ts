@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
 import * as Layer from "effect/Layer"
 import * as Http from "node:http"
+import * as Https from "node:https"
 import type { AddressInfo } from "node:net"
 import * as Zlib from "node:zlib"
 import { noSelection, type Selection } from "../src/internal/selector.js"
@@ -98,8 +99,9 @@ const routes: Record<string, Handler> = {
   "/loop": redirect("/loop"),
   "/to-private": redirect("http://10.1.2.3/admin"),
   "/to-ftp": redirect("ftp://example.com/file"),
-  "/hang": () => {
-    // Never answers; the client's timeout must end the read.
+  "/hang": (req) => {
+    // Never answers; the client's timeout must end the read and close the connection.
+    hangClosed = new Promise((resolve) => req.socket.on("close", () => resolve()))
   },
   "/endless": (_, res) => {
     res.writeHead(200, { "content-type": "text/plain" })
@@ -109,9 +111,33 @@ const routes: Record<string, Handler> = {
   }
 }
 
+/** A throwaway self-signed certificate for 127.0.0.1, made for this test and trusted by nothing. */
+const TLS = {
+  key: `-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgS/dVryQl+ij+5GHr
+lZlzBHGKgNCL1oWAaHuOYPpDgGChRANCAARom/iierM69GgDyeoMLYxGYfrkjZjS
+RURQ0mjLKu87mv9IlVTGd7UFgbSsfikr6xuMb4ndI2UE2vl3OCHqHxnZ
+-----END PRIVATE KEY-----`,
+  cert: `-----BEGIN CERTIFICATE-----
+MIIBkDCCATagAwIBAgIUOuDgcNmqnzYrWM1GAK8wKpkf6yswCgYIKoZIzj0EAwIw
+FDESMBAGA1UEAwwJMTI3LjAuMC4xMCAXDTI2MTEyMzAyMjMzMloYDzIxMjYxMDMw
+MDIyMzMyWjAUMRIwEAYDVQQDDAkxMjcuMC4wLjEwWTATBgcqhkjOPQIBBggqhkjO
+PQMBBwNCAARom/iierM69GgDyeoMLYxGYfrkjZjSRURQ0mjLKu87mv9IlVTGd7UF
+gbSsfikr6xuMb4ndI2UE2vl3OCHqHxnZo2QwYjAdBgNVHQ4EFgQUjmW/qhxGySH4
+gzC+JxqqesH2O6wwHwYDVR0jBBgwFoAUjmW/qhxGySH4gzC+JxqqesH2O6wwDwYD
+VR0TAQH/BAUwAwEB/zAPBgNVHREECDAGhwR/AAABMAoGCCqGSM49BAMCA0gAMEUC
+IQCLux4BftmZxyH88KgkbxGFOgPbw6jXvvAINk7Wvur/MwIgGKr8CS0n9M50eo14
+mPyVhtj0zrkdNXuwO9uqSrCjr/0=
+-----END CERTIFICATE-----`
+}
+
 let server: Http.Server
+let tlsServer: Https.Server
 let port = 0
+let tlsPort = 0
 const hits: Array<string> = []
+/** Resolves when the server sees the /hang request's connection closed. */
+let hangClosed: Promise<void> = Promise.resolve()
 
 beforeAll(async () => {
   server = Http.createServer((req, res) => {
@@ -122,11 +148,16 @@ beforeAll(async () => {
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   port = (server.address() as AddressInfo).port
+  tlsServer = Https.createServer(TLS, (_, res) => send("text/plain", "secret\n")(_, res))
+  await new Promise<void>((resolve) => tlsServer.listen(0, "127.0.0.1", resolve))
+  tlsPort = (tlsServer.address() as AddressInfo).port
 })
 
 afterAll(async () => {
   server.closeAllConnections()
+  tlsServer.closeAllConnections()
   await new Promise((resolve) => server.close(resolve))
+  await new Promise((resolve) => tlsServer.close(resolve))
 })
 
 const at = (path: string) => `http://127.0.0.1:${port}${path}`
@@ -307,8 +338,24 @@ describe("web pages", () => {
     Effect.gen(function*() {
       const error = yield* fail("/hang").pipe(limits({ timeout: Duration.millis(300) }))
       expect(error).toMatchObject({ _tag: "FetchFailed", problem: "timeout" })
-      expect(error.message).toContain("no complete response within")
+      expect(error.message).toBe(
+        `Fetching ${at("/hang")} failed: no complete response within 300ms (the time limit for fetching a page)`
+      )
+      // The request was destroyed, not left open.
+      yield* Effect.promise(() => hangClosed)
     }), { timeout: 20_000 })
+
+  it.live("https verifies the certificate: a self-signed one is a network failure", () =>
+    Effect.gen(function*() {
+      const rules: ReadonlyArray<Permission.Rule> = [
+        { permission: "webfetch", pattern: "*", action: "allow" },
+        { permission: "webfetch_private", pattern: "https://127.0.0.1:*", action: "allow" }
+      ]
+      const url = new URL(`https://127.0.0.1:${tlsPort}/`)
+      const error = yield* readWeb({ ...request("/"), url }).pipe(Effect.provide(recording(rules).layer), Effect.flip)
+      expect(error).toMatchObject({ _tag: "FetchFailed", problem: "network", url: url.href })
+      expect(error.message).toContain("self-signed certificate")
+    }))
 
   it.live("HTTP errors are FetchFailed with the status", () =>
     Effect.gen(function*() {
@@ -362,6 +409,17 @@ describe("web permissions and redirects", () => {
       )
       expect(named).toMatchObject({ _tag: "FetchFailed", problem: "address" })
       expect(named.message).toContain("localhost resolves to ")
+
+      // Other spellings of loopback: decimal, hex, IPv4-mapped IPv6.
+      for (const host of ["2130706433", "0x7f.1", "[::ffff:127.0.0.1]", "[::1]"]) {
+        const other = yield* readWeb({ ...request("/json"), url: new URL(`http://${host}:${port}/json`) }).pipe(
+          Effect.provide(plain.layer),
+          Effect.flip
+        )
+        expect([host, other._tag, (other as FetchFailed).problem]).toEqual([host, "FetchFailed", "address"])
+        expect(other.message).toContain("a loopback address")
+      }
+      expect(hits.length).toBe(before)
 
       const allowed = recording(serverRules())
       const result = yield* readWeb(request("/json")).pipe(Effect.provide(allowed.layer))
