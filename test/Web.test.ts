@@ -51,6 +51,21 @@ one it was and how to continue reading from the next line.</p>
 <footer><p>Copyright 2026 Example Corp. All rights reserved.</p><a href="/privacy">Privacy policy</a></footer>
 </body></html>`
 
+/** Markup turndown alone renders poorly: tables, <pre> without <code>, loose lists, permalinks. */
+const FEATURES = `<html><head><title>Features</title></head><body><article>
+<table><tr><td><a href="/prev">Prev</a></td><td><a href="/next">Next</a></td></tr></table>
+<h2 id="options">Options<a class="headerlink" href="#options">¶</a></h2>
+<p>The options below are read once, when the reader starts, and apply to every page it reads after that.</p>
+<table><tr><th>name</th><th>default</th></tr><tr><td>limit</td><td>2000</td></tr><tr><td>pipe | char</td><td>none</td></tr></table>
+<pre>
+int main(void) {
+  return 0;
+}
+</pre>
+<ul><li><p>first item</p></li><li><p>second item</p></li></ul>
+<p>The list above has two items, each written as a paragraph, which turndown would separate by blank lines.</p>
+</article></body></html>`
+
 const LINES = Array.from({ length: 300 }, (_, i) => `line ${i + 1}`).join("\n") + "\n"
 
 type Handler = (request: Http.IncomingMessage, response: Http.ServerResponse) => void
@@ -85,6 +100,7 @@ const routes: Record<string, Handler> = {
   "/br": send("text/plain", Zlib.brotliCompressSync(LINES), { "content-encoding": "br" }),
   "/deflate": send("text/plain", Zlib.deflateRawSync(LINES), { "content-encoding": "deflate" }),
   "/bomb": send("text/plain", Zlib.gzipSync(Buffer.alloc(4 * 1024 * 1024, 0x61)), { "content-encoding": "gzip" }),
+  "/features": send("text/html", FEATURES),
   "/tiny": send("text/html", "<html><body><p>Hi <b>there</b>, <a href='sub/page'>go</a></p></body></html>"),
   "/meta-charset": send("text/html", Buffer.from("<html><head><meta charset=\"windows-1252\"><title>Caf\xe9</title></head><body><p>\x93Quoted\x94 na\xefve</p></body></html>", "latin1")),
   "/declared-big": (_, res) => {
@@ -230,6 +246,17 @@ describe("web pages", () => {
         truncated: false
       })
       expect(result.title).toBe(at("/article"))
+    }))
+
+  it.live("tables, bare <pre>, loose lists and permalinks come out as clean markdown", () =>
+    Effect.gen(function*() {
+      const markdown = text((yield* read("/features")).output)
+      expect(markdown).toContain(`[Prev](${at("/prev")}) [Next](${at("/next")})`)
+      expect(markdown).toContain("## Options\n")
+      expect(markdown).not.toContain("¶")
+      expect(markdown).toContain("| name | default |\n| --- | --- |\n| limit | 2000 |\n| pipe \\| char | none |")
+      expect(markdown).toContain("```\nint main(void) {\n  return 0;\n}\n```")
+      expect(markdown).toContain("- first item\n- second item")
     }))
 
   it.live("a page without an article is converted whole; a <meta> charset is honoured", () =>

@@ -74,7 +74,7 @@ const makeService = (): TurndownService => {
       /^[\s¶#§🔗]*$/u.test(node.textContent ?? ""),
     replacement: () => ""
   })
-  // Tables as GFM pipe tables, the first row as the header.
+  // Tables of two rows or more as GFM pipe tables, the first row as the header.
   service.addRule("table", {
     filter: (node) => node.nodeName === "TABLE",
     replacement: (_content, node) => {
@@ -82,6 +82,8 @@ const makeService = (): TurndownService => {
         .map((row) => Array.from(row.children).filter((cell) => cell.nodeName === "TD" || cell.nodeName === "TH"))
         .filter((cells) => cells.length > 0)
       if (rows.length === 0) return ""
+      // One row is layout (a navigation bar), not data: its cells as a line of text.
+      if (rows.length === 1) return `\n\n${rows[0]!.map((cell) => cellText(service, cell)).filter((t) => t !== "").join(" ")}\n\n`
       const width = Math.max(...rows.map((cells) => cells.length))
       const line = (cells: ReadonlyArray<string>) =>
         `| ${[...cells, ...Array<string>(width - cells.length).fill("")].join(" | ")} |`
@@ -108,8 +110,10 @@ const absolutize = (page: Page, base: URL): void => {
 
 /**
  * Outside code blocks: no trailing spaces, one space after a list marker (turndown pads them to
- * four columns), at most one blank line in a row.
+ * four columns), no blank line between two list items, at most one blank line in a row.
  */
+const LIST_ITEM = /^\s*(?:[-*+]|\d+\.) \S/
+
 const tidy = (markdown: string): string => {
   let fence: string | undefined
   const out: Array<string> = []
@@ -122,6 +126,8 @@ const tidy = (markdown: string): string => {
     fence = /^(`{3,})/.exec(line)?.[1]
     const tidied = line.replace(/[ \t]+$/, "").replace(/^(\s*)([-*+]|\d+\.) {2,}(?=\S)/, "$1$2 ")
     if (tidied === "" && (out.length === 0 || out[out.length - 1] === "")) continue
+    // Items of one list written as paragraphs (`<li><p>`) still follow each other line by line.
+    if (LIST_ITEM.test(tidied) && out[out.length - 1] === "" && LIST_ITEM.test(out[out.length - 2] ?? "")) out.pop()
     out.push(tidied)
   }
   return out.join("\n").trim()
