@@ -164,7 +164,12 @@ const countingLayer = (root: string, counter: { bytes: number }) => {
 }
 
 /** The Node filesystem, where every read of `name` after the first `reads` never returns. */
+/**
+ * Reads of `name` stall forever after `reads` reads of one descriptor. The first descriptor is
+ * left alone: it is the registry's look at the first bytes; the archive reader opens its own.
+ */
 const stallingLayer = (root: string, name: string, reads: number, stalled: Deferred.Deferred<void>) => {
+  let opens = 0
   const stalling = Layer.effect(
     FileSystem.FileSystem,
     Effect.map(FileSystem.FileSystem, (inner): FileSystem.FileSystem => ({
@@ -172,9 +177,10 @@ const stallingLayer = (root: string, name: string, reads: number, stalled: Defer
       open: (path, options) =>
         Effect.map(inner.open(path, options), (file) => {
           let count = 0
+          const stalls = path.endsWith(name) && ++opens > 1
           return new Proxy(file, {
             get(target, property, receiver) {
-              if (property === "read" && path.endsWith(name)) {
+              if (property === "read" && stalls) {
                 return (buffer: Uint8Array) =>
                   ++count > reads ? Effect.zipRight(Deferred.succeed(stalled, undefined), Effect.never) : target.read(buffer)
               }

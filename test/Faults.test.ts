@@ -472,6 +472,19 @@ describe("text under faults", () => {
     { fastCheck: { numRuns: 30 } }
   )
 
+  // Found by the property above: the first read (the old end, kept to tell an append from a
+  // rewrite) fails, then the file is rewritten longer. Without its old end, growth is a change.
+  it.effect("a file that grows after its old end could not be read is not taken for an append", () =>
+    memoryFileCase(
+      "app.log",
+      LARGE_TEXT,
+      [
+        FaultFileSystem.Fail.make({ operation: "read", nth: 1, code: "EIO", times: 1, path: "<target>" }),
+        FaultFileSystem.Rewrite.make({ afterRead: 2, size: LARGE_TEXT.length + 11, path: "<target>" })
+      ],
+      textRequest("app.log", { ranges: ":1-5,39990-39995" })
+    ))
+
   // A rewrite that grows the file is not an append: the old end changed, so the page is no
   // snapshot of the opened version. The read starts over on the new version.
   it.effect("a file rewritten in place to a longer version after the first read", () =>

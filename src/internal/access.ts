@@ -298,8 +298,15 @@ export const confirmUnchanged = <A, E, R>(
     const fs = yield* FileSystem.FileSystem
     const result = yield* Effect.either(use)
     const after = yield* file.stat.pipe(Effect.option)
+    // Without a stat of the descriptor, its old end still tells a rewrite.
+    const rewritten = Effect.gen(function*() {
+      if (tail?.before === undefined) return false
+      const tailNow = yield* tail.again
+      return tailNow !== undefined && Buffer.compare(tail.before, tailNow) !== 0
+    })
     const detail = yield* Option.match(after, {
-      onNone: () => Effect.succeed<string | undefined>(undefined),
+      onNone: () =>
+        Effect.map(rewritten, (changed) => changed ? "it was rewritten while it was being read" : undefined),
       onSome: (now) =>
         Effect.gen(function*() {
           const size = Number(before.size)
@@ -309,13 +316,14 @@ export const confirmUnchanged = <A, E, R>(
           const mtimeNow = Option.getOrUndefined(Option.map(now.mtime, (date) => date.getTime()))
           if (sizeNow === size && mtime !== mtimeNow) return "it was rewritten while it was being read"
           // A rewrite that grew the file, or one within the same mtime tick: the old end changed.
-          if (tail?.before !== undefined) {
-            const tailNow = yield* tail.again
-            if (tailNow !== undefined && Buffer.compare(tail.before, tailNow) !== 0) {
-              return sizeNow > size
-                ? `it was rewritten while it was being read (${formatBytes(size)} → ${formatBytes(sizeNow)})`
-                : "it was rewritten while it was being read"
-            }
+          // It grew, and its old end could not be read at open: an append cannot be told apart.
+          if (sizeNow > size && size > 0 && tail !== undefined && tail.before === undefined) {
+            return `it grew while it was being read (${formatBytes(size)} → ${formatBytes(sizeNow)})`
+          }
+          if (yield* rewritten) {
+            return sizeNow > size
+              ? `it was rewritten while it was being read (${formatBytes(size)} → ${formatBytes(sizeNow)})`
+              : "it was rewritten while it was being read"
           }
           const atPath = yield* fs.stat(target.absolute).pipe(Effect.option)
           if (Option.isNone(atPath)) return "it was removed while it was being read"

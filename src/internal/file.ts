@@ -1,43 +1,27 @@
 /**
- * Regular files: sniff the first bytes, then attach media, refuse binary, or stream a page of
- * text through the line pager, stopping as soon as the page and its footer are known.
+ * The text and media sources over a checked descriptor: text is streamed a page at a time through
+ * the line pager, stopping as soon as the page and its footer are known; images and PDFs are
+ * attached from the bytes the descriptor holds.
  */
-import { SystemError } from "@effect/platform/Error"
 import type { File } from "@effect/platform/FileSystem"
-import * as FileSystem from "@effect/platform/FileSystem"
-import * as Path from "@effect/platform/Path"
+import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { fileTypeFromBuffer, type FileTypeResult } from "file-type"
-import { LineIndex, noop as LineIndexNoop } from "../LineIndex.js"
+import { LineIndex } from "../LineIndex.js"
 import { Progress } from "../Progress.js"
-import { BinaryFile, type FileChanged, formatBytes, InvalidMedia, MediaTooLarge, ReadFailed } from "../ReadError.js"
-import { confirmUnchanged, endedEarly, openChecked, tailOf, type Target } from "./access.js"
+import { BinaryFile, type FileChanged, InvalidMedia, MediaTooLarge, type ReadFailed } from "../ReadError.js"
+import { endedEarly, type Target } from "./access.js"
 import { binaryExtensions, binarySignature, SAMPLE_BYTES } from "./binary.js"
 import { type Codec, type Detection, detect, detectionFor, firstTelling, LOOKAHEAD_BYTES } from "./encoding.js"
 import { COUNT_AHEAD_BYTES, LinePager, MAX_LINE_LENGTH, pastEnd } from "./lines.js"
 import { MAX_MEDIA_BYTES, mediaExtensions, mediaKind } from "./media.js"
 import { fromPlatformError } from "./platformError.js"
-import { archiveExtension, databaseExtension, isSqliteHeader } from "./containers.js"
-import * as Permits from "./permits.js"
-import { noSelection, type Selection } from "./selector.js"
-import { looksLikeArchive, readArchive } from "./sources/archive.js"
-import { readDatabase } from "./sources/database.js"
-import { documentExtensions, readDocument } from "./sources/document.js"
 import { attachBytes } from "./sources/attachment.js"
-import { readNotebook } from "./sources/notebook.js"
+import type { FileFacts, FileSourceRequest } from "./sources/types.js"
 import { type PageAt, presentText } from "./text.js"
 
 /** Bytes read per call while streaming text: large enough to amortise calls on deep scans. */
 export const CHUNK_BYTES = 256 * 1024
-
-interface Params {
-  readonly offset?: number | undefined
-  readonly limit?: number | undefined
-  readonly column?: number | undefined
-  /** Decode text in this encoding instead of detecting it. */
-  readonly encoding?: string | undefined
-}
 
 const facts = (info: File.Info) => ({
   size: Number(info.size),
@@ -55,9 +39,6 @@ const readFully = (file: FileSystem.File, buffer: Uint8Array) =>
     }
     return filled
   })
-
-const sniffType = (sample: Uint8Array) =>
-  Effect.promise((): Promise<FileTypeResult | undefined> => fileTypeFromBuffer(sample).catch(() => undefined))
 
 /**
  * Attach an image or a PDF, read from the descriptor that was checked (the path may lead
@@ -156,7 +137,7 @@ const endsWithNewline = (file: FileSystem.File, size: number, detection: Text) =
 
 type Text = Extract<Detection, { readonly _tag: "Text" }>
 /** What a binary file looks like, for a refusal the model can act on. */
-const describeBinary = (sniffed: FileTypeResult | undefined, head: Uint8Array, ext: string): string => {
+const describeBinary = (sniffed: FileFacts["sniffed"], head: Uint8Array, ext: string): string => {
   const signature = binarySignature(head)
   if (signature !== undefined) return signature
   if (sniffed !== undefined) return `${sniffed.mime} (.${sniffed.ext})`
@@ -164,220 +145,115 @@ const describeBinary = (sniffed: FileTypeResult | undefined, head: Uint8Array, e
   return `${binaryExtensions.has(ext) ? `${ext} file, ` : ""}unrecognised binary data starting with ${magic}`
 }
 
-/**
- * Files open at once across all reads: a thousand concurrent reads must not exhaust descriptors.
- * FIFO hand-off, so waiting reads cost linear time (see permits.ts).
- */
-const openFiles = Permits.unsafeMake(128)
-
-/**
- * Regular files that report size 0 may hold bytes all the same (`/proc`, `/sys`, some FUSE
- * files): they are read to their end, up to this many bytes, and shown as what was read.
- */
-export const MAX_UNSIZED_BYTES = 8 * 1024 * 1024
-
-/** What a file that reports size 0 holds: nothing, its bytes, or a refusal past the cap. */
-const readUnsized = (file: FileSystem.File, target: Target) =>
-  Effect.gen(function*() {
-    const buffer = new Uint8Array(MAX_UNSIZED_BYTES + 1)
-    const n = yield* readFully(file, buffer).pipe(Effect.mapError((e) => fromPlatformError(target.absolute, e)))
-    if (n > MAX_UNSIZED_BYTES) {
-      return yield* new ReadFailed({
-        path: target.absolute,
-        reason: `it reports a size of 0 bytes but holds more than ${
-          formatBytes(MAX_UNSIZED_BYTES)
-        }, too much to read without a size to page by`,
-        code: "EFBIG"
-      })
-    }
-    return n === 0 ? undefined : buffer.slice(0, n)
-  })
-
-/** A read-only `File` over bytes already read: the snapshot of a file that reports size 0. */
-const snapshotFile = (bytes: Uint8Array, info: File.Info): FileSystem.File => {
-  let position = 0
-  const readOnly = (method: string) =>
-    Effect.fail(
-      new SystemError({ reason: "BadResource", module: "FileSystem", method, description: "a read-only snapshot" })
-    )
-  const read = (buffer: Uint8Array) =>
-    Effect.sync(() => {
-      const n = Math.max(0, Math.min(buffer.length, bytes.length - position))
-      buffer.set(bytes.subarray(position, position + n))
-      position += n
-      return FileSystem.Size(n)
-    })
-  return {
-    [FileSystem.FileTypeId]: FileSystem.FileTypeId,
-    fd: FileSystem.FileDescriptor(-1),
-    stat: Effect.succeed({ ...info, size: FileSystem.Size(bytes.length) }),
-    seek: (offset, from) =>
-      Effect.sync(() => {
-        position = from === "start" ? Number(offset) : position + Number(offset)
-      }),
-    sync: Effect.void,
-    read,
-    readAlloc: (size) =>
-      Effect.sync(() => {
-        const n = Math.max(0, Math.min(Number(size), bytes.length - position))
-        position += n
-        return n === 0 ? Option.none() : Option.some(bytes.slice(position - n, position))
-      }),
-    truncate: () => readOnly("truncate"),
-    write: () => readOnly("write"),
-    writeAll: () => readOnly("writeAll")
-  }
-}
-
-export const readFile = Effect.fn("Read.file")(function*(
-  target: Target,
-  stat: File.Info,
-  params: Params,
-  selection: Selection = noSelection,
-  note?: string
-) {
-  const path = yield* Path.Path
-  const ext = path.extname(target.absolute).toLowerCase()
-  const promised = mediaExtensions.get(ext)
+export const readText = Effect.fn("Read.text")(function*(request: FileSourceRequest) {
+  const { file, head, info, note, params, selection, sniffed, target } = request
   const failed = (error: Parameters<typeof fromPlatformError>[1]) => fromPlatformError(target.absolute, error)
+  const index = yield* LineIndex
+  const size = Number(info.size)
+  const sampled = head.length
+  const requested = params.encoding
+  const judged = requested === undefined && sampled < size && firstTelling(head) === -1
+    ? yield* lookAhead(file, head, size).pipe(Effect.mapError(failed))
+    : { sample: head, complete: sampled >= size }
+  const detection = requested === undefined ? detect(judged.sample, judged.complete) : detectionFor(requested, head)
+  // Content first: a `.dat` holding text is read; a recognised container format is not text,
+  // whatever encoding the caller names (a named encoding only overrules the NUL heuristic).
+  const binary = requested === undefined
+    ? detection._tag === "Binary" || (sniffed !== undefined && detection.fallback)
+    : request.binary
+  if (binary || detection._tag === "Binary") return yield* refuseBinary(request)
 
-  return yield* Effect.scoped(Effect.gen(function*() {
-    const opened = yield* openChecked(target)
-    // What was opened, as it was when opened: the version every byte of this read must come from.
-    const before = yield* opened.stat.pipe(Effect.orElseSucceed(() => stat))
-    // Its last bytes: an append leaves them, a rewrite that grew the file does not.
-    const tail = yield* tailOf(opened, Number(before.size))
-    yield* opened.seek(0, "start")
-    // Everything below reads the version that was opened, or fails with FileChanged.
-    return yield* confirmUnchanged(opened, target, before, Effect.gen(function*() {
-      const unsized = Number(before.size) === 0 ? yield* readUnsized(opened, target) : undefined
-      // A snapshot is read from memory and never indexed: its next read may hold other bytes.
-      const file = unsized === undefined ? opened : snapshotFile(unsized, before)
-      const info = unsized === undefined ? before : { ...before, size: FileSystem.Size(unsized.length) }
-      const index = unsized === undefined ? yield* LineIndex : LineIndexNoop
-      const size = Number(info.size)
-      const sample = new Uint8Array(Math.min(SAMPLE_BYTES, size))
-      const sampled = yield* readFully(file, sample).pipe(Effect.mapError(failed))
-      const head = sample.subarray(0, sampled)
-
-      if (head.length === 0 && promised !== undefined) {
-        return yield* new InvalidMedia({ path: target.absolute, reason: "the file is empty" })
+  const mtime = Option.match(info.mtime, { onNone: () => 0, onSome: (date) => date.getTime() })
+  const key = `${info.dev}:${Option.getOrElse(info.ino, () => 0)}:${size}:${mtime}:${detection.codec.encoding}`
+  const pageAt: PageAt<ReadFailed | FileChanged, never> = (request) =>
+    Effect.gen(function*() {
+      const knownTotal = yield* index.totalLines(target.absolute, key)
+      if (knownTotal !== undefined && request.offset > knownTotal) {
+        // The end is known to be before the page: answer without reading.
+        return pastEnd(request.offset, knownTotal)
       }
-      // Bytes decide, not names: JPEG bytes in a `.bin` are an image, a `.png` holding HTML is not.
-      const sniffed = head.length === 0 ? undefined : yield* sniffType(head)
-      const request = { target, info, params, selection }
-      if (databaseExtension.test(target.absolute) && isSqliteHeader(head)) {
-        return yield* readDatabase({ target, info, params, inner: "" })
-      }
-      // A `.zip` holding plain text is read as text; anything else named like an archive is one
-      // (or gets the archive reader's account of why it is not).
-      const plainText = (() => {
-        if (head.length === 0) return false
-        const detected = detect(head, head.length >= size)
-        return detected._tag === "Text" && !detected.fallback
-      })()
-      if (archiveExtension.test(target.absolute) && (looksLikeArchive(target.absolute, head) || !plainText)) {
-        return yield* readArchive({ target, info, params, inner: "" })
-      }
-      const wantsText = selection.pages !== undefined || selection.raw || selection.ranges.length > 0 ||
-        params.offset !== undefined || params.limit !== undefined
-      if (sniffed?.mime === "application/pdf" && wantsText) {
-        // A page or line selector, or offset/limit, asks for the PDF's text instead of the attachment.
-        return yield* readDocument(request)
-      }
-      if (sniffed !== undefined && mediaKind(sniffed.mime) !== undefined) {
-        return yield* attach(target, info, file, sniffed.mime)
-      }
-      if (ext === ".ipynb" && !selection.raw) return yield* readNotebook(request)
-      if (documentExtensions.has(ext)) return yield* readDocument(request)
-      const requested = params.encoding
-      const judged = requested === undefined && sampled < size && firstTelling(head) === -1
-        ? yield* lookAhead(file, head, size).pipe(Effect.mapError(failed))
-        : { sample: head, complete: sampled >= size }
-      const detection = requested === undefined ? detect(judged.sample, judged.complete) : detectionFor(requested, head)
-      if (promised !== undefined) {
-        return yield* new InvalidMedia({
-          path: target.absolute,
-          reason: `the name says ${promised} but the content is ${
-            sniffed?.mime ?? (detection._tag === "Binary" ? "not a recognised format" : "text")
-          }`
-        })
-      }
-      // Content first: a `.dat` holding text is read; a recognised container format is not text,
-      // whatever encoding the caller names (a named encoding only overrules the NUL heuristic).
-      const binary = requested === undefined
-        ? detection._tag === "Binary" || (sniffed !== undefined && detection.fallback)
-        : binarySignature(head) !== undefined || (sniffed !== undefined && detect(head, sampled >= size)._tag === "Binary")
-      if (binary || detection._tag === "Binary") {
-        return yield* new BinaryFile({ path: target.absolute, description: describeBinary(sniffed, head, ext), size })
-      }
-
-      const mtime = Option.match(info.mtime, { onNone: () => 0, onSome: (date) => date.getTime() })
-      const key = `${info.dev}:${Option.getOrElse(info.ino, () => 0)}:${size}:${mtime}:${detection.codec.encoding}`
-      const pageAt: PageAt<ReadFailed | FileChanged, never> = (request) =>
-        Effect.gen(function*() {
-          const knownTotal = yield* index.totalLines(target.absolute, key)
-          if (knownTotal !== undefined && request.offset > knownTotal) {
-            // The end is known to be before the page: answer without reading.
-            return pastEnd(request.offset, knownTotal)
-          }
-          // A stateful encoding's shift state at a checkpoint is not recorded: read from the start.
-          let checkpoint = detection.codec.tracker === undefined
-            ? yield* index.lookup(target.absolute, key, request.offset)
-            : { lines: 0, position: 0 }
-          // The key cannot see an in-place rewrite of the same size within one mtime tick: a
-          // checkpoint must sit right after a line terminator, or the index is dropped.
-          if (checkpoint.position > detection.bomLength) {
-            const before = yield* unitBefore(file, checkpoint.position, detection.codec.unit)
-            if (!isTerminator(before, detection.codec)) {
-              yield* index.forget(target.absolute)
-              checkpoint = { lines: 0, position: 0 }
-            }
-          }
-          const start = { lines: checkpoint.lines, position: Math.max(checkpoint.position, detection.bomLength) }
-          const pager = new LinePager(
-            {
-              ...request,
-              maxLineLength: MAX_LINE_LENGTH,
-              countAhead: COUNT_AHEAD_BYTES,
-              checkpointEvery: index.every
-            },
-            detection.codec,
-            start,
-            detection.bomLength
-          )
-          const streamed = yield* streamPage(file, start.position, size, pager, target.absolute)
-          if (streamed.early) yield* endedEarly(file, target, size)
-          const scanned = streamed.page
-          yield* index.record(target.absolute, key, scanned.checkpoints, scanned.totalLines)
-          // An earlier scan may have counted to the end: an exact total beats a lower bound.
-          return scanned.totalLines === undefined && knownTotal !== undefined && scanned.stoppedBy !== "bytes"
-            ? {
-              ...scanned,
-              totalLines: knownTotal,
-              linesAtLeast: knownTotal,
-              stoppedBy: scanned.offset - 1 + scanned.lines.length === knownTotal ? "eof" as const : scanned.stoppedBy
-            }
-            : scanned
-        }).pipe(Effect.mapError((error) => error._tag === "FileChanged" ? error : failed(error)))
-
-      const finalNewline = yield* endsWithNewline(file, size, detection).pipe(Effect.mapError(failed))
-      return yield* presentText({
-        path: target.absolute,
-        title: target.relative,
-        kind: "text",
-        pageAt,
-        selection,
-        params,
-        note,
-        facts: { fileSize: size, encoding: detection.codec.encoding, replaced: detection.fallback },
-        metadata: {
-          encoding: detection.codec.encoding,
-          bom: detection.bomLength > 0,
-          finalNewline,
-          ...facts(info)
+      // A stateful encoding's shift state at a checkpoint is not recorded: read from the start.
+      let checkpoint = detection.codec.tracker === undefined
+        ? yield* index.lookup(target.absolute, key, request.offset)
+        : { lines: 0, position: 0 }
+      // The key cannot see an in-place rewrite of the same size within one mtime tick: a
+      // checkpoint must sit right after a line terminator, or the index is dropped.
+      if (checkpoint.position > detection.bomLength) {
+        const before = yield* unitBefore(file, checkpoint.position, detection.codec.unit)
+        if (!isTerminator(before, detection.codec)) {
+          yield* index.forget(target.absolute)
+          checkpoint = { lines: 0, position: 0 }
         }
-      })
-    }), { before: tail, again: tailOf(opened, Number(before.size)) })
-  }).pipe(openFiles.withPermit))
+      }
+      const start = { lines: checkpoint.lines, position: Math.max(checkpoint.position, detection.bomLength) }
+      const pager = new LinePager(
+        {
+          ...request,
+          maxLineLength: MAX_LINE_LENGTH,
+          countAhead: COUNT_AHEAD_BYTES,
+          checkpointEvery: index.every
+        },
+        detection.codec,
+        start,
+        detection.bomLength
+      )
+      const streamed = yield* streamPage(file, start.position, size, pager, target.absolute)
+      if (streamed.early) yield* endedEarly(file, target, size)
+      const scanned = streamed.page
+      yield* index.record(target.absolute, key, scanned.checkpoints, scanned.totalLines)
+      // An earlier scan may have counted to the end: an exact total beats a lower bound.
+      return scanned.totalLines === undefined && knownTotal !== undefined && scanned.stoppedBy !== "bytes"
+        ? {
+          ...scanned,
+          totalLines: knownTotal,
+          linesAtLeast: knownTotal,
+          stoppedBy: scanned.offset - 1 + scanned.lines.length === knownTotal ? "eof" as const : scanned.stoppedBy
+        }
+        : scanned
+    }).pipe(Effect.mapError((error) => error._tag === "FileChanged" ? error : failed(error)))
+
+  const finalNewline = yield* endsWithNewline(file, size, detection).pipe(Effect.mapError(failed))
+  return yield* presentText({
+    path: target.absolute,
+    title: target.relative,
+    kind: "text",
+    pageAt,
+    selection,
+    params,
+    note,
+    facts: { fileSize: size, encoding: detection.codec.encoding, replaced: detection.fallback },
+    metadata: {
+      encoding: detection.codec.encoding,
+      bom: detection.bomLength > 0,
+      finalNewline,
+      ...facts(info)
+    }
+  })
+})
+
+/** The binary refusal: what the file looks like, so the model can act on it. */
+export const refuseBinary = (facts: FileFacts) =>
+  Effect.fail(
+    new BinaryFile({
+      path: facts.target.absolute,
+      description: describeBinary(facts.sniffed, facts.head, facts.extension),
+      size: Number(facts.info.size)
+    })
+  )
+
+/**
+ * The media source: images and PDFs whose bytes say so are attached; a name that promises one
+ * over other content (or nothing) is `InvalidMedia`.
+ */
+export const readMedia = Effect.fnUntraced(function*(request: FileSourceRequest) {
+  const { head, sniffed, target } = request
+  const mime = sniffed === undefined ? undefined : mediaKind(sniffed.mime) === undefined ? undefined : sniffed.mime
+  if (mime !== undefined) return yield* attach(target, request.info, request.file, mime)
+  const promised = mediaExtensions.get(request.extension) ?? "media"
+  const reason = head.length === 0
+    ? "the file is empty"
+    : `the name says ${promised} but the content is ${
+      sniffed?.mime ?? (detect(head, head.length >= Number(request.info.size))._tag === "Binary" ? "not a recognised format" : "text")
+    }`
+  return yield* new InvalidMedia({ path: target.absolute, reason })
 })

@@ -20,6 +20,7 @@ import type { ReadResult } from "../../ReadResult.js"
 import { ArchiveError, formatBytes, InvalidParams, InvalidSelector, OffsetOutOfRange } from "../../ReadError.js"
 import { confirmUnchanged, openChecked, TAIL_BYTES } from "../access.js"
 import { isBinarySample } from "../binary.js"
+import { archiveFormat, looksLikeArchive } from "../containers.js"
 import { DEFAULT_LIMIT } from "../lines.js"
 import { fromPlatformError } from "../platformError.js"
 import { directoryFooter } from "../render.js"
@@ -29,7 +30,6 @@ import type { ByteSource, Content, ScanResult } from "./archive/content.js"
 import {
   ARCHIVE_LIMITS,
   ArchiveFailure,
-  type ArchiveFormat,
   type ArchiveLimits,
   ArchiveTree,
   checkPath,
@@ -41,36 +41,14 @@ import {
   replacedNotice,
   SourceFailure
 } from "./archive/model.js"
-import { gzipName, isGzip, isTarHeader, scanGzip, scanTar } from "./archive/tar.js"
+import { gzipName, isGzip, scanGzip, scanTar } from "./archive/tar.js"
 import { scanZip } from "./archive/zip.js"
 import type { ContainerRequest, Params } from "./types.js"
 
 export { ARCHIVE_LIMITS, type ArchiveLimits } from "./archive/model.js"
+export { archiveFormat, looksLikeArchive } from "../containers.js"
 
 const PREVIEW_LINES = 20
-
-/** ZIP and the formats that are ZIP archives under another name (Java, Android, VS Code, Python, NuGet). */
-const ZIP_FAMILY = /\.(?:zip|jar|war|apk|vsix|whl|nupkg)$/i
-
-export const archiveFormat = (path: string): ArchiveFormat =>
-  ZIP_FAMILY.test(path)
-    ? "zip"
-    : /\.(?:tar\.gz|tgz)$/i.test(path)
-    ? "tar.gz"
-    : /\.gz$/i.test(path)
-    ? "gz"
-    : "tar"
-
-/**
- * Whether a file's first bytes (512 or more) look like the archive its name says: for callers
- * deciding between reading an `a.zip` as an archive or as the text it really holds.
- */
-export const looksLikeArchive = (path: string, head: Uint8Array): boolean => {
-  const format = archiveFormat(path)
-  if (format === "zip") return head.length >= 4 && head[0] === 0x50 && head[1] === 0x4b
-  if (format === "gz") return isGzip(head)
-  return isGzip(head) || isTarHeader(head) || (head.length >= 512 && head.subarray(0, 512).every((b) => b === 0))
-}
 
 /** What the text after the archive path asks for, before the archive is opened. */
 interface Plan {

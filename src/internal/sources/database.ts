@@ -132,6 +132,12 @@ const query = Effect.fnUntraced(function*(request: ContainerRequest) {
   const fail = (reason: string) => new DatabaseError({ path: absolute, reason })
   const failed = (error: Parameters<typeof fromPlatformError>[1]) => fromPlatformError(absolute, error)
 
+  // A query says its own paging (`?limit=`, `?offset=`): not both.
+  if (inner.length > 0 && (params.offset !== undefined || params.limit !== undefined || params.column !== undefined)) {
+    return yield* new InvalidParams({
+      reason: `the path '${target.relative}:${inner}' has a selector; do not also pass offset, limit or column (use one or the other)`
+    })
+  }
   const selector = parseSelector(inner)
   if (selector instanceof SelectorFailure) return yield* fail(selector.message)
   if (params.column !== undefined) {

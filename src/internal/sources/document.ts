@@ -28,9 +28,6 @@ import type { FileRequest } from "./types.js"
 
 export { MAX_DOCUMENT_BYTES, MAX_UNPACKED_BYTES } from "./document/limits.js"
 
-/** Extensions converted to text. */
-export const documentExtensions: ReadonlySet<string> = new Set([".docx", ".xlsx", ".pptx", ".epub", ".odt"])
-
 type Format = "pdf" | "docx" | "xlsx" | "pptx" | "epub" | "odt"
 
 const mimes: Record<Format, string> = {

@@ -3,6 +3,9 @@
  * its text in memory, so every input and every product is capped.
  */
 
+/** Extensions converted to text. */
+export const documentExtensions: ReadonlySet<string> = new Set([".docx", ".xlsx", ".pptx", ".epub", ".odt"])
+
 /** Largest notebook or document converted (bytes on disk). */
 export const MAX_DOCUMENT_BYTES = 50 * 1024 * 1024
 

@@ -1,0 +1,358 @@
+/**
+ * Which source reads a path, decided in one place: try the path's meanings in order (see
+ * `resolve.ts`), check access on the one that applies, then hand a directory to the listing, a
+ * regular file to the first registered source that claims it, and a URL to its scheme's source.
+ */
+import type { File } from "@effect/platform/FileSystem"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { fileTypeFromBuffer } from "file-type"
+import { FileTime } from "../FileTime.js"
+import * as LineIndex from "../LineIndex.js"
+import { Lsp } from "../Lsp.js"
+import type { Permission } from "../Permission.js"
+import { FileChanged, InvalidParams, InvalidSelector, NotAFile, type ReadError } from "../ReadError.js"
+import type { ReadResult } from "../ReadResult.js"
+import { type Registry, Sources } from "../Sources.js"
+import { Workspace } from "../Workspace.js"
+import { checkAccess, confirmUnchanged, endedEarly, openChecked, resolveTarget, tailOf, type Target } from "./access.js"
+import { binarySignature, SAMPLE_BYTES } from "./binary.js"
+import { readHead } from "./bytes.js"
+import { readDirectory, readTree } from "./directory.js"
+import { detect } from "./encoding.js"
+import { refuseBinary } from "./file.js"
+import { recoverMissing } from "./notFound.js"
+import * as Permits from "./permits.js"
+import { fromPlatformError, isNotFound } from "./platformError.js"
+import { localMeanings, type Resolved } from "./resolve.js"
+import { noSelection, parseSelector, type Selection, SelectorError } from "./selector.js"
+import { readUnsized, snapshotFile } from "./snapshot.js"
+import type { FileFacts, FileSource, Params } from "./sources/types.js"
+
+/** What a local read needs: the services of `read`. */
+export type LocalServices = FileSystem.FileSystem | Path.Path | Workspace | Permission | Lsp | FileTime
+
+export interface Request extends Params {
+  /** The path as the caller wrote it, for messages. */
+  readonly filePath: string
+  readonly view?: "list" | "tree" | undefined
+}
+
+const explicitOf = (params: Params) =>
+  params.offset !== undefined || params.limit !== undefined || params.column !== undefined
+
+export const selectorWithParams = (filePath: string) =>
+  new InvalidParams({
+    reason: `the path '${filePath}' has a selector; do not also pass offset, limit or column (use one or the other)`
+  })
+
+/** Parse a selector, or the typed error naming the path it followed. */
+export const selectionOf = (selector: string, path: string, request: Request) =>
+  Effect.gen(function*() {
+    const parsed = parseSelector(selector)
+    if (parsed instanceof SelectorError) return yield* new InvalidSelector({ path, reason: parsed.message })
+    // `report.pdf:pages=3-5` picks pages; offset/limit still page the text they convert to.
+    const pagesOnly = parsed.ranges.length === 0 && !parsed.raw && parsed.pages !== undefined
+    if (explicitOf(request) && !pagesOnly) return yield* selectorWithParams(request.filePath)
+    return parsed
+  })
+
+/** A local path: its meanings tried in order, the first that applies read. */
+export const readLocal = Effect.fnUntraced(function*(path: string, request: Request, home: string) {
+  const registry = yield* Sources
+  const fs = yield* FileSystem.FileSystem
+  const meanings = localMeanings(path, { containers: registry.containers.map((source) => source.container), home })
+  // Access already granted in this read, so a path tried twice is asked about once.
+  const checked = new Map<string, Target>()
+  const check = (target: Target) =>
+    checked.has(target.absolute)
+      ? Effect.succeed(checked.get(target.absolute)!)
+      : Effect.tap(checkAccess(target), (granted) => Effect.sync(() => checked.set(target.absolute, granted)))
+
+  for (const [i, meaning] of meanings.entries()) {
+    const last = i === meanings.length - 1
+    switch (meaning._tag) {
+      case "AsWritten": {
+        const target = yield* resolveTarget(meaning.path)
+        const exists = yield* fs.stat(target.absolute).pipe(Effect.as(true), Effect.orElseSucceed(() => false))
+        if (!exists && !last) continue
+        return yield* readTarget(target, noSelection, request, meaning.path, check)
+      }
+      case "Container": {
+        const container = yield* resolveTarget(meaning.path)
+        // A container that is there but cannot be stat'ed (EIO, EACCES) is that error, not a miss.
+        const info = yield* fs.stat(container.absolute).pipe(
+          Effect.map(Option.some),
+          Effect.catchIf(isNotFound, () => Effect.succeed(Option.none())),
+          Effect.mapError((error) => fromPlatformError(container.absolute, error))
+        )
+        if (Option.isNone(info) || info.value.type !== "File") continue
+        const target = yield* check(container)
+        const read = yield* onceMoreIfChanged(
+          target.absolute,
+          info.value,
+          (current) => readFile(registry, target, current, request, noSelection, meaning.inner, undefined)
+        )
+        // No container source claims it (a `.db` holding text): `notes.db:5` is line 5 of it.
+        if (Option.isSome(read)) return read.value
+        continue
+      }
+      case "Selected": {
+        const workspace = yield* Workspace
+        const pathModule = yield* Path.Path
+        const selection = yield* selectionOf(
+          meaning.selector,
+          pathModule.resolve(workspace.directory, meaning.path),
+          request
+        )
+        return yield* readTarget(yield* resolveTarget(meaning.path), selection, request, meaning.path, check)
+      }
+    }
+  }
+  // `localMeanings` always ends with a meaning that is read whether or not it exists.
+  return yield* Effect.dieMessage("no meaning of the path applied")
+})
+
+const notAFileKinds: Record<string, string> = {
+  FIFO: "named pipe (FIFO)",
+  Socket: "socket",
+  CharacterDevice: "character device",
+  BlockDevice: "block device",
+  Unknown: "special file"
+}
+
+/** A plain path (recovered when missing): a directory listing, or a file through the registry. */
+const readTarget = (
+  resolved: Target,
+  selection: Selection,
+  request: Request,
+  written: string,
+  check: (target: Target) => Effect.Effect<Target, ReadError, LocalServices>
+) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const registry = yield* Sources
+    let target = yield* check(resolved)
+    const found = yield* fs.stat(target.absolute).pipe(
+      Effect.map(Option.some),
+      Effect.catchIf(isNotFound, () => Effect.succeed(Option.none())),
+      Effect.mapError((error) => fromPlatformError(target.absolute, error))
+    )
+    // A path recovered by a suffix match says so on its first line.
+    let note: string | undefined
+    if (Option.isNone(found)) {
+      const recovered = yield* recoverMissing(target, written)
+      note = recovered.note
+      target = yield* check(recovered.target)
+    }
+    const stat = Option.isSome(found)
+      ? found.value
+      : yield* fs.stat(target.absolute).pipe(Effect.mapError((error) => fromPlatformError(target.absolute, error)))
+
+    if (stat.type === "Directory") return yield* listDirectory(target, stat, selection, request, note)
+    if (stat.type !== "File") {
+      return yield* new NotAFile({ path: target.absolute, kind: notAFileKinds[stat.type] ?? "special file" })
+    }
+    if (selection.tree === true) {
+      return yield* new InvalidSelector({
+        path: target.absolute,
+        reason: `The :tree selector shows a directory as a tree; ${target.absolute} is a file.`
+      })
+    }
+    const opened = target
+    const read = yield* onceMoreIfChanged(
+      target.absolute,
+      stat,
+      (current) => readFile(registry, opened, current, request, selection, undefined, note)
+    )
+    const result = Option.getOrThrow(read)
+    yield* recordRead(target.absolute)
+    // Sources that do not print the note themselves (media, containers) get it as a first line.
+    return note === undefined || result.output.startsWith(note) ? result : { ...result, output: `${note}\n${result.output}` }
+  })
+
+const listDirectory = (target: Target, stat: File.Info, selection: Selection, request: Request, note: string | undefined) =>
+  Effect.gen(function*() {
+    if (selection.ranges.length > 1) {
+      return yield* new InvalidSelector({
+        path: target.absolute,
+        reason: "Multi-range line selectors are not supported for directory listings."
+      })
+    }
+    const range = selection.ranges[0]
+    const listing = range === undefined
+      ? request
+      : { offset: range.start, ...(range.end === undefined ? {} : { limit: range.end - range.start + 1 }) }
+    // The flat listing stays the default (the opencode contract); a tree is asked for.
+    return yield* request.view === "tree" || selection.tree === true
+      ? readTree(target, stat, listing, note)
+      : readDirectory(target, stat, listing, note)
+  })
+
+/** The session read this file (for edit guards); the language server warms up for later edits. */
+const recordRead = (absolute: string) =>
+  Effect.gen(function*() {
+    const workspace = yield* Workspace
+    const fileTime = yield* FileTime
+    yield* fileTime.read(workspace.sessionId, absolute)
+    const lsp = yield* Lsp
+    // Never let the language server fail or delay the read.
+    yield* lsp.touchFile(absolute).pipe(
+      Effect.timeout("30 seconds"),
+      Effect.catchAllCause((cause) => Effect.logDebug("Lsp.touchFile failed", cause)),
+      Effect.forkDaemon
+    )
+  })
+
+/**
+ * Files open at once across all reads: a thousand concurrent reads must not exhaust descriptors.
+ * FIFO hand-off, so waiting reads cost linear time (see permits.ts).
+ */
+const openFiles = Permits.unsafeMake(128)
+
+/** What the first bytes say, for the sources' `claims`. */
+const factsOf = (
+  target: Target,
+  info: File.Info,
+  head: Uint8Array,
+  request: Request,
+  selection: Selection,
+  inner: string | undefined,
+  extension: string
+) =>
+  Effect.gen(function*() {
+    const size = Number(info.size)
+    const sniffed = head.length === 0
+      ? undefined
+      : yield* Effect.promise(() => fileTypeFromBuffer(head).catch(() => undefined))
+    const detected = detect(head, head.length >= size)
+    // A named encoding overrules the NUL heuristic, never a recognised binary format.
+    const binary = request.encoding === undefined
+      ? detected._tag === "Binary" || (sniffed !== undefined && detected.fallback)
+      : binarySignature(head) !== undefined || (sniffed !== undefined && detected._tag === "Binary")
+    const facts: FileFacts = {
+      target,
+      info,
+      extension,
+      head,
+      sniffed: sniffed === undefined ? undefined : { mime: sniffed.mime, ext: sniffed.ext },
+      text: head.length > 0 && detected._tag === "Text" && !detected.fallback,
+      binary,
+      params: request,
+      selection,
+      inner
+    }
+    return facts
+  })
+
+/**
+ * Open the file (checked), sniff its first bytes, and read it with the first source that claims
+ * it. With `inner` only container sources are asked, and none claiming is `None`. Every byte comes
+ * from the version that was opened, or the read fails with `FileChanged`.
+ */
+const readFile = (
+  registry: Registry,
+  target: Target,
+  stat: File.Info,
+  request: Request,
+  selection: Selection,
+  inner: string | undefined,
+  note: string | undefined
+) =>
+  Effect.gen(function*() {
+    const path = yield* Path.Path
+    const extension = path.extname(target.absolute).toLowerCase()
+    const opened = yield* openChecked(target)
+    // What was opened, as it was when opened: the version every byte of this read must come from.
+    const before = yield* opened.stat.pipe(Effect.orElseSucceed(() => stat))
+    // Its last bytes: an append leaves them, a rewrite that grew the file does not.
+    const tail = yield* tailOf(opened, Number(before.size))
+    yield* opened.seek(0, "start")
+    return yield* confirmUnchanged(
+      opened,
+      target,
+      before,
+      Effect.gen(function*() {
+        const unsized = Number(before.size) === 0 ? yield* readUnsized(opened, target) : undefined
+        // A snapshot is read from memory and never indexed: its next read may hold other bytes.
+        const file = unsized === undefined ? opened : snapshotFile(unsized, before)
+        const info = unsized === undefined ? before : { ...before, size: FileSystem.Size(unsized.length) }
+        const wanted = Math.min(SAMPLE_BYTES, Number(info.size))
+        const head = yield* readHead(file, wanted).pipe(
+          Effect.mapError((error) => fromPlatformError(target.absolute, error))
+        )
+        // Fewer first bytes than the size promised: it shrank, or it reports more than it holds.
+        if (head.length < wanted) yield* endedEarly(file, target, Number(info.size))
+        const facts = yield* factsOf(target, info, head, request, selection, inner, extension)
+        const candidates: ReadonlyArray<FileSource> = inner === undefined ? registry.files : registry.containers
+        const source = candidates.find((candidate) => candidate.claims(facts))
+        if (source === undefined) {
+          return inner === undefined ? yield* refuseBinary(facts) : Option.none<ReadResult>()
+        }
+        const read = source.read({ ...facts, file, note })
+        return Option.some(
+          yield* unsized === undefined ? read : Effect.provideService(read, LineIndex.LineIndex, LineIndex.noop)
+        )
+      }),
+      { before: tail, again: tailOf(opened, Number(before.size)) }
+    )
+  }).pipe(Effect.scoped, openFiles.withPermit, Effect.withSpan("Read.file"))
+
+/**
+ * A file that changed under the read (shrunk, rewritten, replaced) is read once more, from a
+ * fresh `stat`: the new version is usually stable by then. If it changes again, the answer is
+ * the first change (it says what the file was when the read began).
+ */
+const onceMoreIfChanged = <A, E, R>(
+  absolute: string,
+  info: FileSystem.File.Info,
+  attempt: (info: FileSystem.File.Info) => Effect.Effect<A, E | FileChanged, R>
+) =>
+  attempt(info).pipe(
+    Effect.catchIf(
+      (error): error is FileChanged => error instanceof FileChanged,
+      (changed) =>
+        Effect.flatMap(FileSystem.FileSystem, (fs) => fs.stat(absolute)).pipe(
+          Effect.orElseFail(() => changed),
+          Effect.flatMap((current) => current.type === "File" ? attempt(current) : Effect.fail(changed)),
+          Effect.catchIf((error): error is FileChanged => error instanceof FileChanged, () => Effect.fail(changed))
+        )
+    )
+  )
+
+/**
+ * A `scheme://…` path: a scheme that names local files is read as that path; any other
+ * scheme's source answers with the selector already parsed.
+ */
+export const readScheme = Effect.fnUntraced(function*(
+  resolved: Extract<Resolved, { readonly _tag: "Scheme" }>,
+  request: Request,
+  home: string
+) {
+  const registry = yield* Sources
+  const source = registry.schemes.get(resolved.scheme)
+  if (source?.toPath !== undefined) {
+    let path: string
+    try {
+      path = source.toPath(resolved.input)
+    } catch {
+      path = resolved.input
+    }
+    return yield* readLocal(path, request, home)
+  }
+  if (source?.read === undefined) {
+    return yield* Effect.dieMessage(`the source for ${resolved.scheme}:// has neither toPath nor read`)
+  }
+  const selection = resolved.selector === undefined
+    ? noSelection
+    : yield* selectionOf(resolved.selector, resolved.url, request)
+  return yield* source.read({
+    input: resolved.input,
+    url: resolved.url,
+    selector: resolved.selector,
+    selection,
+    params: request
+  })
+})

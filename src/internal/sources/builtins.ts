@@ -1,0 +1,99 @@
+/**
+ * The sources `read` ships with, in the order the registry asks them. Each is a light value:
+ * its `claims` looks only at the facts; its `read` loads the implementation on first use, so a
+ * plain text read never loads the archive, database or document code.
+ *
+ * The rules, stated once:
+ * - The path as written wins over any selector or container split (`resolve.ts`).
+ * - Content beats extension: `sniffed` comes from magic bytes; a name only narrows.
+ * - A `.db` is a database only with the SQLite header; a `.zip` holding plain text is text.
+ * - A PDF is attached, unless the request asks for lines or pages of its text.
+ * - What no source claims is refused as binary, saying what it looks like.
+ */
+import * as Effect from "effect/Effect"
+import { fileURLToPath } from "node:url"
+import { ARCHIVE_CONTAINER, archiveExtension, DATABASE_CONTAINER, databaseExtension, isSqliteHeader, looksLikeArchive } from "../containers.js"
+import { mediaExtensions, mediaKind } from "../media.js"
+import { documentExtensions } from "./document/limits.js"
+import type { FileSource, SchemeSource } from "./types.js"
+
+export const database: FileSource = {
+  _tag: "FileSource",
+  name: "database",
+  container: DATABASE_CONTAINER,
+  claims: (facts) => databaseExtension.test(facts.target.absolute) && isSqliteHeader(facts.head),
+  read: (request) =>
+    Effect.flatMap(Effect.promise(() => import("./database.js")), (m) => m.readDatabase({ ...request, inner: request.inner ?? "" }))
+}
+
+export const archive: FileSource = {
+  _tag: "FileSource",
+  name: "archive",
+  container: ARCHIVE_CONTAINER,
+  // Anything named like an archive is one (or gets the archive reader's account of why it is
+  // not), except a file that holds plain text.
+  claims: (facts) =>
+    archiveExtension.test(facts.target.absolute) &&
+    (facts.inner !== undefined || looksLikeArchive(facts.target.absolute, facts.head) || !facts.text),
+  read: (request) =>
+    Effect.flatMap(Effect.promise(() => import("./archive.js")), (m) => m.readArchive({ ...request, inner: request.inner ?? "" }))
+}
+
+/** A page or line selector, or offset/limit, asks for a PDF's text instead of the attachment. */
+export const pdfText: FileSource = {
+  _tag: "FileSource",
+  name: "pdf-text",
+  claims: ({ params, selection, sniffed }) =>
+    sniffed?.mime === "application/pdf" &&
+    (selection.pages !== undefined || selection.raw || selection.ranges.length > 0 || params.offset !== undefined ||
+      params.limit !== undefined),
+  read: (request) => Effect.flatMap(Effect.promise(() => import("./document.js")), (m) => m.readDocument(request))
+}
+
+export const media: FileSource = {
+  _tag: "FileSource",
+  name: "media",
+  claims: ({ extension, sniffed }) =>
+    (sniffed !== undefined && mediaKind(sniffed.mime) !== undefined) || mediaExtensions.has(extension),
+  read: (request) => Effect.flatMap(Effect.promise(() => import("../file.js")), (m) => m.readMedia(request))
+}
+
+export const notebook: FileSource = {
+  _tag: "FileSource",
+  name: "notebook",
+  claims: ({ extension, selection }) => extension === ".ipynb" && !selection.raw,
+  read: (request) => Effect.flatMap(Effect.promise(() => import("./notebook.js")), (m) => m.readNotebook(request))
+}
+
+export const document: FileSource = {
+  _tag: "FileSource",
+  name: "document",
+  claims: ({ extension }) => documentExtensions.has(extension),
+  read: (request) => Effect.flatMap(Effect.promise(() => import("./document.js")), (m) => m.readDocument(request))
+}
+
+export const text: FileSource = {
+  _tag: "FileSource",
+  name: "text",
+  claims: (facts) => !facts.binary,
+  read: (request) => Effect.flatMap(Effect.promise(() => import("../file.js")), (m) => m.readText(request))
+}
+
+/** `file:///abs/path` is that path, selectors and containers included. */
+export const fileUrl: SchemeSource = {
+  _tag: "SchemeSource",
+  name: "file-url",
+  schemes: ["file"],
+  toPath: fileURLToPath
+}
+
+export const defaults: ReadonlyArray<FileSource | SchemeSource> = [
+  database,
+  archive,
+  pdfText,
+  media,
+  notebook,
+  document,
+  text,
+  fileUrl
+]
