@@ -55,7 +55,7 @@ export interface Registry {
   readonly schemes: ReadonlyMap<string, SchemeSource>
 }
 
-/** The built-in sources, in order: database, archive, pdf-text, media, notebook, document, text, file-url. */
+/** The built-in sources, in order: database, archive, pdf-text, media, notebook, document, text, file-url, web. */
 export const defaults: ReadonlyArray<Source> = builtins.defaults
 
 /** SQLite files (`.db`, `.sqlite`, `.sqlite3`, `.db3` with the SQLite header); a container. */
@@ -74,6 +74,8 @@ export const document: FileSource = builtins.document
 export const text: FileSource = builtins.text
 /** `file://` URLs, read as the paths they name. */
 export const fileUrl: SchemeSource = builtins.fileUrl
+/** `http://` and `https://` web pages (see the README's "Web pages"). */
+export const web: SchemeSource = builtins.web
 
 /** Build a registry: validates nothing more than the types do; order is kept. */
 export const make = (sources: ReadonlyArray<Source>): Registry => {

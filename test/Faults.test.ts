@@ -772,8 +772,9 @@ describe("directories under faults", () => {
         const output = run.exit.value.output
         const { lines } = entriesOf(output)
         const summary = lines.length === 0 ? "" : output.slice(output.lastIndexOf("\n\n") + 2)
-        const notListed = Number(/(\d+) director(?:y|ies) not listed/.exec(summary)?.[1] ?? 0) +
-          Number(/(\d+) director(?:y|ies) could not be listed/.exec(summary)?.[1] ?? 0)
+        // Every count of them: "1 directory not listed (permission); 1 directory not listed (unreadable)".
+        const notListed = [...summary.matchAll(/(\d+) director(?:y|ies) (?:not listed|could not be listed)/g)]
+          .reduce((sum, match) => sum + Number(match[1]), 0)
         const appeared = new Set(["fault-appeared-1", "fault-appeared-2", "fault-appeared-3"])
         const vanished = vanishedOf(run.stats)
         // Top-level directories shown without a child line under them.

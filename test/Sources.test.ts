@@ -204,6 +204,22 @@ describe("Sources: custom schemes", () => {
 describe("resolve", () => {
   const options = { schemes: new Set(["https", "file"]), containers: [/\.zip(?=:|$)/gi, /\.db(?=[:?]|$)/gi], home: "/home/u" }
 
+  it("a web URL's selector follows its path, never its port", () => {
+    const split = (input: string) => {
+      const resolved = resolve(input, { ...options, schemes: new Set(["http", "https"]) })
+      return resolved._tag === "Scheme" ? [resolved.url, resolved.selector] : undefined
+    }
+    expect(split("https://example.com/guide:50-100")).toEqual(["https://example.com/guide", "50-100"])
+    expect(split("https://example.com/data.json:raw")).toEqual(["https://example.com/data.json", "raw"])
+    expect(split("https://example.com/a:2-4:raw")).toEqual(["https://example.com/a", "2-4:raw"])
+    expect(split("http://127.0.0.1:8080")).toEqual(["http://127.0.0.1:8080", undefined])
+    expect(split("http://127.0.0.1:8080/:80")).toEqual(["http://127.0.0.1:8080/", "80"])
+    expect(split("http://[::1]:8080/x?q=1:5")).toEqual(["http://[::1]:8080/x?q=1", "5"])
+    expect(split("http://host?q=1:5")).toEqual(["http://host?q=1", "5"])
+    expect(split("https://example.com/a:b")).toEqual(["https://example.com/a:b", undefined])
+    expect(split("ftp://example.com/x")).toBeUndefined()
+  })
+
   it("a selector follows a URL's path, never its port", () => {
     expect(resolve("https://host:8080", options)).toMatchObject({ url: "https://host:8080", selector: undefined })
     expect(resolve("https://host:8080/page:5-9", options)).toMatchObject({

@@ -15,7 +15,7 @@ import type { AddressInfo } from "node:net"
 import * as Zlib from "node:zlib"
 import { noSelection, type Selection } from "../src/internal/selector.js"
 import { type AddressClass, classifyAddress } from "../src/internal/sources/web/address.js"
-import { readWeb, splitWebPath, WebLimits, type WebRequest } from "../src/internal/sources/web.js"
+import { readWeb, WebLimits, type WebRequest } from "../src/internal/sources/web.js"
 import * as Permission from "../src/Permission.js"
 import { errorCode } from "../src/Envelope.js"
 import { FetchFailed } from "../src/ReadError.js"
@@ -512,25 +512,6 @@ describe("web permissions and redirects", () => {
       expect(error).toMatchObject({ _tag: "FetchFailed", problem: "dns" })
       expect(error.message).toContain("no-such-host.invalid could not be resolved")
     }))
-})
-
-describe("splitWebPath", () => {
-  it("splits a trailing selector off a URL, never a port", () => {
-    const split = (input: string) => {
-      const result = splitWebPath(input)
-      return result === undefined ? undefined : [result.url.href, result.selector]
-    }
-    expect(split("https://example.com/guide:50-100")).toEqual(["https://example.com/guide", "50-100"])
-    expect(split("https://example.com/data.json:raw")).toEqual(["https://example.com/data.json", "raw"])
-    expect(split("https://example.com/a:2-4:raw")).toEqual(["https://example.com/a", "2-4:raw"])
-    expect(split("http://127.0.0.1:8080")).toEqual(["http://127.0.0.1:8080/", undefined])
-    expect(split("http://127.0.0.1:8080/:80")).toEqual(["http://127.0.0.1:8080/", "80"])
-    expect(split("http://[::1]:8080/x?q=1:5")).toEqual(["http://[::1]:8080/x?q=1", "5"])
-    expect(split("HTTPS://Example.com/Page")).toEqual(["https://example.com/Page", undefined])
-    expect(split("https://example.com/a:b")).toEqual(["https://example.com/a:b", undefined])
-    expect(split("ftp://example.com/x")).toBeUndefined()
-    expect(split("https://")).toBeUndefined()
-  })
 })
 
 describe("FetchFailed in the envelope", () => {

@@ -50,7 +50,9 @@ export const resolve = (input: string, options: ResolveOptions): Resolved => {
   if (scheme !== undefined && options.schemes.has(scheme)) {
     // In a URL with a host, a selector follows its path, never its authority: `https://host:8080`
     // has none. Other schemes may take one right after `://` (`memory://notes:5-9`).
-    const pathStart = NETWORK_SCHEMES.has(scheme) ? input.indexOf("/", scheme.length + 3) : scheme.length + 3
+    const prefix = scheme.length + 3
+    const authorityEnd = input.slice(prefix).search(/[/?#]/)
+    const pathStart = !NETWORK_SCHEMES.has(scheme) ? prefix : authorityEnd === -1 ? -1 : prefix + authorityEnd
     const split = pathStart === -1 ? undefined : splitSelector(input.slice(pathStart))
     return split?.selector === undefined
       ? { _tag: "Scheme", scheme, input, url: input, selector: undefined }

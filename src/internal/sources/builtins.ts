@@ -87,6 +87,14 @@ export const fileUrl: SchemeSource = {
   toPath: fileURLToPath
 }
 
+/** `http://` and `https://`: web pages, fetched under the `webfetch` permission. */
+export const web: SchemeSource = {
+  _tag: "SchemeSource",
+  name: "web",
+  schemes: ["http", "https"],
+  read: (request) => Effect.flatMap(Effect.promise(() => import("./web.js")), (m) => m.readWebScheme(request))
+}
+
 export const defaults: ReadonlyArray<FileSource | SchemeSource> = [
   database,
   archive,
@@ -95,5 +103,6 @@ export const defaults: ReadonlyArray<FileSource | SchemeSource> = [
   notebook,
   document,
   text,
-  fileUrl
+  fileUrl,
+  web
 ]

@@ -17,13 +17,14 @@ import * as Effect from "effect/Effect"
 import * as Dns from "node:dns"
 import * as Net from "node:net"
 import { Permission } from "../../Permission.js"
-import { FetchFailed, InvalidSelector } from "../../ReadError.js"
+import { FetchFailed, InvalidParams, InvalidSelector } from "../../ReadError.js"
 import type { ReadResult } from "../../ReadResult.js"
 import { codecFor, utf8 } from "../encoding.js"
 import { mediaKind } from "../media.js"
-import { type Selection, splitSelector } from "../selector.js"
+import type { Selection } from "../selector.js"
 import { memoryPageAt, presentText } from "../text.js"
 import { attachBytes } from "./attachment.js"
+import type { SchemeRequest } from "./types.js"
 import { type AddressClass, classifyAddress, literalAddress } from "./web/address.js"
 import { type Address, get, type Outcome } from "./web/fetch.js"
 import { htmlToMarkdown } from "./web/html.js"
@@ -33,26 +34,6 @@ export interface WebRequest {
   readonly url: URL
   readonly params: { readonly offset?: number | undefined; readonly limit?: number | undefined; readonly column?: number | undefined }
   readonly selection: Selection
-}
-
-/**
- * A path that names a web page, split into its URL and selector (`https://h/p:50-100` →
- * `https://h/p` and `50-100`), or undefined when it is not an `http(s)://` URL. A colon inside the
- * authority is a port, never a selector: `http://h:8080` is port 8080, `http://h:8080/:80` line 80.
- */
-export const splitWebPath = (input: string): { readonly url: URL; readonly selector: string | undefined } | undefined => {
-  const scheme = /^https?:\/\//i.exec(input)
-  if (scheme === null) return undefined
-  const authorityEnd = input.slice(scheme[0].length).search(/[/?#]/)
-  const split = splitSelector(input)
-  const selectorAllowed = split.selector !== undefined && authorityEnd >= 0 &&
-    split.path.length >= scheme[0].length + authorityEnd
-  const [href, selector] = selectorAllowed ? [split.path, split.selector] : [input, undefined]
-  try {
-    return { url: new URL(href), selector }
-  } catch {
-    return undefined
-  }
 }
 
 export interface WebLimitsShape {
@@ -339,3 +320,10 @@ export const readWeb = Effect.fn("Read.web")(function*(request: WebRequest) {
   })
   return result
 })
+
+/** The `http://` / `https://` scheme source's read: the URL parsed, then `readWeb`. */
+export const readWebScheme = (request: SchemeRequest) =>
+  Effect.try({
+    try: () => new URL(request.url),
+    catch: () => new InvalidParams({ reason: `filePath: '${request.url}' is not a valid URL` })
+  }).pipe(Effect.flatMap((url) => readWeb({ url, params: request.params, selection: request.selection })))
