@@ -54,8 +54,10 @@ export const terminalAsker: Permission.Asker = (request) =>
   })
 
 /**
- * The CLI's permissions: everything inside the worktree is allowed; reading outside it is
- * allowed with `--allow-external`, asked on a terminal, and denied otherwise.
+ * The CLI's permissions: everything inside the worktree is allowed, and public web pages;
+ * reading outside it is allowed with `--allow-external`, asked on a terminal, and denied
+ * otherwise. Web pages at loopback, private and other non-public addresses are asked on a
+ * terminal and denied otherwise (the MCP server never fetches them).
  */
 export const permissionLayer = (options: { readonly allowExternal: boolean; readonly interactive: boolean }) =>
   Permission.layerRules(
@@ -65,7 +67,8 @@ export const permissionLayer = (options: { readonly allowExternal: boolean; read
         permission: "external_directory",
         pattern: "*",
         action: options.allowExternal ? "allow" : options.interactive ? "ask" : "deny"
-      }
+      },
+      { permission: "webfetch_private", pattern: "*", action: options.interactive ? "ask" : "deny" }
     ],
     { asker: terminalAsker }
   )

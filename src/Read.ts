@@ -53,7 +53,7 @@ export const ReadParams = Schema.Struct({
     // `jsonSchema: {}` keeps the field's description in generated JSON Schemas.
     Schema.filter((path) => !path.includes("\0"), { message: () => "filePath must not contain a NUL byte", jsonSchema: {} })
   ).annotations({
-    description: "The path of the file or directory to read: absolute, or relative to the working directory"
+    description: "The path of the file or directory to read: absolute, or relative to the working directory; or an http(s):// URL"
   }),
   offset: Schema.optionalWith(
     Schema.Int.pipe(Schema.nonNegative({ message: () => "offset must be a line number (1-based; 0 means 1)" })),

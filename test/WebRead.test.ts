@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
+import * as Cli from "../src/Cli.js"
 import * as Permission from "../src/Permission.js"
 import { read } from "../src/Read.js"
 import * as Sources from "../src/Sources.js"
@@ -90,6 +91,26 @@ describe("web pages through read", () => {
       expect(error._tag).toBe("FetchFailed")
       expect(error.message).toContain("a loopback address")
       expect(error.message).toContain("webfetch_private")
+    }))
+
+  it.live("the CLI and MCP server fetch public pages, and refuse private addresses unless asked on a terminal", () =>
+    Effect.gen(function*() {
+      const layer = Cli.permissionLayer({ allowExternal: false, interactive: false })
+      const decide = (permission: string) =>
+        Effect.flatMap(Permission.Permission, (service) =>
+          service.check({ permission, patterns: ["https://example.com/"], always: [], metadata: {} })).pipe(
+            Effect.provide(layer)
+          )
+      expect(yield* decide("webfetch")).toBe("allow")
+      expect(yield* decide("webfetch_private")).toBe("deny")
+      const interactive = Cli.permissionLayer({ allowExternal: false, interactive: true })
+      const asks = yield* Effect.flatMap(Permission.Permission, (service) =>
+        service.check({ permission: "webfetch_private", patterns: [at("/lines")], always: [], metadata: {} })).pipe(
+          Effect.provide(interactive)
+        )
+      expect(asks).toBe("ask")
+      const error = yield* Effect.flip(read({ filePath: at("/lines") }).pipe(Effect.provide(nodeLayer(root, { permission: layer }))))
+      expect(error.message).toContain("a loopback address")
     }))
 
   it.live("without the web source, a URL is only a path", () =>
