@@ -13,7 +13,7 @@ const parquet = Sources.fileSource({
 
 // `skill://review` is `skills/review/SKILL.md`: a scheme that names local files goes through the
 // whole pipeline (permissions, containers, selectors: `skill://review:5-9`).
-const skills = Sources.schemeSource({
+export const skills = Sources.schemeSource({
   name: "skills",
   schemes: ["skill"],
   toPath: (input) => {

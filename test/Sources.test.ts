@@ -12,6 +12,7 @@ import { read } from "../src/Read.js"
 import { FileNotFound } from "../src/ReadError.js"
 import * as Sources from "../src/Sources.js"
 import { localMeanings, resolve } from "../src/internal/resolve.js"
+import { skills } from "../examples/sources.js"
 import { memoryLayer } from "./support.js"
 
 const FILES = {
@@ -99,16 +100,6 @@ const memory = Sources.schemeSource({
   }
 })
 
-/** `skill://name` is `skills/name/SKILL.md`: a scheme that names local files. */
-const skills = Sources.schemeSource({
-  name: "skills",
-  schemes: ["skill"],
-  toPath: (input) => {
-    const [name, ...rest] = input.slice("skill://".length).split(":")
-    return [`skills/${name}/SKILL.md`, ...rest].join(":")
-  }
-})
-
 describe("Sources: a custom file source", () => {
   it.effect("placed before the defaults, it reads what it claims", () =>
     Effect.gen(function*() {
@@ -173,6 +164,7 @@ describe("Sources: custom schemes", () => {
       expect(missing.message).toContain("memory://todo")
     }).pipe(Effect.provide(withSources([memory, ...Sources.defaults]))))
 
+  // `skills` is the README's example (examples/sources.ts).
   it.effect("a scheme that names local files goes through the whole pipeline, permissions included", () =>
     Effect.gen(function*() {
       const rules = Permission.layerRules([
