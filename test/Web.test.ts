@@ -108,6 +108,16 @@ const routes: Record<string, Handler> = {
     res.writeHead(200, { "content-type": "text/plain", "content-length": String(50 * 1024 * 1024) })
     res.write("start")
   },
+  "/stall": (_, res) => {
+    // Headers and a little of the body, then nothing.
+    res.writeHead(200, { "content-type": "text/plain" })
+    res.write("partial")
+  },
+  "/cut": (_, res) => {
+    // Promises 100 bytes, sends 5, and drops the connection.
+    res.writeHead(200, { "content-type": "text/plain", "content-length": "100" })
+    res.write("short", () => res.socket?.destroy())
+  },
   "/missing": status(404),
   "/broken": status(500),
   "/redirect": redirect("/json"),
@@ -370,6 +380,14 @@ describe("web pages", () => {
       )
       // The request was destroyed, not left open.
       yield* Effect.promise(() => hangClosed)
+    }), { timeout: 20_000 })
+
+  it.live("a body that stalls times out; a connection dropped mid-body is a network failure", () =>
+    Effect.gen(function*() {
+      const stalled = yield* fail("/stall").pipe(limits({ timeout: Duration.millis(300) }))
+      expect(stalled).toMatchObject({ _tag: "FetchFailed", problem: "timeout" })
+      const cut = yield* fail("/cut")
+      expect(cut).toMatchObject({ _tag: "FetchFailed", problem: "network", url: at("/cut") })
     }), { timeout: 20_000 })
 
   it.live("https verifies the certificate: a self-signed one is a network failure", () =>
