@@ -171,6 +171,7 @@ export const stdioTransport = (options: StdioTransportOptions = {}): StdioTransp
 
 interface RequestExtra {
   readonly _meta?: { readonly progressToken?: string | number | undefined } | undefined
+  readonly signal: AbortSignal
   readonly sendNotification: (notification: ServerNotification) => Promise<void>
 }
 
@@ -191,7 +192,8 @@ const progressFor = (extra: RequestExtra, options: Progress.ThrottleOptions | un
       base = sent
     }
     const progress = base + update.done
-    if (progress <= sent) return
+    // A cancelled request's token is forgotten by the client: no more progress for it.
+    if (progress <= sent || extra.signal.aborted) return
     sent = progress
     extra.sendNotification({
       method: "notifications/progress",
