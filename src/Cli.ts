@@ -24,7 +24,6 @@ import * as readline from "node:readline"
 import * as Envelope from "./Envelope.js"
 import * as FileTime from "./FileTime.js"
 import * as Lsp from "./Lsp.js"
-import * as McpServer from "./McpServer.js"
 import * as Permission from "./Permission.js"
 import * as Progress from "./Progress.js"
 import * as Read from "./Read.js"
@@ -203,6 +202,8 @@ const mcp = Command.make(
         allowExternal: args.allowExternal || parent.allowExternal,
         interactive: false
       })
+      // Loaded here, not at the top: a plain read never pays for the MCP SDK (start-up, memory).
+      const McpServer = yield* Effect.promise(() => import("./McpServer.js"))
       return yield* McpServer.runStdio({ version }).pipe(Effect.provide(services))
     })
 ).pipe(Command.withDescription("Serve the read tool over MCP on stdin/stdout (logs go to stderr)."))

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { spawnSync, type SpawnSyncOptions } from "node:child_process"
 import * as fs from "node:fs"
+import { builtinModules } from "node:module"
 import * as path from "node:path"
+import { pathToFileURL } from "node:url"
 import { tempDir, writeTree } from "./support.js"
 
 const bin = path.resolve("dist/bin.js")
@@ -147,6 +149,46 @@ describe("CLI", () => {
     expect(code).toBe(0)
     expect(stdout).toContain("mcp")
     expect(stdout).toContain("--format")
+  })
+
+  it("is one bundled file: a read loads no other module of ours and no package outside the bundle", () => {
+    // Every module the process loads, ES (a resolve hook) or CommonJS (Module._load), into a file.
+    const dir = tempDir()
+    const trace = path.join(dir, "loaded.txt")
+    fs.writeFileSync(
+      path.join(dir, "hooks.mjs"),
+      `import { appendFileSync } from "node:fs"
+      export async function resolve(specifier, context, next) {
+        const resolved = await next(specifier, context)
+        appendFileSync(${JSON.stringify(trace)}, resolved.url + "\\n")
+        return resolved
+      }`
+    )
+    const preload = path.join(dir, "trace.cjs")
+    fs.writeFileSync(
+      preload,
+      `const Module = require("node:module")
+      const { appendFileSync } = require("node:fs")
+      Module.register(${JSON.stringify(pathToFileURL(path.join(dir, "hooks.mjs")).href)})
+      const load = Module._load
+      Module._load = function(request, ...rest) {
+        appendFileSync(${JSON.stringify(trace)}, request + "\\n")
+        return load.call(this, request, ...rest)
+      }`
+    )
+    const result = spawnSync(process.execPath, ["--require", preload, bin, "--cwd", root, "--json", "notes.md"], {
+      encoding: "utf8",
+      input: ""
+    })
+    expect(result.stderr).toBe("")
+    expect(JSON.parse(result.stdout).output).toContain("10: line 10")
+    const loaded = fs.readFileSync(trace, "utf8").split("\n").filter((l) => l !== "")
+    expect(loaded).toContain(pathToFileURL(bin).href)
+    // Besides the bin: only Node's built-ins (CommonJS code names them without the node: prefix).
+    const others = loaded.filter((l) =>
+      l !== pathToFileURL(bin).href && !l.startsWith("node:") && !builtinModules.includes(l)
+    )
+    expect(others).toEqual([])
   })
 
   it("runs the same through npm start", () => {

@@ -1,0 +1,94 @@
+/**
+ * The bundled command line: `dist/bin.js` as one ES module (esbuild), written over the file tsc
+ * emits for `src/bin.ts`. Run after tsc (`npm run build` does both).
+ *
+ * Why: unbundled, a CLI call spends most of its start-up in Node's ES module loader resolving
+ * and reading the ~1,000 files of effect, @effect/cli and the MCP SDK. One file parses at once.
+ *
+ * What stays outside the bundle: packages with native code or a large size that a plain text
+ * read never loads (they are imported lazily where they are used), and packages that find their
+ * own files on disk. The library (`dist/index.js` and the other modules) is not bundled:
+ * importers keep the module layout.
+ *
+ * `import.meta.url` in a bundled module means the bundle's own URL, `dist/bin.js`; the modules
+ * that locate files next to themselves (`../prompts/read.txt`, the SQLite worker, pdfjs's fonts)
+ * are rewritten to the URL their compiled file has in `dist/`, so every relative path still
+ * resolves as it does unbundled.
+ */
+import * as esbuild from "esbuild"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
+const src = path.join(root, "src")
+
+/** Loaded lazily (dynamic `import()` or `createRequire`) by the sources that need them. */
+export const external = [
+  "better-sqlite3",
+  "sharp",
+  "pdfjs-dist",
+  "@napi-rs/canvas",
+  "exceljs",
+  "mammoth",
+  "turndown",
+  "linkedom",
+  "@mozilla/readability",
+  "typescript-language-server",
+  "typescript"
+]
+
+/** `import.meta.url` of a module in `src/` → the URL its compiled file has in `dist/`. */
+const importMetaUrl = {
+  name: "import-meta-url",
+  setup(build) {
+    build.onLoad({ filter: /\.ts$/ }, async (args) => {
+      if (!args.path.startsWith(src + path.sep)) return undefined
+      const text = await fs.promises.readFile(args.path, "utf8")
+      if (!text.includes("import.meta.url")) return { contents: text, loader: "ts" }
+      const compiled = path.relative(src, args.path).replace(/\.ts$/, ".js").split(path.sep).join("/")
+      return {
+        contents: text.replaceAll("import.meta.url", `new URL(${JSON.stringify(`./${compiled}`)}, import.meta.url).href`),
+        loader: "ts"
+      }
+    })
+  }
+}
+
+/**
+ * `debug` (under file-type) asks for `supports-color` at load, inside a try, to pick colours for
+ * DEBUG output: in the bundle it would be a package looked up on disk at every start. Empty here.
+ */
+const noSupportsColor = {
+  name: "no-supports-color",
+  setup(build) {
+    build.onResolve({ filter: /^supports-color$/ }, () => ({ path: "supports-color", namespace: "empty" }))
+    build.onLoad({ filter: /.*/, namespace: "empty" }, () => ({ contents: "module.exports = undefined", loader: "js" }))
+  }
+}
+
+export const bundle = () =>
+  esbuild.build({
+    entryPoints: [path.join(src, "bin.ts")],
+    outfile: path.join(root, "dist", "bin.js"),
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    external,
+    plugins: [importMetaUrl, noSupportsColor],
+    // Packages written in CommonJS call `require` for Node's built-ins; an ES module has none.
+    banner: { js: "import { createRequire as __bundleRequire } from \"node:module\"; const require = __bundleRequire(import.meta.url);" },
+    legalComments: "none",
+    minifyWhitespace: true,
+    minifySyntax: true,
+    logLevel: "warning",
+    metafile: true
+  })
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const result = await bundle()
+  // tsc's source map of the unbundled bin.js would point the bundle's lines at the wrong code.
+  fs.rmSync(path.join(root, "dist", "bin.js.map"), { force: true })
+  if (process.argv.includes("--analyze")) console.log(await esbuild.analyzeMetafile(result.metafile))
+}
