@@ -7,7 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as fs from "node:fs"
 import { CHUNK_BYTES } from "../src/internal/file.js"
-import { COUNT_AHEAD_BYTES } from "../src/internal/lines.js"
+import { COUNT_AHEAD_BYTES, LONG_LINE_BYTES } from "../src/internal/lines.js"
 import * as LineIndex from "../src/LineIndex.js"
 import { read } from "../src/Read.js"
 import { countingReads, nodeLayer, tempDir } from "./support.js"
@@ -109,7 +109,11 @@ describe("long lines", () => {
       expect(firstShown(first.output)).toBe(
         `1: ${line.slice(0, 2000)}... (line truncated to 2000 chars; use offset=1 column=2001 to read more of it)`
       )
-      expect(first.output).toContain("2: second")
+      // A line of 2 MB is over LONG_LINE_BYTES: the page ends in it, the next one starts after it.
+      expect(first.output).toContain("(Showing lines 1-1 of at least 1 in a 1.9 MB file. Use offset=2 to continue.)")
+      expect(first.metadata).toMatchObject({ nextOffset: 2, totalLinesAtLeast: 1 })
+      const next = yield* read({ filePath: "minified.js", offset: 2 })
+      expect(firstShown(next.output)).toBe("2: second")
       const deep = yield* read({ filePath: "minified.js", offset: 1, column: 1_500_001, limit: 1 })
       expect(firstShown(deep.output)).toBe(
         `1: ${line.slice(1_500_000, 1_502_000)}... (line truncated to 2000 chars; use offset=1 column=1502001 to read more of it)`
@@ -118,6 +122,33 @@ describe("long lines", () => {
       expect(deep.metadata).toMatchObject({ column: 1_500_001, truncated: true, nextOffset: 2 })
       const tail = yield* read({ filePath: "minified.js", offset: 1, column: 1_999_001 })
       expect(firstShown(tail.output)).toBe(`1: ${line.slice(1_999_000)}`)
+    }).pipe(Effect.provide(nodeLayer(root))))
+
+  it.effect("a huge line: the first page and the column cursor read a bounded stretch, not the line", () =>
+    Effect.gen(function*() {
+      // 48 MiB of one line (digits, so a column's text is checkable), then a second line.
+      const block = Buffer.from("0123456789".repeat(104_858)) // 1 MiB + 4 bytes
+      const file = `${root}/bundle.min.js`
+      fs.writeFileSync(file, "")
+      for (let i = 0; i < 48; i++) fs.appendFileSync(file, block)
+      fs.appendFileSync(file, "\nafter\n")
+      const first = countingReads()
+      const page = yield* first.wrap(read({ filePath: "bundle.min.js" }))
+      expect(firstShown(page.output)).toBe(
+        `1: ${"0123456789".repeat(200)}... (line truncated to 2000 chars; use offset=1 column=2001 to read more of it)`
+      )
+      expect(page.output).toContain("Use offset=2 to continue.)")
+      expect(first.stats.bytes).toBeLessThan(LONG_LINE_BYTES + 3 * CHUNK_BYTES)
+      const column = 20_000_001
+      const cursor = countingReads()
+      const resumed = yield* cursor.wrap(read({ filePath: "bundle.min.js", offset: 1, column }))
+      expect(firstShown(resumed.output)).toBe(
+        `1: ${"0123456789".repeat(200)}... (line truncated to 2000 chars; use offset=1 column=${column + 2000} to read more of it)`
+      )
+      expect(cursor.stats.bytes).toBeLessThan(column + LONG_LINE_BYTES + 3 * CHUNK_BYTES)
+      // The line after it is one offset on, found by reading through the line once.
+      const after = yield* read({ filePath: "bundle.min.js", offset: 2 })
+      expect(firstShown(after.output)).toBe("2: after")
     }).pipe(Effect.provide(nodeLayer(root))))
 
   it.effect("a column past the end of the line is a ColumnOutOfRange", () =>

@@ -109,6 +109,50 @@ describe("LinePager", () => {
     expect(page.totalLines).toBe(1)
   })
 
+  it("stops inside a huge shown line after a bounded scan, the line cut with its cursor", () => {
+    const digits = encode("0123456789".repeat(6554)) // 64 KiB + 4 bytes: chunks start at shifting digits
+    const pushUntilDone = (opts: PageOptions) => {
+      const pager = new LinePager(opts)
+      let pushed = 0
+      // 64 MiB of one line, were it all read.
+      while (!pager.done && pushed < 1024) {
+        pager.push(digits)
+        pushed++
+      }
+      return { page: pager.end(false), pushed }
+    }
+    const { page, pushed } = pushUntilDone(options({ longLine: 1 << 20 }))
+    expect(pushed).toBeLessThanOrEqual(17)
+    expect(page.lines).toEqual([
+      "0123456789".repeat(200) + "... (line truncated to 2000 chars; use offset=1 column=2001 to read more of it)"
+    ])
+    expect(page.stoppedBy).toBe("limit")
+    expect(page.totalLines).toBeUndefined()
+    expect(page.linesAtLeast).toBe(1)
+
+    // The column cursor reads to its column, then as far past it as a first page does.
+    const column = 3_000_001
+    const resumed = pushUntilDone(options({ column, longLine: 1 << 20 }))
+    expect(resumed.pushed).toBeLessThanOrEqual(Math.ceil((column + (1 << 20)) / digits.length) + 1)
+    expect(resumed.page.lines).toEqual([
+      "0123456789".repeat(200) + `... (line truncated to 2000 chars; use offset=1 column=${column + 2000} to read more of it)`
+    ])
+    expect(resumed.page.column).toBe(column)
+    expect(resumed.page.linesAtLeast).toBe(1)
+  })
+
+  it("a long line that ends in the chunk being read does not end the page: the lines after it follow", () => {
+    const pager = new LinePager(options({ longLine: 1000 }))
+    pager.push(encode("z".repeat(1500)))
+    pager.push(encode("z".repeat(1500) + "\nnext\n"))
+    const page = pager.end(true)
+    expect(page.lines).toEqual([
+      "z".repeat(2000) + "... (line truncated to 2000 chars; use offset=1 column=2001 to read more of it)",
+      "next"
+    ])
+    expect(page.totalLines).toBe(2)
+  })
+
   it.prop("numbers lines as the reference split does, whatever the chunking", [
     textArb,
     fc.integer({ min: 1, max: 80 }),
@@ -120,6 +164,42 @@ describe("LinePager", () => {
     expect(page.totalLines).toBe(reference.length)
     expect(page.lines).toEqual(reference.slice(offset - 1, offset - 1 + limit))
     expect(page.rendered).toEqual(page.lines.map((line, i) => `${offset + i}: ${line}`))
+  })
+
+  it.prop("skipping to a deep offset keeps every count: checkpoints, endings and the page", [
+    // Mostly `\n` (the skip's fast path), with some `\r\n` and lone `\r` that interrupt it.
+    fc.array(
+      fc.tuple(
+        fc.string({ unit: fc.constantFrom("a", "é", "中", " "), maxLength: 12 }),
+        fc.constantFrom("\n", "\n", "\n", "\n", "\r\n", "\r")
+      ),
+      { maxLength: 120 }
+    ),
+    fc.boolean(),
+    fc.integer({ min: 1, max: 130 }),
+    fc.integer({ min: 1, max: 5 }),
+    fc.integer({ min: 1, max: 7 }),
+    fc.array(fc.nat(), { maxLength: 8 })
+  ], ([lines, finalTerminator, offset, limit, every, cuts]) => {
+    const joined = lines.map(([line, end]) => line + end).join("")
+    const text = finalTerminator ? joined : joined.replace(/(\r\n|\r|\n)$/, "")
+    const bytes = encode(text)
+    const reference = referenceLines(text)
+    // Byte position where each line after the k-th starts.
+    const starts: Array<number> = [0]
+    for (const match of text.matchAll(/\r\n|\r|\n/g)) starts.push(encode(text.slice(0, match.index + match[0].length)).length)
+    if (!/(\r\n|\r|\n)$/.test(text) && text.length > 0) starts.push(bytes.length)
+    const page = pageInChunks(bytes, cuts, options({ offset, limit, checkpointEvery: every }))
+    expect(page.totalLines).toBe(reference.length)
+    expect(page.lines).toEqual(reference.slice(offset - 1, offset - 1 + limit))
+    expect(page.checkpoints).toEqual(
+      starts.flatMap((position, k) => k > 0 && k % every === 0 ? [[k, position] as const] : [])
+    )
+    expect(page.endings).toEqual({
+      lf: (text.match(/(?<!\r)\n/g) ?? []).length,
+      crlf: (text.match(/\r\n/g) ?? []).length,
+      cr: (text.match(/\r(?!\n)/g) ?? []).length
+    })
   })
 
   it.prop("never exceeds the line or byte caps", [

@@ -17,6 +17,11 @@ export const MAX_BYTES = 50 * 1024
 export const MAX_BYTES_LABEL = "50 KB"
 /** After a full page, keep counting this many bytes for an exact total before giving up. */
 export const COUNT_AHEAD_BYTES = 1024 * 1024
+/**
+ * A shown line that has all it can show (cut) and still has not ended after this many bytes
+ * ends the page: the rest of a 200 MB minified line is not read to find the lines after it.
+ */
+export const LONG_LINE_BYTES = 1024 * 1024
 
 const LF = 10
 const CR = 13
@@ -35,6 +40,8 @@ export interface PageOptions {
   readonly maxLineLength: number
   /** Most bytes of rendered lines (`N: text` plus newline). */
   readonly maxBytes: number
+  /** A cut line still open after this many bytes ends the page (default `LONG_LINE_BYTES`). */
+  readonly longLine?: number
   /** Character (UTF-16 code unit, 1-based) at which the first shown line starts. */
   readonly column?: number
   /** Bytes counted past a full page in search of the end of the file (Infinity: to the end). */
@@ -129,6 +136,10 @@ export class LinePager {
   private lineParts: Array<Uint8Array> = []
   private lineKept = 0
   private lineOverflow = false
+  /** Bytes of the current line scanned while it is in the window. */
+  private lineBytes = 0
+  /** The page ended inside its last shown line, before that line's end was found. */
+  private cutInside = false
   /** Stateful encodings (ISO-2022-JP): the shift state over every byte so far, and at this line's start. */
   private readonly tracker: ShiftTracker | undefined
   private lineState = 0
@@ -193,15 +204,24 @@ export class LinePager {
       if (this.pendingCheckpoint) this.recordCheckpoint(this.position + i)
     }
     while (i < n && this.state !== "done") {
+      if (this.state === "skip" && this.unit === 1 && this.tracker === undefined) {
+        i = this.skipLines(chunk, i)
+        if (i >= n) break
+      }
       const t = this.nextTerminator(chunk, i)
       const end = t === -1 ? n : t
       if (end > i) {
         this.lineOpen = true
         if (this.tracker !== undefined && this.state !== "count") this.tracker.scan(chunk.subarray(i, end))
-        if (this.state === "collect") this.keep(chunk, i, end)
-        else if (this.state === "count") this.counted += end - i
+        if (this.state === "collect") {
+          this.keep(chunk, i, end)
+          this.lineBytes += end - i
+        } else if (this.state === "count") this.counted += end - i
       }
       if (t === -1) {
+        if (this.state === "collect" && this.lineBytes > (this.options.longLine ?? LONG_LINE_BYTES) && this.lineFull()) {
+          this.cutShort()
+        }
         i = n
         break
       }
@@ -240,7 +260,10 @@ export class LinePager {
     const shownLast = this.options.offset - 1 + this.lines.length
     const known = eof && this.stoppedBy !== "bytes"
     const total = known ? this.completed : undefined
-    const atLeast = Math.max(this.completed + (this.lineOpen ? 1 : 0), shownLast + (this.stoppedBy === "eof" ? 0 : 1))
+    // Cut short inside a line: that line is known to exist, nothing after it.
+    const atLeast = this.cutInside
+      ? this.completed + 1
+      : Math.max(this.completed + (this.lineOpen ? 1 : 0), shownLast + (this.stoppedBy === "eof" ? 0 : 1))
     return {
       lines: this.lines,
       rendered: this.rendered,
@@ -293,6 +316,35 @@ export class LinePager {
       if ((this.position + start - this.origin) % this.unit === 0 && this.isUnit(chunk, start, char)) return start
       at = hit + 1
     }
+  }
+
+  /**
+   * Skip whole lines before the window: one native byte search per line and no other work, up
+   * to the next `\r` (whose line ending the general loop decides) or the end of the chunk.
+   * Returns where the general loop goes on.
+   */
+  private skipLines(chunk: Uint8Array, from: number): number {
+    if (this.nextCR !== -1 && this.nextCR < from) this.nextCR = this.find(chunk, from, CR)
+    const stop = this.nextCR === -1 ? chunk.length : this.nextCR
+    const target = this.options.offset - 1
+    const every = this.every
+    let completed = this.completed
+    let at = from
+    while (completed < target) {
+      const hit = chunk.indexOf(LF, at)
+      if (hit === -1 || hit >= stop) break
+      completed++
+      at = hit + 1
+      if (every > 0 && completed % every === 0) this.checkpoints.push([completed, this.position + at])
+    }
+    if (at === from) return from
+    this.endings.lf += completed - this.completed
+    this.completed = completed
+    this.lineOpen = false
+    // The cached position of the next `\n` lies behind us now.
+    this.nextLF = -2
+    if (completed >= target) this.enterWindow()
+    return at
   }
 
   private keep(chunk: Uint8Array, from: number, to: number): void {
@@ -349,6 +401,22 @@ export class LinePager {
     }
   }
 
+  /** The current line holds all of itself that can be shown: the rest only says where it ends. */
+  private lineFull(): boolean {
+    return this.skipDecoder !== undefined ? this.columnText.length > this.options.maxLineLength : this.lineOverflow
+  }
+
+  /**
+   * End the page inside a long line: show it cut (its cursor continues it), and stop without
+   * looking for its end. The page stops as at its limit; the total stays unknown.
+   */
+  private cutShort(): void {
+    if (!this.show()) return
+    this.cutInside = true
+    this.stoppedBy = "limit"
+    this.state = "done"
+  }
+
   private recordCheckpoint(position: number): void {
     this.pendingCheckpoint = false
     this.checkpoints.push([this.completed, position])
@@ -385,6 +453,7 @@ export class LinePager {
     this.lineParts = []
     this.lineKept = 0
     this.lineOverflow = false
+    this.lineBytes = 0
     this.columnText = ""
 
     const cut = overflow || decoded.length > this.options.maxLineLength
