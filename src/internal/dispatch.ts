@@ -28,7 +28,7 @@ import * as Permits from "./permits.js"
 import { fromPlatformError, isNotFound } from "./platformError.js"
 import { localMeanings, type Resolved } from "./resolve.js"
 import { noSelection, parseSelector, type Selection, SelectorError } from "./selector.js"
-import { readUnsized, snapshotFile } from "./snapshot.js"
+import { readUnsized, readWhole, SMALL_FILE_BYTES, snapshotFile } from "./snapshot.js"
 import type { FileFacts, FileSource, Params } from "./sources/types.js"
 
 /** What a local read needs: the services of `read`. */
@@ -276,9 +276,14 @@ const readFile = (
       before,
       Effect.gen(function*() {
         const unsized = Number(before.size) === 0 ? yield* readUnsized(opened, target) : undefined
-        // A snapshot is read from memory and never indexed: its next read may hold other bytes.
-        const file = unsized === undefined ? opened : snapshotFile(unsized, before)
-        const info = unsized === undefined ? before : { ...before, size: FileSystem.Size(unsized.length) }
+        // A small file is read whole, once: every later read of it comes from memory.
+        const small = unsized === undefined && Number(before.size) <= SMALL_FILE_BYTES
+          ? yield* readWhole(opened, target, Number(before.size))
+          : undefined
+        const bytes = unsized ?? small
+        // A snapshot of an unsized file is never indexed: its next read may hold other bytes.
+        const file = bytes === undefined ? opened : snapshotFile(bytes, before)
+        const info = bytes === undefined ? before : { ...before, size: FileSystem.Size(bytes.length) }
         const wanted = Math.min(SAMPLE_BYTES, Number(info.size))
         const head = yield* readHead(file, wanted).pipe(
           Effect.mapError((error) => fromPlatformError(target.absolute, error))

@@ -8,7 +8,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { formatBytes, ReadFailed } from "../ReadError.js"
-import type { Target } from "./access.js"
+import { endedEarly, type Target } from "./access.js"
 import { readHead } from "./bytes.js"
 import { fromPlatformError } from "./platformError.js"
 
@@ -33,7 +33,22 @@ export const readUnsized = (file: FileSystem.File, target: Target) =>
     return bytes.length === 0 ? undefined : bytes.slice()
   })
 
-/** A read-only `File` over bytes already read: the snapshot of a file that reports size 0. */
+/** Files up to this size are read whole, once, when they are opened (see `readWhole`). */
+export const SMALL_FILE_BYTES = 64 * 1024
+
+/**
+ * The first `size` bytes of a small file, from its current position, so that its sample, the
+ * look past an ASCII start, its page and its last byte come from memory instead of one read call
+ * each. Fewer bytes only when its end came early and it still reports that size (`endedEarly`).
+ */
+export const readWhole = (file: FileSystem.File, target: Target, size: number) =>
+  Effect.gen(function*() {
+    const bytes = yield* readHead(file, size).pipe(Effect.mapError((e) => fromPlatformError(target.absolute, e)))
+    if (bytes.length < size) yield* endedEarly(file, target, size)
+    return bytes
+  })
+
+/** A read-only `File` over bytes already read: the snapshot of a small file, or of one that reports size 0. */
 export const snapshotFile = (bytes: Uint8Array, info: File.Info): FileSystem.File => {
   let position = 0
   const readOnly = (method: string) =>
