@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as fs from "node:fs"
+import { TAIL_BYTES } from "../src/internal/access.js"
 import { CHUNK_BYTES } from "../src/internal/file.js"
 import { COUNT_AHEAD_BYTES, LONG_LINE_BYTES } from "../src/internal/lines.js"
 import * as LineIndex from "../src/LineIndex.js"
@@ -81,6 +82,22 @@ describe("line index", () => {
       expect(a.output).toBe(b.output)
       expect(firstShown(a.output)).toBe(`2500: ${lineOf(2500)}`)
     }).pipe(Effect.provide(Layer.merge(nodeLayer(root), LineIndex.layerNoop))))
+})
+
+describe("small files", () => {
+  it.effect("are read once: the page, the encoding sample and the last byte come from one read", () =>
+    Effect.gen(function*() {
+      // ASCII for its first 8 KB, so the encoding is looked for past the 4 KB sample.
+      const text = Array.from({ length: 300 }, (_, i) => lineOf(i + 1)).join("\n") + "\n// é\n"
+      fs.writeFileSync(`${root}/small.ts`, text)
+      const size = Buffer.byteLength(text)
+      const counting = countingReads()
+      const result = yield* counting.wrap(read({ filePath: "small.ts" }))
+      expect(result.output).toContain("301: // é")
+      expect(result.metadata).toMatchObject({ encoding: "utf-8", finalNewline: true, totalLines: 301 })
+      // The whole file once, and the last bytes before and after (the check that it did not change).
+      expect(counting.stats.bytes).toBeLessThanOrEqual(size + 2 * TAIL_BYTES)
+    }).pipe(Effect.provide(nodeLayer(root))))
 })
 
 describe("honest totals", () => {
