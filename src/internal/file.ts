@@ -22,6 +22,8 @@ import { type PageAt, presentText } from "./text.js"
 
 /** Bytes read per call while streaming text: large enough to amortise calls on deep scans. */
 export const CHUNK_BYTES = 256 * 1024
+/** Bytes read per call while the pager skips lines before a deep page: fewer, larger reads. */
+export const SKIP_CHUNK_BYTES = 4 * 1024 * 1024
 
 const facts = (info: File.Info) => ({
   size: Number(info.size),
@@ -69,10 +71,14 @@ const streamPage = (file: FileSystem.File, start: number, size: number, pager: L
     const progress = yield* Progress
     const task = `Reading ${path}`
     yield* file.seek(start, "start")
-    const buffer = Buffer.allocUnsafe(Math.max(1, Math.min(CHUNK_BYTES, size - start)))
+    let buffer = Buffer.allocUnsafe(Math.max(1, Math.min(CHUNK_BYTES, size - start)))
     let position = start
     let eof = position >= size
     while (!pager.done && !eof) {
+      // Still skipping after a whole chunk: the page is deep, read on in larger chunks.
+      if (pager.skipping && position > start && buffer.length < SKIP_CHUNK_BYTES && size - position > buffer.length) {
+        buffer = Buffer.allocUnsafe(Math.min(SKIP_CHUNK_BYTES, size - position))
+      }
       const n = yield* readFully(file, buffer)
       // Bytes appended since the open are not this version's: the read ends at the size it had.
       const taken = Math.min(n, size - position)

@@ -182,6 +182,11 @@ export class LinePager {
     if (this.completed >= options.offset - 1) this.enterWindow()
   }
 
+  /** Still before the window: the caller may read in larger chunks. */
+  get skipping(): boolean {
+    return this.state === "skip"
+  }
+
   /** True once the page and its footer are known: the caller may stop reading. */
   get done(): boolean {
     return this.state === "done"
