@@ -8,6 +8,7 @@ import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
 import * as HashMap from "effect/HashMap"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -63,6 +64,27 @@ export class FileTime extends Context.Tag("effect-read/FileTime")<FileTime, File
  */
 export const maxHashBytes = 16 * 1024 * 1024
 
+/** A whole file as a read just read it, and the version (size, mtime) it was then. */
+export interface ReadBytes {
+  readonly path: string
+  readonly size: number
+  readonly mtime: number | undefined
+  readonly bytes: Uint8Array
+}
+
+/**
+ * The bytes the read in this fiber just read whole (small files), so that the stamp recorded
+ * after it hashes them instead of opening and reading the file again. Taken by `takeReadBytes`;
+ * `stamp` uses them only while the file still has their size and mtime.
+ */
+export const lastReadBytes: FiberRef.FiberRef<ReadBytes | undefined> = FiberRef.unsafeMake<ReadBytes | undefined>(
+  undefined
+)
+
+/** The bytes of `path` the last read in this fiber left (then none are left). */
+export const takeReadBytes = (path: string): Effect.Effect<ReadBytes | undefined> =>
+  Effect.map(FiberRef.getAndSet(lastReadBytes, undefined), (known) => known?.path === path ? known : undefined)
+
 /**
  * Stamp `path` now: stat it and, for a regular file of at most `maxHashBytes`, hash its content
  * with SHA-256, streamed in chunks so memory stays bounded. Exactly the stat'd size is hashed,
@@ -70,15 +92,19 @@ export const maxHashBytes = 16 * 1024 * 1024
  */
 const HASH_CHUNK_BYTES = 256 * 1024
 
-export const stamp = Effect.fn("FileTime.stamp")(function*(path: string) {
+export const stamp = Effect.fn("FileTime.stamp")(function*(path: string, known?: ReadBytes) {
   const fs = yield* FileSystem.FileSystem
   const info = yield* fs.stat(path)
   const size = Number(info.size)
+  const mtime = Option.getOrUndefined(Option.map(info.mtime, (date) => date.getTime()))
   const readAt = yield* Clock.currentTimeMillis
   let hash: string | undefined = undefined
   if (info.type === "File" && size <= maxHashBytes) {
     const hasher = createHash("sha256")
-    if (size > 0) {
+    if (known !== undefined && known.size === size && known.mtime === mtime && known.bytes.length === size) {
+      // The bytes the read showed, of the version the file still is: no second read.
+      hasher.update(known.bytes)
+    } else if (size > 0) {
       // A plain read loop over one buffer: `fs.stream` costs milliseconds even for tiny files.
       yield* Effect.scoped(Effect.gen(function*() {
         // A process at its open-files limit waits for a descriptor: the stamp must not be lost.
@@ -95,15 +121,9 @@ export const stamp = Effect.fn("FileTime.stamp")(function*(path: string) {
     }
     hash = hasher.digest("hex")
   }
-  const result: ReadStamp = {
-    path,
-    readAt,
-    size,
-    mtime: Option.getOrUndefined(Option.map(info.mtime, (date) => date.getTime())),
-    hash
-  }
+  const result: ReadStamp = { path, readAt, size, mtime, hash }
   return result
-}) satisfies (path: string) => Effect.Effect<ReadStamp, PlatformError, FileSystem.FileSystem>
+}) satisfies (path: string, known?: ReadBytes) => Effect.Effect<ReadStamp, PlatformError, FileSystem.FileSystem>
 
 /**
  * Did the file change between two stamps? `path` and `readAt` are ignored.
@@ -129,10 +149,10 @@ export const compare = (before: ReadStamp, now: ReadStamp): "unchanged" | "chang
 export const make: Effect.Effect<FileTimeShape, never, FileSystem.FileSystem> = Effect.gen(function*() {
   const fs = yield* FileSystem.FileSystem
   const ledger = yield* Ref.make(HashMap.empty<readonly [string, string], ReadStamp>())
-  const stampNow = (path: string) => Effect.provideService(stamp(path), FileSystem.FileSystem, fs)
+  const stampNow = (path: string, known?: ReadBytes) => Effect.provideService(stamp(path, known), FileSystem.FileSystem, fs)
 
   const read = Effect.fn("FileTime.read")(function*(sessionId: string, path: string) {
-    yield* stampNow(path).pipe(
+    yield* stampNow(path, yield* takeReadBytes(path)).pipe(
       Effect.flatMap((stamped) => Ref.update(ledger, HashMap.set(Data.tuple(sessionId, path), stamped))),
       Effect.catchAll((error) =>
         Effect.logDebug("FileTime.read: could not stamp the file; nothing recorded").pipe(

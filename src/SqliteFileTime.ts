@@ -16,7 +16,15 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { assertUnchanged, FileTime, type FileTimeShape, type ReadStamp, stamp } from "./FileTime.js"
+import {
+  assertUnchanged,
+  FileTime,
+  type FileTimeShape,
+  type ReadBytes,
+  type ReadStamp,
+  stamp,
+  takeReadBytes
+} from "./FileTime.js"
 
 /**
  * The migrations table this module owns. Not `@effect/sql`'s default (`effect_sql_migrations`),
@@ -87,7 +95,8 @@ export const make: Effect.Effect<FileTimeShape, never, SqlClient.SqlClient | Fil
   function*() {
     const sql = yield* SqlClient.SqlClient
     const fs = yield* FileSystem.FileSystem
-    const stampNow = (path: string) => Effect.provideService(stamp(path), FileSystem.FileSystem, fs)
+    const stampNow = (path: string, known?: ReadBytes) =>
+      Effect.provideService(stamp(path, known), FileSystem.FileSystem, fs)
     // Stamps the database refused, by session and path; Map order is the eviction order.
     const unsaved = new Map<string, ReadStamp>()
     const keyOf = (sessionId: string, path: string) => `${sessionId}\0${path}`
@@ -110,7 +119,7 @@ export const make: Effect.Effect<FileTimeShape, never, SqlClient.SqlClient | Fil
 
     const read = Effect.fn("FileTime.read")(function*(sessionId: string, path: string) {
       yield* Effect.annotateCurrentSpan({ sessionId, path })
-      const stamped = yield* stampNow(path).pipe(
+      const stamped = yield* stampNow(path, yield* takeReadBytes(path)).pipe(
         Effect.map(Option.some),
         Effect.catchAll((error) =>
           Effect.logDebug("FileTime.read: could not stamp the file; nothing recorded").pipe(

@@ -1,4 +1,6 @@
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as NodePath from "@effect/platform-node/NodePath"
+import * as FileSystem from "@effect/platform/FileSystem"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
@@ -8,6 +10,10 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as nodePath from "node:path"
 import * as FileTime from "../src/FileTime.js"
+import * as Lsp from "../src/Lsp.js"
+import * as Permission from "../src/Permission.js"
+import { read } from "../src/Read.js"
+import * as Workspace from "../src/Workspace.js"
 import { fileTimeContract } from "./FileTimeContract.js"
 
 const root = fs.mkdtempSync(nodePath.join(os.tmpdir(), "effect-read-filetime-"))
@@ -113,4 +119,64 @@ describe("FileTime.stamp", () => {
     expect(FileTime.maxHashBytes).toBe(16 * 1024 * 1024)
   })
 
+})
+
+describe("FileTime after a read", () => {
+  const dir = fs.realpathSync(fs.mkdtempSync(nodePath.join(root, "after-read-")))
+  const file = nodePath.join(dir, "notes.txt")
+  const opens = { count: 0 }
+  // The Node filesystem, counting the opens of `file`.
+  const counting = Layer.effect(
+    FileSystem.FileSystem,
+    Effect.map(FileSystem.FileSystem, (fsys) => ({
+      ...fsys,
+      open: (path: string, options?: FileSystem.OpenFileOptions) => {
+        if (path === file) opens.count++
+        return fsys.open(path, options)
+      }
+    }))
+  ).pipe(Layer.provide(NodeFileSystem.layer))
+  const layer = Layer.mergeAll(
+    Workspace.layer({ directory: dir, sessionId: "s" }),
+    Permission.layerAllowAll,
+    Lsp.layerNoop,
+    FileTime.layerMemory
+  ).pipe(Layer.provideMerge(Layer.merge(counting, NodePath.layer)))
+
+  it.effect("stamps the bytes a small file's read read, without opening it again; edits between reads are still seen", () =>
+    Effect.gen(function*() {
+      const ledger = yield* FileTime.FileTime
+      fs.writeFileSync(file, "alpha\nbeta\n")
+      opens.count = 0
+      yield* read({ filePath: "notes.txt" })
+      expect(opens.count).toBe(1)
+      const stamped = yield* ledger.get("s", file)
+      expect(stamped._tag === "Some" && stamped.value.hash).toBe(createHash("sha256").update("alpha\nbeta\n").digest("hex"))
+      yield* ledger.assert("s", file)
+
+      // Same size, the mtime put back: only the content tells.
+      const { mtime } = fs.statSync(file)
+      fs.writeFileSync(file, "gamma\ndelta")
+      fs.utimesSync(file, mtime, mtime)
+      const changed = yield* Effect.flip(ledger.assert("s", file))
+      expect(changed._tag).toBe("FileChanged")
+
+      yield* read({ filePath: "notes.txt" })
+      yield* ledger.assert("s", file)
+      expect((yield* ledger.get("s", file)).pipe((o) => o._tag === "Some" && o.value.hash)).toBe(
+        createHash("sha256").update("gamma\ndelta").digest("hex")
+      )
+    }).pipe(Effect.provide(layer)))
+
+  it.effect("bytes left by a read are not used once the file has another size or mtime", () =>
+    Effect.gen(function*() {
+      fs.writeFileSync(file, "one\n")
+      const { mtime } = fs.statSync(file)
+      const known = { path: file, size: 4, mtime: mtime.getTime(), bytes: Buffer.from("old\n") }
+      // The file as the bytes say: they are hashed (a stamp of what the read showed).
+      expect((yield* FileTime.stamp(file, known)).hash).toBe(createHash("sha256").update("old\n").digest("hex"))
+      // Another mtime: the file is read.
+      fs.utimesSync(file, new Date(mtime.getTime() + 5000), new Date(mtime.getTime() + 5000))
+      expect((yield* FileTime.stamp(file, known)).hash).toBe(createHash("sha256").update("one\n").digest("hex"))
+    }).pipe(Effect.provide(NodeFileSystem.layer)))
 })

@@ -7,9 +7,10 @@ import type { File } from "@effect/platform/FileSystem"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import { fileTypeFromBuffer } from "file-type"
-import { FileTime } from "../FileTime.js"
+import { FileTime, lastReadBytes } from "../FileTime.js"
 import * as LineIndex from "../LineIndex.js"
 import { Lsp } from "../Lsp.js"
 import type { Permission } from "../Permission.js"
@@ -280,6 +281,15 @@ const readFile = (
         const small = unsized === undefined && Number(before.size) <= SMALL_FILE_BYTES
           ? yield* readWhole(opened, target, Number(before.size))
           : undefined
+        if (small !== undefined && small.length === Number(before.size)) {
+          // The ledger's stamp after this read hashes these bytes instead of reading the file again.
+          yield* FiberRef.set(lastReadBytes, {
+            path: target.absolute,
+            size: small.length,
+            mtime: Option.getOrUndefined(Option.map(before.mtime, (date) => date.getTime())),
+            bytes: small
+          })
+        }
         const bytes = unsized ?? small
         // A snapshot of an unsized file is never indexed: its next read may hold other bytes.
         const file = bytes === undefined ? opened : snapshotFile(bytes, before)
