@@ -23,7 +23,11 @@ import { fileURLToPath } from "node:url"
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 const src = path.join(root, "src")
 
-/** Loaded lazily (dynamic `import()` or `createRequire`) by the sources that need them. */
+/**
+ * Loaded lazily (dynamic `import()` or `createRequire`) by the sources that need them. A package a
+ * module imports statically (linkedom, turndown for web pages) is bundled instead: left outside,
+ * its import would run at every start.
+ */
 export const external = [
   "better-sqlite3",
   "sharp",
@@ -31,9 +35,6 @@ export const external = [
   "@napi-rs/canvas",
   "exceljs",
   "mammoth",
-  "turndown",
-  "linkedom",
-  "@mozilla/readability",
   "typescript-language-server",
   "typescript"
 ]

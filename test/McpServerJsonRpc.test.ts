@@ -3,7 +3,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
-import { classify, deeperThan, type Line, LineBuffer } from "../src/internal/jsonRpc.js"
+import { classify, deeperThan, type Line, LineBuffer, stringifyLine } from "../src/internal/jsonRpc.js"
 
 /** Feed `bytes` cut at `cuts` (positions, any order), then end. */
 const split = (buffer: LineBuffer, bytes: Uint8Array, cuts: ReadonlyArray<number>): Array<Line> => {
@@ -106,5 +106,29 @@ describe("deeperThan", () => {
     expect(deeperThan({ a: [{ b: 1 }] }, 3)).toBe(false)
     expect(deeperThan({ a: [{ b: {} }] }, 3)).toBe(true)
     expect(deeperThan("scalar", 0)).toBe(false)
+  })
+})
+
+describe("stringifyLine", () => {
+  it.prop("is JSON.stringify, whatever the values and wherever long strings are put in as they are", [
+    fc.jsonValue(),
+    fc.integer({ min: 0, max: 12 })
+  ], ([value, rawChars]) => {
+    expect(stringifyLine(value, rawChars)).toBe(JSON.stringify(value))
+  })
+
+  it("puts a base64 attachment in as it is, twice, and escapes a long string that needs it", () => {
+    const data = Buffer.alloc(300_000, 7).toString("base64")
+    const message = {
+      jsonrpc: "2.0",
+      id: 1,
+      result: {
+        content: [{ type: "text", text: `a "quoted"\nline\u0000${"x".repeat(70_000)}` }, { type: "image", data, mimeType: "image/png" }],
+        structuredContent: { attachments: [{ url: `data:image/png;base64,${data}` }], note: "\u0000raw-0-0" }
+      }
+    }
+    const line = stringifyLine(message)
+    expect(line).toBe(JSON.stringify(message))
+    expect(JSON.parse(line)).toEqual(message)
   })
 })

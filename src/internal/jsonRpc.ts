@@ -236,3 +236,33 @@ export const tooLong = (bytes: number, limit: number = MAX_MESSAGE_BYTES): Error
     ErrorCode.InvalidRequest,
     `Invalid Request: the message is ${bytes} bytes, over the limit of ${limit} bytes per message; it was skipped`
   )
+
+/** Strings at least this long are written into a JSON line as they are when they need no escaping. */
+export const RAW_STRING_CHARS = 64 * 1024
+
+/** Printable ASCII but `"` and `\\`: JSON holds it as it is. */
+const NEEDS_NO_ESCAPE = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/
+
+/**
+ * `JSON.stringify(message)`, faster when it holds long strings that need no escaping (the base64
+ * of an attachment, twice in a read's answer: V8 spends ~8 ns a character on each, five times
+ * what encoding the base64 took): those are put in as they are. Same text as `JSON.stringify`.
+ */
+export const stringifyLine = (message: unknown, rawChars: number = RAW_STRING_CHARS): string => {
+  const raw: Array<string> = []
+  // NUL is escaped in JSON text, and the nonce is new each time: no other string reads like it.
+  const marker = `\u0000raw-${Math.random().toString(36).slice(2)}-`
+  const text = JSON.stringify(message, (_key, value: unknown) => {
+    if (typeof value === "string" && value.length >= rawChars && NEEDS_NO_ESCAPE.test(value)) {
+      raw.push(value)
+      return `${marker}${raw.length - 1}`
+    }
+    return value
+  })
+  if (raw.length === 0 || text === undefined) return text
+  const escaped = JSON.stringify(marker).slice(1, -1).replace(/[\\^$.*+?()[\]{}|]/g, "\\$&")
+  const parts = text.split(new RegExp(`"${escaped}(\\d+)"`))
+  let out = parts[0]!
+  for (let i = 1; i < parts.length; i += 2) out += `"${raw[Number(parts[i])]}"${parts[i + 1]}`
+  return out
+}

@@ -22,6 +22,7 @@ import {
   LineBuffer,
   MAX_MESSAGE_BYTES,
   type Request,
+  stringifyLine,
   tooLong
 } from "./jsonRpc.js"
 
@@ -147,7 +148,7 @@ export class StdioTransport implements Transport {
   private write(message: unknown): Promise<void> {
     if (this.closed) return Promise.resolve()
     return new Promise<void>((resolve) => {
-      if (this.output.write(`${JSON.stringify(message)}\n`)) resolve()
+      if (this.output.write(`${stringifyLine(message)}\n`)) resolve()
       else this.output.once("drain", resolve)
     })
   }
