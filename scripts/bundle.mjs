@@ -1,9 +1,12 @@
 /**
  * The bundled command line: `dist/bin.js` as one ES module (esbuild), written over the file tsc
- * emits for `src/bin.ts`. Run after tsc (`npm run build` does both).
+ * emits for `src/bin.ts`, plus `dist/bin-*.js` chunks for what it imports lazily (the MCP server,
+ * the sources a plain text read does not need) and the code those share. Run after tsc
+ * (`npm run build` does both).
  *
  * Why: unbundled, a CLI call spends most of its start-up in Node's ES module loader resolving
- * and reading the ~1,000 files of effect, @effect/cli and the MCP SDK. One file parses at once.
+ * and reading the ~1,000 files of effect, @effect/cli and the MCP SDK. One file parses at once;
+ * the chunks are read only by a command or a file that needs them.
  *
  * What stays outside the bundle: packages with native code or a large size that a plain text
  * read never loads (they are imported lazily where they are used), and packages that find their
@@ -68,10 +71,17 @@ const noSupportsColor = {
   }
 }
 
-export const bundle = () =>
-  esbuild.build({
+export const bundle = () => {
+  // Chunk names carry a hash of their content: an earlier build's chunks are stale.
+  for (const name of fs.readdirSync(path.join(root, "dist"))) {
+    if (/^bin-.*\.js$/.test(name)) fs.rmSync(path.join(root, "dist", name))
+  }
+  return esbuild.build({
     entryPoints: [path.join(src, "bin.ts")],
-    outfile: path.join(root, "dist", "bin.js"),
+    outdir: path.join(root, "dist"),
+    entryNames: "[name]",
+    chunkNames: "bin-[name]-[hash]",
+    splitting: true,
     bundle: true,
     platform: "node",
     format: "esm",
@@ -86,6 +96,7 @@ export const bundle = () =>
     logLevel: "warning",
     metafile: true
   })
+}
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const result = await bundle()
