@@ -60,14 +60,25 @@ const importMetaUrl = {
 }
 
 /**
- * `debug` (under file-type) asks for `supports-color` at load, inside a try, to pick colours for
- * DEBUG output: in the bundle it would be a package looked up on disk at every start. Empty here.
+ * Optional packages that bundled code asks for inside a try, at load: `debug` (under file-type)
+ * asks for `supports-color` to colour DEBUG output, linkedom for `canvas`. Neither is a dependency;
+ * in the bundle each is a module that fails as a missing package does, so the callers take the
+ * same fallback without a lookup on disk at every start.
  */
-const noSupportsColor = {
-  name: "no-supports-color",
+const optionalAbsent = ["supports-color", "canvas"]
+const absent = {
+  name: "optional-absent",
   setup(build) {
-    build.onResolve({ filter: /^supports-color$/ }, () => ({ path: "supports-color", namespace: "empty" }))
-    build.onLoad({ filter: /.*/, namespace: "empty" }, () => ({ contents: "module.exports = undefined", loader: "js" }))
+    build.onResolve({ filter: new RegExp(`^(${optionalAbsent.join("|")})$`) }, (args) => ({
+      path: args.path,
+      namespace: "absent"
+    }))
+    build.onLoad({ filter: /.*/, namespace: "absent" }, (args) => ({
+      contents: `const error = new Error(${JSON.stringify(`Cannot find module '${args.path}'`)})
+error.code = "MODULE_NOT_FOUND"
+throw error`,
+      loader: "js"
+    }))
   }
 }
 
@@ -87,7 +98,7 @@ export const bundle = () => {
     format: "esm",
     target: "node20",
     external,
-    plugins: [importMetaUrl, noSupportsColor],
+    plugins: [importMetaUrl, absent],
     // Packages written in CommonJS call `require` for Node's built-ins; an ES module has none.
     banner: { js: "import { createRequire as __bundleRequire } from \"node:module\"; const require = __bundleRequire(import.meta.url);" },
     legalComments: "none",
