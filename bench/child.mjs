@@ -17,6 +17,10 @@ import * as Lsp from "../dist/Lsp.js"
 import * as Permission from "../dist/Permission.js"
 import * as Read from "../dist/Read.js"
 import * as Workspace from "../dist/Workspace.js"
+import { ReadResult } from "../dist/ReadResult.js"
+import { attachBytes } from "../dist/internal/sources/attachment.js"
+import { stringifyLine } from "../dist/internal/jsonRpc.js"
+import * as Schema from "effect/Schema"
 
 const [, , name = "", raw = "{}"] = process.argv
 const options = JSON.parse(raw)
@@ -44,9 +48,14 @@ const warmUp = async (count = 200) => {
   for (let i = 0; i < count; i++) await read({ filePath: paths.source })
 }
 
-/** The Effect overhead baseline: read, split, number, cut, footer — the same output text. */
+/**
+ * The Effect overhead baseline: read, refuse binary (a NUL in the first 4 KB), decode UTF-8,
+ * split, number, cut, footer — the same output text.
+ */
 const plainRead = async (filePath, offset = 1, limit = 2000) => {
-  const text = await fsp.readFile(filePath, "utf8")
+  const bytes = await fsp.readFile(filePath)
+  if (bytes.subarray(0, 4096).includes(0)) throw new Error("binary")
+  const text = new TextDecoder("utf-8").decode(bytes)
   const lines = text.split(/\r\n|\n|\r/)
   if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop()
   const page = lines.slice(offset - 1, offset - 1 + limit)
@@ -96,23 +105,24 @@ const cases = {
    * Per-call time on the 200-line file in a warm process: rounds of the full tool alternate with
    * rounds of the plain function, so both see the same machine.
    */
-  "small": async ({ rounds = 15, iterations = 200 }) => {
+  "small": async ({ rounds = 15, iterations = 200, file = "small" }) => {
+    const filePath = paths[file]
     await warmUp(2000)
-    for (let i = 0; i < 2000; i++) await plainRead(paths.source)
+    for (let i = 0; i < 2000; i++) await plainRead(filePath)
     const samples = []
     const plainSamples = []
     for (let r = 0; r < rounds; r++) {
       const ours = await time(async () => {
-        for (let i = 0; i < iterations; i++) await read({ filePath: paths.source })
+        for (let i = 0; i < iterations; i++) await read({ filePath })
       })
       samples.push(ours.ms / iterations)
       const plain = await time(async () => {
-        for (let i = 0; i < iterations; i++) await plainRead(paths.source)
+        for (let i = 0; i < iterations; i++) await plainRead(filePath)
       })
       plainSamples.push(plain.ms / iterations)
     }
-    const result = await read({ filePath: paths.source })
-    const plain = await plainRead(paths.source)
+    const result = await read({ filePath })
+    const plain = await plainRead(filePath)
     return { samples, plainSamples, sameOutput: result.output === plain }
   },
   /**
@@ -146,6 +156,45 @@ const cases = {
       footer: output.split("\n").at(-2),
       outputBytes: Buffer.byteLength(output)
     }
+  },
+  /**
+   * A 20 MB attachment (a PDF: attached as it is, no image re-encoding) from bytes to the MCP
+   * answer, alternating with `Buffer#toString("base64")` of the same bytes: `attach` is our
+   * attachment with its base64 data URL; `answer` adds the MCP tool result and its JSON line
+   * (the data twice: as content and in the structured ReadResult).
+   */
+  "attach": async ({ rounds = 5, megabytes = 20 }) => {
+    const pdf = (size) => {
+      const bytes = Buffer.alloc(size)
+      for (let i = 0; i < bytes.length; i++) bytes[i] = (Math.imul(i, 2654435761) >>> 24) & 0xff
+      bytes.write("%PDF-1.7\n", 0, "latin1")
+      bytes.write("\n%%EOF\n", bytes.length - 7, "latin1")
+      return bytes
+    }
+    const bytes = pdf(megabytes * 1024 * 1024)
+    const attach = (value) =>
+      runtime.runPromise(attachBytes({ path: "/bench/big.pdf", title: "big.pdf", bytes: value, mime: "application/pdf", facts: { size: value.length } }))
+    // Loaded here: the other cases (and their peak RSS) do without the MCP server.
+    const { successResult } = await import("../dist/McpServer.js")
+    await attach(pdf(1 << 20))
+    const samples = []
+    const base64Samples = []
+    const answerSamples = []
+    let answerBytes = 0
+    for (let r = 0; r < rounds; r++) {
+      base64Samples.push((await time(async () => bytes.toString("base64").length)).ms)
+      const attached = await time(() => attach(bytes))
+      samples.push(attached.ms)
+      const answer = await time(async () => {
+        const result = attached.value
+        // The line the stdio transport writes.
+        const line = stringifyLine({ jsonrpc: "2.0", id: 1, result: successResult(result, Schema.encodeSync(ReadResult)(result)) })
+        answerBytes = line.length
+        return line
+      })
+      answerSamples.push(attached.ms + answer.ms)
+    }
+    return { first: samples[0], samples, base64Samples, answerSamples, answerBytes }
   },
   "naive": async ({ file, offset = 1 }) => {
     const { ms, value } = await time(() => naiveRead(paths[file], offset))

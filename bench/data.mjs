@@ -1,7 +1,8 @@
 /**
  * Benchmark data, generated once under bench/data/ (git-ignored) and reused while its manifest
  * matches: a ~1 GB log of ~80-byte lines, a 200 MB single-line minified bundle, a
- * 100,000-entry directory, a 200-line source file, and 1,000 small files for the concurrency run.
+ * 100,000-entry directory, a 200-line and a 100-line source file, and 1,000 small files for the
+ * concurrency run.
  * Everything is deterministic (a seeded PRNG), so reruns measure the same bytes.
  */
 import * as fs from "node:fs"
@@ -17,6 +18,8 @@ export const BUNDLE_BYTES = 200 * 1024 * 1024
 export const DIR_ENTRIES = 100_000
 export const DIR_SUBDIRS = 2_000
 export const SOURCE_LINES = 200
+/** The small-file and start-up cases: a 100-line source file. */
+export const SMALL_LINES = 100
 export const MANY_FILES = 1_000
 
 export const paths = {
@@ -24,6 +27,7 @@ export const paths = {
   bundle: path.join(DATA_DIR, "bundle.min.js"),
   dir: path.join(DATA_DIR, "dir100k"),
   source: path.join(DATA_DIR, "source.ts"),
+  small: path.join(DATA_DIR, "small.ts"),
   many: path.join(DATA_DIR, "many"),
   manifest: path.join(DATA_DIR, "manifest.json")
 }
@@ -225,6 +229,10 @@ export const ensureData = (log = console.error) => {
   step("source", (m) => sizeOf(paths.source) === m.size, () => {
     fs.writeFileSync(paths.source, sourceText(prng(4), SOURCE_LINES))
     return { size: sizeOf(paths.source), lines: SOURCE_LINES }
+  })
+  step("small", (m) => sizeOf(paths.small) === m.size, () => {
+    fs.writeFileSync(paths.small, sourceText(prng(6), SMALL_LINES))
+    return { size: sizeOf(paths.small), lines: SMALL_LINES }
   })
   step("dir", (m) => countEntries(paths.dir) === m.entries, () => {
     fs.rmSync(paths.dir, { recursive: true, force: true })

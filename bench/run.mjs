@@ -214,9 +214,30 @@ const main = () => {
 
   results.floor = interleave("memory floor", [oursVariant("ours", runs(3), "floor", {}, () => NaN)])
 
+  // Start-up: whole commands, spawn included, on the 100-line file.
+  const node = q(process.execPath)
+  const bin = q(path.join(here, "..", "dist", "bin.js"))
+  const initialize = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "1" } }
+  })
+  const commands = {
+    node: `${node} -e 0`,
+    plain: `${node} ${q(path.join(here, "plain-read.mjs"))} ${q(paths.small)}`,
+    cli: `${node} ${bin} --cwd ${q(DATA_DIR)} --json ${q(paths.small)}`,
+    // Answers initialize, then exits as stdin closes.
+    mcp: `printf '%s\\n' '${initialize}' | ${node} ${bin} mcp --cwd ${q(DATA_DIR)}`
+  }
+  if (!shell(commands.mcp).stdout.toString().includes("protocolVersion")) throw new Error("mcp did not answer initialize")
+  if (!shell(commands.cli).stdout.toString().includes("\"output\"")) throw new Error("the CLI did not read")
+  results.startup = interleave("start-up", Object.entries(commands).map(([key, command]) => shellVariant(key, runs(15), command)))
+  results.startupRss = Object.fromEntries(Object.entries(commands).map(([key, command]) => [key, shellRss(command)]))
+
   results.small = interleave("small file", [
     oursVariant("ours", runs(3), "small", { rounds: 5, iterations: 200 }, (r) => r.samples),
-    freshVariant(runs(3), "source")
+    freshVariant(runs(3), "small")
   ])
   // The plain function ran in the same processes, its rounds alternating with ours.
   results.small.plain = (() => {
@@ -267,6 +288,14 @@ const main = () => {
     freshVariant(runs(3), "dir")
   ])
 
+  results.attach = interleave("20 MB attachment", [oursVariant("ours", runs(3), "attach", { rounds: 5 }, (r) => r.samples)])
+  const pooledAttach = (key) => {
+    const samples = results.attach.ours.extra.flatMap((r) => r[key])
+    return { samples, median: median(samples), runs: samples.length }
+  }
+  results.attach.base64 = pooledAttach("base64Samples")
+  results.attach.answer = pooledAttach("answerSamples")
+
   results.concurrent = interleave(`1,000 concurrent reads (ulimit -n ${CONCURRENT_FD_LIMIT})`, [
     oursVariant("ours", runs(3), "concurrent-ours", {}, (r) => r.first, { fdLimit: CONCURRENT_FD_LIMIT }),
     // A tenth as many, for the scaling: linear means 1,000 take ten times what 100 take.
@@ -311,9 +340,31 @@ const render = ({ info, manifest, shellRss: shellRssOf, results }) => {
   const row = (caseName, ours, rssText, baseline, base, r, runsText) =>
     rows.push({ caseName, ours, rss: rssText, baseline, base, r, runsText })
 
+  const startup = results.startup
+  const startupRss = results.startupRss ?? {}
+  if (startup !== undefined) {
+    row(
+      "start-up: `effect-read --json` of the 100-line file, whole command (bundled bin)",
+      ms(startup.cli.median),
+      mb(startupRss.cli),
+      `a Node script that reads it with \`readFileSync\` and prints it numbered (\`node -e 0\`: ${ms(startup.node.median)}, ${mb(startupRss.node)})`,
+      ms(startup.plain.median),
+      x(ratio(startup.cli.median, startup.plain.median)),
+      `${startup.cli.runs} / ${startup.plain.runs}`
+    )
+    row(
+      "start-up: `effect-read mcp` answering `initialize` (then stdin closes), whole command",
+      ms(startup.mcp.median),
+      mb(startupRss.mcp),
+      same,
+      ms(startup.plain.median),
+      x(ratio(startup.mcp.median, startup.plain.median)),
+      `${startup.mcp.runs} / ${startup.plain.runs}`
+    )
+  }
   const small = results.small
   row(
-    "small file (200 lines), full tool, per call in a warm process",
+    `small file (${manifest.small === undefined ? "200" : manifest.small.lines} lines), full tool, per call in a warm process`,
     ms(small.ours.median),
     rss(small),
     "plain `fs.readFile` + split + format",
@@ -408,6 +459,36 @@ const render = ({ info, manifest, shellRss: shellRssOf, results }) => {
     `${x(ratio(bundle.ours.median, net(bundle, "head")))} (whole: ${x(ratio(bundle.ours.median, bundle.head.median))})`,
     `${bundle.ours.runs} / ${bundle.head.runs}`
   )
+  row(
+    same,
+    same,
+    same,
+    "our first page of the 1 GB log (same kind of process)",
+    ms(first.ours.median),
+    x(ratio(bundle.ours.median, first.ours.median)),
+    `${bundle.ours.runs} / ${first.ours.runs}`
+  )
+  const attach = results.attach
+  if (attach !== undefined) {
+    row(
+      "20 MB attachment (a PDF, attached as it is): bytes to base64 data URL",
+      ms(attach.ours.median),
+      mb(attach.ours.peakRss),
+      "`Buffer#toString(\"base64\")` of the same bytes, alternating in the same processes",
+      ms(attach.base64.median),
+      x(ratio(attach.ours.median, attach.base64.median)),
+      `${attach.ours.samples.length} / ${attach.base64.runs}`
+    )
+    row(
+      "″, then the MCP tool result and its JSON-RPC line (the data twice: content and structured result)",
+      ms(attach.answer.median),
+      same,
+      same,
+      ms(attach.base64.median),
+      x(ratio(attach.answer.median, attach.base64.median)),
+      `${attach.answer.runs} / ${attach.base64.runs}`
+    )
+  }
   const dir = results.dir
   row(
     "100,000-entry directory, first page (2000 entries)",
@@ -473,8 +554,25 @@ const render = ({ info, manifest, shellRss: shellRssOf, results }) => {
     ["1,000 concurrent reads", concurrent.peakRss, concurrent.peakRss],
     ["memory floor", results.floor.ours.peakRss, results.floor.ours.peakRss]
   ]
+  if (startup !== undefined) {
+    rssCases.unshift(["CLI read", startupRss.cli, startupRss.cli], ["MCP initialize", startupRss.mcp, startupRss.mcp])
+  }
   const over = (v) => (v !== undefined && v >= 100 ? " ✗" : "")
   const targets = [
+    ...(startup === undefined ? [] : [
+      {
+        name: "start-up: `effect-read --json small.txt` within 2× a plain `readFileSync` script",
+        value: ratio(startup.cli.median, startup.plain.median),
+        limit: 2,
+        show: (v) => x(v)
+      },
+      {
+        name: "start-up: `effect-read mcp` answers `initialize` within 2× the same script",
+        value: ratio(startup.mcp.median, startup.plain.median),
+        limit: 2,
+        show: (v) => x(v)
+      }
+    ]),
     {
       name: "small-file overhead within 1.5× of the plain function",
       value: ratio(small.ours.median, small.plain.median),
@@ -506,6 +604,18 @@ const render = ({ info, manifest, shellRss: shellRssOf, results }) => {
       limit: 100,
       show: () => rssCases.map(([n, v, t]) => `${n} ${mb(v)}${over(v)} (${mb(t)}${over(t)})`).join(", ")
     },
+    {
+      name: "200 MB single line, first page bounded: within 2× our first page of the 1 GB log",
+      value: ratio(bundle.ours.median, first.ours.median),
+      limit: 2,
+      show: (v) => x(v)
+    },
+    ...(attach === undefined ? [] : [{
+      name: "20 MB attachment to base64 within 2× `Buffer#toString(\"base64\")`",
+      value: ratio(attach.ours.median, attach.base64.median),
+      limit: 2,
+      show: (v) => `${x(v)} (with the MCP answer's JSON: ${x(ratio(attach.answer.median, attach.base64.median))})`
+    }]),
     {
       name: "100,000-entry directory, first page within 3× of `ls -f | head -n 2000` (net of spawn)",
       value: ratio(dir.ours.median, net(dir, "ls")),
