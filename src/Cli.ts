@@ -6,6 +6,8 @@
  *   output, or one JSON object (`json`: the `ReadResult` or `{"error": …}`; `envelope`: seed 002's
  *   envelope). `--json` is short for `--format json`.
  * - `effect-read mcp [--cwd DIR] [--allow-external]` serves the tool over MCP on stdio.
+ * - `effect-read many [--cwd DIR] [--glob PATTERN] [--json] [--allow-external] <filePath>...` reads
+ *   several files at once (`read_many`); exit 1 when any of them failed (the others are shown).
  *
  * Exit codes: 0 success, 1 tool failure, 2 usage error.
  */
@@ -27,6 +29,7 @@ import * as Lsp from "./Lsp.js"
 import * as Permission from "./Permission.js"
 import * as Progress from "./Progress.js"
 import * as Read from "./Read.js"
+import * as ReadMany from "./ReadMany.js"
 import type { ReadError } from "./ReadError.js"
 import * as Workspace from "./Workspace.js"
 
@@ -208,7 +211,50 @@ const mcp = Command.make(
     })
 ).pipe(Command.withDescription("Serve the read tool over MCP on stdin/stdout (logs go to stderr)."))
 
-const root = command.pipe(Command.withSubcommands([mcp]))
+const many = Command.make(
+  "many",
+  {
+    filePaths: Args.text({ name: "filePath" }).pipe(Args.withDescription("Files or directories to read"), Args.repeated),
+    glob: Options.text("glob").pipe(
+      Options.withDescription("Also read the files matching this glob (relative to --cwd; .gitignore honoured)"),
+      Options.optional
+    ),
+    json: Options.boolean("json").pipe(Options.withDescription("Print the ReadManyResult or {\"error\": …} as JSON")),
+    cwd: cwdOption,
+    allowExternal: allowExternalOption
+  },
+  (args) =>
+    Effect.gen(function*() {
+      const parent = yield* command
+      const root = nodePath.resolve(Option.getOrElse(Option.orElse(args.cwd, () => parent.cwd), () => process.cwd()))
+      const services = sessionLayer(root, {
+        allowExternal: args.allowExternal || parent.allowExternal,
+        interactive: Boolean(process.stdin.isTTY && process.stderr.isTTY)
+      })
+      const params = {
+        files: args.filePaths.map((filePath) => ({ filePath })),
+        ...Option.match(args.glob, { onNone: () => ({}), onSome: (glob) => ({ glob }) })
+      }
+      const exit = yield* ReadMany.readMany(params).pipe(Effect.either, Effect.provide(services))
+      if (exit._tag === "Right") {
+        yield* Console.log(
+          args.json ? JSON.stringify(Schema.encodeSync(ReadMany.ReadManyResult)(exit.right)) : exit.right.output
+        )
+        // Some files could not be read: the others are shown, and the exit code says so.
+        if (exit.right.files.some((file) => file.error !== undefined)) process.exitCode = ExitCode.toolFailure
+        return
+      }
+      if (args.json) yield* Console.log(JSON.stringify(errorJson(exit.left)))
+      else yield* Console.error(exit.left.message)
+      process.exitCode = ExitCode.usage
+    })
+).pipe(
+  Command.withDescription(
+    "Read several files in one call (read_many): each in the usual format, in order, sharing one 50 KB output budget."
+  )
+)
+
+const root = command.pipe(Command.withSubcommands([mcp, many]))
 
 const cli = Command.run(root, { name: "effect-read", version })
 

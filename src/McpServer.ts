@@ -42,6 +42,7 @@ import { StdioTransport, type StdioTransportOptions } from "./internal/stdioTran
 import * as Progress from "./Progress.js"
 import type * as Read from "./Read.js"
 import type { ReadError } from "./ReadError.js"
+import type * as ReadMany from "./ReadMany.js"
 import * as ReadTool from "./ReadTool.js"
 
 export { StdioTransport, type StdioTransportOptions } from "./internal/stdioTransport.js"
@@ -60,23 +61,35 @@ const dataUrlBase64 = (url: string): string | undefined => {
  * Attachments as MCP content: images as `image` blocks (base64 data + MIME type), anything
  * else (PDFs) as an embedded `resource` blob named by the file's URL.
  */
-const attachmentContent = (result: Read.ReadResult): Array<ContentBlock> =>
-  (result.attachments ?? []).flatMap((attachment): Array<ContentBlock> => {
+const attachmentContent = (result: Read.ReadResult | ReadMany.ReadManyResult): Array<ContentBlock> =>
+  (result.attachments ?? []).flatMap((attachment, i): Array<ContentBlock> => {
     const data = dataUrlBase64(attachment.url)
     if (data === undefined) return []
     return attachment.mime.startsWith("image/")
       ? [{ type: "image", data, mimeType: attachment.mime }]
       : [{
         type: "resource",
-        resource: { uri: pathToFileURL(result.metadata.path).href, mimeType: attachment.mime, blob: data }
+        resource: {
+          uri: "metadata" in result
+            ? pathToFileURL(result.metadata.path).href
+            : `${pathToFileURL(pdfPathOf(result, i)).href}`,
+          mimeType: attachment.mime,
+          blob: data
+        }
       }]
   })
+
+/** The file a `read_many` attachment came from: the files with attachments, in order, each with its own. */
+const pdfPathOf = (result: ReadMany.ReadManyResult, index: number): string => {
+  const owners = result.files.filter((file) => file.metadata?.kind === "image" || file.metadata?.kind === "pdf")
+  return owners[index]?.metadata?.path ?? owners[owners.length - 1]?.metadata?.path ?? "/"
+}
 
 /**
  * A successful read: `output` as text (what the model reads), attachments as image/resource
  * content, and the encoded `ReadResult` as structured content.
  */
-export const successResult = (result: Read.ReadResult, encoded: unknown): CallToolResult => ({
+export const successResult = (result: Read.ReadResult | ReadMany.ReadManyResult, encoded: unknown): CallToolResult => ({
   isError: false,
   content: [{ type: "text", text: result.output }, ...attachmentContent(result)],
   structuredContent: encoded as Record<string, unknown>
@@ -92,11 +105,13 @@ export const failureResult = (error: ReadError): CallToolResult => ({
   structuredContent: ParseResult.encodeUnknownSync(ReadTool.Failure)(error) as Record<string, unknown>
 })
 
-/** What @effect/ai's toolkit returns for a `read` call, as an MCP result. */
-const toCallToolResult = (handled: Tool.HandlerResult<typeof ReadTool.tool>): CallToolResult =>
+/** What @effect/ai's toolkit returns for a `read` or `read_many` call, as an MCP result. */
+const toCallToolResult = (
+  handled: Tool.HandlerResult<typeof ReadTool.tool> | Tool.HandlerResult<typeof ReadTool.manyTool>
+): CallToolResult =>
   handled.isFailure
     ? failureResult(handled.result as ReadError)
-    : successResult(handled.result as Read.ReadResult, handled.encodedResult)
+    : successResult(handled.result as Read.ReadResult | ReadMany.ReadManyResult, handled.encodedResult)
 
 /**
  * The toolkit rejects malformed arguments before the handler runs (an `AiError`, though its
@@ -113,20 +128,31 @@ const fromHandleError = (error: unknown): Effect.Effect<CallToolResult> =>
       })
     )
 
-/** The MCP tool definition: name, description, inlined input schema and behaviour hints. */
-export const toolDefinition: McpTool = {
-  name: ReadTool.tool.name,
-  title: Context.unsafeGet(ReadTool.tool.annotations, Tool.Title),
-  description: ReadTool.tool.description,
-  inputSchema: ReadTool.jsonSchema as McpTool["inputSchema"],
+const definitionOf = (
+  tool: typeof ReadTool.tool | typeof ReadTool.manyTool,
+  inputSchema: McpTool["inputSchema"]
+): McpTool => ({
+  name: tool.name,
+  title: Context.unsafeGet(tool.annotations, Tool.Title),
+  description: tool.description,
+  inputSchema,
   annotations: {
-    title: Context.unsafeGet(ReadTool.tool.annotations, Tool.Title),
-    readOnlyHint: Context.get(ReadTool.tool.annotations, Tool.Readonly),
-    destructiveHint: Context.get(ReadTool.tool.annotations, Tool.Destructive),
-    idempotentHint: Context.get(ReadTool.tool.annotations, Tool.Idempotent),
-    openWorldHint: Context.get(ReadTool.tool.annotations, Tool.OpenWorld)
+    title: Context.unsafeGet(tool.annotations, Tool.Title),
+    readOnlyHint: Context.get(tool.annotations, Tool.Readonly),
+    destructiveHint: Context.get(tool.annotations, Tool.Destructive),
+    idempotentHint: Context.get(tool.annotations, Tool.Idempotent),
+    openWorldHint: Context.get(tool.annotations, Tool.OpenWorld)
   }
-}
+})
+
+/** The MCP tool definition: name, description, inlined input schema and behaviour hints. */
+export const toolDefinition: McpTool = definitionOf(ReadTool.tool, ReadTool.jsonSchema as McpTool["inputSchema"])
+
+/** The `read_many` tool definition (`output` is every file's block; structured content the `ReadManyResult`). */
+export const manyToolDefinition: McpTool = definitionOf(
+  ReadTool.manyTool,
+  ReadTool.manyJsonSchema as McpTool["inputSchema"]
+)
 
 /** A JSON-RPC error with the code and message to answer (the SDK answers `code` and `message` as they are). */
 class RpcError extends Error {
@@ -224,7 +250,7 @@ export interface Options {
  */
 export const make = (
   options: Options = {}
-): Effect.Effect<Server, never, Scope.Scope | Tool.Handler<"read">> =>
+): Effect.Effect<Server, never, Scope.Scope | Tool.Handler<"read"> | Tool.Handler<"read_many">> =>
   Effect.gen(function*() {
     const toolkit = yield* ReadTool.toolkit
     const runtime = yield* Effect.runtime<never>()
@@ -233,19 +259,25 @@ export const make = (
       { name: options.name ?? "effect-read", version: options.version ?? packageVersion },
       { capabilities: { tools: {} } }
     )
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [toolDefinition] }))
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [toolDefinition, manyToolDefinition] }))
     server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
       const { arguments: args, name } = request.params
-      if (name !== toolDefinition.name) {
-        throw new RpcError(ErrorCode.InvalidParams, `Tool '${name}' not found: this server has one tool, read`)
+      if (name !== toolDefinition.name && name !== manyToolDefinition.name) {
+        throw new RpcError(ErrorCode.InvalidParams, `Tool '${name}' not found: this server has the tools read and read_many`)
       }
+      // Arguments are decoded by the toolkit: anything malformed becomes an `InvalidParams` result.
+      const handled = name === manyToolDefinition.name
+        ? toolkit.handle("read_many", (args ?? {}) as Tool.Parameters<typeof ReadTool.manyTool>)
+        : toolkit.handle("read", (args ?? {}) as Tool.Parameters<typeof ReadTool.tool>)
       return run(
-        // Arguments are decoded by the toolkit: anything malformed becomes an `InvalidParams` result.
-        toolkit.handle("read", (args ?? {}) as Tool.Parameters<typeof ReadTool.tool>).pipe(
+        (handled as Effect.Effect<
+          Tool.HandlerResult<typeof ReadTool.tool> | Tool.HandlerResult<typeof ReadTool.manyTool>,
+          unknown
+        >).pipe(
           Effect.map(toCallToolResult),
           Effect.catchAll(fromHandleError),
           Effect.provideService(Progress.Progress, progressFor(extra, options.progress)),
-          Effect.withSpan("McpServer.read")
+          Effect.withSpan(name === manyToolDefinition.name ? "McpServer.readMany" : "McpServer.read")
         ),
         { signal: extra.signal }
       )

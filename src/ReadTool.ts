@@ -17,6 +17,7 @@ import * as Schema from "effect/Schema"
 import { inlineRefs } from "./internal/jsonSchema.js"
 import * as Read from "./Read.js"
 import { ReadError } from "./ReadError.js"
+import * as ReadMany from "./ReadMany.js"
 
 /**
  * `ReadError` as the model receives it: the error's fields, its `_tag` and its `message`.
@@ -58,21 +59,42 @@ export const tool = Tool.make("read", {
   .annotate(Tool.Idempotent, true)
   .annotate(Tool.OpenWorld, false)
 
-/** A toolkit holding only `read`; merge it with others via `Toolkit.merge`. */
-export const toolkit = Toolkit.make(tool)
+/** The model-facing description of `read_many`. */
+export const manyDescription = `Reads several files (or directories, or URLs) in one call: a list of requests with the same fields as the read tool, and/or a glob. At most ${ReadMany.ReadManyLimits.defaultValue().maxFiles} files per call. Each file is shown in the read tool's format, in the order given; a file that cannot be read shows its error in place and the others are still read. The files share one ${
+  Math.round(ReadMany.ReadManyLimits.defaultValue().maxBytes / 1024)
+} KB output budget, split fairly: a file cut by it is named in the closing line with the read that continues it. Prefer it to several read calls for files you already know you need.`
+
+/** The `read_many` tool: several files in one call (`ReadMany.readMany`). */
+export const manyTool = Tool.make("read_many", {
+  description: manyDescription,
+  parameters: ReadMany.ReadManyParams.fields,
+  success: ReadMany.ReadManyResult,
+  failure: Failure,
+  failureMode: "return"
+})
+  .annotate(Tool.Title, "Read many")
+  .annotate(Tool.Readonly, true)
+  .annotate(Tool.Destructive, false)
+  .annotate(Tool.Idempotent, true)
+  .annotate(Tool.OpenWorld, false)
+
+/** A toolkit holding `read` and `read_many`; merge it with others via `Toolkit.merge`. */
+export const toolkit = Toolkit.make(tool, manyTool)
 
 /**
- * The handler for `read`. It needs exactly what `Read.read` needs, so a server adds Read with one
- * `Layer.provide(ReadTool.layer)` next to its session layers.
+ * The handlers for `read` and `read_many`. They need exactly what `Read.read` needs, so a server
+ * adds Read with one `Layer.provide(ReadTool.layer)` next to its session layers.
  */
-export const layer: Layer.Layer<Tool.Handler<"read">, never, Read.EffectRequirements> = toolkit.toLayer(
-  Effect.gen(function*() {
-    const context = yield* Effect.context<Read.EffectRequirements>()
-    return toolkit.of({
-      read: (params) => Read.read(params).pipe(Effect.provide(context))
+export const layer: Layer.Layer<Tool.Handler<"read"> | Tool.Handler<"read_many">, never, Read.EffectRequirements> =
+  toolkit.toLayer(
+    Effect.gen(function*() {
+      const context = yield* Effect.context<Read.EffectRequirements>()
+      return toolkit.of({
+        read: (params) => Read.read(params).pipe(Effect.provide(context)),
+        read_many: (params) => ReadMany.readMany(params).pipe(Effect.provide(context))
+      })
     })
-  })
-)
+  )
 
 /**
  * `@effect/ai` rejects malformed parameters before the handler runs (an `AiError`); this is the
@@ -83,3 +105,8 @@ export const invalidParams = Read.invalidParams
 
 /** The JSON Schema of `read`'s parameters, fully inlined (no `$ref`, no `$defs`). */
 export const jsonSchema: JSONSchema.JsonSchema7 = inlineRefs(Tool.getJsonSchema(tool) as JSONSchema.JsonSchema7Root)
+
+/** The JSON Schema of `read_many`'s parameters, fully inlined. */
+export const manyJsonSchema: JSONSchema.JsonSchema7 = inlineRefs(
+  Tool.getJsonSchema(manyTool) as JSONSchema.JsonSchema7Root
+)

@@ -32,6 +32,21 @@ describe("CLI", () => {
     )
   })
 
+  it("many: several files in order, a failing one in place, exit 1; --glob; --json", () => {
+    const mixed = run(["many", "--cwd", root, "src/app.ts", "nope.md", "config.json"])
+    expect(mixed.code).toBe(1)
+    expect(mixed.stdout.indexOf("src/app.ts")).toBeLessThan(mixed.stdout.indexOf("<path>nope.md</path>\n<error>"))
+    expect(mixed.stdout.indexOf("nope.md")).toBeLessThan(mixed.stdout.indexOf("config.json"))
+    expect(mixed.stdout).toContain("1: {}")
+    const globbed = run(["many", "--cwd", root, "--glob", "**/*.json", "--json"])
+    expect(globbed.code).toBe(0)
+    const parsed = JSON.parse(globbed.stdout)
+    expect(parsed.files.map((file: { filePath: string }) => file.filePath)).toEqual(["config.json"])
+    const none = run(["many", "--cwd", root])
+    expect(none.code).toBe(2)
+    expect(none.stderr).toContain("name at least one file")
+  })
+
   it("resolves relative paths against the process cwd by default", () => {
     const { code, stdout } = run(["notes.md", "--offset", "3", "--limit", "2"], { cwd: root })
     expect(code).toBe(0)

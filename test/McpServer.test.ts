@@ -11,6 +11,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import * as Read from "../src/Read.js"
+import * as ReadMany from "../src/ReadMany.js"
 import * as ReadTool from "../src/ReadTool.js"
 import { PDF, PNG } from "./media.js"
 import { eventually, writeEndlessFile } from "./mcpWire.js"
@@ -77,7 +78,7 @@ describe("MCP server (effect-read mcp)", () => {
 
   it("lists read with its description, inlined input schema and read-only hints", async () => {
     const { tools } = await server.client.listTools()
-    expect(tools).toHaveLength(1)
+    expect(tools.map((t) => t.name)).toEqual(["read", "read_many"])
     const tool = tools[0]!
     expect(tool.name).toBe("read")
     expect(tool.title).toBe("Read")
@@ -104,6 +105,26 @@ describe("MCP server (effect-read mcp)", () => {
     expect(structured.title).toBe("src/app.ts")
     expect(structured.output).toBe(output)
     expect(structured.metadata).toMatchObject({ kind: "text", path: `${root}/src/app.ts`, totalLines: 2 })
+  })
+
+  it("read_many: several files in one call, a denied one in place, structured content the ReadManyResult", async () => {
+    const many = (await server.client.listTools()).tools[1]!
+    expect(many.inputSchema).toEqual(JSON.parse(JSON.stringify(ReadTool.manyJsonSchema)))
+    expect(many.annotations).toMatchObject({ title: "Read many", readOnlyHint: true })
+    const result = await server.client.callTool({
+      name: "read_many",
+      arguments: { files: [{ filePath: "src/app.ts" }, { filePath: `${outside}/secret.txt` }, { filePath: "src/util.ts" }] }
+    }) as CallResult
+    expect(result.isError).toBe(false)
+    const text = String(result.content[0]!.text)
+    expect(text.indexOf("src/app.ts")).toBeLessThan(text.indexOf("secret.txt"))
+    expect(text.indexOf("secret.txt")).toBeLessThan(text.indexOf("src/util.ts"))
+    expect(text).not.toContain("outside\n")
+    const structured = Schema.decodeUnknownSync(ReadMany.ReadManyResult)(result.structuredContent)
+    expect(structured.files.map((file) => file.error?._tag ?? file.metadata?.kind)).toEqual(["text", "PermissionDenied", "text"])
+    const bad = await server.client.callTool({ name: "read_many", arguments: { files: "src" } }) as CallResult
+    expect(bad.isError).toBe(true)
+    expect(bad.structuredContent).toMatchObject({ _tag: "InvalidParams" })
   })
 
   it("reads a directory", async () => {

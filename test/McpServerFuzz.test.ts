@@ -110,7 +110,7 @@ describe("MCP fuzz", () => {
           expected.push({ id, check: (r) => expect(r.result).toEqual({}) })
           return JSON.stringify({ jsonrpc: "2.0", id, method: "ping" })
         case 1:
-          expected.push({ id, check: (r) => expect(r.result.tools.map((t: Message) => t.name)).toEqual(["read"]) })
+          expected.push({ id, check: (r) => expect(r.result.tools.map((t: Message) => t.name)).toEqual(["read", "read_many"]) })
           return JSON.stringify({ jsonrpc: "2.0", id, method: "tools/list" })
         case 2:
           expected.push({

@@ -181,7 +181,7 @@ describe("MCP on the raw wire", () => {
 
   it("answers an unknown tool as an error with the request's id", async () => {
     const response = await wire.call({ jsonrpc: "2.0", id: 77, method: "tools/call", params: { name: "write", arguments: {} } })
-    expect(errorOf(response)).toEqual({ code: -32602, message: "Tool 'write' not found: this server has one tool, read" })
+    expect(errorOf(response)).toEqual({ code: -32602, message: "Tool 'write' not found: this server has the tools read and read_many" })
   })
 
   it("never answers a notification or a response, well-formed or not", async () => {

@@ -15,6 +15,7 @@ import * as fs from "node:fs"
 import { inlineRefs } from "../src/internal/jsonSchema.js"
 import * as Read from "../src/Read.js"
 import { FileNotFound, InvalidParams } from "../src/ReadError.js"
+import type * as ReadMany from "../src/ReadMany.js"
 import * as ReadTool from "../src/ReadTool.js"
 import { nodeLayer, tempDir, writeTree } from "./support.js"
 
@@ -26,7 +27,7 @@ afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
 const offered: Array<{ readonly name: string; readonly description: string | undefined; readonly schema: unknown }> = []
 
 /** A language model that answers every request with one call of `read` with `params`. */
-const modelCalling = (params: unknown) =>
+const modelCalling = (params: unknown, name = "read") =>
   Layer.effect(
     LanguageModel.LanguageModel,
     LanguageModel.make({
@@ -35,7 +36,7 @@ const modelCalling = (params: unknown) =>
           for (const tool of options.tools) {
             offered.push({ name: tool.name, description: tool.description, schema: Tool.getJsonSchema(tool as any) })
           }
-          return [{ type: "tool-call", id: "call-1", name: "read", params }]
+          return [{ type: "tool-call", id: "call-1", name, params }]
         }),
       streamText: () => {
         throw new Error("not used")
@@ -44,10 +45,10 @@ const modelCalling = (params: unknown) =>
   )
 
 /** One model turn that calls `read` with `params`, with Read added by one `Layer.provide`. */
-const callRead = (params: unknown) =>
+const callRead = (params: unknown, name = "read") =>
   LanguageModel.generateText({ prompt: "read it", toolkit: ReadTool.toolkit }).pipe(
     Effect.map((response) => response.toolResults),
-    Effect.provide(modelCalling(params)),
+    Effect.provide(modelCalling(params, name)),
     Effect.provide(ReadTool.layer.pipe(Layer.provide(nodeLayer(root))))
   )
 
@@ -62,6 +63,22 @@ describe("ReadTool", () => {
       expect(result!.result).toEqual(expected)
       expect(result!.encodedResult).toEqual(Schema.encodeSync(Read.ReadResult)(expected))
       expect((result!.encodedResult as Read.ReadResult).output).toContain("2: export const a = 1")
+    }))
+
+  it.effect("a model's call of read_many returns the ReadManyResult; a failing member is in place", () =>
+    Effect.gen(function*() {
+      const [result] = yield* callRead(
+        { files: [{ filePath: "src/app.ts" }, { filePath: "nope.ts" }, { filePath: "config.json" }] },
+        "read_many"
+      )
+      expect(result!.name).toBe("read_many")
+      expect(result!.isFailure).toBe(false)
+      const encoded = result!.encodedResult as ReadMany.ReadManyResult
+      expect(encoded.files.map((file) => file.error?._tag ?? "ok")).toEqual(["ok", "FileNotFound", "ok"])
+      expect(encoded.output).toContain("2: export const a = 1")
+      const failed = yield* callRead({ files: [] }, "read_many")
+      expect(failed[0]!.isFailure).toBe(true)
+      expect(failed[0]!.encodedResult).toMatchObject({ _tag: "InvalidParams", message: expect.stringContaining("at least one file") })
     }))
 
   it.effect("a failure is a typed result the model reads: the ReadError, encoded with its message", () =>
@@ -136,7 +153,10 @@ describe("ReadTool", () => {
       // A provider building its request from the tools it is given sees the same description and schema.
       offered.length = 0
       yield* callRead({ filePath: "config.json" })
-      expect(offered).toEqual([{ name: "read", description: Read.description, schema: ReadTool.jsonSchema }])
+      expect(offered).toEqual([
+        { name: "read", description: Read.description, schema: ReadTool.jsonSchema },
+        { name: "read_many", description: ReadTool.manyDescription, schema: ReadTool.manyJsonSchema }
+      ])
     }))
 
   it("inlineRefs replaces $ref with its definition and keeps the referrer's own keywords", () => {

@@ -1,0 +1,352 @@
+/**
+ * Several files in one call: `readMany({ files, glob })` reads each request with `Read.read`
+ * (its own permission checks, its own result block in the usual format), keeps the order, reports
+ * a failing file in place, and splits one output budget fairly between the files. A closing line
+ * names the files the budget cut and the read that continues each.
+ */
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
+import picomatch from "picomatch"
+import { DEFAULT_LIMIT, MAX_BYTES } from "./internal/lines.js"
+import { type IgnoreChain, ancestorChain, extendChain, isIgnored, PRUNED_ALWAYS, PRUNED_FILES, statEntries } from "./internal/walk.js"
+import * as Read from "./Read.js"
+import { InvalidParams, type ReadError } from "./ReadError.js"
+import { Attachment, ReadMetadata, type ReadResult } from "./ReadResult.js"
+import { Workspace } from "./Workspace.js"
+
+export interface ReadManyLimitsShape {
+  /** Files per call, named and matched together. */
+  readonly maxFiles: number
+  /** Bytes of output for the whole call (UTF-8), shared between the files. */
+  readonly maxBytes: number
+  /** Files read at once. */
+  readonly concurrency: number
+  /** Directory entries a glob may visit before it stops. */
+  readonly globMaxEntries: number
+  /** Bytes of attachments (images, PDFs as data URLs) for the whole call. */
+  readonly maxAttachmentBytes: number
+}
+
+/** The bounds of `readMany` (a `Context.Reference`: 20 files, 50 KB, 8 at once, 10,000 glob entries, 20 MB attachments). */
+export class ReadManyLimits extends Context.Reference<ReadManyLimits>()("effect-read/ReadManyLimits", {
+  defaultValue: (): ReadManyLimitsShape => ({
+    maxFiles: 20,
+    maxBytes: MAX_BYTES,
+    concurrency: 8,
+    globMaxEntries: 10_000,
+    maxAttachmentBytes: 20 * 1024 * 1024
+  })
+}) {}
+
+export const ReadManyParams = Schema.Struct({
+  files: Schema.optionalWith(Schema.Array(Read.ReadParams), { exact: true }).annotations({
+    description:
+      "The files (or directories, or URLs) to read, each with the fields of the read tool (filePath, offset, limit, selectors …). Shown in this order."
+  }),
+  glob: Schema.optionalWith(
+    Schema.String.pipe(Schema.minLength(1, { message: () => "glob must not be empty" })),
+    { exact: true }
+  ).annotations({
+    description:
+      "Also read the files matching this glob, relative to the working directory (e.g. \"src/**/*.ts\"), in path order after the named files. Skips .gitignored files, .git and node_modules."
+  })
+}).annotations({ identifier: "ReadManyParams", title: "Read-many parameters" })
+export type ReadManyParams = typeof ReadManyParams.Type
+
+/** How to continue a file the budget cut: `read` with these parameters. */
+export const Continuation = Schema.Struct({
+  filePath: Schema.String,
+  offset: Schema.optional(Schema.Number),
+  limit: Schema.optional(Schema.Number)
+})
+export type Continuation = typeof Continuation.Type
+
+export const ReadManyFile = Schema.Struct({
+  /** The path as requested (or as the glob matched it). */
+  filePath: Schema.String,
+  /** The file's metadata, when it was read. */
+  metadata: Schema.optional(ReadMetadata),
+  /** Why the file could not be read: the error's tag and the message the model read. */
+  error: Schema.optional(Schema.Struct({ _tag: Schema.String, message: Schema.String })),
+  /** The budget cut this file's block: the read that continues it. */
+  continueWith: Schema.optional(Continuation)
+})
+export type ReadManyFile = typeof ReadManyFile.Type
+
+export const ReadManyResult = Schema.Struct({
+  title: Schema.String,
+  /** Exactly what the model reads: the blocks in order, then the closing line if any. */
+  output: Schema.String,
+  files: Schema.Array(ReadManyFile),
+  attachments: Schema.optional(Schema.Array(Attachment))
+}).annotations({ identifier: "ReadManyResult" })
+export type ReadManyResult = typeof ReadManyResult.Type
+
+const decodeParams = (input: unknown): Effect.Effect<ReadManyParams, InvalidParams> =>
+  Schema.decodeUnknown(ReadManyParams, { onExcessProperty: "error" })(input).pipe(Effect.mapError(Read.invalidParams))
+
+const bytes = (text: string): number => Buffer.byteLength(text, "utf8")
+
+/** Kept free in a cut file's share for its cut note and its part of the closing line. */
+const CUT_RESERVE = 320
+
+/**
+ * Max-min fair shares: a file needing less than an equal share gets what it needs, and what it
+ * leaves is split equally between the rest.
+ */
+export const fairShares = (needs: ReadonlyArray<number>, budget: number): Array<number> => {
+  const shares = needs.map(() => 0)
+  let left = Math.max(0, budget)
+  let open = needs.map((_, i) => i).sort((a, b) => needs[a]! - needs[b]!)
+  while (open.length > 0) {
+    const equal = Math.floor(left / open.length)
+    const i = open[0]!
+    if (needs[i]! <= equal) {
+      shares[i] = needs[i]!
+      left -= needs[i]!
+      open = open.slice(1)
+      continue
+    }
+    for (const j of open) shares[j] = equal
+    break
+  }
+  return shares
+}
+
+const NUMBERED = /^(\d+): /
+
+interface Cut {
+  readonly output: string
+  readonly continueWith: Continuation
+}
+
+/**
+ * Cut a block at a line boundary to at most `allowance` bytes (its tags kept), and say which
+ * read continues it: the same file from the first line not shown, up to where this read ended.
+ */
+const cutBlock = (result: ReadResult, request: Read.ReadParams, allowance: number): Cut => {
+  const lines = result.output.split("\n")
+  const open = lines.findIndex((line) => line === "<content>" || line === "<entries>")
+  const head = open === -1 ? [] : lines.slice(0, open + 1)
+  const closing = open === -1 ? undefined : lines[open] === "<content>" ? "</content>" : "</entries>"
+  const body = open === -1 ? lines : lines.slice(open + 1)
+  const note = "(Cut here by the read_many output budget: the closing line says how to continue.)"
+  let used = bytes(head.join("\n")) + bytes(note) + (closing === undefined ? 0 : bytes(closing)) + 3
+  const kept: Array<string> = []
+  for (const line of body) {
+    const size = bytes(line) + 1
+    if (used + size > allowance) break
+    kept.push(line)
+    used += size
+  }
+  const output = [...head, ...kept, note, ...(closing === undefined ? [] : [closing])].join("\n")
+  const metadata = result.metadata
+  const start = metadata.startLine ?? 1
+  let continueWith: Continuation
+  if (metadata.kind === "text") {
+    const numbered = kept.map((line) => NUMBERED.exec(line)).filter((match) => match !== null)
+    const last = numbered.length === 0 ? undefined : Number(numbered[numbered.length - 1]![1])
+    const offset = last === undefined ? start : last + 1
+    const end = metadata.endLine
+    // A read that ended at its own page cap or at the end of file goes on by itself; one that
+    // ended at an asked limit or range end gets that end as the continuation's limit.
+    const shownAlone = end === undefined ? 0 : end - start + 1
+    const endedOnItsOwn = !metadata.truncated || result.output.includes("(Output capped at ") ||
+      shownAlone >= DEFAULT_LIMIT
+    continueWith = {
+      filePath: metadata.path,
+      offset,
+      ...(!endedOnItsOwn && end !== undefined && end >= offset ? { limit: end - offset + 1 } : {})
+    }
+  } else if (metadata.kind === "directory" && metadata.view === undefined) {
+    const entries = kept.filter((line) => line !== "" && !line.startsWith("(")).length
+    const offset = start + entries
+    const end = metadata.endLine
+    continueWith = {
+      filePath: metadata.path,
+      offset,
+      ...(end !== undefined && end >= offset ? { limit: end - offset + 1 } : {})
+    }
+  } else {
+    // Other kinds page in their own units: the same request, made alone, shows all of it.
+    continueWith = request
+  }
+  return { output, continueWith }
+}
+
+const describeContinuation = (c: Continuation): string =>
+  `read filePath=${JSON.stringify(c.filePath)}${c.offset === undefined ? "" : ` offset=${c.offset}`}${
+    c.limit === undefined ? "" : ` limit=${c.limit}`
+  }`
+
+const failureBlock = (filePath: string, error: ReadError): string =>
+  `<path>${filePath}</path>\n<error>\n${error.message}\n</error>`
+
+/**
+ * The files a glob matches under the working directory, in path order: `.gitignore`d entries and
+ * `.git`/`node_modules`/… left out, symlinked directories not entered, at most `max` files and
+ * `maxEntries` entries visited. The glob's fixed prefix must lie inside the project.
+ */
+export const globFiles = (pattern: string, max: number, maxEntries: number) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const workspace = yield* Workspace
+    if (path.isAbsolute(pattern)) {
+      return yield* new InvalidParams({ reason: `glob must be relative to the working directory, not ${pattern}` })
+    }
+    const scanned = picomatch.scan(pattern)
+    const base = path.resolve(workspace.directory, scanned.base)
+    const relativeToRoot = path.relative(workspace.worktree, base)
+    if (relativeToRoot.startsWith("..") || path.isAbsolute(relativeToRoot)) {
+      return yield* new InvalidParams({
+        reason: `glob ${JSON.stringify(pattern)} leads outside the project; name such files in files instead`
+      })
+    }
+    const matches = picomatch(pattern, { dot: false })
+    const found: Array<string> = []
+    let visited = 0
+    let more = false
+    let stopped = false
+    const walk = (dir: string, chain: IgnoreChain): Effect.Effect<void> =>
+      Effect.gen(function*() {
+        if (more || stopped) return
+        const names = (yield* fs.readDirectory(dir).pipe(Effect.orElseSucceed(() => [] as Array<string>))).sort()
+        const here = yield* extendChain(chain, dir, names).pipe(
+          Effect.provideService(FileSystem.FileSystem, fs),
+          Effect.provideService(Path.Path, path)
+        )
+        const entries = yield* statEntries(dir, names).pipe(
+          Effect.provideService(FileSystem.FileSystem, fs),
+          Effect.provideService(Path.Path, path)
+        )
+        for (const entry of entries) {
+          if (more || stopped) return
+          if (++visited > maxEntries) {
+            stopped = true
+            return
+          }
+          if (entry.info === undefined || PRUNED_FILES.has(entry.name)) continue
+          const isDirectory = entry.info.type === "Directory"
+          if (isDirectory && (PRUNED_ALWAYS.has(entry.name) || entry.link)) continue
+          if (isIgnored(path, here, entry.absolute, isDirectory)) continue
+          const relative = path.relative(workspace.directory, entry.absolute).split(path.sep).join("/")
+          if (isDirectory) yield* walk(entry.absolute, here)
+          else if (entry.info.type === "File" && matches(relative)) {
+            if (found.length === max) more = true
+            else found.push(relative)
+          }
+        }
+      })
+    const exists = yield* fs.stat(base).pipe(Effect.map((info) => info.type === "Directory"), Effect.orElseSucceed(() => false))
+    if (exists) {
+      const chain = yield* ancestorChain(workspace.worktree, base)
+      yield* walk(base, chain)
+    }
+    return { files: found, more, stopped }
+  })
+
+/**
+ * Read several files in one call. Accepts unknown input, validated against `ReadManyParams`.
+ * At most `ReadManyLimits.maxFiles` files; each is read by `Read.read` (a failing one is its
+ * error block in place), `concurrency` at a time, and the blocks share `maxBytes` of output.
+ */
+export const readMany: (
+  input: ReadManyParams | unknown
+) => Effect.Effect<ReadManyResult, InvalidParams, Read.EffectRequirements> = Effect.fn("Read.readMany")(function*(
+  input: ReadManyParams | unknown
+) {
+  const params = yield* decodeParams(input)
+  const limits = yield* ReadManyLimits
+  const named = params.files ?? []
+  if (named.length > limits.maxFiles) {
+    return yield* new InvalidParams({
+      reason: `at most ${limits.maxFiles} files per call (got ${named.length}); split them into several calls`
+    })
+  }
+  const globbed = params.glob === undefined
+    ? { files: [] as Array<string>, more: false, stopped: false }
+    : yield* globFiles(params.glob, limits.maxFiles - named.length, limits.globMaxEntries)
+  const requests: Array<Read.ReadParams> = [...named, ...globbed.files.map((filePath) => ({ filePath }))]
+  if (requests.length === 0) {
+    return yield* new InvalidParams({
+      reason: params.glob === undefined
+        ? "name at least one file in files, or give a glob"
+        : `the glob ${JSON.stringify(params.glob)} matched no files`
+    })
+  }
+
+  const outcomes = yield* Effect.forEach(requests, (request) => Effect.either(Read.read(request)), {
+    concurrency: limits.concurrency
+  })
+
+  const failures = outcomes.map((outcome, i) =>
+    Either.isLeft(outcome) ? failureBlock(requests[i]!.filePath, outcome.left) : undefined
+  )
+  const fixed = failures.reduce((sum, block) => sum + (block === undefined ? 0 : bytes(block)), 0) +
+    2 * requests.length + 400
+  const needs = outcomes.map((outcome) => Either.isRight(outcome) ? bytes(outcome.right.output) : 0)
+  const shares = fairShares(needs, limits.maxBytes - fixed)
+
+  const blocks: Array<string> = []
+  const files: Array<ReadManyFile> = []
+  const cuts: Array<string> = []
+  const attachments: Array<Attachment> = []
+  let attachmentBytes = 0
+  outcomes.forEach((outcome, i) => {
+    const request = requests[i]!
+    if (Either.isLeft(outcome)) {
+      blocks.push(failures[i]!)
+      files.push({ filePath: request.filePath, error: { _tag: outcome.left._tag, message: outcome.left.message } })
+      return
+    }
+    const result = outcome.right
+    let block = result.output
+    let continueWith: Continuation | undefined
+    if (needs[i]! > shares[i]!) {
+      const cut = cutBlock(result, request, Math.max(0, shares[i]! - CUT_RESERVE))
+      block = cut.output
+      continueWith = cut.continueWith
+      cuts.push(`${request.filePath} (${describeContinuation(cut.continueWith)})`)
+    }
+    const attached = result.attachments ?? []
+    const size = attached.reduce((sum, a) => sum + a.url.length, 0)
+    if (size > 0 && attachmentBytes + size > limits.maxAttachmentBytes) {
+      block = `${block}\n(Not attached: the attachments of this call passed ${limits.maxAttachmentBytes} bytes. Read this file alone to see it.)`
+      continueWith = continueWith ?? request
+      cuts.push(`${request.filePath} (attachment; ${describeContinuation(request)})`)
+    } else {
+      attachmentBytes += size
+      attachments.push(...attached)
+    }
+    blocks.push(block)
+    files.push({ filePath: request.filePath, metadata: result.metadata, ...(continueWith ? { continueWith } : {}) })
+  })
+
+  const closing: Array<string> = []
+  if (cuts.length > 0) {
+    closing.push(
+      `(read_many shares ${Math.round(limits.maxBytes / 1024)} KB of output between its files. Cut: ${cuts.join("; ")}.)`
+    )
+  }
+  if (globbed.more) {
+    closing.push(
+      `(The glob matched more than ${globbed.files.length} files; only the first ${globbed.files.length} in path order are shown. Narrow the glob, or use a pattern for the rest.)`
+    )
+  }
+  if (globbed.stopped) {
+    closing.push(`(The glob stopped after visiting ${limits.globMaxEntries} entries; narrow it to reach files beyond.)`)
+  }
+  const output = [...blocks, ...closing].join("\n\n")
+  const readCount = files.filter((file) => file.metadata !== undefined).length
+  return {
+    title: `${readCount} of ${requests.length} files`,
+    output,
+    files,
+    ...(attachments.length > 0 ? { attachments } : {})
+  } satisfies ReadManyResult
+})
