@@ -535,6 +535,20 @@ describe("archives under faults", () => {
     )
   }
 
+  // Found by the property above: the archive replaced by a new file right after the registry's
+  // first read, and fstat failing later. The archive is read from the descriptor that was
+  // checked and sniffed, never from the path again.
+  it.effect("an archive replaced after the registry looked at it is read from what it looked at", () =>
+    memoryFileCase(
+      "a.zip",
+      ZIP,
+      [
+        FaultFileSystem.Replace.make({ afterRead: 1, size: 0, path: "<target>" }),
+        FaultFileSystem.Fail.make({ operation: "fstat", nth: 5, code: "EIO", times: 2, path: "<target>" })
+      ],
+      (dir) => ({ filePath: `${dir}/a.zip` })
+    ))
+
   it.effect("an archive rewritten to a longer version while it is scanned", () =>
     Effect.gen(function*() {
       const run = yield* memoryFileRun(

@@ -197,42 +197,45 @@ export const confirmDirectory = Effect.fn("Read.confirmDirectory")(function*(tar
   }
 })
 
+/**
+ * The first `size` bytes of an open file, from its start (callers cap the size first): the bytes
+ * it had when opened; fewer means it shrank (`endedEarly`), appended ones are not read.
+ */
+export const readAllFrom = (file: FileSystem.File, target: Target, size: number) =>
+  Effect.gen(function*() {
+    const failed = (error: Parameters<typeof fromPlatformError>[1]) => fromPlatformError(target.absolute, error)
+    yield* file.seek(0, "start")
+    const chunks: Array<Uint8Array> = []
+    let total = 0
+    while (total < size) {
+      const chunk = yield* file.readAlloc(Math.min(256 * 1024, size - total)).pipe(Effect.mapError(failed))
+      if (Option.isNone(chunk) || chunk.value.length === 0) {
+        yield* endedEarly(file, target, size)
+        break
+      }
+      chunks.push(chunk.value)
+      total += chunk.value.length
+    }
+    const bytes = new Uint8Array(total)
+    let at = 0
+    for (const chunk of chunks) {
+      bytes.set(chunk, at)
+      at += chunk.length
+    }
+    return bytes
+  })
+
 /** The whole of a checked file (callers cap its size first), read from the checked descriptor. */
 export const readChecked = (target: Target) =>
   Effect.scoped(Effect.gen(function*() {
     const file = yield* openChecked(target)
-    const failed = (error: Parameters<typeof fromPlatformError>[1]) => fromPlatformError(target.absolute, error)
-    const before = yield* file.stat.pipe(Effect.mapError(failed))
+    const before = yield* file.stat.pipe(Effect.mapError((error) => fromPlatformError(target.absolute, error)))
     const size = Number(before.size)
     const tail = yield* tailOf(file, size)
-    yield* file.seek(0, "start")
-    return yield* confirmUnchanged(
-      file,
-      target,
-      before,
-      Effect.gen(function*() {
-        const chunks: Array<Uint8Array> = []
-        let total = 0
-        // The bytes the file had when opened: fewer means it shrank; appended ones are not read.
-        while (total < size) {
-          const chunk = yield* file.readAlloc(Math.min(256 * 1024, size - total)).pipe(Effect.mapError(failed))
-          if (Option.isNone(chunk) || chunk.value.length === 0) {
-            yield* endedEarly(file, target, size)
-            break
-          }
-          chunks.push(chunk.value)
-          total += chunk.value.length
-        }
-        const bytes = new Uint8Array(total)
-        let at = 0
-        for (const chunk of chunks) {
-          bytes.set(chunk, at)
-          at += chunk.length
-        }
-        return bytes
-      }),
-      { before: tail, again: tailOf(file, size) }
-    )
+    return yield* confirmUnchanged(file, target, before, readAllFrom(file, target, size), {
+      before: tail,
+      again: tailOf(file, size)
+    })
   }))
 
 /** How many of the opened version's last bytes `confirmUnchanged` compares. */
@@ -304,7 +307,7 @@ export const confirmUnchanged = <A, E, R>(
       const tailNow = yield* tail.again
       return tailNow !== undefined && Buffer.compare(tail.before, tailNow) !== 0
     })
-    const detail = yield* Option.match(after, {
+    const checking = Option.match(after, {
       onNone: () =>
         Effect.map(rewritten, (changed) => changed ? "it was rewritten while it was being read" : undefined),
       onSome: (now) =>
@@ -331,9 +334,23 @@ export const confirmUnchanged = <A, E, R>(
           return undefined
         })
     })
+    // A file that stops answering (a hung mount) must not hang the read after its answer.
+    const checked = yield* Effect.timeoutOption(checking, CONFIRM_TIMEOUT)
+    if (Option.isNone(checked)) {
+      // A failure stands as it is; a success cannot be vouched for.
+      if (result._tag === "Left") return yield* result
+      return yield* new FileChanged({
+        path: target.absolute,
+        detail: "it stopped answering while it was checked for changes"
+      })
+    }
+    const detail = checked.value
     if (detail !== undefined) return yield* new FileChanged({ path: target.absolute, detail })
     return yield* result
   })
+
+/** How long `confirmUnchanged` waits for the file to answer its checks. */
+const CONFIRM_TIMEOUT = "5 seconds"
 
 /**
  * Run `use`, which reads `target` its own way (SQLite opens it by path), holding the file open

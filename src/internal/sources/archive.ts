@@ -389,7 +389,8 @@ export const readArchiveWith = (limits: ArchiveLimits) =>
       return new ArchiveError({ path: archive, reason: `Cannot read archive: ${String(error)}` })
     }
     return yield* Effect.scoped(Effect.gen(function*() {
-      const file = yield* openChecked(request.target)
+      // The descriptor the registry checked and sniffed: the path may lead elsewhere by now.
+      const file = request.file ?? (yield* openChecked(request.target))
       const opened = yield* file.stat.pipe(Effect.mapError((e) => fromPlatformError(archive, e)))
       // Progress: how far into the file a tar scan got; how many central-directory entries a zip's.
       const progress = yield* Progress

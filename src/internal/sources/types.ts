@@ -31,6 +31,8 @@ export interface ContainerRequest {
   /** The text after the container path without its leading `:` — `dir/file.ts:10-20`, `users?limit=5`, or "". */
   readonly inner: string
   readonly params: Params
+  /** The descriptor the registry opened and checked, when there is one: read it, not the path again. */
+  readonly file?: FileSystem.File | undefined
 }
 
 /** A file read as a whole (notebook, office document, PDF text). */
@@ -39,6 +41,8 @@ export interface FileRequest {
   readonly info: FileSystem.File.Info
   readonly params: Params
   readonly selection: Selection
+  /** The descriptor the registry opened and checked, when there is one: read it, not the path again. */
+  readonly file?: FileSystem.File | undefined
 }
 
 /**

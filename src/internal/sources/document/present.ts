@@ -6,7 +6,7 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { ConversionFailed, formatBytes, InvalidSelector } from "../../../ReadError.js"
-import { readChecked } from "../../access.js"
+import { readAllFrom, readChecked } from "../../access.js"
 import { memoryPageAt, presentText } from "../../text.js"
 import type { FileRequest } from "../types.js"
 import { PageOutOfRange, reasonOf } from "./failure.js"
@@ -78,7 +78,8 @@ export const convertAndPresent = Effect.fn("Read.convert")(function*(request: Fi
   const key = [options.kind, path, size, mtime, Option.getOrElse(info.ino, () => 0), options.variant].join("\0")
   let entry = recall(key)
   if (entry === undefined) {
-    const bytes = yield* readChecked(target)
+    // The descriptor the registry checked, when there is one: the path may lead elsewhere by now.
+    const bytes = request.file === undefined ? yield* readChecked(target) : yield* readAllFrom(request.file, target, size)
     const converted = yield* Effect.tryPromise({
       try: (signal) => options.convert(bytes, signal),
       catch: (error) =>
