@@ -40,7 +40,7 @@ export { RecoveryLimits, type RecoveryLimitsShape } from "./internal/notFound.js
 /** Limits for attached images (a `Context.Reference`: 2000 px per side, 5 MB encoded, 100 megapixels). */
 export { ImageLimits, type ImageLimitsShape } from "./internal/sources/image.js"
 /** The bounds of fetching a web page (a `Context.Reference`: 30 s, 10 MB, 5 redirects). */
-export { WebLimits, type WebLimitsShape } from "./internal/sources/web.js"
+export { WebLimits, type WebLimitsShape } from "./internal/sources/web/limits.js"
 /** The time budget of a database read's statements (a `Context.Reference`: 5 s). */
 export { QueryLimits, type QueryLimitsShape } from "./internal/sources/database/executor.js"
 

@@ -11,7 +11,6 @@
  * sent (decoded by its charset), images and PDFs are attachments; text is then numbered, paged,
  * selected (`url:50-100`, `:raw` for the body as sent) and capped exactly like a file's.
  */
-import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Dns from "node:dns"
@@ -28,6 +27,7 @@ import type { SchemeRequest } from "./types.js"
 import { type AddressClass, classifyAddress, literalAddress } from "./web/address.js"
 import { type Address, get, type Outcome } from "./web/fetch.js"
 import { htmlToMarkdown } from "./web/html.js"
+import { WebLimits } from "./web/limits.js"
 
 export interface WebRequest {
   /** An `http:` or `https:` URL, already parsed (selector removed). */
@@ -36,22 +36,7 @@ export interface WebRequest {
   readonly selection: Selection
 }
 
-export interface WebLimitsShape {
-  /** Time the network part of a read may take in all (DNS, connecting, every hop, the body); not time spent asking permission. */
-  readonly timeout: Duration.DurationInput
-  /** Largest body read, after decompression; reading stops there. */
-  readonly maxBytes: number
-  /** Redirects followed before giving up. */
-  readonly maxRedirects: number
-}
-
-/**
- * The bounds of fetching a web page (default 30 s, 10 MB, 5 redirects). Override with
- * `Effect.provideService(WebLimits, { timeout: "10 seconds", maxBytes: 1_000_000, maxRedirects: 2 })`.
- */
-export class WebLimits extends Context.Reference<WebLimits>()("effect-read/WebLimits", {
-  defaultValue: (): WebLimitsShape => ({ timeout: Duration.seconds(30), maxBytes: 10 * 1024 * 1024, maxRedirects: 5 })
-}) {}
+export { WebLimits, type WebLimitsShape } from "./web/limits.js"
 
 // -----------------------------------------------------------------------------
 // Fetching: permissions, addresses, redirects, time

@@ -1,0 +1,23 @@
+/**
+ * The bounds of fetching a web page, in a module of their own: `Read` re-exports them without
+ * loading the web source (linkedom, Readability, turndown) on start.
+ */
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+
+export interface WebLimitsShape {
+  /** Time the network part of a read may take in all (DNS, connecting, every hop, the body); not time spent asking permission. */
+  readonly timeout: Duration.DurationInput
+  /** Largest body read, after decompression; reading stops there. */
+  readonly maxBytes: number
+  /** Redirects followed before giving up. */
+  readonly maxRedirects: number
+}
+
+/**
+ * The bounds of fetching a web page (default 30 s, 10 MB, 5 redirects). Override with
+ * `Effect.provideService(WebLimits, { timeout: "10 seconds", maxBytes: 1_000_000, maxRedirects: 2 })`.
+ */
+export class WebLimits extends Context.Reference<WebLimits>()("effect-read/WebLimits", {
+  defaultValue: (): WebLimitsShape => ({ timeout: Duration.seconds(30), maxBytes: 10 * 1024 * 1024, maxRedirects: 5 })
+}) {}
