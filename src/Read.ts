@@ -20,6 +20,7 @@ import { Lsp } from "./Lsp.js"
 import { Permission } from "./Permission.js"
 import type { ReadResult } from "./ReadResult.js"
 import { InvalidParams, type ReadError } from "./ReadError.js"
+import * as SessionMemory from "./SessionMemory.js"
 import { Sources } from "./Sources.js"
 import { Workspace } from "./Workspace.js"
 
@@ -128,9 +129,11 @@ export const read: (
     containers: registry.containers.map((source) => source.container),
     home
   })
-  return yield* resolved._tag === "Scheme"
+  const result = yield* resolved._tag === "Scheme"
     ? readScheme(resolved, params, home)
     : readLocal(params.filePath, params, home)
+  // With a session memory (off by default), held lines of an unchanged file are a short stub.
+  return yield* SessionMemory.apply(params, result)
 }, withPatientFileSystem)
 
 /** The services `read` needs; every one is swappable by layer. */

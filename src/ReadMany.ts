@@ -31,12 +31,12 @@ export interface ReadManyLimitsShape {
   readonly maxAttachmentBytes: number
 }
 
-/** The bounds of `readMany` (a `Context.Reference`: 20 files, 50 KB, 8 at once, 10,000 glob entries, 20 MB attachments). */
+/** The bounds of `readMany` (a `Context.Reference`: 20 files, 50 KB, 2 at once, 10,000 glob entries, 20 MB attachments). */
 export class ReadManyLimits extends Context.Reference<ReadManyLimits>()("effect-read/ReadManyLimits", {
   defaultValue: (): ReadManyLimitsShape => ({
     maxFiles: 20,
     maxBytes: MAX_BYTES,
-    concurrency: 8,
+    concurrency: 2,
     globMaxEntries: 10_000,
     maxAttachmentBytes: 20 * 1024 * 1024
   })

@@ -64,7 +64,9 @@ export const ReadMetadata = Schema.Struct({
   status: Schema.optional(Schema.Number),
   contentType: Schema.optional(Schema.String),
   /** Directories: `"tree"` when rendered as a tree (absent for the flat listing). */
-  view: Schema.optional(Schema.Literal("tree"))
+  view: Schema.optional(Schema.Literal("tree")),
+  /** Session memory: the output is the unchanged stub; these lines are still in the conversation. */
+  unchanged: Schema.optional(Schema.Boolean)
 })
 export type ReadMetadata = typeof ReadMetadata.Type
 
