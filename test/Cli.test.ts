@@ -5,6 +5,7 @@ import { builtinModules } from "node:module"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import { tempDir, writeTree } from "./support.js"
+import { unprivilegedCli } from "./unprivileged.js"
 
 const bin = path.resolve("dist/bin.js")
 
@@ -132,9 +133,10 @@ describe("CLI", () => {
     const locked = path.join(dir, "locked.txt")
     fs.writeFileSync(locked, "private\n")
     fs.chmodSync(locked, 0o000)
-    // root reads anything, so run the CLI as an unprivileged user when we are root.
-    const asUser = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}
-    const { code, stderr } = run(["--cwd", dir, "locked.txt"], asUser)
+    // root reads anything, so as root the CLI runs as nobody, from a place nobody can enter.
+    const cli = unprivilegedCli()
+    const result = spawnSync(process.execPath, [cli.bin, "--cwd", dir, "locked.txt"], { encoding: "utf8", input: "", ...cli.asUser })
+    const { status: code, stderr } = result
     expect(code).toBe(1)
     expect(stderr).toBe(`Cannot read ${locked}: permission denied by the operating system (EACCES)\n`)
   })

@@ -17,6 +17,7 @@ import * as Read from "../src/Read.js"
 import * as ReadError from "../src/ReadError.js"
 import { PNG } from "./media.js"
 import { nodeLayer, tempDir, writeTree } from "./support.js"
+import { unprivilegedCli } from "./unprivileged.js"
 
 const validate = new Ajv({ allErrors: true, strict: true }).compile(Envelope.jsonSchema)
 
@@ -371,8 +372,8 @@ describe("Envelope", () => {
 
 describe("CLI --format envelope", () => {
   const bin = path.resolve("dist/bin.js")
-  const run = (args: ReadonlyArray<string>, options: { uid?: number; gid?: number } = {}) => {
-    const result = spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", input: "", ...options })
+  const run = (args: ReadonlyArray<string>) => {
+    const result = spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", input: "" })
     return { code: result.status, stdout: String(result.stdout), stderr: String(result.stderr) }
   }
 
@@ -412,9 +413,14 @@ describe("CLI --format envelope", () => {
     const locked = path.join(dir, "locked.txt")
     fs.writeFileSync(locked, "private\n")
     fs.chmodSync(locked, 0o000)
-    // root reads anything, so run the CLI as an unprivileged user when we are root.
-    const asUser = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}
-    const { code, stdout } = run(["--cwd", dir, "--format", "envelope", "locked.txt"], asUser)
+    // root reads anything, so as root the CLI runs as nobody, from a place nobody can enter.
+    const cli = unprivilegedCli()
+    const result = spawnSync(process.execPath, [cli.bin, "--cwd", dir, "--format", "envelope", "locked.txt"], {
+      encoding: "utf8",
+      input: "",
+      ...cli.asUser
+    })
+    const { status: code, stdout } = result
     expect(code).toBe(1)
     const envelope = checked(JSON.parse(stdout))
     expect(errorOf(envelope)).toEqual({
