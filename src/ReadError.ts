@@ -5,12 +5,10 @@
  */
 import * as Schema from "effect/Schema"
 
-export const formatBytes = (bytes: number): string =>
-  bytes >= 1024 * 1024
-    ? `${(bytes / (1024 * 1024)).toFixed(1)} MB`
-    : bytes >= 1024
-    ? `${(bytes / 1024).toFixed(1)} KB`
-    : `${bytes} bytes`
+import { formatBytes } from "./internal/core/format.js"
+
+/** Lives in the pure core; exported here too for importers of `ReadError`. */
+export { formatBytes }
 
 /** The path does not exist. `suggestions` are absolute paths of near matches. */
 export class FileNotFound extends Schema.TaggedError<FileNotFound>()("FileNotFound", {

@@ -29,7 +29,7 @@ import type {
   SourceServices
 } from "./internal/sources/types.js"
 import { memoryPageAt, presentText } from "./internal/text.js"
-import type { Selection } from "./internal/selector.js"
+import type { Selection } from "./internal/core/selector.js"
 import type { ColumnOutOfRange, OffsetOutOfRange } from "./ReadError.js"
 import type { ReadResult } from "./ReadResult.js"
 

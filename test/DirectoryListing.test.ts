@@ -12,7 +12,7 @@ import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import * as MemoryFileSystem from "../src/MemoryFileSystem.js"
 import * as Read from "../src/Read.js"
-import { renderDirectory } from "../src/internal/render.js"
+import { renderDirectory } from "../src/internal/core/render.js"
 import { compareNames } from "../src/internal/suggest.js"
 import { memoryLayer, nodeLayer, tempDir } from "./support.js"
 

@@ -7,7 +7,7 @@ import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import { pathToFileURL } from "node:url"
-import { mergeRanges, parseSelector, SelectorError, splitSelector } from "../src/internal/selector.js"
+import { mergeRanges, parseSelector, SelectorError, splitSelector } from "../src/internal/core/selector.js"
 import { read } from "../src/Read.js"
 import { nodeLayer, tempDir } from "./support.js"
 

@@ -11,7 +11,7 @@ import * as Permission from "../src/Permission.js"
 import { read } from "../src/Read.js"
 import { FileNotFound } from "../src/ReadError.js"
 import * as Sources from "../src/Sources.js"
-import { localMeanings, resolve } from "../src/internal/resolve.js"
+import { localMeanings, resolve } from "../src/internal/core/resolve.js"
 import { skills } from "../examples/sources.js"
 import { memoryLayer } from "./support.js"
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
-import { cutLine, LinePager, MAX_BYTES, pageBytes, type PageOptions } from "../src/internal/lines.js"
+import { cutLine, LinePager, MAX_BYTES, pageBytes, type PageOptions } from "../src/internal/core/lines.js"
 
 const encode = (text: string) => new TextEncoder().encode(text)
 const options = (overrides: Partial<PageOptions> = {}): PageOptions => ({

@@ -12,11 +12,11 @@ import * as Option from "effect/Option"
 import { OffsetOutOfRange } from "../ReadError.js"
 import { Workspace } from "../Workspace.js"
 import { askRead, confirmDirectory, type Target, targetOf } from "./access.js"
-import { DEFAULT_LIMIT, MAX_BYTES } from "./lines.js"
+import { DEFAULT_LIMIT, MAX_BYTES } from "./core/lines.js"
 import { fromPlatformError } from "./platformError.js"
-import { FOOTER_RESERVE, header, renderDirectory, renderTree } from "./render.js"
+import { FOOTER_RESERVE, header, renderDirectory, renderTree } from "./core/render.js"
 import { compareNames } from "./suggest.js"
-import { renderTreeLines, type TreeEntry, treeSummary } from "./tree.js"
+import { renderTreeLines, type TreeEntry, treeSummary } from "./core/tree.js"
 import {
   ancestorChain,
   extendChain,

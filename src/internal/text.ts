@@ -5,10 +5,10 @@
 import * as Effect from "effect/Effect"
 import type { ReadResult } from "../ReadResult.js"
 import { ColumnOutOfRange, OffsetOutOfRange } from "../ReadError.js"
-import { type Codec, utf8 } from "./encoding.js"
-import { DEFAULT_LIMIT, type LineEndings, LinePager, MAX_BYTES, MAX_LINE_LENGTH, type Page } from "./lines.js"
-import { FOOTER_RESERVE, header, renderRanges, renderText, type TextFacts } from "./render.js"
-import type { Selection } from "./selector.js"
+import { type Codec, utf8 } from "./core/encoding.js"
+import { DEFAULT_LIMIT, type LineEndings, LinePager, MAX_BYTES, MAX_LINE_LENGTH, type Page } from "./core/lines.js"
+import { FOOTER_RESERVE, header, renderRanges, renderText, type TextFacts } from "./core/render.js"
+import type { Selection } from "./core/selector.js"
 
 const PREVIEW_LINES = 20
 

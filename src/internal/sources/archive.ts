@@ -9,6 +9,7 @@
  * absolute) are refused in requests and never resolved in archives; links, devices and FIFOs
  * are described, never followed or opened; binary members answer with a notice.
  */
+import type { PlatformError } from "@effect/platform/Error"
 import type { File } from "@effect/platform/FileSystem"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Duration from "effect/Duration"
@@ -19,12 +20,12 @@ import { Progress } from "../../Progress.js"
 import type { ReadResult } from "../../ReadResult.js"
 import { ArchiveError, formatBytes, InvalidParams, InvalidSelector, OffsetOutOfRange } from "../../ReadError.js"
 import { confirmUnchanged, openChecked, TAIL_BYTES } from "../access.js"
-import { isBinarySample } from "../binary.js"
+import { isBinarySample } from "../core/binary.js"
 import { archiveFormat, looksLikeArchive } from "../containers.js"
-import { DEFAULT_LIMIT } from "../lines.js"
+import { DEFAULT_LIMIT } from "../core/lines.js"
 import { fromPlatformError } from "../platformError.js"
-import { directoryFooter } from "../render.js"
-import { noSelection, parseSelector, type Selection, SelectorError, splitSelector } from "../selector.js"
+import { directoryFooter } from "../core/render.js"
+import { noSelection, parseSelector, type Selection, SelectorError, splitSelector } from "../core/selector.js"
 import { memoryPageAt, presentText } from "../text.js"
 import type { ByteSource, Content, ScanResult } from "./archive/content.js"
 import {
@@ -43,6 +44,13 @@ import {
 } from "./archive/model.js"
 import { gzipName, isGzip, scanGzip, scanTar } from "./archive/tar.js"
 import { scanZip } from "./archive/zip.js"
+
+/** The parsers' `SourceFailure`, carrying the platform's error (the pure parsers know no Effect). */
+class PlatformFailure extends SourceFailure {
+  constructor(readonly error: PlatformError) {
+    super(error.message)
+  }
+}
 import type { ContainerRequest, Params } from "./types.js"
 
 export { ARCHIVE_LIMITS, type ArchiveLimits } from "./archive/model.js"
@@ -138,7 +146,7 @@ const byteSource = (file: FileSystem.File, size: number, onRead?: (end: number) 
         const within = Math.max(0, Math.min(length, size - position))
         const read = Runtime.runPromise(runtime, Effect.either(readAt(position, within)), { signal: stop.signal })
           .then((result) => {
-            if (result._tag === "Left") throw new SourceFailure(result.left)
+            if (result._tag === "Left") throw new PlatformFailure(result.left)
             onRead?.(position + result.right.length)
             return result.right
           })
@@ -378,7 +386,7 @@ export const readArchiveWith = (limits: ArchiveLimits) =>
     const size = Number(request.info.size)
     if (size === 0) return yield* new ArchiveError({ path: archive, reason: messages.empty(format) })
     const failed = (error: unknown) => {
-      if (error instanceof SourceFailure) return fromPlatformError(archive, error.error)
+      if (error instanceof PlatformFailure) return fromPlatformError(archive, error.error)
       if (error instanceof ArchiveFailure) {
         return new ArchiveError({
           path: archive,

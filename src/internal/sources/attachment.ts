@@ -5,7 +5,7 @@
 import * as Effect from "effect/Effect"
 import { InvalidMedia } from "../../ReadError.js"
 import type { ReadResult } from "../../ReadResult.js"
-import { incompleteReason, mediaKind } from "../media.js"
+import { incompleteReason, mediaKind } from "../core/media.js"
 import { prepareImage } from "./image.js"
 
 export interface AttachRequest {

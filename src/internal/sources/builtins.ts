@@ -13,7 +13,7 @@
 import * as Effect from "effect/Effect"
 import { fileURLToPath } from "node:url"
 import { ARCHIVE_CONTAINER, archiveExtension, DATABASE_CONTAINER, databaseExtension, isSqliteHeader, looksLikeArchive } from "../containers.js"
-import { mediaExtensions, mediaKind } from "../media.js"
+import { mediaExtensions, mediaKind } from "../core/media.js"
 import { documentExtensions } from "./document/limits.js"
 import type { FileSource, SchemeSource } from "./types.js"
 

@@ -11,7 +11,7 @@ import type { ReadError } from "../../ReadError.js"
 import type { ReadResult } from "../../ReadResult.js"
 import type { Workspace } from "../../Workspace.js"
 import type { Target } from "../access.js"
-import type { Selection } from "../selector.js"
+import type { Selection } from "../core/selector.js"
 
 export interface Params {
   readonly offset?: number | undefined

@@ -4,8 +4,8 @@
  * their rest is never inflated.
  */
 import * as zlib from "node:zlib"
-import { SAMPLE_BYTES } from "../../binary.js"
-import { type Detection, detect } from "../../encoding.js"
+import { SAMPLE_BYTES } from "../../core/binary.js"
+import { type Detection, detect } from "../../core/encoding.js"
 import { type ArchiveLimits, ArchiveFailure, type EntryTable, messages, type RawEntry } from "./model.js"
 
 /** Random access to the archive's bytes; a short result means the end of the file. */

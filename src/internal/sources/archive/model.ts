@@ -2,8 +2,7 @@
  * Archives, the pure part: limits and their messages, member-path rules, the table of entries
  * (with parent directories synthesized from member paths), listings and suggestions.
  */
-import type { PlatformError } from "@effect/platform/Error"
-import { formatBytes } from "../../../ReadError.js"
+import { formatBytes } from "../../core/format.js"
 import { compareNames, suggestEntries } from "../../suggest.js"
 
 export interface ArchiveLimits {
@@ -38,12 +37,11 @@ export class ArchiveFailure extends Error {
   }
 }
 
-/** The filesystem failed while the archive was being read; becomes a `ReadFailed`. */
-export class SourceFailure extends Error {
-  constructor(readonly error: PlatformError) {
-    super(error.message)
-  }
-}
+/**
+ * The filesystem failed while the archive was being read; becomes a `ReadFailed`. The parsers only
+ * pass it through; the Effect side (`../archive.ts`) subclasses it with the platform's error.
+ */
+export class SourceFailure extends Error {}
 
 export const messages = {
   tooLarge: (member: string, size: number, limits: ArchiveLimits) =>

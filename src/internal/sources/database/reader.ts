@@ -8,7 +8,7 @@
  * them where they can be stopped (`./executor.ts`), and the plan lays out what they returned.
  */
 import { formatBytes } from "../../../ReadError.js"
-import { MAX_BYTES_LABEL } from "../../lines.js"
+import { MAX_BYTES_LABEL } from "../../core/lines.js"
 import type { Connection, Statement } from "./driver.js"
 import { type Fetch, type Fetched, MAX_FETCH_BYTES } from "./executor.js"
 import {

@@ -2,7 +2,7 @@
  * Rows as text: a bounded ASCII table (120 columns in all, 40 per column, `…` where a cell is
  * cut), or one `column: value` line per column when a table would be too narrow to read. Pure.
  */
-import { formatBytes } from "../../../ReadError.js"
+import { formatBytes } from "../../core/format.js"
 
 export const MAX_TABLE_WIDTH = 120
 export const MAX_COLUMN_WIDTH = 40

@@ -2,7 +2,7 @@
  * .epub: the OPF package named by `META-INF/container.xml`, its spine in reading order, each
  * XHTML chapter as markdown under a `--- chapter N: path ---` marker. Title and authors first.
  */
-import { formatBytes } from "../../../ReadError.js"
+import { formatBytes } from "../../core/format.js"
 import { Unconvertible } from "./failure.js"
 import { MAX_TEXT_CHARS } from "./limits.js"
 import { htmlToMarkdown } from "./markdown.js"

@@ -5,8 +5,8 @@
  */
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
-import { formatBytes } from "../../../ReadError.js"
-import type { LineRange } from "../../selector.js"
+import { formatBytes } from "../../core/format.js"
+import type { LineRange } from "../../core/selector.js"
 import { clampPages, reasonOf, Unconvertible } from "./failure.js"
 import { MAX_TEXT_CHARS } from "./limits.js"
 import { tidy } from "./markdown.js"

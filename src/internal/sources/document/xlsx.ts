@@ -3,7 +3,7 @@
  * sheet's first non-empty row. Rows, columns and cell text are bounded, with notices.
  */
 import type ExcelJS from "exceljs"
-import { formatBytes } from "../../../ReadError.js"
+import { formatBytes } from "../../core/format.js"
 import { MAX_CELL_CHARS, MAX_SHEET_COLUMNS, MAX_SHEET_ROWS, MAX_TEXT_CHARS } from "./limits.js"
 import { markdownTable } from "./markdown.js"
 import type { Converted } from "./types.js"

@@ -5,7 +5,7 @@
  * cannot turn a small file into gigabytes.
  */
 import * as yauzl from "yauzl"
-import { formatBytes } from "../../../ReadError.js"
+import { formatBytes } from "../../core/format.js"
 import { Unconvertible } from "./failure.js"
 import { MAX_UNPACKED_BYTES, MAX_ZIP_ENTRIES } from "./limits.js"
 

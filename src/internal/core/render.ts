@@ -2,7 +2,7 @@
  * The model-facing text: opencode's XML-tagged layout and its exact footers.
  */
 import type { Page } from "./lines.js"
-import { formatBytes } from "../ReadError.js"
+import { formatBytes } from "./format.js"
 import { MAX_BYTES_LABEL } from "./lines.js"
 
 /** Bytes kept free in the 50 KB cap for the tags, the notices and the longest footer. */
