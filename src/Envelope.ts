@@ -16,7 +16,7 @@
  * | `NOT_A_FILE` | `NotAFile` (FIFO, socket, device) |
  * | `FILE_TOO_LARGE` | `MediaTooLarge`; `FetchFailed` for a body over the size limit |
  * | `INVALID_MEDIA` | `InvalidMedia` |
- * | `READ_FAILED` | any other `ReadFailed`; `ArchiveError`, `DatabaseError`, `ConversionFailed`, `FileChanged`; any other `FetchFailed` |
+ * | `READ_FAILED` | any other `ReadFailed`; `ArchiveError`, `DatabaseError`, `ConversionFailed`, `FileChanged`, `MissingPackage`; any other `FetchFailed` |
  */
 import * as Path from "@effect/platform/Path"
 import * as Duration from "effect/Duration"
@@ -338,7 +338,8 @@ const codes: Readonly<Record<string, ErrorCode>> = {
   ConversionFailed: "READ_FAILED",
   FileChanged: "READ_FAILED",
   ReadFailed: "READ_FAILED",
-  FetchFailed: "READ_FAILED"
+  FetchFailed: "READ_FAILED",
+  MissingPackage: "READ_FAILED"
 }
 
 const fetchCode = (error: FetchFailed): ErrorCode | undefined =>

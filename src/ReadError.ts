@@ -207,6 +207,21 @@ export class FetchFailed extends Schema.TaggedError<FetchFailed>()("FetchFailed"
   }
 }
 
+/**
+ * Reading this file needs an optional package that is not installed. The message names the
+ * package and the command that adds it, for the model to pass on to the user.
+ */
+export class MissingPackage extends Schema.TaggedError<MissingPackage>()("MissingPackage", {
+  path: Schema.String,
+  package: Schema.String,
+  /** What the package does for this read, e.g. "decoding, checking and resizing images". */
+  purpose: Schema.String
+}) {
+  override get message(): string {
+    return `Cannot read ${this.path}: ${this.purpose} needs the optional package ${this.package}, which is not installed. Install it with: npm install ${this.package}`
+  }
+}
+
 /** Every way `read` can fail, as a schema (for tool definitions) and as a type. */
 export const ReadError = Schema.Union(
   FileNotFound,
@@ -224,6 +239,7 @@ export const ReadError = Schema.Union(
   ConversionFailed,
   FileChanged,
   ReadFailed,
-  FetchFailed
+  FetchFailed,
+  MissingPackage
 )
 export type ReadError = typeof ReadError.Type

@@ -294,7 +294,8 @@ describe("Envelope", () => {
         ConversionFailed: "READ_FAILED",
         FileChanged: "READ_FAILED",
         ReadFailed: "READ_FAILED",
-        FetchFailed: "READ_FAILED"
+        FetchFailed: "READ_FAILED",
+        MissingPackage: "READ_FAILED"
       }
       for (const member of ReadError.ReadError.members) {
         const tag = (member as unknown as { readonly _tag: string })._tag

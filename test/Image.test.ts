@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import sharp from "sharp"
 import { ImageLimits } from "../src/internal/sources/image.js"
+import * as OptionalPackages from "../src/OptionalPackages.js"
 import { read } from "../src/Read.js"
 import type { Attachment } from "../src/Read.js"
 import { PDF, PNG } from "./media.js"
@@ -250,5 +251,46 @@ describe("images: corrupt", () => {
       const error = yield* failIn(root, { filePath: "logo.png" })
       expect(error).toMatchObject({ _tag: "InvalidMedia" })
       expect(error.message).toBe(`Cannot read ${root}/logo.png: the name says image/png but the content is text`)
+    }))
+})
+
+describe("images without the optional package sharp", () => {
+  const withoutSharp = OptionalPackages.layerWithout(["sharp"])
+
+  it.effect("an image within the size cap is still attached, as it is, saying it was not validated or resized", () =>
+    Effect.gen(function*() {
+      const png = yield* make(() => raw(gradient(300, 200), 300, 200, 3).png().toBuffer())
+      const root = project({ "shot.png": png })
+      const result = yield* readIn(root, { filePath: "shot.png" }).pipe(Effect.provide(withoutSharp))
+      expect(result.output).toBe(
+        "Image read successfully (not validated or resized: the optional package sharp is not installed; npm install sharp adds it)"
+      )
+      expect(result.attachments).toHaveLength(1)
+      expect(bytesOf(result.attachments![0]!).equals(png)).toBe(true)
+      expect(result.metadata).not.toHaveProperty("width")
+      // With sharp (the default) the same file is decoded.
+      expect((yield* readIn(root, { filePath: "shot.png" })).metadata).toMatchObject({ width: 300, height: 200 })
+    }))
+
+  it.effect("an image over the size cap is MissingPackage, naming the package and the command", () =>
+    Effect.gen(function*() {
+      const png = yield* make(() => raw(noise(300, 200, 3), 300, 200, 3).png().toBuffer())
+      const root = project({ "noise.png": png })
+      const error = yield* failIn(root, { filePath: "noise.png" }).pipe(
+        Effect.provide(withoutSharp),
+        Effect.provideService(ImageLimits, { maxDimension: 2000, maxBytes: 50_000, maxPixels: 100_000_000 })
+      )
+      expect(error._tag).toBe("MissingPackage")
+      expect(error.message).toBe(
+        `Cannot read ${root}/noise.png: fitting an image of ${(png.length / 1024).toFixed(1)} KB to the 48.8 KB attachment limit needs the optional package sharp, which is not installed. Install it with: npm install sharp`
+      )
+    }))
+
+  it.effect("a PDF is still attached", () =>
+    Effect.gen(function*() {
+      const root = project({ "doc.pdf": PDF })
+      const result = yield* readIn(root, { filePath: "doc.pdf" }).pipe(Effect.provide(withoutSharp))
+      expect(result.output).toBe("PDF read successfully")
+      expect(result.attachments).toHaveLength(1)
     }))
 })

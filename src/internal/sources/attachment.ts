@@ -3,10 +3,10 @@
  * complete (end markers checked), images decoded and fitted to `ImageLimits`, base64 data URLs.
  */
 import * as Effect from "effect/Effect"
-import { InvalidMedia } from "../../ReadError.js"
+import { formatBytes, InvalidMedia, MissingPackage } from "../../ReadError.js"
 import type { ReadResult } from "../../ReadResult.js"
 import { incompleteReason, mediaKind } from "../core/media.js"
-import { prepareImage } from "./image.js"
+import { ImageLimits, prepareImage } from "./image.js"
 
 export interface AttachRequest {
   /** The path (or URL) errors and metadata name. */
@@ -43,6 +43,25 @@ export const attachBytes = Effect.fn("Read.attach")(function*(request: AttachReq
     return result
   }
   const image = yield* prepareImage(path, bytes, mime)
+  if (image === undefined) {
+    // Without sharp the bytes go as they are: only an image within the size cap.
+    const limits = yield* ImageLimits
+    if (bytes.length > limits.maxBytes) {
+      return yield* new MissingPackage({
+        path,
+        package: "sharp",
+        purpose: `fitting an image of ${formatBytes(bytes.length)} to the ${formatBytes(limits.maxBytes)} attachment limit`
+      })
+    }
+    const message = `Image read successfully (not validated or resized: the optional package sharp is not installed; npm install sharp adds it)`
+    const result: ReadResult = {
+      title: request.title,
+      output: message,
+      metadata: { kind, preview: message, ...base },
+      attachments: [{ type: "file", mime, url: dataUrl(mime, bytes) }]
+    }
+    return result
+  }
   const message = image.detail === undefined ? "Image read successfully" : `Image read successfully (${image.detail})`
   const { bytes: attachedBytes, ...attached } = image.attached
   const result: ReadResult = {

@@ -6,6 +6,8 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import type { SharpConstructor } from "sharp"
+import { OptionalPackages, PackageNotInstalled } from "../../OptionalPackages.js"
 import { formatBytes, InvalidMedia } from "../../ReadError.js"
 
 export interface ImageLimitsShape {
@@ -56,11 +58,17 @@ export interface PreparedImage {
   readonly detail: string | undefined
 }
 
-type Sharp = import("sharp").SharpConstructor
-
-/** sharp loads libvips: only when an image is read. */
-let sharpModule: Promise<Sharp> | undefined
-const loadSharp = Effect.promise(() => (sharpModule ??= import("sharp").then((m) => m.default)))
+/**
+ * sharp loads libvips: only when an image is read. It is an optional package: `undefined` when it
+ * is not installed (other load failures are defects).
+ */
+const loadSharp = Effect.flatMap(OptionalPackages, (packages) =>
+  Effect.promise(() =>
+    packages.load("sharp").then((m) => m.default as SharpConstructor, (error: unknown) => {
+      if (error instanceof PackageNotInstalled) return undefined
+      throw error
+    })
+  ))
 
 /** sharp's messages repeat libvips' lines; the first one says it. */
 const firstLine = (error: unknown): string =>
@@ -78,11 +86,13 @@ const SHRINK = 0.75
 
 /**
  * Decode `bytes` (sniffed as `mime`), and return what to attach. Fails with `InvalidMedia` when
- * the image does not decode or is over the pixel limit.
+ * the image does not decode or is over the pixel limit. `undefined` when sharp is not installed:
+ * the image cannot be checked or resized.
  */
 export const prepareImage = Effect.fn("Read.prepareImage")(function*(path: string, bytes: Uint8Array, mime: string) {
   const limits = yield* ImageLimits
   const sharp = yield* loadSharp
+  if (sharp === undefined) return undefined
   const invalid = (reason: string) => new InvalidMedia({ path, reason })
   const input = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   // `limitInputPixels` guards every decode below; failOn "warning" turns damaged data into errors.
