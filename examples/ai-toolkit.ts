@@ -9,7 +9,8 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { FileTime, Lsp, Permission, ReadTool, Workspace } from "../src/index.js"
+import { FileTime, Lsp, Permission, Workspace } from "../src/index.js"
+import * as ReadTool from "../src/ReadTool.js"
 
 const SessionLive = Layer.mergeAll(
   Workspace.layer({ directory: process.cwd(), sessionId: "session-1" }),
