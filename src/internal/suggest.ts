@@ -1,6 +1,6 @@
 /**
  * What to offer when a path is not found: near names in the same directory, and the one entry
- * a path means when it differs only by Unicode normalisation or look-alike characters.
+ * a path means when it differs only by Unicode normalisation or look-alike characters. Pure.
  */
 
 export const MAX_SUGGESTIONS = 3
@@ -12,12 +12,15 @@ const stemOf = (name: string): string => {
   return dot > 0 ? name.slice(0, dot) : name
 }
 
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/
+
 /**
  * Fold what differs between a name typed by a model and the one on disk without being a
  * different name: NFC vs NFD, non-breaking and narrow spaces (macOS screenshots), curly quotes.
  */
 export const foldName = (name: string): string =>
-  name
+  // Printable ASCII has nothing to fold (and recovery folds every name of a workspace).
+  PRINTABLE_ASCII.test(name) ? name : name
     .normalize("NFC")
     .replace(/[\u00a0\u2007\u2009\u202f]/g, " ")
     .replace(/[\u2018\u2019\u201a\u201b\u2032]/g, "'")
@@ -30,44 +33,110 @@ export const equivalentEntry = (name: string, entries: ReadonlyArray<string>): s
   return matches.length === 1 ? matches[0] : undefined
 }
 
+/**
+ * Edits a typo may have in a name, by the length of its stem: none below 3 characters (`a.ts`
+ * is not `b.ts`), one up to 5 (`scr` is `src`), two up to 11, three beyond.
+ */
+export const maxEdits = (name: string): number => {
+  const stem = stemOf(name).length
+  return stem < 3 ? 0 : stem <= 5 ? 1 : stem <= 11 ? 2 : 3
+}
+
+/**
+ * The edit distance between `a` and `b` counting insertions, deletions, substitutions and
+ * transpositions of neighbours (optimal string alignment), or `max + 1` as soon as it is known
+ * to exceed `max`. Compares UTF-16 code units.
+ */
+export const editDistance = (a: string, b: string, max: number): number => {
+  if (Math.abs(a.length - b.length) > max) return max + 1
+  if (a === b) return 0
+  const width = b.length + 1
+  // Three rows: two back (for transpositions), the previous one, and the current one.
+  let before = new Array<number>(width).fill(0)
+  let previous = Array.from({ length: width }, (_, j) => j)
+  let current = new Array<number>(width).fill(0)
+  for (let i = 1; i <= a.length; i++) {
+    current[0] = i
+    let rowMin = i
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1
+      let value = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost)
+      if (
+        i > 1 && j > 1 && a.charCodeAt(i - 1) === b.charCodeAt(j - 2) && a.charCodeAt(i - 2) === b.charCodeAt(j - 1)
+      ) {
+        value = Math.min(value, before[j - 2]! + 1)
+      }
+      current[j] = value
+      if (value < rowMin) rowMin = value
+    }
+    // Every later row only grows from this one's smallest value.
+    if (rowMin > max) return max + 1
+    ;[before, previous, current] = [previous, current, before]
+  }
+  return Math.min(previous[b.length]!, max + 1)
+}
+
 /** How much an entry's name resembles a wanted name. */
 export interface Resemblance {
-  /** 0: the same name but for case or look-alikes; 1: the same stem; 2: one contains the other. */
-  readonly rank: 0 | 1 | 2
-  /** Difference in length: closer is better. */
+  /**
+   * 0: the same name but for case or look-alikes; 1: the same stem; 2: a typo away (see
+   * `maxEdits`); 3: one contains the other.
+   */
+  readonly rank: 0 | 1 | 2 | 3
+  /** Within a rank, closer is better: edits for a typo, the difference in length otherwise. */
   readonly distance: number
 }
 
 /**
  * How `entry` resembles `name` (case-insensitively, look-alikes folded), or undefined when it
- * does not: the same name, the same stem with another extension, or a name containing it or
- * contained in it. The name itself, exactly, does not resemble itself.
+ * does not: the same name, the same stem with another extension, a typo away, or a name
+ * containing it or contained in it. The name itself, exactly, does not resemble itself.
  */
 export const resemblance = (name: string, entry: string): Resemblance | undefined => {
+  if (entry === name) return undefined
   const lower = foldName(name).toLowerCase()
   const other = foldName(entry).toLowerCase()
-  if (entry === name) return undefined
-  const distance = Math.abs(other.length - lower.length)
-  if (other === lower) return { rank: 0, distance }
+  const lengths = Math.abs(other.length - lower.length)
+  if (other === lower) return { rank: 0, distance: lengths }
   const stem = stemOf(lower)
-  if (stem.length > 0 && stemOf(other) === stem) return { rank: 1, distance }
+  if (stem.length > 0 && stemOf(other) === stem) return { rank: 1, distance: lengths }
+  const max = maxEdits(lower)
+  if (max > 0) {
+    const edits = editDistance(lower, other, max)
+    if (edits <= max) return { rank: 2, distance: edits }
+  }
   if (Math.min(other.length, lower.length) >= MIN_CONTAINED_LENGTH && (other.includes(lower) || lower.includes(other))) {
-    return { rank: 2, distance }
+    return { rank: 3, distance: lengths }
   }
   return undefined
 }
 
 /**
- * Up to three entries that look like what `name` meant, best first: the same stem with
- * another extension, then names containing it or contained in it (case-insensitively),
- * closest in length first.
+ * Up to three entries that look like what `name` meant, best first: the same name but for
+ * case, or the same stem with another extension; then names a typo away, fewest edits first;
+ * then names containing it or contained in it (case-insensitively), closest in length first.
  */
-export const suggestEntries = (name: string, entries: ReadonlyArray<string>): ReadonlyArray<string> => {
+export const suggestEntries = (name: string, entries: ReadonlyArray<string>, count = MAX_SUGGESTIONS): ReadonlyArray<string> => {
   const ranked: Array<{ entry: string; rank: number; distance: number }> = []
   for (const entry of entries) {
     const found = resemblance(name, entry)
     // In one directory, a case variant and another extension rank alike.
-    if (found !== undefined) ranked.push({ entry, rank: found.rank === 2 ? 1 : 0, distance: found.distance })
+    if (found !== undefined) ranked.push({ entry, rank: found.rank === 0 ? 1 : found.rank, distance: found.distance })
+  }
+  ranked.sort((a, b) => a.rank - b.rank || a.distance - b.distance || compareNames(a.entry, b.entry))
+  return ranked.slice(0, count).map((r) => r.entry)
+}
+
+/**
+ * The entries a missing directory component may have meant, best first (up to three): the
+ * same name but for case or look-alikes, then names a typo away. Never a mere containment or
+ * another extension: a directory is recovered only from a near miss.
+ */
+export const nearEntries = (name: string, entries: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const ranked: Array<{ entry: string; rank: number; distance: number }> = []
+  for (const entry of entries) {
+    const found = resemblance(name, entry)
+    if (found !== undefined && (found.rank === 0 || found.rank === 2)) ranked.push({ entry, ...found })
   }
   ranked.sort((a, b) => a.rank - b.rank || a.distance - b.distance || compareNames(a.entry, b.entry))
   return ranked.slice(0, MAX_SUGGESTIONS).map((r) => r.entry)
