@@ -11,6 +11,7 @@
  */
 export * as Envelope from "./Envelope.js"
 export * as FaultFileSystem from "./FaultFileSystem.js"
+export * as FileIndex from "./FileIndex.js"
 export * as FileTime from "./FileTime.js"
 export * as LineIndex from "./LineIndex.js"
 export * as Lsp from "./Lsp.js"

@@ -1,0 +1,242 @@
+/**
+ * The workspace file index behind path recovery, over real temp directories and real git
+ * repositories: git's list in a git work tree (ignored files left out, deleted ones never
+ * offered), the walk elsewhere or when git fails, the entry budget, and a kept index that
+ * follows files added and removed.
+ */
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { execFileSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as FileIndex from "../src/FileIndex.js"
+import { RecoveryLimits } from "../src/internal/notFound.js"
+import { read } from "../src/Read.js"
+import { nodeLayer, tempDir, writeTree } from "./support.js"
+
+const roots: Array<string> = []
+afterAll(() => {
+  for (const root of roots) fs.rmSync(root, { recursive: true, force: true })
+})
+
+const project = (files: Readonly<Record<string, string>>): string => {
+  const root = tempDir("effect-read-index-")
+  roots.push(root)
+  writeTree(root, files)
+  return root
+}
+
+const git = (root: string, ...args: ReadonlyArray<string>) =>
+  execFileSync("git", ["-c", "init.defaultBranch=main", ...args], { cwd: root, stdio: "pipe" })
+
+/** A real git repository holding `files`, all added to the index (nothing committed). */
+const repository = (files: Readonly<Record<string, string>>): string => {
+  const root = project(files)
+  git(root, "init", "-q")
+  git(root, "add", "-A")
+  return root
+}
+
+const LIMITS = { timeout: "30 seconds", maxEntries: 50_000 } as const
+
+/** Every entry a scan visits, sorted, and whether it was complete and where it came from. */
+const scanAll = (index: FileIndex.FileIndexShape, root: string, limits: FileIndex.ScanLimits = LIMITS) =>
+  Effect.gen(function*() {
+    const seen = new Set<string>()
+    const scanned = yield* index.scan(root, limits, (entry) => seen.add(entry.relative))
+    return { ...scanned, entries: [...seen].sort() }
+  }).pipe(Effect.provide(nodeLayer(root)))
+
+/** The suggestions of a `FileNotFound`, the title of a read, or the tag of any other failure. */
+const outcome = (root: string, filePath: string, index?: Layer.Layer<FileIndex.FileIndex>) =>
+  read({ filePath }).pipe(
+    Effect.provide(index === undefined ? nodeLayer(root) : Layer.merge(nodeLayer(root), index)),
+    Effect.match({
+      onFailure: (error) => error._tag === "FileNotFound" ? { suggestions: error.suggestions } : { failed: error._tag },
+      onSuccess: (result) => ({ read: result.title })
+    })
+  )
+
+describe("FileIndex.perCall", () => {
+  it.effect("in a git work tree: git's list, with directories, ignored and pruned paths left out", () =>
+    Effect.gen(function*() {
+      const root = repository({
+        ".gitignore": "dist/\n*.log\n",
+        "src/app.ts": "",
+        "src/lib/util.ts": "",
+        "dist/app.js": "",
+        "debug.log": "",
+        "node_modules/pkg/index.js": ""
+      })
+      // Untracked but not ignored: listed too.
+      writeTree(root, { "notes/todo.md": "" })
+      const scanned = yield* scanAll(FileIndex.perCall, root)
+      expect(scanned.source).toBe("git")
+      expect(scanned.complete).toBe(true)
+      expect(scanned.entries).toEqual([
+        ".gitignore",
+        "notes",
+        "notes/todo.md",
+        "src",
+        "src/app.ts",
+        "src/lib",
+        "src/lib/util.ts"
+      ])
+    }))
+
+  it.effect("outside git: the walk, with the same rules", () =>
+    Effect.gen(function*() {
+      const root = project({
+        ".gitignore": "dist/\n*.log\n",
+        "src/app.ts": "",
+        "src/lib/util.ts": "",
+        "dist/app.js": "",
+        "debug.log": "",
+        "node_modules/pkg/index.js": "",
+        "notes/todo.md": ""
+      })
+      const scanned = yield* scanAll(FileIndex.perCall, root)
+      expect(scanned.source).toBe("walk")
+      expect(scanned.complete).toBe(true)
+      expect(scanned.entries).toEqual([
+        ".gitignore",
+        "notes",
+        "notes/todo.md",
+        "src",
+        "src/app.ts",
+        "src/lib",
+        "src/lib/util.ts"
+      ])
+    }))
+
+  it.effect("when git fails (a broken .git), the walk answers instead", () =>
+    Effect.gen(function*() {
+      const root = project({ ".git": "gitdir: /nonexistent\n", "src/app.ts": "" })
+      const scanned = yield* scanAll(FileIndex.perCall, root)
+      expect(scanned.source).toBe("walk")
+      expect(scanned.entries).toEqual(["src", "src/app.ts"])
+    }))
+
+  it.effect("a git tree larger than the budget: listing stops there, incomplete", () =>
+    Effect.gen(function*() {
+      const files: Record<string, string> = {}
+      for (let i = 0; i < 300; i++) files[`d${i % 10}/f${i}.txt`] = ""
+      const root = repository(files)
+      const scanned = yield* scanAll(FileIndex.perCall, root, { timeout: "30 seconds", maxEntries: 50 })
+      expect(scanned.source).toBe("git")
+      expect(scanned.complete).toBe(false)
+      // 50 files and the directories on their way.
+      expect(scanned.entries.filter((e) => e.endsWith(".txt")).length).toBe(50)
+    }))
+
+  it.effect("a tree larger than the budget without git: the walk stops within it, incomplete", () =>
+    Effect.gen(function*() {
+      const files: Record<string, string> = {}
+      for (let i = 0; i < 300; i++) files[`d${i % 10}/f${i}.txt`] = ""
+      const root = project(files)
+      const scanned = yield* scanAll(FileIndex.perCall, root, { timeout: "30 seconds", maxEntries: 100 })
+      expect(scanned.source).toBe("walk")
+      expect(scanned.complete).toBe(false)
+      expect(scanned.entries.length).toBeLessThanOrEqual(100)
+      expect(scanned.entries.length).toBeGreaterThan(0)
+    }))
+})
+
+describe("recovery in a git work tree", () => {
+  it.effect("a unique suffix match from git's list is read with its note; an ignored twin does not count", () =>
+    Effect.gen(function*() {
+      const root = repository({ ".gitignore": "out/\n", "out/lib/conf.json": "{}", "src/lib/conf.json": "{}\n" })
+      expect(yield* outcome(root, "lib/conf.json")).toEqual({ read: "src/lib/conf.json" })
+      expect(yield* outcome(root, "lib/conf.jsn")).toEqual({ suggestions: [`${root}/src/lib/conf.json`] })
+    }))
+
+  it.effect("a directory is matched by suffix too (git lists files only)", () =>
+    Effect.gen(function*() {
+      const root = repository({ "packages/core/src/index.ts": "" })
+      expect(yield* outcome(root, "core/src")).toEqual({ read: "packages/core/src" })
+    }))
+
+  it.effect("a file deleted from the work tree but still in git's index is never offered", () =>
+    Effect.gen(function*() {
+      const root = repository({ "a/nested/gone.txt": "", "b/nested/gone.txt": "" })
+      fs.rmSync(`${root}/a/nested/gone.txt`)
+      // Git still lists both; only the one on disk is there, so it is the unique match.
+      expect(yield* outcome(root, "nested/gone.txt")).toEqual({ read: "b/nested/gone.txt" })
+    }))
+
+  it.effect("the budget applies to git's list: past it, nothing is resolved, what was found is suggested", () =>
+    Effect.gen(function*() {
+      const files: Record<string, string> = { "a/unique.txt": "x\n" }
+      for (let i = 0; i < 20; i++) files[`b/file-${i}.txt`] = ""
+      const root = repository(files)
+      const bounded = yield* outcome(root, "unique.txt").pipe(
+        Effect.provideService(RecoveryLimits, { timeout: "1 minute", maxEntries: 10 })
+      )
+      expect(bounded).toEqual({ suggestions: [`${root}/a/unique.txt`] })
+      expect(yield* outcome(root, "unique.txt")).toEqual({ read: "a/unique.txt" })
+    }))
+})
+
+describe("FileIndex.layerCached", () => {
+  it.effect("keeps the list: a later scan lists nothing again while nothing it watches moved", () =>
+    Effect.gen(function*() {
+      const root = repository({ "src/utils.ts": "", "src/app.ts": "" })
+      const index = FileIndex.makeCached({ revalidateAfter: "1 hour" })
+      const first = yield* scanAll(index, root)
+      expect(first.source).toBe("cache")
+      // Untracked, below the top: neither the worktree's mtime nor git's index moved.
+      writeTree(root, { "src/new.ts": "" })
+      expect((yield* scanAll(index, root)).entries).toEqual(first.entries)
+      // A read through the kept index: the list is the kept one, the files checked on disk.
+      const kept = Layer.succeed(FileIndex.FileIndex, index)
+      expect(yield* outcome(root, "lib/utils.ts", kept)).toEqual({ suggestions: [`${root}/src/utils.ts`] })
+    }))
+
+  it.effect("git: files added to git's index and files removed are followed at once", () =>
+    Effect.gen(function*() {
+      const root = repository({ "src/app.ts": "" })
+      const index = FileIndex.makeCached({ revalidateAfter: "1 hour" })
+      expect((yield* scanAll(index, root)).entries).toEqual(["src", "src/app.ts"])
+      writeTree(root, { "lib/deep/handler.ts": "" })
+      git(root, "add", "-A")
+      expect((yield* scanAll(index, root)).entries).toContain("lib/deep/handler.ts")
+      // Through a read, with one index kept across reads.
+      const kept = Layer.succeed(FileIndex.FileIndex, index)
+      expect(yield* outcome(root, "deep/handler.ts", kept)).toEqual({ read: "lib/deep/handler.ts" })
+      fs.rmSync(`${root}/lib/deep/handler.ts`)
+      expect(yield* outcome(root, "deep/handler.ts", kept)).toEqual({ suggestions: [] })
+    }))
+
+  it.effect("without git: a file added at the top is followed at once; deeper, after invalidate", () =>
+    Effect.gen(function*() {
+      const root = project({ "src/app.ts": "" })
+      const index = FileIndex.makeCached({ revalidateAfter: "1 hour" })
+      expect((yield* scanAll(index, root)).entries).toEqual(["src", "src/app.ts"])
+      // The worktree's own mtime moved: listed again.
+      writeTree(root, { "README.md": "" })
+      expect((yield* scanAll(index, root)).entries).toContain("README.md")
+      // Deeper down only the directory's mtime moved: the kept list holds until invalidated (or
+      // revalidated in the background).
+      writeTree(root, { "src/routes.ts": "" })
+      expect((yield* scanAll(index, root)).entries).not.toContain("src/routes.ts")
+      yield* index.invalidate(root)
+      expect((yield* scanAll(index, root)).entries).toContain("src/routes.ts")
+    }))
+
+  it.effect("past revalidateAfter, the kept list is served and listed again for the next scan", () =>
+    Effect.gen(function*() {
+      const root = project({ "src/app.ts": "" })
+      const index = FileIndex.makeCached({ revalidateAfter: 0 })
+      yield* scanAll(index, root)
+      writeTree(root, { "src/routes.ts": "" })
+      // This scan serves the kept list and lists again in the background.
+      yield* scanAll(index, root)
+      // The refresh finishes in its own time: wait for it (a deadline only to catch a hang).
+      let entries: ReadonlyArray<string> = []
+      for (let i = 0; i < 1000 && !entries.includes("src/routes.ts"); i++) {
+        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
+        entries = (yield* scanAll(index, root)).entries
+      }
+      expect(entries).toContain("src/routes.ts")
+    }))
+})
