@@ -16,6 +16,7 @@
  * Permissions are not the index's business: recovery asks about the directories leading to
  * each match, and about each path it offers, before naming any.
  */
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as Clock from "effect/Clock"
@@ -24,6 +25,8 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as fsp from "node:fs/promises"
+import { unwrapPatient } from "./internal/descriptors.js"
 import { listGitFiles } from "./internal/gitFiles.js"
 import { compareNames } from "./internal/suggest.js"
 import { extendChain, type IgnoreChain, isIgnored, PRUNED_ALWAYS, statEntries } from "./internal/walk.js"
@@ -141,13 +144,24 @@ const walkScan = (worktree: string, limits: ScanLimits, visit: (entry: Entry) =>
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
     type Pending = { readonly dir: string; readonly relative: string; readonly depth: number; readonly chain: IgnoreChain }
+    const typed = isNodeFileSystem(fs)
     const listOne = (next: Pending) =>
       Effect.gen(function*() {
-        const names = [...yield* fs.readDirectory(next.dir).pipe(Effect.orElseSucceed((): ReadonlyArray<string> => []))]
-          .sort(compareNames)
+        const dirents = typed ? yield* direntsOf(next.dir) : undefined
+        const names = (dirents === undefined
+          ? [...yield* fs.readDirectory(next.dir).pipe(Effect.orElseSucceed((): ReadonlyArray<string> => []))]
+          : dirents.map((dirent) => dirent.name)).sort(compareNames)
         if (names.length > limits.maxEntries) return { next, count: names.length, chain: next.chain, listed: [] }
         const chain = yield* extendChain(next.chain, next.dir, names)
-        const listed = yield* statEntries(next.dir, names.filter((n) => !PRUNED_ALWAYS.has(n)))
+        const kept = names.filter((n) => !PRUNED_ALWAYS.has(n))
+        const listed: ReadonlyArray<Kind> = dirents === undefined
+          ? (yield* statEntries(next.dir, kept)).map((entry) => ({
+            name: entry.name,
+            absolute: entry.absolute,
+            directory: entry.info === undefined ? undefined : entry.info.type === "Directory",
+            link: entry.link
+          }))
+          : yield* kindsOf(next.dir, kept, dirents)
         return { next, count: names.length, chain, listed }
       })
     type Listing = Effect.Effect.Success<ReturnType<typeof listOne>>
@@ -165,8 +179,8 @@ const walkScan = (worktree: string, limits: ScanLimits, visit: (entry: Entry) =>
       const { chain, next } = result
       for (const entry of result.listed) {
         // A dangling link leads nowhere: nothing to resolve to or suggest.
-        if (entry.info === undefined) continue
-        const isDirectory = entry.info.type === "Directory"
+        if (entry.directory === undefined) continue
+        const isDirectory = entry.directory
         if (isIgnored(path, chain, entry.absolute, isDirectory)) continue
         const relative = next.relative === "" ? entry.name : `${next.relative}/${entry.name}`
         visit({ relative, name: entry.name, depth: next.depth + 1 })
@@ -198,6 +212,51 @@ const walkScan = (worktree: string, limits: ScanLimits, visit: (entry: Entry) =>
       for (const slot of inFlight) if (slot !== undefined && !take(slot)) break
     }
     return { complete: Option.isSome(finished) && !overLimit && queue.length === 0, source: "walk" } satisfies Scanned
+  })
+
+/** An entry of a listed directory: undefined `directory` for a dangling link. */
+interface Kind {
+  readonly name: string
+  readonly absolute: string
+  readonly directory: boolean | undefined
+  /** A directory reached by a symlink: listed, never entered. */
+  readonly link: boolean
+}
+
+/**
+ * Node's own filesystem (made patient by `read` or not), recognised by its `readDirectory` (a
+ * module function, the same in every layer built). With it the walk takes entry types from `readdir` (d_type) instead of a `stat`
+ * per entry, ten times fewer calls; any other FileSystem (in memory, fault-injecting, wrapped by
+ * a host or a test) is walked through the service, a `stat` per entry.
+ */
+let nodeReadDirectory: FileSystem.FileSystem["readDirectory"] | undefined
+const isNodeFileSystem = (fs: FileSystem.FileSystem): boolean => {
+  nodeReadDirectory ??= Effect.runSync(Effect.provide(FileSystem.FileSystem, NodeFileSystem.layer)).readDirectory
+  return unwrapPatient(fs).readDirectory === nodeReadDirectory
+}
+
+const direntsOf = (dir: string) =>
+  Effect.tryPromise(() => fsp.readdir(dir, { withFileTypes: true })).pipe(
+    Effect.orElseSucceed((): ReadonlyArray<import("node:fs").Dirent> => [])
+  )
+
+/** Kinds from `readdir`'s types; only symlinks are stat'ed (a link to a directory is listed, not entered). */
+const kindsOf = (dir: string, names: ReadonlyArray<string>, dirents: ReadonlyArray<import("node:fs").Dirent>) =>
+  Effect.gen(function*() {
+    const path = yield* Path.Path
+    const byName = new Map(dirents.map((dirent) => [dirent.name, dirent]))
+    const links = names.filter((name) => byName.get(name)?.isSymbolicLink() === true)
+    const linked = links.length === 0 ? [] : yield* statEntries(dir, links)
+    const linkKinds = new Map(linked.map((entry) => [entry.name, entry]))
+    return names.map((name): Kind => {
+      const absolute = path.join(dir, name)
+      const link = linkKinds.get(name)
+      if (link !== undefined) {
+        const directory = link.info === undefined ? undefined : link.info.type === "Directory"
+        return { name, absolute, directory, link: directory === true }
+      }
+      return { name, absolute, directory: byName.get(name)!.isDirectory(), link: false }
+    })
   })
 
 /** List `worktree` once: from git in a git work tree, else (or when git fails) by walking. */

@@ -112,8 +112,14 @@ export const patientFileSystem = (fs: FileSystem.FileSystem): FileSystem.FileSys
     readFile: (path) => transient(fs.readFile(path))
   })
   patient.set(fs, wrapped)
+  originals.set(wrapped, fs)
   return wrapped
 }
+
+const originals = new WeakMap<FileSystem.FileSystem, FileSystem.FileSystem>()
+
+/** The filesystem a patient one wraps (`fs` itself when it wraps none). */
+export const unwrapPatient = (fs: FileSystem.FileSystem): FileSystem.FileSystem => originals.get(fs) ?? fs
 
 /** Run `self` with the `FileSystem` in context made patient. */
 export const withPatientFileSystem = <A, E, R>(self: Effect.Effect<A, E, R>) =>
