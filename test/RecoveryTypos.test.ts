@@ -6,7 +6,14 @@ import { afterAll, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as fc from "fast-check"
 import * as fs from "node:fs"
-import { editDistance, maxEdits, nearEntries, resemblance, suggestEntries } from "../src/internal/suggest.js"
+import {
+  editDistance,
+  maxEdits,
+  nearEntries,
+  resemblance,
+  resemblanceTo,
+  suggestEntries
+} from "../src/internal/suggest.js"
 import * as Permission from "../src/Permission.js"
 import { read } from "../src/Read.js"
 import { type LayerOptions, nodeLayer, tempDir, writeTree } from "./support.js"
@@ -160,6 +167,16 @@ describe("suggest.ts (pure)", () => {
     expect(d).toBeLessThanOrEqual(Math.max(a.length, b.length))
     // A bound below the distance is reported as bound + 1.
     if (d > 0) expect(editDistance(a, b, d - 1)).toBe(d)
+  })
+
+  it.prop("resemblanceTo offers every name a typo away (its letter-count filter never rejects one)", [
+    fc.stringMatching(/^[abAB.c]{0,9}$/),
+    fc.stringMatching(/^[abAB.c]{0,9}$/)
+  ], ([a, b]) => {
+    const max = maxEdits(a.toLowerCase())
+    const edits = editDistance(a.toLowerCase(), b.toLowerCase(), max)
+    const found = resemblanceTo(a)(b)
+    if (a !== b && max > 0 && edits <= max) expect(found?.rank).toBeLessThanOrEqual(2)
   })
 
   it("the threshold grows with the stem's length", () => {

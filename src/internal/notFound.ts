@@ -32,7 +32,7 @@ import {
   foldName,
   MAX_SUGGESTIONS,
   nearEntries,
-  resemblance,
+  resemblanceTo,
   suggestEntries
 } from "./suggest.js"
 
@@ -201,6 +201,7 @@ export const recoverMissing = Effect.fn("Read.recoverMissing")(function*(target:
   const alike = keeper<{ entry: Entry }>((a, b) => byDepthThenPath(a.entry, b.entry))
   type Near = { readonly entry: Entry; readonly rank: number; readonly distance: number }
   const near = keeper<Near>((a, b) => a.rank - b.rank || a.distance - b.distance || byDepthThenPath(a.entry, b.entry))
+  const resembles = resemblanceTo(name)
   const visit = (entry: Entry) => {
     if (suffix !== undefined) {
       if (endsWithPath(entry.relative, suffix)) return exact.push({ entry })
@@ -210,7 +211,7 @@ export const recoverMissing = Effect.fn("Read.recoverMissing")(function*(target:
     }
     // The same name elsewhere (the directories were wrong), or a near one.
     if (entry.name === name) return near.push({ entry, rank: 0, distance: 0 })
-    const found = resemblance(name, entry.name)
+    const found = resembles(entry.name)
     if (found === undefined) return
     if (found.rank === 3 && Math.min(entry.name.length, name.length) < MIN_WORKSPACE_CONTAINED) return
     near.push({ entry, ...found })

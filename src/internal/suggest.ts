@@ -47,33 +47,39 @@ export const maxEdits = (name: string): number => {
  * transpositions of neighbours (optimal string alignment), or `max + 1` as soon as it is known
  * to exceed `max`. Compares UTF-16 code units.
  */
-export const editDistance = (a: string, b: string, max: number): number => {
-  if (Math.abs(a.length - b.length) > max) return max + 1
-  if (a === b) return 0
-  const width = b.length + 1
-  // Three rows: two back (for transpositions), the previous one, and the current one.
-  let before = new Array<number>(width).fill(0)
-  let previous = Array.from({ length: width }, (_, j) => j)
-  let current = new Array<number>(width).fill(0)
-  for (let i = 1; i <= a.length; i++) {
-    current[0] = i
-    let rowMin = i
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1
-      let value = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost)
-      if (
-        i > 1 && j > 1 && a.charCodeAt(i - 1) === b.charCodeAt(j - 2) && a.charCodeAt(i - 2) === b.charCodeAt(j - 1)
-      ) {
-        value = Math.min(value, before[j - 2]! + 1)
+export const editDistance = (a: string, b: string, max: number): number => distanceWith(rowsFor(b.length))(a, b, max)
+
+/** Three rows of `width + 1` cells: two back (for transpositions), the previous one, the current one. */
+const rowsFor = (width: number) => [0, 1, 2].map(() => new Int32Array(width + 1))
+
+/** `editDistance` over reused rows (grown when a longer name comes): no allocation per name. */
+const distanceWith = (initial: Array<Int32Array>) => {
+  let rows = initial
+  return (a: string, b: string, max: number): number => {
+    if (Math.abs(a.length - b.length) > max) return max + 1
+    if (a === b) return 0
+    if (rows[0]!.length < b.length + 1) rows = rowsFor(b.length)
+    let [before, previous, current] = rows as [Int32Array, Int32Array, Int32Array]
+    for (let j = 0; j <= b.length; j++) previous[j] = j
+    for (let i = 1; i <= a.length; i++) {
+      current[0] = i
+      let rowMin = i
+      const ai = a.charCodeAt(i - 1)
+      for (let j = 1; j <= b.length; j++) {
+        const bj = b.charCodeAt(j - 1)
+        let value = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (ai === bj ? 0 : 1))
+        if (i > 1 && j > 1 && ai === b.charCodeAt(j - 2) && a.charCodeAt(i - 2) === bj) {
+          value = Math.min(value, before[j - 2]! + 1)
+        }
+        current[j] = value
+        if (value < rowMin) rowMin = value
       }
-      current[j] = value
-      if (value < rowMin) rowMin = value
+      // Every later row only grows from this one's smallest value.
+      if (rowMin > max) return max + 1
+      ;[before, previous, current] = [previous, current, before]
     }
-    // Every later row only grows from this one's smallest value.
-    if (rowMin > max) return max + 1
-    ;[before, previous, current] = [previous, current, before]
+    return Math.min(previous[b.length]!, max + 1)
   }
-  return Math.min(previous[b.length]!, max + 1)
 }
 
 /** How much an entry's name resembles a wanted name. */
@@ -88,28 +94,58 @@ export interface Resemblance {
 }
 
 /**
- * How `entry` resembles `name` (case-insensitively, look-alikes folded), or undefined when it
+ * How an entry resembles `name` (case-insensitively, look-alikes folded), or undefined when it
  * does not: the same name, the same stem with another extension, a typo away, or a name
  * containing it or contained in it. The name itself, exactly, does not resemble itself.
+ * Prepared once per wanted name: recovery asks it of every name in a workspace.
  */
-export const resemblance = (name: string, entry: string): Resemblance | undefined => {
-  if (entry === name) return undefined
+export const resemblanceTo = (name: string): (entry: string) => Resemblance | undefined => {
   const lower = foldName(name).toLowerCase()
-  const other = foldName(entry).toLowerCase()
-  const lengths = Math.abs(other.length - lower.length)
-  if (other === lower) return { rank: 0, distance: lengths }
   const stem = stemOf(lower)
-  if (stem.length > 0 && stemOf(other) === stem) return { rank: 1, distance: lengths }
   const max = maxEdits(lower)
-  if (max > 0) {
-    const edits = editDistance(lower, other, max)
-    if (edits <= max) return { rank: 2, distance: edits }
+  const distance = distanceWith(rowsFor(lower.length + max))
+  // Letters counted (the bag distance, a lower bound of the edit distance): most names of a
+  // workspace are rejected in one pass, without the quadratic table.
+  const counts = new Int32Array(128)
+  let ascii = true
+  for (let i = 0; i < lower.length; i++) {
+    const code = lower.charCodeAt(i)
+    if (code < 128) counts[code]!++
+    else ascii = false
   }
-  if (Math.min(other.length, lower.length) >= MIN_CONTAINED_LENGTH && (other.includes(lower) || lower.includes(other))) {
-    return { rank: 3, distance: lengths }
+  const scratch = new Int32Array(128)
+  const mayBeTypo = (other: string): boolean => {
+    if (!ascii) return true
+    scratch.set(counts)
+    let over = 0
+    for (let i = 0; i < other.length; i++) {
+      const code = other.charCodeAt(i)
+      if (code >= 128) return true
+      if (scratch[code]!-- <= 0) over++
+    }
+    // Letters of `other` not in `lower`, and of `lower` not in `other`: an edit mends at most one of each.
+    const missing = lower.length - (other.length - over)
+    return over <= max && missing <= max
   }
-  return undefined
+  return (entry) => {
+    if (entry === name) return undefined
+    const other = foldName(entry).toLowerCase()
+    const lengths = Math.abs(other.length - lower.length)
+    if (other === lower) return { rank: 0, distance: lengths }
+    if (stem.length > 0 && other.startsWith(stem) && stemOf(other) === stem) return { rank: 1, distance: lengths }
+    if (max > 0 && lengths <= max && mayBeTypo(other)) {
+      const edits = distance(lower, other, max)
+      if (edits <= max) return { rank: 2, distance: edits }
+    }
+    if (Math.min(other.length, lower.length) >= MIN_CONTAINED_LENGTH && (other.includes(lower) || lower.includes(other))) {
+      return { rank: 3, distance: lengths }
+    }
+    return undefined
+  }
 }
+
+/** `resemblanceTo(name)(entry)`. */
+export const resemblance = (name: string, entry: string): Resemblance | undefined => resemblanceTo(name)(entry)
 
 /**
  * Up to three entries that look like what `name` meant, best first: the same name but for
@@ -118,8 +154,9 @@ export const resemblance = (name: string, entry: string): Resemblance | undefine
  */
 export const suggestEntries = (name: string, entries: ReadonlyArray<string>, count = MAX_SUGGESTIONS): ReadonlyArray<string> => {
   const ranked: Array<{ entry: string; rank: number; distance: number }> = []
+  const resembles = resemblanceTo(name)
   for (const entry of entries) {
-    const found = resemblance(name, entry)
+    const found = resembles(entry)
     // In one directory, a case variant and another extension rank alike.
     if (found !== undefined) ranked.push({ entry, rank: found.rank === 0 ? 1 : found.rank, distance: found.distance })
   }
@@ -134,8 +171,9 @@ export const suggestEntries = (name: string, entries: ReadonlyArray<string>, cou
  */
 export const nearEntries = (name: string, entries: ReadonlyArray<string>): ReadonlyArray<string> => {
   const ranked: Array<{ entry: string; rank: number; distance: number }> = []
+  const resembles = resemblanceTo(name)
   for (const entry of entries) {
-    const found = resemblance(name, entry)
+    const found = resembles(entry)
     if (found !== undefined && (found.rank === 0 || found.rank === 2)) ranked.push({ entry, ...found })
   }
   ranked.sort((a, b) => a.rank - b.rank || a.distance - b.distance || compareNames(a.entry, b.entry))
