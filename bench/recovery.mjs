@@ -75,7 +75,7 @@ const cli = (tree, filePath) => {
 }
 
 /** An MCP server on `tree`: `call(filePath)` answers { ms, isError, text }. */
-const mcpServer = async (tree) => {
+export const mcpServer = async (tree) => {
   const child = spawn(process.execPath, [bin, "mcp", "--cwd", tree], { stdio: ["pipe", "pipe", "ignore"] })
   let pending = ""
   const waiting = new Map()
