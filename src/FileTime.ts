@@ -47,13 +47,87 @@ export class FileChanged extends Schema.TaggedError<FileChanged>()("FileChanged"
   }
 }
 
+/** What a read showed of a text file: lines `start`-`end` of the version of `size` bytes and `mtime`. */
+export interface Shown {
+  readonly start: number
+  readonly end: number
+  /** Every line of the file was shown (`start` 1, nothing after `end`). */
+  readonly whole: boolean
+  readonly size: number
+  readonly mtime: number | undefined
+}
+
+/** Lines `start`-`end` shown to the session at the content with SHA-256 `hash`. */
+export interface Range {
+  readonly start: number
+  readonly end: number
+  readonly hash: string
+}
+
+/** What a session was shown of a file: ranges merged per content hash, and where it saw it whole. */
+export interface Coverage {
+  readonly ranges: ReadonlyArray<Range>
+  /** The content hashes at which the whole file was shown. */
+  readonly wholeAt: ReadonlyArray<string>
+}
+
+export const emptyCoverage: Coverage = { ranges: [], wholeAt: [] }
+
 export interface FileTimeShape {
-  /** Record that `sessionId` read `path` now (stat + content hash). Never fails. */
-  readonly read: (sessionId: string, path: string) => Effect.Effect<void>
+  /**
+   * Record that `sessionId` read `path` now (stat + content hash), and with `shown` the lines it
+   * was shown (kept only when the stamp is of the version shown: same size and mtime). Never fails.
+   */
+  readonly read: (sessionId: string, path: string, shown?: Shown) => Effect.Effect<void>
   readonly get: (sessionId: string, path: string) => Effect.Effect<Option.Option<ReadStamp>>
   /** Fails unless the file is unchanged since this session last read it. */
   readonly assert: (sessionId: string, path: string) => Effect.Effect<void, FileNotRead | FileChanged>
+  /** The line ranges this session was shown of `path`, merged per content hash. */
+  readonly coverage: (sessionId: string, path: string) => Effect.Effect<Coverage>
+  /**
+   * For an Edit guard: were lines `start`-`end` of `path` shown to this session at the file's
+   * current content (or the whole file)? False when unread, changed since, or those lines not shown.
+   */
+  readonly covers: (sessionId: string, path: string, start: number, end: number) => Effect.Effect<boolean>
 }
+
+/** At most this many merged ranges are kept per session and file (the newest hashes win). */
+export const maxRanges = 256
+
+/** Ranges per hash, merged (inclusive; adjacent ranges join). */
+export const mergeCoverage = (ranges: ReadonlyArray<Range>): Array<Range> => {
+  const order = [...new Set(ranges.map((range) => range.hash))]
+  const merged: Array<{ start: number; end: number; hash: string }> = []
+  for (const hash of order) {
+    const sorted = ranges.filter((range) => range.hash === hash).sort((a, b) => a.start - b.start)
+    for (const range of sorted) {
+      const last = merged[merged.length - 1]
+      if (last !== undefined && last.hash === hash && range.start <= last.end + 1) last.end = Math.max(last.end, range.end)
+      else merged.push({ start: range.start, end: range.end, hash })
+    }
+  }
+  return merged
+}
+
+/** Add what a read showed (stamped as `stamped`) to a coverage; unchanged when the stamp is of another version. */
+export const addShown = (coverage: Coverage, stamped: ReadStamp, shown: Shown | undefined): Coverage => {
+  if (shown === undefined || stamped.hash === undefined) return coverage
+  if (stamped.size !== shown.size || stamped.mtime !== shown.mtime) return coverage
+  const hash = stamped.hash
+  // The newest hash last, so the oldest ranges are dropped first.
+  const others = coverage.ranges.filter((range) => range.hash !== hash)
+  const mine = coverage.ranges.filter((range) => range.hash === hash)
+  return {
+    ranges: mergeCoverage([...others, ...mine, { start: shown.start, end: shown.end, hash }]).slice(-maxRanges),
+    wholeAt: shown.whole ? [...coverage.wholeAt.filter((h) => h !== hash), hash].slice(-16) : coverage.wholeAt
+  }
+}
+
+/** Does `coverage` hold lines `start`-`end` at content `hash`? */
+export const coversAt = (coverage: Coverage, hash: string | undefined, start: number, end: number): boolean =>
+  hash !== undefined &&
+  (coverage.wholeAt.includes(hash) ||
+    coverage.ranges.some((range) => range.hash === hash && range.start <= start && end <= range.end))
 
 export class FileTime extends Context.Tag("effect-read/FileTime")<FileTime, FileTimeShape>() {}
 
@@ -149,11 +223,18 @@ export const compare = (before: ReadStamp, now: ReadStamp): "unchanged" | "chang
 export const make: Effect.Effect<FileTimeShape, never, FileSystem.FileSystem> = Effect.gen(function*() {
   const fs = yield* FileSystem.FileSystem
   const ledger = yield* Ref.make(HashMap.empty<readonly [string, string], ReadStamp>())
+  const covered = yield* Ref.make(HashMap.empty<readonly [string, string], Coverage>())
   const stampNow = (path: string, known?: ReadBytes) => Effect.provideService(stamp(path, known), FileSystem.FileSystem, fs)
 
-  const read = Effect.fn("FileTime.read")(function*(sessionId: string, path: string) {
+  const read = Effect.fn("FileTime.read")(function*(sessionId: string, path: string, shown?: Shown) {
+    const key = Data.tuple(sessionId, path)
     yield* stampNow(path, yield* takeReadBytes(path)).pipe(
-      Effect.flatMap((stamped) => Ref.update(ledger, HashMap.set(Data.tuple(sessionId, path), stamped))),
+      Effect.flatMap((stamped) =>
+        Ref.update(ledger, HashMap.set(key, stamped)).pipe(
+          Effect.zipRight(Ref.update(covered, (all) =>
+            HashMap.set(all, key, addShown(Option.getOrElse(HashMap.get(all, key), () => emptyCoverage), stamped, shown))))
+        )
+      ),
       Effect.catchAll((error) =>
         Effect.logDebug("FileTime.read: could not stamp the file; nothing recorded").pipe(
           Effect.annotateLogs({ sessionId, path, error: error.message })
@@ -170,7 +251,16 @@ export const make: Effect.Effect<FileTimeShape, never, FileSystem.FileSystem> = 
     yield* assertUnchanged(path, yield* get(sessionId, path), stampNow(path))
   })
 
-  return FileTime.of({ read, get, assert })
+  const coverage = Effect.fn("FileTime.coverage")(function*(sessionId: string, path: string) {
+    return Option.getOrElse(HashMap.get(yield* Ref.get(covered), Data.tuple(sessionId, path)), () => emptyCoverage)
+  })
+
+  const covers = Effect.fn("FileTime.covers")(function*(sessionId: string, path: string, start: number, end: number) {
+    const now = yield* Effect.option(stampNow(path))
+    return coversAt(yield* coverage(sessionId, path), Option.getOrUndefined(now)?.hash, start, end)
+  })
+
+  return FileTime.of({ read, get, assert, coverage, covers })
 })
 
 /**

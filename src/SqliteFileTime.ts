@@ -20,7 +20,12 @@ import {
   assertUnchanged,
   FileTime,
   type FileTimeShape,
+  addShown,
+  type Coverage,
+  coversAt,
+  emptyCoverage,
   type ReadBytes,
+  type Shown,
   type ReadStamp,
   stamp,
   takeReadBytes
@@ -47,6 +52,20 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
       hash TEXT,
       PRIMARY KEY (session_id, path)
     ) WITHOUT ROWID`.withoutTransform
+  }),
+  "2_create_file_read_ranges": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    // What each session was shown of each file: line ranges (merged) per content hash, and the
+    // hashes at which it saw the whole file (`start_line` 0).
+    yield* sql`CREATE TABLE IF NOT EXISTS file_read_ranges (
+      session_id TEXT NOT NULL,
+      path TEXT NOT NULL,
+      hash TEXT NOT NULL,
+      start_line INTEGER NOT NULL,
+      end_line INTEGER NOT NULL,
+      seq INTEGER NOT NULL,
+      PRIMARY KEY (session_id, path, hash, start_line)
+    ) WITHOUT ROWID`.withoutTransform
   })
 }
 
@@ -70,6 +89,18 @@ const FileReadRow = Schema.Struct({
 })
 
 const Key = Schema.Struct({ sessionId: Schema.String, path: Schema.String })
+
+/** One `file_read_ranges` row; `start_line` 0 marks a hash at which the whole file was seen. */
+const RangeRow = Schema.Struct({ hash: Schema.String, start_line: Schema.Number, end_line: Schema.Number })
+
+const toCoverage = (rows: ReadonlyArray<typeof RangeRow.Type>): Coverage => ({
+  ranges: rows.filter((row) => row.start_line > 0).map((row) => ({
+    start: row.start_line,
+    end: row.end_line,
+    hash: row.hash
+  })),
+  wholeAt: rows.filter((row) => row.start_line === 0).map((row) => row.hash)
+})
 
 const toStamp = (row: typeof FileReadRow.Type): ReadStamp => ({
   path: row.path,
@@ -117,7 +148,43 @@ export const make: Effect.Effect<FileTimeShape, never, SqlClient.SqlClient | Fil
           WHERE session_id = ${sessionId} AND path = ${path}`.withoutTransform
     })
 
-    const read = Effect.fn("FileTime.read")(function*(sessionId: string, path: string) {
+    const findRanges = SqlSchema.findAll({
+      Request: Key,
+      Result: RangeRow,
+      execute: ({ path, sessionId }) =>
+        sql`SELECT hash, start_line, end_line FROM file_read_ranges
+          WHERE session_id = ${sessionId} AND path = ${path} ORDER BY seq`.withoutTransform
+    })
+
+    /** Replace a file's coverage rows with `coverage`, in one transaction. */
+    const saveCoverage = (sessionId: string, path: string, coverage: Coverage) =>
+      sql.withTransaction(Effect.gen(function*() {
+        yield* sql`DELETE FROM file_read_ranges WHERE session_id = ${sessionId} AND path = ${path}`.withoutTransform
+        const rows = [
+          ...coverage.wholeAt.map((hash) => ({ hash, start: 0, end: 0 })),
+          ...coverage.ranges.map((range) => ({ hash: range.hash, start: range.start, end: range.end }))
+        ]
+        for (const [seq, row] of rows.entries()) {
+          yield* sql`INSERT INTO file_read_ranges (session_id, path, hash, start_line, end_line, seq)
+            VALUES (${sessionId}, ${path}, ${row.hash}, ${row.start}, ${row.end}, ${seq})`.withoutTransform
+        }
+      }))
+
+    // Coverage the database refused, by session and path (bounded as the stamps are).
+    const unsavedCoverage = new Map<string, Coverage>()
+
+    const coverage = Effect.fn("FileTime.coverage")(function*(sessionId: string, path: string) {
+      const kept = unsavedCoverage.get(keyOf(sessionId, path))
+      if (kept !== undefined) return kept
+      return toCoverage(yield* findRanges({ sessionId, path }).pipe(Effect.orDie))
+    })
+
+    const covers = Effect.fn("FileTime.covers")(function*(sessionId: string, path: string, start: number, end: number) {
+      const now = yield* Effect.option(stampNow(path))
+      return coversAt(yield* coverage(sessionId, path), Option.getOrUndefined(now)?.hash, start, end)
+    })
+
+    const read = Effect.fn("FileTime.read")(function*(sessionId: string, path: string, shown?: Shown) {
       yield* Effect.annotateCurrentSpan({ sessionId, path })
       const stamped = yield* stampNow(path, yield* takeReadBytes(path)).pipe(
         Effect.map(Option.some),
@@ -145,6 +212,25 @@ export const make: Effect.Effect<FileTimeShape, never, SqlClient.SqlClient | Fil
           )
         )
       )
+      if (shown === undefined) return
+      const before = yield* coverage(sessionId, path).pipe(Effect.catchAllDefect(() => Effect.succeed(emptyCoverage)))
+      const after = addShown(before, stamped.value, shown)
+      if (after === before) return
+      yield* saveCoverage(sessionId, path, after).pipe(
+        Effect.zipRight(Effect.sync(() => unsavedCoverage.delete(key))),
+        Effect.catchAllCause((cause) =>
+          Effect.sync(() => {
+            unsavedCoverage.delete(key)
+            unsavedCoverage.set(key, after)
+            if (unsavedCoverage.size > maxUnsaved) unsavedCoverage.delete(unsavedCoverage.keys().next().value!)
+          }).pipe(
+            Effect.zipRight(
+              Effect.logWarning("FileTime.read: the SQLite ledger refused the coverage; kept in memory only", cause)
+            ),
+            Effect.annotateLogs({ sessionId, path })
+          )
+        )
+      )
     })
 
     const get = Effect.fn("FileTime.get")(function*(sessionId: string, path: string) {
@@ -161,7 +247,7 @@ export const make: Effect.Effect<FileTimeShape, never, SqlClient.SqlClient | Fil
       yield* assertUnchanged(path, yield* get(sessionId, path), stampNow(path))
     })
 
-    return FileTime.of({ read, get, assert })
+    return FileTime.of({ read, get, assert, coverage, covers })
   }
 )
 

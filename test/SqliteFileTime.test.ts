@@ -163,7 +163,10 @@ describe("SqliteFileTime", () => {
       expect(mode?.journal_mode).toBe("wal")
       const migrations = yield* sql<{ migration_id: number; name: string }>`
         SELECT migration_id, name FROM ${sql(SqliteFileTime.migrationsTable)}`
-      expect(migrations).toEqual([{ migration_id: 1, name: "create_file_reads" }])
+      expect(migrations).toEqual([
+        { migration_id: 1, name: "create_file_reads" },
+        { migration_id: 2, name: "create_file_read_ranges" }
+      ])
       const columns = yield* sql<{ name: string; pk: number }>`PRAGMA table_info(file_reads)`
       expect(columns.map((c) => [c.name, c.pk])).toEqual([
         ["session_id", 1],
@@ -183,7 +186,7 @@ describe("SqliteFileTime", () => {
         const [mode] = yield* sql<{ journal_mode: string }>`PRAGMA journal_mode`
         expect(mode?.journal_mode).toBe("wal")
         const migrations = yield* sql`SELECT migration_id FROM ${sql(SqliteFileTime.migrationsTable)}`
-        expect(migrations).toHaveLength(1)
+        expect(migrations).toHaveLength(2)
       }).pipe(Effect.provide(SqliteClient.layer({ filename, disableWAL: true }))))
     )
   })

@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import { fileTypeFromBuffer } from "file-type"
-import { FileTime, lastReadBytes } from "../FileTime.js"
+import { FileTime, lastReadBytes, type Shown } from "../FileTime.js"
 import * as LineIndex from "../LineIndex.js"
 import { Lsp } from "../Lsp.js"
 import type { Permission } from "../Permission.js"
@@ -169,7 +169,7 @@ const readTarget = (
       (current) => readFile(registry, opened, current, request, selection, undefined, note)
     )
     const result = Option.getOrThrow(read)
-    yield* recordRead(target.absolute)
+    yield* recordRead(target.absolute, shownOf(result))
     // Sources that do not print the note themselves (media, containers) get it as a first line.
     return note === undefined || result.output.startsWith(note) ? result : { ...result, output: `${note}\n${result.output}` }
   })
@@ -193,11 +193,18 @@ const listDirectory = (target: Target, stat: File.Info, selection: Selection, re
   })
 
 /** The session read this file (for edit guards); the language server warms up for later edits. */
-const recordRead = (absolute: string) =>
+/** The lines a text read showed, for the ledger's coverage (not a part of a long line). */
+const shownOf = (result: ReadResult): Shown | undefined => {
+  const m = result.metadata
+  if (m.kind !== "text" || m.startLine === undefined || m.endLine === undefined || m.column !== undefined) return undefined
+  return { start: m.startLine, end: m.endLine, whole: m.startLine === 1 && !m.truncated, size: m.size, mtime: m.mtime }
+}
+
+const recordRead = (absolute: string, shown?: Shown) =>
   Effect.gen(function*() {
     const workspace = yield* Workspace
     const fileTime = yield* FileTime
-    yield* fileTime.read(workspace.sessionId, absolute)
+    yield* fileTime.read(workspace.sessionId, absolute, shown)
     const lsp = yield* Lsp
     // Never let the language server fail or delay the read.
     yield* lsp.touchFile(absolute).pipe(

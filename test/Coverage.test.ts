@@ -1,0 +1,160 @@
+/**
+ * What was read: the ledger's coverage per session and file (ranges merged per content hash,
+ * the whole file), the `covers` query an Edit guard asks, in memory and in SQLite across a restart.
+ */
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as NodePath from "@effect/platform-node/NodePath"
+import * as Migrator from "@effect/sql/Migrator"
+import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Scope from "effect/Scope"
+import * as fs from "node:fs"
+import * as nodePath from "node:path"
+import * as FileTime from "../src/FileTime.js"
+import * as Lsp from "../src/Lsp.js"
+import * as Permission from "../src/Permission.js"
+import * as Read from "../src/Read.js"
+import * as SqliteFileTime from "../src/SqliteFileTime.js"
+import * as Workspace from "../src/Workspace.js"
+import { tempDir, writeTree } from "./support.js"
+
+const root = tempDir()
+const numbered = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1}`).join("\n") + "\n"
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
+
+let counter = 0
+const fresh = (content = numbered(20)) => {
+  const name = `f${++counter}.txt`
+  writeTree(root, { [name]: content })
+  return nodePath.join(root, name)
+}
+
+const services = (ledger: Layer.Layer<FileTime.FileTime, unknown, never>) =>
+  Layer.mergeAll(
+    Workspace.layer({ directory: root, sessionId: "s" }),
+    Permission.layerAllowAll,
+    Lsp.layerNoop,
+    ledger
+  ).pipe(Layer.provideMerge(Layer.merge(NodeFileSystem.layer, NodePath.layer)))
+
+const memoryLedger = FileTime.layerMemory.pipe(Layer.provide(NodeFileSystem.layer))
+
+/** Build the services over `ledger` in a scope of our own, run `body`, close the scope. */
+const withServices = <A, E>(
+  ledger: Layer.Layer<FileTime.FileTime, unknown, never>,
+  body: Effect.Effect<A, E, Read.EffectRequirements>
+) =>
+  Effect.gen(function*() {
+    const scope = yield* Scope.make()
+    const context = yield* Layer.buildWithScope(services(ledger), scope)
+    const exit = yield* Effect.exit(Effect.provide(body, context))
+    yield* Scope.close(scope, Exit.void)
+    return yield* exit
+  })
+
+const ledger = FileTime.FileTime
+
+const cases = (name: string, make: () => Layer.Layer<FileTime.FileTime, unknown, never>) =>
+  describe(`coverage: ${name}`, () => {
+    it.effect("ranges shown are merged per hash; covers answers for the current content only", () =>
+      withServices(make(), Effect.gen(function*() {
+        const path = fresh()
+        const ft = yield* ledger
+        expect(yield* ft.covers("s", path, 1, 1)).toBe(false)
+        yield* Read.read({ filePath: `${path}:3-5` })
+        yield* Read.read({ filePath: `${path}:6-8` })
+        yield* Read.read({ filePath: `${path}:12-13` })
+        const coverage = yield* ft.coverage("s", path)
+        expect(coverage.wholeAt).toEqual([])
+        expect(coverage.ranges.map(({ end, start }) => [start, end])).toEqual([[3, 8], [12, 13]])
+        expect(coverage.ranges[0]!.hash).toMatch(/^[0-9a-f]{64}$/)
+        // A partial read of exactly the lines being edited is enough (claude-code#73281).
+        expect(yield* ft.covers("s", path, 4, 8)).toBe(true)
+        expect(yield* ft.covers("s", path, 12, 12)).toBe(true)
+        expect(yield* ft.covers("s", path, 8, 12)).toBe(false)
+        expect(yield* ft.covers("other", path, 4, 5)).toBe(false)
+        // A change anywhere in the file: what was read is no longer the current content.
+        fs.appendFileSync(path, "more\n")
+        expect(yield* ft.covers("s", path, 4, 5)).toBe(false)
+        yield* Read.read({ filePath: `${path}:4-5` })
+        expect(yield* ft.covers("s", path, 4, 5)).toBe(true)
+        expect(yield* ft.covers("s", path, 6, 8)).toBe(false)
+        expect((yield* ft.coverage("s", path)).ranges).toHaveLength(3)
+      })))
+
+    it.effect("a whole read covers every line; a cut or paged read does not make it whole", () =>
+      withServices(make(), Effect.gen(function*() {
+        const ft = yield* ledger
+        const small = fresh(numbered(5))
+        yield* Read.read({ filePath: small })
+        const coverage = yield* ft.coverage("s", small)
+        expect(coverage.wholeAt).toHaveLength(1)
+        expect(yield* ft.covers("s", small, 1, 5)).toBe(true)
+        const big = fresh(numbered(50))
+        yield* Read.read({ filePath: big, limit: 10 })
+        expect((yield* ft.coverage("s", big)).wholeAt).toEqual([])
+        expect(yield* ft.covers("s", big, 1, 10)).toBe(true)
+        expect(yield* ft.covers("s", big, 1, 11)).toBe(false)
+        // A directory or a part of a long line records no lines.
+        const long = fresh(`${"a".repeat(3000)}\nb\n`)
+        yield* Read.read({ filePath: long, offset: 1, column: 2001 })
+        expect(yield* ft.coverage("s", long)).toEqual(FileTime.emptyCoverage)
+      })))
+
+    it.effect("lines of a version the stamp did not see are not recorded", () =>
+      withServices(make(), Effect.gen(function*() {
+        const ft = yield* ledger
+        const path = fresh()
+        const size = fs.statSync(path).size
+        yield* ft.read("s", path, { start: 1, end: 3, whole: false, size: size + 1, mtime: undefined })
+        expect(yield* ft.coverage("s", path)).toEqual(FileTime.emptyCoverage)
+      })))
+  })
+
+cases("memory", () => memoryLedger)
+
+const databaseDir = tempDir("effect-read-coverage-db-")
+afterAll(() => fs.rmSync(databaseDir, { recursive: true, force: true }))
+let databases = 0
+const sqlite = (filename: string) => SqliteFileTime.layer({ filename }).pipe(Layer.provide(NodeFileSystem.layer))
+cases("SQLite", () => sqlite(nodePath.join(databaseDir, `ledger-${++databases}.db`)))
+
+describe("coverage: SQLite across a restart", () => {
+  it.effect("coverage survives closing and reopening the database", () =>
+    Effect.gen(function*() {
+      const filename = nodePath.join(databaseDir, "restart.db")
+      const path = fresh()
+      yield* withServices(sqlite(filename), Effect.gen(function*() {
+        yield* Read.read({ filePath: `${path}:2-4` })
+        yield* Read.read({ filePath: `${path}:5-9` })
+      }))
+      yield* withServices(sqlite(filename), Effect.gen(function*() {
+        const ft = yield* ledger
+        expect((yield* ft.coverage("s", path)).ranges.map(({ end, start }) => [start, end])).toEqual([[2, 9]])
+        expect(yield* ft.covers("s", path, 3, 8)).toBe(true)
+        expect(yield* ft.covers("s", path, 1, 2)).toBe(false)
+      }))
+      fs.appendFileSync(path, "changed\n")
+      yield* withServices(sqlite(filename), Effect.gen(function*() {
+        expect(yield* (yield* ledger).covers("s", path, 3, 8)).toBe(false)
+      }))
+    }))
+
+  it.effect("a database of the first schema is migrated: its stamps kept, coverage added", () =>
+    Effect.gen(function*() {
+      const filename = nodePath.join(databaseDir, "v1.db")
+      const path = fresh()
+      // Only the first migration, as an older version of this package left the file.
+      const first = { "1_create_file_reads": SqliteFileTime.migrations["1_create_file_reads"]! }
+      yield* Migrator.make({})({ loader: Migrator.fromRecord(first), table: SqliteFileTime.migrationsTable }).pipe(
+        Effect.provide(SqliteClient.layer({ filename }))
+      )
+      yield* withServices(sqlite(filename), Effect.gen(function*() {
+        yield* Read.read({ filePath: `${path}:1-2` })
+        expect(yield* (yield* ledger).covers("s", path, 1, 2)).toBe(true)
+      }))
+    }))
+})
