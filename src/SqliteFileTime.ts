@@ -197,8 +197,9 @@ export const make: Effect.Effect<FileTimeShape, never, SqlClient.SqlClient | Fil
       )
       if (Option.isNone(stamped)) return
       const key = keyOf(sessionId, path)
-      yield* upsert(sessionId, stamped.value).pipe(
+      const saved = yield* upsert(sessionId, stamped.value).pipe(
         Effect.zipRight(Effect.sync(() => unsaved.delete(key))),
+        Effect.as(true),
         Effect.catchAllCause((cause) =>
           Effect.sync(() => {
             unsaved.delete(key)
@@ -208,7 +209,8 @@ export const make: Effect.Effect<FileTimeShape, never, SqlClient.SqlClient | Fil
             Effect.zipRight(
               Effect.logWarning("FileTime.read: the SQLite ledger refused the write; the stamp is kept in memory only", cause)
             ),
-            Effect.annotateLogs({ sessionId, path })
+            Effect.annotateLogs({ sessionId, path }),
+            Effect.as(false)
           )
         )
       )
@@ -216,14 +218,17 @@ export const make: Effect.Effect<FileTimeShape, never, SqlClient.SqlClient | Fil
       const before = yield* coverage(sessionId, path).pipe(Effect.catchAllDefect(() => Effect.succeed(emptyCoverage)))
       const after = addShown(before, stamped.value, shown)
       if (after === before) return
+      const keep = Effect.sync(() => {
+        unsavedCoverage.delete(key)
+        unsavedCoverage.set(key, after)
+        if (unsavedCoverage.size > maxUnsaved) unsavedCoverage.delete(unsavedCoverage.keys().next().value!)
+      })
+      // The database just refused the stamp (already warned about): keep the coverage beside it.
+      if (!saved) return yield* keep
       yield* saveCoverage(sessionId, path, after).pipe(
         Effect.zipRight(Effect.sync(() => unsavedCoverage.delete(key))),
         Effect.catchAllCause((cause) =>
-          Effect.sync(() => {
-            unsavedCoverage.delete(key)
-            unsavedCoverage.set(key, after)
-            if (unsavedCoverage.size > maxUnsaved) unsavedCoverage.delete(unsavedCoverage.keys().next().value!)
-          }).pipe(
+          keep.pipe(
             Effect.zipRight(
               Effect.logWarning("FileTime.read: the SQLite ledger refused the coverage; kept in memory only", cause)
             ),
