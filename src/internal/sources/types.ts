@@ -24,25 +24,24 @@ export interface Params {
 /** The services a source may use: the ones every `read` has. */
 export type SourceServices = FileSystem.FileSystem | Path.Path | Workspace | Permission
 
-/** A container file (archive, database) and what the path asks for inside it. */
-export interface ContainerRequest {
+/** What every request to a source names: the checked file, as it was when looked at, and the params. */
+interface SourceInput {
   readonly target: Target
   readonly info: FileSystem.File.Info
-  /** The text after the container path without its leading `:` — `dir/file.ts:10-20`, `users?limit=5`, or "". */
-  readonly inner: string
   readonly params: Params
   /** The descriptor the registry opened and checked, when there is one: read it, not the path again. */
   readonly file?: FileSystem.File | undefined
 }
 
+/** A container file (archive, database) and what the path asks for inside it. */
+export interface ContainerRequest extends SourceInput {
+  /** The text after the container path without its leading `:` — `dir/file.ts:10-20`, `users?limit=5`, or "". */
+  readonly inner: string
+}
+
 /** A file read as a whole (notebook, office document, PDF text). */
-export interface FileRequest {
-  readonly target: Target
-  readonly info: FileSystem.File.Info
-  readonly params: Params
+export interface FileRequest extends SourceInput {
   readonly selection: Selection
-  /** The descriptor the registry opened and checked, when there is one: read it, not the path again. */
-  readonly file?: FileSystem.File | undefined
 }
 
 /**
