@@ -1,18 +1,15 @@
 import { describe, expect, it } from "@effect/vitest"
-import { spawnSync, type SpawnSyncOptions } from "node:child_process"
+import type { SpawnOptions } from "node:child_process"
 import * as fs from "node:fs"
 import { builtinModules } from "node:module"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
-import { tempDir, writeTree } from "./support.js"
+import { runProcess, tempDir, writeTree } from "./support.js"
 import { unprivilegedCli } from "./unprivileged.js"
 
 const bin = path.resolve("dist/bin.js")
 
-const run = (args: ReadonlyArray<string>, options: SpawnSyncOptions = {}) => {
-  const result = spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", input: "", ...options })
-  return { code: result.status, stdout: String(result.stdout), stderr: String(result.stderr) }
-}
+const run = (args: ReadonlyArray<string>, options: SpawnOptions = {}) => runProcess(process.execPath, [bin, ...args], options)
 
 describe("CLI", () => {
   const root = tempDir()
@@ -24,8 +21,8 @@ describe("CLI", () => {
   const outside = tempDir("effect-read-outside-")
   writeTree(outside, { "secret.txt": "outside\n" })
 
-  it("prints exactly the tool output and exits 0", () => {
-    const { code, stdout, stderr } = run(["--cwd", root, "src/app.ts"])
+  it("prints exactly the tool output and exits 0", async () => {
+    const { code, stdout, stderr } = await run(["--cwd", root, "src/app.ts"])
     expect(code).toBe(0)
     expect(stderr).toBe("")
     expect(stdout).toBe(
@@ -33,39 +30,39 @@ describe("CLI", () => {
     )
   })
 
-  it("many: several files in order, a failing one in place, exit 1; --glob; --json", () => {
-    const mixed = run(["many", "--cwd", root, "src/app.ts", "nope.md", "config.json"])
+  it("many: several files in order, a failing one in place, exit 1; --glob; --json", async () => {
+    const mixed = await run(["many", "--cwd", root, "src/app.ts", "nope.md", "config.json"])
     expect(mixed.code).toBe(1)
     expect(mixed.stdout.indexOf("src/app.ts")).toBeLessThan(mixed.stdout.indexOf("<path>nope.md</path>\n<error>"))
     expect(mixed.stdout.indexOf("nope.md")).toBeLessThan(mixed.stdout.indexOf("config.json"))
     expect(mixed.stdout).toContain("1: {}")
-    const globbed = run(["many", "--cwd", root, "--glob", "**/*.json", "--json"])
+    const globbed = await run(["many", "--cwd", root, "--glob", "**/*.json", "--json"])
     expect(globbed.code).toBe(0)
     const parsed = JSON.parse(globbed.stdout)
     expect(parsed.files.map((file: { filePath: string }) => file.filePath)).toEqual(["config.json"])
-    const none = run(["many", "--cwd", root])
+    const none = await run(["many", "--cwd", root])
     expect(none.code).toBe(2)
     expect(none.stderr).toContain("name at least one file")
   })
 
-  it("resolves relative paths against the process cwd by default", () => {
-    const { code, stdout } = run(["notes.md", "--offset", "3", "--limit", "2"], { cwd: root })
+  it("resolves relative paths against the process cwd by default", async () => {
+    const { code, stdout } = await run(["notes.md", "--offset", "3", "--limit", "2"], { cwd: root })
     expect(code).toBe(0)
     expect(stdout).toContain("3: line 3\n4: line 4\n\n(Showing lines 3-4 of 10. Use offset=5 to continue.)")
   })
 
-  it("reads on inside a cut line with --column, and takes selectors in the path", () => {
+  it("reads on inside a cut line with --column, and takes selectors in the path", async () => {
     fs.writeFileSync(path.join(root, "long.txt"), "a".repeat(2500) + "\nnext\n")
-    const rest = run(["--cwd", root, "--offset", "1", "--column", "2001", "long.txt"])
+    const rest = await run(["--cwd", root, "--offset", "1", "--column", "2001", "long.txt"])
     expect(rest.code).toBe(0)
     expect(rest.stdout).toContain(`1: ${"a".repeat(500)}\n2: next\n`)
     expect(rest.stdout).toContain("(Line 1 is shown from character 2001.)")
-    const selected = run(["--cwd", root, "notes.md:3-4"])
+    const selected = await run(["--cwd", root, "notes.md:3-4"])
     expect(selected.stdout).toContain("3: line 3\n4: line 4\n\n(Showing lines 3-4 of 10. Use offset=5 to continue.)")
   })
 
-  it("prints the ReadResult as one JSON object with --json", () => {
-    const { code, stdout } = run(["--cwd", root, "--json", "src"])
+  it("prints the ReadResult as one JSON object with --json", async () => {
+    const { code, stdout } = await run(["--cwd", root, "--json", "src"])
     expect(code).toBe(0)
     const result = JSON.parse(stdout)
     expect(result.title).toBe("src")
@@ -73,15 +70,15 @@ describe("CLI", () => {
     expect(result.output).toContain("<entries>\napp.ts\n\n(1 entries)\n</entries>")
   })
 
-  it("reports a tool failure on stderr with exit 1", () => {
-    const { code, stdout, stderr } = run(["--cwd", root, "config.jsn"])
+  it("reports a tool failure on stderr with exit 1", async () => {
+    const { code, stdout, stderr } = await run(["--cwd", root, "config.jsn"])
     expect(code).toBe(1)
     expect(stdout).toBe("")
     expect(stderr).toBe(`File not found: ${root}/config.jsn\n\nDid you mean one of these?\n${root}/config.json\n`)
   })
 
-  it("reports a tool failure as {error} JSON with --json", () => {
-    const { code, stdout } = run(["--cwd", root, "--json", "config.jsn"])
+  it("reports a tool failure as {error} JSON with --json", async () => {
+    const { code, stdout } = await run(["--cwd", root, "--json", "config.jsn"])
     expect(code).toBe(1)
     expect(JSON.parse(stdout)).toEqual({
       error: {
@@ -93,41 +90,41 @@ describe("CLI", () => {
     })
   })
 
-  it("exits 2 on usage errors", () => {
-    expect(run([]).code).toBe(2)
-    expect(run(["--no-such-flag", "x"]).code).toBe(2)
-    expect(run(["--offset", "abc", "x"]).code).toBe(2)
-    const negative = run(["--cwd", root, "--offset", "-1", "notes.md"])
+  it("exits 2 on usage errors", async () => {
+    expect((await run([])).code).toBe(2)
+    expect((await run(["--no-such-flag", "x"])).code).toBe(2)
+    expect((await run(["--offset", "abc", "x"])).code).toBe(2)
+    const negative = await run(["--cwd", root, "--offset", "-1", "notes.md"])
     expect(negative.code).toBe(2)
     expect(negative.stderr).toContain("offset must be a line number")
   })
 
-  it("denies reads outside the project without a terminal", () => {
-    const { code, stdout, stderr } = run(["--cwd", root, path.join(outside, "secret.txt")])
+  it("denies reads outside the project without a terminal", async () => {
+    const { code, stdout, stderr } = await run(["--cwd", root, path.join(outside, "secret.txt")])
     expect(code).toBe(1)
     expect(stdout).toBe("")
     expect(stderr).toContain(`Permission denied: reading outside the project (${outside}/*)`)
   })
 
-  it("allows reads outside the project with --allow-external", () => {
-    const { code, stdout } = run(["--cwd", root, "--allow-external", path.join(outside, "secret.txt")])
+  it("allows reads outside the project with --allow-external", async () => {
+    const { code, stdout } = await run(["--cwd", root, "--allow-external", path.join(outside, "secret.txt")])
     expect(code).toBe(0)
     expect(stdout).toContain("1: outside")
   })
 
-  it("asks on a terminal before reading outside the project", () => {
+  it("asks on a terminal before reading outside the project", async () => {
     // `script` gives the CLI a real pseudo-terminal; the answer is typed on it.
     const command = `${process.execPath} ${bin} --cwd ${root} ${path.join(outside, "secret.txt")}`
-    const yes = spawnSync("script", ["-qec", command, "/dev/null"], { input: "y\n", encoding: "utf8" })
+    const yes = await runProcess("script", ["-qec", command, "/dev/null"], { input: "y\n" })
     expect(yes.stdout).toContain("allow external_directory")
     expect(yes.stdout).toContain("1: outside")
-    expect(yes.status).toBe(0)
-    const no = spawnSync("script", ["-qec", command, "/dev/null"], { input: "n\n", encoding: "utf8" })
+    expect(yes.code).toBe(0)
+    const no = await runProcess("script", ["-qec", command, "/dev/null"], { input: "n\n" })
     expect(no.stdout).toContain("Permission denied: the user refused reading outside the project")
-    expect(no.status).toBe(1)
+    expect(no.code).toBe(1)
   })
 
-  it("names the path when the operating system refuses access (EACCES)", () => {
+  it("names the path when the operating system refuses access (EACCES)", async () => {
     const dir = tempDir()
     fs.chmodSync(dir, 0o755)
     const locked = path.join(dir, "locked.txt")
@@ -135,40 +132,39 @@ describe("CLI", () => {
     fs.chmodSync(locked, 0o000)
     // root reads anything, so as root the CLI runs as nobody, from a place nobody can enter.
     const cli = unprivilegedCli()
-    const result = spawnSync(process.execPath, [cli.bin, "--cwd", dir, "locked.txt"], { encoding: "utf8", input: "", ...cli.asUser })
-    const { status: code, stderr } = result
+    const { code, stderr } = await runProcess(process.execPath, [cli.bin, "--cwd", dir, "locked.txt"], cli.asUser)
     expect(code).toBe(1)
     expect(stderr).toBe(`Cannot read ${locked}: permission denied by the operating system (EACCES)\n`)
   })
 
-  it("--format text|json is the same as the default and --json", () => {
-    expect(run(["--cwd", root, "--format", "text", "src/app.ts"]).stdout).toBe(run(["--cwd", root, "src/app.ts"]).stdout)
-    const json = run(["--cwd", root, "--format", "json", "src"])
+  it("--format text|json is the same as the default and --json", async () => {
+    expect((await run(["--cwd", root, "--format", "text", "src/app.ts"])).stdout).toBe((await run(["--cwd", root, "src/app.ts"])).stdout)
+    const json = await run(["--cwd", root, "--format", "json", "src"])
     expect(json.code).toBe(0)
-    expect(json.stdout).toBe(run(["--cwd", root, "--json", "src"]).stdout)
-    expect(run(["--cwd", root, "--json", "--format", "json", "src"]).stdout).toBe(json.stdout)
+    expect(json.stdout).toBe((await run(["--cwd", root, "--json", "src"])).stdout)
+    expect((await run(["--cwd", root, "--json", "--format", "json", "src"])).stdout).toBe(json.stdout)
   })
 
-  it("exits 2 when flags conflict or the path is missing", () => {
-    const conflict = run(["--cwd", root, "--json", "--format", "envelope", "notes.md"])
+  it("exits 2 when flags conflict or the path is missing", async () => {
+    const conflict = await run(["--cwd", root, "--json", "--format", "envelope", "notes.md"])
     expect(conflict).toEqual({ code: 2, stdout: "", stderr: "effect-read: --json conflicts with --format envelope\n" })
-    const filesOnly = run(["--cwd", root, "--files-only", "notes.md"])
+    const filesOnly = await run(["--cwd", root, "--files-only", "notes.md"])
     expect(filesOnly).toEqual({ code: 2, stdout: "", stderr: "effect-read: --files-only needs --format envelope\n" })
-    const missing = run(["--cwd", root])
+    const missing = await run(["--cwd", root])
     expect(missing.code).toBe(2)
     expect(missing.stdout).toBe("")
     expect(missing.stderr).toContain("missing <filePath>")
-    expect(run(["--format", "xml", "notes.md"], { cwd: root }).code).toBe(2)
+    expect((await run(["--format", "xml", "notes.md"], { cwd: root })).code).toBe(2)
   })
 
-  it("lists the mcp command in its help", () => {
-    const { code, stdout } = run(["--help"])
+  it("lists the mcp command in its help", async () => {
+    const { code, stdout } = await run(["--help"])
     expect(code).toBe(0)
     expect(stdout).toContain("mcp")
     expect(stdout).toContain("--format")
   })
 
-  it("is bundled: a text read loads no module of ours but the bin, no lazy part of it, and no package", () => {
+  it("is bundled: a text read loads no module of ours but the bin, no lazy part of it, and no package", async () => {
     // Every module the process loads, ES (a resolve hook) or CommonJS (Module._load), into a file.
     const dir = tempDir()
     const trace = path.join(dir, "loaded.txt")
@@ -193,10 +189,7 @@ describe("CLI", () => {
         return load.call(this, request, ...rest)
       }`
     )
-    const result = spawnSync(process.execPath, ["--require", preload, bin, "--cwd", root, "--json", "notes.md"], {
-      encoding: "utf8",
-      input: ""
-    })
+    const result = await runProcess(process.execPath, ["--require", preload, bin, "--cwd", root, "--json", "notes.md"])
     expect(result.stderr).toBe("")
     expect(JSON.parse(result.stdout).output).toContain("10: line 10")
     const loaded = fs.readFileSync(trace, "utf8").split("\n").filter((l) => l !== "")
@@ -211,9 +204,9 @@ describe("CLI", () => {
     expect(others).toEqual([])
   })
 
-  it("runs the same through npm start", () => {
-    const result = spawnSync("npm", ["start", "--silent", "--", "--cwd", root, "src/app.ts"], { encoding: "utf8" })
-    expect(result.status).toBe(0)
+  it("runs the same through npm start", async () => {
+    const result = await runProcess("npm", ["start", "--silent", "--", "--cwd", root, "src/app.ts"])
+    expect(result.code).toBe(0)
     expect(result.stdout).toContain("2: export const a = 1")
   })
 })

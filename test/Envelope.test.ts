@@ -7,7 +7,7 @@ import { Ajv } from "ajv"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import { execFileSync, spawnSync } from "node:child_process"
+import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Cli from "../src/Cli.js"
@@ -16,7 +16,7 @@ import * as Permission from "../src/Permission.js"
 import * as Read from "../src/Read.js"
 import * as ReadError from "../src/ReadError.js"
 import { PNG } from "./media.js"
-import { nodeLayer, tempDir, writeTree } from "./support.js"
+import { nodeLayer, runProcess, tempDir, writeTree } from "./support.js"
 import { unprivilegedCli } from "./unprivileged.js"
 
 const validate = new Ajv({ allErrors: true, strict: true }).compile(Envelope.jsonSchema)
@@ -373,13 +373,10 @@ describe("Envelope", () => {
 
 describe("CLI --format envelope", () => {
   const bin = path.resolve("dist/bin.js")
-  const run = (args: ReadonlyArray<string>) => {
-    const result = spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", input: "" })
-    return { code: result.status, stdout: String(result.stdout), stderr: String(result.stderr) }
-  }
+  const run = (args: ReadonlyArray<string>) => runProcess(process.execPath, [bin, ...args])
 
-  it("prints one envelope and exits 0 on success", () => {
-    const { code, stderr, stdout } = run(["--cwd", root, "--format", "envelope", "--limit", "2", "notes.md"])
+  it("prints one envelope and exits 0 on success", async () => {
+    const { code, stderr, stdout } = await run(["--cwd", root, "--format", "envelope", "--limit", "2", "notes.md"])
     expect(code).toBe(0)
     expect(stderr).toBe("")
     expect(stdout.endsWith("}\n")).toBe(true)
@@ -389,26 +386,26 @@ describe("CLI --format envelope", () => {
     expect(envelope.context).toEqual({ cwd: ".", params_input: { filePath: "notes.md", limit: 2 }, path_resolved: "notes.md" })
   })
 
-  it("keeps the exit codes: 1 for a tool failure, 2 for invalid parameters, the envelope on stdout", () => {
-    const missing = run(["--cwd", root, "--format", "envelope", "config.jsn"])
+  it("keeps the exit codes: 1 for a tool failure, 2 for invalid parameters, the envelope on stdout", async () => {
+    const missing = await run(["--cwd", root, "--format", "envelope", "config.jsn"])
     expect(missing.code).toBe(1)
     expect(missing.stderr).toBe("")
     expect(errorOf(checked(JSON.parse(missing.stdout)))?.code).toBe("NOT_FOUND")
-    const invalid = run(["--cwd", root, "--format", "envelope", "--offset", "-1", "notes.md"])
+    const invalid = await run(["--cwd", root, "--format", "envelope", "--offset", "-1", "notes.md"])
     expect(invalid.code).toBe(2)
     expect(errorOf(checked(JSON.parse(invalid.stdout)))?.code).toBe("INVALID_PARAM")
-    const outOfRange = run(["--cwd", root, "--format", "envelope", "--offset", "99", "notes.md"])
+    const outOfRange = await run(["--cwd", root, "--format", "envelope", "--offset", "99", "notes.md"])
     expect(outOfRange.code).toBe(1)
     expect(errorOf(checked(JSON.parse(outOfRange.stdout)))?.code).toBe("INVALID_PARAM")
   })
 
-  it("--files-only makes a directory IS_DIRECTORY (exit 1)", () => {
-    const { code, stdout } = run(["--cwd", root, "--format", "envelope", "--files-only", "src"])
+  it("--files-only makes a directory IS_DIRECTORY (exit 1)", async () => {
+    const { code, stdout } = await run(["--cwd", root, "--format", "envelope", "--files-only", "src"])
     expect(code).toBe(1)
     expect(errorOf(checked(JSON.parse(stdout)))?.code).toBe("IS_DIRECTORY")
   })
 
-  it("EACCES from the operating system is ACCESS_DENIED", () => {
+  it("EACCES from the operating system is ACCESS_DENIED", async () => {
     const dir = tempDir()
     fs.chmodSync(dir, 0o755)
     const locked = path.join(dir, "locked.txt")
@@ -416,12 +413,7 @@ describe("CLI --format envelope", () => {
     fs.chmodSync(locked, 0o000)
     // root reads anything, so as root the CLI runs as nobody, from a place nobody can enter.
     const cli = unprivilegedCli()
-    const result = spawnSync(process.execPath, [cli.bin, "--cwd", dir, "--format", "envelope", "locked.txt"], {
-      encoding: "utf8",
-      input: "",
-      ...cli.asUser
-    })
-    const { status: code, stdout } = result
+    const { code, stdout } = await runProcess(process.execPath, [cli.bin, "--cwd", dir, "--format", "envelope", "locked.txt"], cli.asUser)
     expect(code).toBe(1)
     const envelope = checked(JSON.parse(stdout))
     expect(errorOf(envelope)).toEqual({

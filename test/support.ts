@@ -7,6 +7,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { spawn, type SpawnOptions } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as nodePath from "node:path"
@@ -111,3 +112,33 @@ export const ustar = (members: ReadonlyArray<{ readonly name: string; readonly c
   blocks.push(Buffer.alloc(1024))
   return new Uint8Array(Buffer.concat(blocks))
 }
+
+/** What a finished child process said: its exit code (null when killed), stdout and stderr. */
+export interface Finished {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/**
+ * Runs a command to its end without blocking the test worker (a synchronous spawn stalls the
+ * worker's messages to vitest, which under load fails the run with "Timeout calling onTaskUpdate").
+ * `input` is written to stdin, which is then closed.
+ */
+export const runProcess = (
+  command: string,
+  args: ReadonlyArray<string>,
+  options: SpawnOptions & { readonly input?: string } = {}
+): Promise<Finished> =>
+  new Promise((resolve, reject) => {
+    const { input = "", ...spawnOptions } = options
+    const child = spawn(command, args, { ...spawnOptions, stdio: "pipe" })
+    let stdout = ""
+    let stderr = ""
+    child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
+    child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
+    child.on("error", reject)
+    child.on("close", (code) => resolve({ code, stdout, stderr }))
+    child.stdin!.on("error", () => {}) // a child that exits before reading its input
+    child.stdin!.end(input)
+  })
