@@ -329,15 +329,104 @@ const withPrefix = (euc: Uint8Array, prefix: number): Uint8Array => {
 }
 
 /**
+ * What the 7-bit shift decoders share: bytes held back when a write ends inside an escape or a
+ * 2-byte code, and the text out with a run of 2-byte codes that is decoded at once (a run is
+ * cheaper to hand to the charset decoder than one code at a time).
+ */
+abstract class ShiftDecoder {
+  private pending: Uint8Array = new Uint8Array(0)
+  private out = ""
+  private readonly wide: Array<number> = []
+
+  /** How the 2-byte codes of the set in force read, given as EUC bytes (high bit set). */
+  protected abstract decodeWide(euc: Uint8Array): string
+
+  /** The bytes held back from the last write, then `chunk`; the text out starts empty. */
+  protected begin(chunk: Uint8Array): Uint8Array {
+    const bytes = this.pending.length > 0 ? concat(this.pending, chunk) : chunk
+    this.pending = new Uint8Array(0)
+    this.out = ""
+    return bytes
+  }
+
+  /** Keep the bytes from `at` for the next write; the text so far is this write's. */
+  protected hold(bytes: Uint8Array, at: number): string {
+    this.pending = bytes.slice(at)
+    return this.finish()
+  }
+
+  /** Decode the run of 2-byte codes waiting (in the set in force until now). */
+  protected flush(): void {
+    if (this.wide.length === 0) return
+    this.out += this.decodeWide(Uint8Array.from(this.wide))
+    this.wide.length = 0
+  }
+
+  protected emit(text: string): void {
+    this.flush()
+    this.out += text
+  }
+
+  /** One 2-byte code of the set in force, as its two 7-bit bytes. */
+  protected pair(lead: number, trail: number): void {
+    this.wide.push(lead | 0x80, trail | 0x80)
+  }
+
+  /**
+   * The byte at `i`, not an escape: a 1-byte character (`single`), or with a 2-byte set in force
+   * (`wide`) the first byte of a code. Where the next byte is, or -1 when the bytes end inside
+   * the code.
+   */
+  protected step(bytes: Uint8Array, i: number, wide: boolean, single: (byte: number) => string): number {
+    const b = bytes[i]!
+    if (b >= 0x80) {
+      this.emit(REPLACEMENT)
+      return i + 1
+    }
+    if (!wide || b < 0x21 || b === 0x7f) {
+      this.emit(single(b))
+      return i + 1
+    }
+    if (i + 1 >= bytes.length) return -1
+    const t = bytes[i + 1]!
+    if (!isTrail(t)) {
+      this.emit(REPLACEMENT)
+      return i + 1
+    }
+    this.pair(b, t)
+    return i + 2
+  }
+
+  protected finish(): string {
+    this.flush()
+    return this.out
+  }
+
+  /** What is held back when the text ends: a cut character, shown as one replacement. */
+  protected takePending(): Uint8Array {
+    const rest = this.pending
+    this.pending = new Uint8Array(0)
+    return rest
+  }
+
+  end(): string {
+    return this.takePending().length > 0 ? REPLACEMENT : ""
+  }
+}
+
+/** A 2-byte code's second byte must be 0x21-0x7E as its first. */
+const isTrail = (t: number): boolean => t >= 0x21 && t <= 0x7e
+
+/**
  * An ISO-2022-JP stream decoder. The G0 designation carries across lines (as Python's codec
  * keeps it); `state` is the designation in force after the bytes written so far.
  */
-export class Iso2022JpDecoder {
+export class Iso2022JpDecoder extends ShiftDecoder {
   private g0: number
   private g2: string | undefined = undefined
-  private pending: Uint8Array = new Uint8Array(0)
 
   constructor(state: Iso2022JpState = Iso2022Jp.ascii) {
+    super()
     this.g0 = state
   }
 
@@ -345,97 +434,51 @@ export class Iso2022JpDecoder {
     return this.g0
   }
 
+  protected decodeWide(euc: Uint8Array): string {
+    return wideDecoders[this.g0]!(euc)
+  }
+
   /** Follow the designations only (no text): what the pager does over lines it skips. */
   scan(chunk: Uint8Array): void {
-    let bytes = chunk
-    if (this.pending.length > 0) {
-      bytes = concat(this.pending, chunk)
-      this.pending = new Uint8Array(0)
-    }
+    const bytes = this.begin(chunk)
     for (let at = bytes.indexOf(ESC); at !== -1; at = bytes.indexOf(ESC, at + 1)) {
-      const taken = this.escape(bytes, at)
-      if (taken === -1) {
-        this.pending = bytes.slice(at)
+      if (this.escape(bytes, at) === -1) {
+        this.hold(bytes, at)
         return
       }
     }
   }
 
   write(chunk: Uint8Array): string {
-    let bytes = chunk
-    if (this.pending.length > 0) {
-      bytes = concat(this.pending, chunk)
-      this.pending = new Uint8Array(0)
-    }
-    let out = ""
-    const wide: Array<number> = []
-    const flush = () => {
-      if (wide.length === 0) return
-      out += wideDecoders[this.g0]!(Uint8Array.from(wide, (b) => b | 0x80))
-      wide.length = 0
-    }
+    const bytes = this.begin(chunk)
     let i = 0
     while (i < bytes.length) {
       const b = bytes[i]!
       if (b === ESC) {
         // The run so far is in the set in force before this sequence.
-        flush()
+        this.flush()
         const taken = this.escape(bytes, i)
-        if (taken === -1) {
-          // Cut by the end of this chunk: the rest comes with the next.
-          this.pending = bytes.slice(i)
-          return out
-        }
+        // Cut by the end of this chunk: the rest comes with the next.
+        if (taken === -1) return this.hold(bytes, i)
         if (taken === 0) {
-          out += "\u001b"
+          this.emit("\u001b")
           i++
           continue
         }
         if (bytes[i + 1] === 0x4e) {
           // ESC N x: one character of G2.
           const x = bytes[i + 2]!
-          out += this.g2 !== undefined && x >= 0x20 && x < 0x80 ? iconv.decode(Buffer.from([x | 0x80]), this.g2) : REPLACEMENT
+          this.emit(this.g2 !== undefined && x >= 0x20 && x < 0x80 ? iconv.decode(Buffer.from([x | 0x80]), this.g2) : REPLACEMENT)
         }
         i += taken
         continue
       }
-      if (b >= 0x80) {
-        flush()
-        out += REPLACEMENT
-        i++
-        continue
-      }
-      const wideSet = wideDecoders[this.g0] !== undefined
-      if (!wideSet || b < 0x21 || b === 0x7f) {
-        flush()
-        out += this.single(b)
-        i++
-        continue
-      }
-      if (i + 1 >= bytes.length) {
-        // Half a 2-byte code: wait for its other half.
-        flush()
-        this.pending = bytes.slice(i)
-        return out
-      }
-      const t = bytes[i + 1]!
-      if (t < 0x21 || t > 0x7e) {
-        flush()
-        out += REPLACEMENT
-        i++
-        continue
-      }
-      wide.push(b, t)
-      i += 2
+      const next = this.step(bytes, i, wideDecoders[this.g0] !== undefined, (byte) => this.single(byte))
+      // Half a 2-byte code: wait for its other half.
+      if (next === -1) return this.hold(bytes, i)
+      i = next
     }
-    flush()
-    return out
-  }
-
-  end(): string {
-    const rest = this.pending.length
-    this.pending = new Uint8Array(0)
-    return rest > 0 ? REPLACEMENT : ""
+    return this.finish()
   }
 
   /** A byte of a 1-byte set (or a control character). */
@@ -475,76 +518,42 @@ export const decodeIso2022Jp = (bytes: Uint8Array, state: Iso2022JpState): strin
   return decoder.write(bytes) + decoder.end()
 }
 
+const KR_DESIGNATION = [0x24, 0x29, 0x43]
+
 /**
  * ISO-2022-KR: `ESC $ ) C` designates KS X 1001 once; SO shifts to it, SI back, and a line feed
  * ends a shift. Each line therefore starts in ASCII.
  */
-export class Iso2022KrDecoder {
+export class Iso2022KrDecoder extends ShiftDecoder {
   private shifted = false
-  private pending: Uint8Array = new Uint8Array(0)
+
+  protected decodeWide(euc: Uint8Array): string {
+    return iconv.decode(asBuffer(euc), "cp949")
+  }
 
   write(chunk: Uint8Array): string {
-    const bytes = this.pending.length > 0 ? concat(this.pending, chunk) : chunk
-    this.pending = new Uint8Array(0)
-    let out = ""
-    const wide: Array<number> = []
-    const flush = () => {
-      if (wide.length > 0) out += iconv.decode(Buffer.from(wide), "cp949")
-      wide.length = 0
-    }
+    const bytes = this.begin(chunk)
     for (let i = 0; i < bytes.length;) {
       const b = bytes[i]!
-      if (b === ESC && bytes[i + 1] === 0x24 && bytes[i + 2] === 0x29 && bytes[i + 3] === 0x43) {
+      if (b === ESC && startsWith(bytes, i, KR_DESIGNATION)) {
         i += 4
         continue
       }
-      if (b === ESC && i + 4 > bytes.length && [0x24, 0x29, 0x43].slice(0, bytes.length - i - 1).every((x, k) => bytes[i + 1 + k] === x)) {
-        flush()
-        this.pending = bytes.slice(i)
-        return out
+      if (b === ESC && i + 4 > bytes.length && startsWith(bytes, i, KR_DESIGNATION.slice(0, bytes.length - i - 1))) {
+        return this.hold(bytes, i)
       }
       if (b === SO || b === SI) {
-        flush()
+        this.flush()
         this.shifted = b === SO
         i++
         continue
       }
       if (b === LF) this.shifted = false
-      if (b >= 0x80) {
-        flush()
-        out += REPLACEMENT
-        i++
-        continue
-      }
-      if (!this.shifted || b < 0x21 || b === 0x7f) {
-        flush()
-        out += String.fromCharCode(b)
-        i++
-        continue
-      }
-      if (i + 1 >= bytes.length) {
-        flush()
-        this.pending = bytes.slice(i)
-        return out
-      }
-      const t = bytes[i + 1]!
-      if (t < 0x21 || t > 0x7e) {
-        flush()
-        out += REPLACEMENT
-        i++
-        continue
-      }
-      wide.push(b | 0x80, t | 0x80)
-      i += 2
+      const next = this.step(bytes, i, this.shifted, (byte) => String.fromCharCode(byte))
+      if (next === -1) return this.hold(bytes, i)
+      i = next
     }
-    flush()
-    return out
-  }
-
-  end(): string {
-    const rest = this.pending.length
-    this.pending = new Uint8Array(0)
-    return rest > 0 ? REPLACEMENT : ""
+    return this.finish()
   }
 }
 
@@ -553,68 +562,50 @@ export class Iso2022KrDecoder {
  * and `~` before a line break joins the lines (the break stays: lines are the file's lines). A
  * line starts in ASCII: a GB run may not span a line break.
  */
-export class HzDecoder {
+export class HzDecoder extends ShiftDecoder {
   private gb = false
-  private pending: Uint8Array = new Uint8Array(0)
+
+  protected decodeWide(euc: Uint8Array): string {
+    return iconv.decode(asBuffer(euc), "gbk")
+  }
 
   write(chunk: Uint8Array): string {
-    const bytes = this.pending.length > 0 ? concat(this.pending, chunk) : chunk
-    this.pending = new Uint8Array(0)
-    let out = ""
-    const wide: Array<number> = []
-    const flush = () => {
-      if (wide.length > 0) out += iconv.decode(Buffer.from(wide), "gbk")
-      wide.length = 0
-    }
+    const bytes = this.begin(chunk)
     for (let i = 0; i < bytes.length;) {
       const b = bytes[i]!
       if (b === LF || b === 0x0d) {
-        flush()
         this.gb = false
-        out += String.fromCharCode(b)
+        this.emit(String.fromCharCode(b))
         i++
         continue
       }
-      if (i + 1 >= bytes.length && (b === 0x7e || this.gb)) {
-        flush()
-        this.pending = bytes.slice(i)
-        return out
-      }
+      if (i + 1 >= bytes.length && (b === 0x7e || this.gb)) return this.hold(bytes, i)
       const next = bytes[i + 1]!
       if (b === 0x7e && (next === 0x7b || next === 0x7d || (!this.gb && next === 0x7e))) {
-        flush()
-        if (next === 0x7e) out += "~"
+        this.flush()
+        if (next === 0x7e) this.emit("~")
         else this.gb = next === 0x7b
         i += 2
         continue
       }
-      if (b >= 0x80) {
-        flush()
-        out += REPLACEMENT
+      if (b >= 0x80 || (this.gb && (b < 0x21 || !isTrail(next)))) {
+        this.emit(REPLACEMENT)
         i++
         continue
       }
       if (!this.gb) {
-        out += String.fromCharCode(b)
+        this.emit(String.fromCharCode(b))
         i++
         continue
       }
-      if (b < 0x21 || next < 0x21 || next > 0x7e) {
-        flush()
-        out += REPLACEMENT
-        i++
-        continue
-      }
-      wide.push(b | 0x80, next | 0x80)
+      this.pair(b, next)
       i += 2
     }
-    flush()
-    return out
+    return this.finish()
   }
 
-  end(): string {
-    const rest = this.pending
-    this.pending = new Uint8Array(0)
+  override end(): string {
+    const rest = this.takePending()
     // A `~` that ends the text (or a line, `~` + break) is a line continuation: nothing to show.
     return rest.length === 0 || (rest.length === 1 && rest[0] === 0x7e) ? "" : REPLACEMENT
   }

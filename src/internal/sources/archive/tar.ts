@@ -47,6 +47,32 @@ interface TarInput {
 const joined = (chunks: ReadonlyArray<Uint8Array>, total: number): Uint8Array =>
   chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total)
 
+/**
+ * `pieces` and `read` over `take`, which gives up to `length` of the next bytes (an empty array
+ * where the data ends).
+ */
+const reading = (take: (length: number) => Promise<Uint8Array>) => {
+  async function* pieces(length: number) {
+    let left = length
+    while (left > 0) {
+      const piece = await take(left)
+      if (piece.length === 0) return
+      left -= piece.length
+      yield piece
+    }
+  }
+  const read = async (length: number): Promise<Uint8Array> => {
+    const chunks: Array<Uint8Array> = []
+    let total = 0
+    for await (const piece of pieces(length)) {
+      chunks.push(piece)
+      total += piece.length
+    }
+    return joined(chunks, total)
+  }
+  return { pieces, read }
+}
+
 /** An uncompressed tar: random access, so skipped data is never read. */
 const plainInput = (source: ByteSource): TarInput => {
   let position = 0
@@ -65,25 +91,9 @@ const plainInput = (source: ByteSource): TarInput => {
     position += piece.length
     return piece
   }
-  async function* pieces(length: number) {
-    let left = length
-    while (left > 0) {
-      const piece = await take(left)
-      if (piece.length === 0) return
-      left -= piece.length
-      yield piece
-    }
-  }
+  const { pieces, read } = reading(take)
   return {
-    read: async (length) => {
-      const chunks: Array<Uint8Array> = []
-      let total = 0
-      for await (const piece of pieces(length)) {
-        chunks.push(piece)
-        total += piece.length
-      }
-      return joined(chunks, total)
-    },
+    read,
     pieces,
     skip: async (length) => {
       const skipped = Math.max(0, Math.min(length, source.size - position))
@@ -92,14 +102,9 @@ const plainInput = (source: ByteSource): TarInput => {
     },
     peek: async (length) => {
       const at = position
-      const chunks: Array<Uint8Array> = []
-      let total = 0
-      for await (const piece of pieces(length)) {
-        chunks.push(piece)
-        total += piece.length
-      }
+      const bytes = await read(length)
       position = at
-      return joined(chunks, total)
+      return bytes
     },
     compressed: undefined
   }
@@ -143,24 +148,7 @@ const gzipInput = (source: ByteSource, limits: ArchiveLimits, resources: Array<{
     current = current.subarray(piece.length)
     return piece
   }
-  async function* pieces(length: number) {
-    let left = length
-    while (left > 0) {
-      const piece = await take(left)
-      if (piece.length === 0) return
-      left -= piece.length
-      yield piece
-    }
-  }
-  const read = async (length: number) => {
-    const chunks: Array<Uint8Array> = []
-    let total = 0
-    for await (const piece of pieces(length)) {
-      chunks.push(piece)
-      total += piece.length
-    }
-    return joined(chunks, total)
-  }
+  const { pieces, read } = reading(take)
   const tarInput: TarInput = {
     read,
     pieces,
