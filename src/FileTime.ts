@@ -55,6 +55,8 @@ export interface Shown {
   readonly whole: boolean
   readonly size: number
   readonly mtime: number | undefined
+  /** A read of several ranges: the ranges shown (`start`-`end` spans them; the lines between were not shown). */
+  readonly ranges?: ReadonlyArray<{ readonly start: number; readonly end: number }> | undefined
 }
 
 /** Lines `start`-`end` shown to the session at the content with SHA-256 `hash`. */
@@ -118,7 +120,11 @@ export const addShown = (coverage: Coverage, stamped: ReadStamp, shown: Shown | 
   const others = coverage.ranges.filter((range) => range.hash !== hash)
   const mine = coverage.ranges.filter((range) => range.hash === hash)
   return {
-    ranges: mergeCoverage([...others, ...mine, { start: shown.start, end: shown.end, hash }]).slice(-maxRanges),
+    ranges: mergeCoverage([
+      ...others,
+      ...mine,
+      ...(shown.ranges ?? [shown]).map((range) => ({ start: range.start, end: range.end, hash }))
+    ]).slice(-maxRanges),
     wholeAt: shown.whole ? [...coverage.wholeAt.filter((h) => h !== hash), hash].slice(-16) : coverage.wholeAt
   }
 }

@@ -22,6 +22,8 @@ export const ReadMetadata = Schema.Struct({
   /** First and last shown line (entry for directories), 1-based; absent when nothing was shown. */
   startLine: Schema.optional(Schema.Number),
   endLine: Schema.optional(Schema.Number),
+  /** Text read by several ranges (`:5-16,960-973`): the ranges shown; the lines between them were not. */
+  ranges: Schema.optional(Schema.Array(Schema.Struct({ start: Schema.Number, end: Schema.Number }))),
   /** Lines in the file (entries in the directory), when known. */
   totalLines: Schema.optional(Schema.Number),
   /** When the total is not known: lines known to exist. */

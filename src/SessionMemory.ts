@@ -172,7 +172,8 @@ export const apply = (request: { readonly column?: number | undefined }, result:
     const held = (yield* memory.held(sessionId, metadata.path)).filter(
       (seen) => seen.hash === after && seen.encoding === metadata.encoding
     )
-    if (covered(held, metadata.startLine, metadata.endLine)) {
+    const asked = metadata.ranges ?? [{ start: metadata.startLine, end: metadata.endLine }]
+    if (asked.every((range) => covered(held, range.start, range.end))) {
       const stub: ReadResult = {
         ...result,
         output: stubText(metadata.path, metadata.startLine, metadata.endLine, metadata.nextOffset),
@@ -180,12 +181,15 @@ export const apply = (request: { readonly column?: number | undefined }, result:
       }
       return stub
     }
-    yield* memory.remember(sessionId, metadata.path, {
-      start: metadata.startLine,
-      end: metadata.endLine,
-      hash: after,
-      encoding: metadata.encoding
-    })
+    // A read of several ranges holds those ranges only, never the lines between them.
+    for (const range of metadata.ranges ?? [{ start: metadata.startLine, end: metadata.endLine }]) {
+      yield* memory.remember(sessionId, metadata.path, {
+        start: range.start,
+        end: range.end,
+        hash: after,
+        encoding: metadata.encoding
+      })
+    }
     return result
   })
 

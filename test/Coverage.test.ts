@@ -104,6 +104,18 @@ const cases = (name: string, make: () => Layer.Layer<FileTime.FileTime, unknown,
         expect(yield* ft.coverage("s", long)).toEqual(FileTime.emptyCoverage)
       })))
 
+    it.effect("a read of several ranges covers those ranges, not the lines between them", () =>
+      withServices(make(), Effect.gen(function*() {
+        const ft = yield* ledger
+        const path = fresh()
+        const result = yield* Read.read({ filePath: `${path}:2-3,8-9` })
+        expect(result.metadata.ranges).toEqual([{ start: 2, end: 3 }, { start: 8, end: 9 }])
+        expect((yield* ft.coverage("s", path)).ranges.map(({ end, start }) => [start, end])).toEqual([[2, 3], [8, 9]])
+        expect(yield* ft.covers("s", path, 2, 3)).toBe(true)
+        expect(yield* ft.covers("s", path, 5, 5)).toBe(false)
+        expect(yield* ft.covers("s", path, 2, 9)).toBe(false)
+      })))
+
     it.effect("lines of a version the stamp did not see are not recorded", () =>
       withServices(make(), Effect.gen(function*() {
         const ft = yield* ledger

@@ -87,6 +87,13 @@ describe("SessionMemory", () => {
       expect((yield* Read.read({ filePath: path })).output).toContain("2: two")
     })))
 
+  it.effect("a read of several ranges holds those ranges, not the lines between them", () =>
+    session(Effect.gen(function*() {
+      yield* Read.read({ filePath: "b.txt:1-2,4-5" })
+      expect((yield* Read.read({ filePath: "b.txt:3+1" })).output).toContain("3: line 3")
+      expect((yield* Read.read({ filePath: "b.txt:4-5" })).metadata.unchanged).toBe(true)
+    })))
+
   it.effect("compaction resets every stub; forget resets one file", () =>
     session(Effect.gen(function*() {
       const { sessionId } = yield* Workspace.Workspace

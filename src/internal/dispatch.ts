@@ -197,7 +197,14 @@ const listDirectory = (target: Target, stat: File.Info, selection: Selection, re
 const shownOf = (result: ReadResult): Shown | undefined => {
   const m = result.metadata
   if (m.kind !== "text" || m.startLine === undefined || m.endLine === undefined || m.column !== undefined) return undefined
-  return { start: m.startLine, end: m.endLine, whole: m.startLine === 1 && !m.truncated, size: m.size, mtime: m.mtime }
+  return {
+    start: m.startLine,
+    end: m.endLine,
+    whole: m.startLine === 1 && !m.truncated && m.ranges === undefined,
+    size: m.size,
+    mtime: m.mtime,
+    ranges: m.ranges
+  }
 }
 
 const recordRead = (absolute: string, shown?: Shown) =>

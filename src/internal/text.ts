@@ -131,6 +131,7 @@ export const presentText = <E, R>(
     const first = pages[0]!
     const lastPage = pages[pages.length - 1]!
     const shown = pages.flatMap((page) => page.lines)
+    const shownPages = pages.filter((page) => page.lines.length > 0)
     const lastLine = lastPage.offset + lastPage.lines.length - 1
     const more = lastPage.stoppedBy !== "eof" || pages.length + skipped.length < ranges.length
     const totalLines = pages.map((page) => page.totalLines).find((total) => total !== undefined)
@@ -151,6 +152,9 @@ export const presentText = <E, R>(
         preview: shown.slice(0, PREVIEW_LINES).join("\n"),
         truncated: more || linesCut > 0 || first.column > 1,
         ...(shown.length > 0 ? { startLine: first.offset, endLine: lastLine } : {}),
+        ...(shownPages.length > 1
+          ? { ranges: shownPages.map((page) => ({ start: page.offset, end: page.offset + page.lines.length - 1 })) }
+          : {}),
         ...(first.column > 1 ? { column: first.column } : {}),
         ...(totalLines !== undefined ? { totalLines } : { totalLinesAtLeast: lastPage.linesAtLeast }),
         ...(lastPage.stoppedBy !== "eof" ? { nextOffset: lastLine + 1 } : {}),
