@@ -68,7 +68,19 @@ export const ReadMetadata = Schema.Struct({
   /** Directories: `"tree"` when rendered as a tree (absent for the flat listing). */
   view: Schema.optional(Schema.Literal("tree")),
   /** Session memory: the output is the unchanged stub; these lines are still in the conversation. */
-  unchanged: Schema.optional(Schema.Boolean)
+  unchanged: Schema.optional(Schema.Boolean),
+  /**
+   * Session memory: the file changed since this session's last read of it; the output leads with a
+   * notice (and `diff`: a unified diff against what the session was shown). Lines removed and added
+   * within the lines shown then, and elsewhere, when the versions were compared.
+   */
+  changed: Schema.optional(Schema.Struct({
+    diff: Schema.Boolean,
+    removed: Schema.optional(Schema.Number),
+    added: Schema.optional(Schema.Number),
+    outsideRemoved: Schema.optional(Schema.Number),
+    outsideAdded: Schema.optional(Schema.Number)
+  }))
 })
 export type ReadMetadata = typeof ReadMetadata.Type
 

@@ -6,6 +6,11 @@
  * read of lines the session still holds, of a file whose content hash is unchanged, is answered
  * with a short stub and `metadata.unchanged`.
  *
+ * Changed since your last read: `layerSession` also keeps what each read showed of a text file
+ * (the lines shown, and a 53-bit hash of every line of that version), bounded per session. When a
+ * file the session read has changed, the next read leads with a one-line notice and, when the
+ * change within the lines shown is small, a unified diff against what the session was shown.
+ *
  * Never stubbed: instruction files (`AGENTS.md`, `CLAUDE.md`, skill files …: the model must see
  * them whole every time they are asked for), anything after a compaction or a rewind past its
  * read, lines not held, a file over `FileTime.maxHashBytes` (no hash to prove it unchanged), a
@@ -15,7 +20,12 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { createHash } from "node:crypto"
 import { stamp } from "./FileTime.js"
+import * as Diff from "./internal/core/diff.js"
+import { detectionFor } from "./internal/core/encoding.js"
+import { cutLine, MAX_LINE_LENGTH } from "./internal/core/lines.js"
 import type { ReadResult } from "./ReadResult.js"
 import { Workspace } from "./Workspace.js"
 
@@ -27,6 +37,16 @@ export interface Seen {
   readonly end: number
   readonly hash: string
   readonly encoding: string | undefined
+}
+
+/** What a read showed of one version of a text file, kept to tell the session how it changed since. */
+export interface Snapshot {
+  readonly hash: string
+  readonly encoding: string | undefined
+  /** `Diff.hashLine` of every line of the version; undefined when the file was over `maxSnapshotFileBytes`. */
+  readonly hashes: Float64Array | undefined
+  /** The shown lines' text (as shown: cut at the line-length cap), by 1-based line number. */
+  readonly lines: ReadonlyMap<number, string>
 }
 
 export interface SessionMemoryShape {
@@ -44,6 +64,22 @@ export interface SessionMemoryShape {
   readonly rewound: (sessionId: string, to: number) => Effect.Effect<void>
   /** The host dropped a file's reads from the context (or wants it shown again). */
   readonly forget: (sessionId: string, path: string) => Effect.Effect<void>
+  /** What the session was last shown of `path` (the newest version it still holds), when kept. */
+  readonly lastShown: (sessionId: string, path: string) => Effect.Effect<Snapshot | undefined>
+  /** Keep what read `seq` showed of `path`: its version's line hashes and the lines shown. */
+  readonly keep: (
+    sessionId: string,
+    path: string,
+    seq: number,
+    shown: {
+      readonly hash: string
+      readonly encoding: string | undefined
+      readonly hashes: Float64Array | undefined
+      readonly lines: ReadonlyArray<readonly [number, string]>
+    }
+  ) => Effect.Effect<void>
+  /** The change notices' bounds. */
+  readonly limits: Diff.ChangeLimits & { readonly maxSnapshotFileBytes: number }
 }
 
 /** Remembers nothing: every read returns its content, exactly as without session memory. */
@@ -54,7 +90,17 @@ export const none: SessionMemoryShape = {
   mark: () => Effect.succeed(0),
   compacted: () => Effect.void,
   rewound: () => Effect.void,
-  forget: () => Effect.void
+  forget: () => Effect.void,
+  lastShown: () => Effect.succeed(undefined),
+  keep: () => Effect.void,
+  limits: {
+    maxEdits: 0,
+    maxWork: 0,
+    maxDiffLines: 0,
+    maxDiffChars: 0,
+    context: 0,
+    maxSnapshotFileBytes: 0
+  }
 }
 
 /** What the host says is in the model's context. Default: nothing is remembered (`none`). */
@@ -67,23 +113,97 @@ export interface Options {
   readonly maxFiles?: number | undefined
   /** Reads remembered per file (oldest dropped first). Default 32. */
   readonly maxReadsPerFile?: number | undefined
+  /** Files whose shown text is kept for change notices, per session (least recently read dropped first). Default 30. */
+  readonly maxSnapshotFiles?: number | undefined
+  /** Versions kept per file (oldest dropped first). Default 4. */
+  readonly maxVersionsPerFile?: number | undefined
+  /** Bytes of kept text and line hashes per session (oldest versions dropped first). Default 64 MiB. */
+  readonly maxSnapshotBytes?: number | undefined
+  /** Larger files keep no lines: a change is told without a diff. Default 4 MiB. */
+  readonly maxSnapshotFileBytes?: number | undefined
+  /** A diff is shown when at most this many shown lines were removed plus added. Default 40. */
+  readonly maxDiffLines?: number | undefined
+  /** … and its text is at most this many characters. Default 8,000. */
+  readonly maxDiffChars?: number | undefined
 }
+
+/** One version of a file as the session was shown it, with the reads (`seq`s) that showed it. */
+interface Version {
+  readonly hash: string
+  readonly encoding: string | undefined
+  readonly hashes: Float64Array | undefined
+  /** Shown lines: text and the first read (`seq`) that showed it. */
+  readonly lines: Map<number, { readonly text: string; readonly seq: number }>
+  seqs: Array<number>
+  bytes: number
+}
+
+const costOf = (version: Version): number => {
+  let bytes = 64 + (version.hashes?.byteLength ?? 0)
+  for (const line of version.lines.values()) bytes += 48 + 2 * line.text.length
+  return bytes
+}
+
+const latest = (version: Version): number => version.seqs[version.seqs.length - 1] ?? 0
 
 /** A session memory in this process, per session id. */
 export const make = (options: Options = {}): SessionMemoryShape => {
   const maxFiles = options.maxFiles ?? 2_000
   const maxReads = options.maxReadsPerFile ?? 32
-  const sessions = new Map<string, { seq: number; files: Map<string, Array<Seen>> }>()
+  const maxSnapshotFiles = options.maxSnapshotFiles ?? 30
+  const maxVersions = options.maxVersionsPerFile ?? 4
+  const maxSnapshotBytes = options.maxSnapshotBytes ?? 64 * 1024 * 1024
+  interface Session {
+    seq: number
+    files: Map<string, Array<Seen>>
+    /** Kept versions per file; Map order is the eviction order (least recently kept first). */
+    snapshots: Map<string, Array<Version>>
+    bytes: number
+  }
+  const sessions = new Map<string, Session>()
   const sessionOf = (id: string) => {
     let session = sessions.get(id)
     if (session === undefined) {
-      session = { seq: 0, files: new Map() }
+      session = { seq: 0, files: new Map(), snapshots: new Map(), bytes: 0 }
       sessions.set(id, session)
     }
     return session
   }
+  const setVersions = (session: Session, path: string, versions: Array<Version>) => {
+    for (const version of session.snapshots.get(path) ?? []) session.bytes -= version.bytes
+    session.snapshots.delete(path)
+    if (versions.length === 0) return
+    for (const version of versions) session.bytes += version.bytes
+    session.snapshots.set(path, versions)
+  }
+  /** Drop the oldest versions until the session is within its bounds. */
+  const bound = (session: Session) => {
+    while (session.snapshots.size > maxSnapshotFiles) {
+      setVersions(session, session.snapshots.keys().next().value!, [])
+    }
+    while (session.bytes > maxSnapshotBytes) {
+      let oldest: { path: string; version: Version } | undefined
+      for (const [path, versions] of session.snapshots) {
+        for (const version of versions) {
+          if (oldest === undefined || latest(version) < latest(oldest.version)) oldest = { path, version }
+        }
+      }
+      if (oldest === undefined) break
+      const { path, version } = oldest
+      setVersions(session, path, session.snapshots.get(path)!.filter((kept) => kept !== version))
+    }
+  }
   return {
     enabled: true,
+    limits: {
+      // Bounds of the diff: at most 1,000 lines differing and 5 million steps (about 50 ms), then counts are not given.
+      maxEdits: 1_000,
+      maxWork: 5_000_000,
+      maxDiffLines: options.maxDiffLines ?? 40,
+      maxDiffChars: options.maxDiffChars ?? 8_000,
+      context: 3,
+      maxSnapshotFileBytes: options.maxSnapshotFileBytes ?? 4 * 1024 * 1024
+    },
     held: (sessionId, path) => Effect.sync(() => sessions.get(sessionId)?.files.get(path) ?? []),
     remember: (sessionId, path, seen) =>
       Effect.sync(() => {
@@ -97,7 +217,14 @@ export const make = (options: Options = {}): SessionMemoryShape => {
         return seq
       }),
     mark: (sessionId) => Effect.sync(() => sessions.get(sessionId)?.seq ?? 0),
-    compacted: (sessionId) => Effect.sync(() => sessions.get(sessionId)?.files.clear()),
+    compacted: (sessionId) =>
+      Effect.sync(() => {
+        const session = sessions.get(sessionId)
+        if (session === undefined) return
+        session.files.clear()
+        session.snapshots.clear()
+        session.bytes = 0
+      }),
     rewound: (sessionId, to) =>
       Effect.sync(() => {
         const session = sessions.get(sessionId)
@@ -107,8 +234,64 @@ export const make = (options: Options = {}): SessionMemoryShape => {
           if (kept.length === 0) session.files.delete(path)
           else session.files.set(path, kept)
         }
+        // What was shown after the mark is gone from the context: so are those lines and versions.
+        for (const [path, versions] of [...session.snapshots]) {
+          const kept: Array<Version> = []
+          for (const version of versions) {
+            const seqs = version.seqs.filter((seq) => seq <= to)
+            if (seqs.length === 0) continue
+            const lines = new Map([...version.lines].filter(([, line]) => line.seq <= to))
+            const trimmed: Version = { ...version, lines, seqs, bytes: 0 }
+            trimmed.bytes = costOf(trimmed)
+            kept.push(trimmed)
+          }
+          setVersions(session, path, kept)
+        }
       }),
-    forget: (sessionId, path) => Effect.sync(() => void sessions.get(sessionId)?.files.delete(path))
+    forget: (sessionId, path) =>
+      Effect.sync(() => {
+        const session = sessions.get(sessionId)
+        if (session === undefined) return
+        session.files.delete(path)
+        setVersions(session, path, [])
+      }),
+    lastShown: (sessionId, path) =>
+      Effect.sync(() => {
+        const versions = sessions.get(sessionId)?.snapshots.get(path) ?? []
+        const newest = versions.reduce<Version | undefined>(
+          (best, version) => best === undefined || latest(version) > latest(best) ? version : best,
+          undefined
+        )
+        if (newest === undefined) return undefined
+        const snapshot: Snapshot = {
+          hash: newest.hash,
+          encoding: newest.encoding,
+          hashes: newest.hashes,
+          lines: new Map([...newest.lines].map(([line, { text }]) => [line, text]))
+        }
+        return snapshot
+      }),
+    keep: (sessionId, path, seq, shown) =>
+      Effect.sync(() => {
+        const session = sessionOf(sessionId)
+        const versions = [...(session.snapshots.get(path) ?? [])]
+        const index = versions.findIndex((version) => version.hash === shown.hash && version.encoding === shown.encoding)
+        const previous = index < 0 ? undefined : versions.splice(index, 1)[0]!
+        const lines = new Map(previous?.lines)
+        for (const [line, text] of shown.lines) if (!lines.has(line)) lines.set(line, { text, seq })
+        const version: Version = {
+          hash: shown.hash,
+          encoding: shown.encoding,
+          hashes: previous?.hashes ?? shown.hashes,
+          lines,
+          seqs: [...(previous?.seqs ?? []), seq].slice(-maxReads),
+          bytes: 0
+        }
+        version.bytes = costOf(version)
+        versions.push(version)
+        setVersions(session, path, versions.sort((a, b) => latest(a) - latest(b)).slice(-maxVersions))
+        bound(session)
+      })
   }
 }
 
@@ -156,24 +339,27 @@ export const stubText = (path: string, start: number, end: number, nextOffset: n
 
 /**
  * `read`'s last step: with a remembering session memory, a text read of held lines at an unchanged
- * hash becomes the stub, and any other text read is remembered. A read whose file changed after
- * it ran (size or mtime no longer the shown ones) is neither stubbed nor remembered.
+ * hash becomes the stub, and any other text read is remembered, with what it showed kept; when the
+ * file changed since the session's last read of it, the output leads with the change notice (and a
+ * diff). A read whose file changed after it ran (size or mtime no longer the shown ones) is neither
+ * stubbed nor remembered.
  */
 export const apply = (request: { readonly column?: number | undefined }, result: ReadResult) =>
   Effect.gen(function*() {
     const memory = yield* SessionMemory
     const metadata = result.metadata
-    if (!memory.enabled || metadata.kind !== "text" || metadata.mtime === undefined) return result
-    if (metadata.startLine === undefined || metadata.endLine === undefined || request.column !== undefined) return result
-    if (isInstructionFile(metadata.path)) return result
-    const after = yield* hashOfShown(metadata)
-    if (after === undefined) return result
+    if (!memory.enabled) return result
     const { sessionId } = yield* Workspace
+    if (metadata.kind !== "text") return yield* noLongerText(memory, sessionId, result)
+    if (metadata.mtime === undefined || metadata.startLine === undefined || metadata.endLine === undefined) return result
+    if (request.column !== undefined || isInstructionFile(metadata.path)) return result
+    const version = yield* versionShown(metadata, memory.limits.maxSnapshotFileBytes)
+    if (version === undefined) return result
+    const ranges = metadata.ranges ?? [{ start: metadata.startLine, end: metadata.endLine }]
     const held = (yield* memory.held(sessionId, metadata.path)).filter(
-      (seen) => seen.hash === after && seen.encoding === metadata.encoding
+      (seen) => seen.hash === version.hash && seen.encoding === metadata.encoding
     )
-    const asked = metadata.ranges ?? [{ start: metadata.startLine, end: metadata.endLine }]
-    if (asked.every((range) => covered(held, range.start, range.end))) {
+    if (ranges.every((range) => covered(held, range.start, range.end))) {
       const stub: ReadResult = {
         ...result,
         output: stubText(metadata.path, metadata.startLine, metadata.endLine, metadata.nextOffset),
@@ -181,17 +367,133 @@ export const apply = (request: { readonly column?: number | undefined }, result:
       }
       return stub
     }
+    const last = yield* memory.lastShown(sessionId, metadata.path)
     // A read of several ranges holds those ranges only, never the lines between them.
-    for (const range of metadata.ranges ?? [{ start: metadata.startLine, end: metadata.endLine }]) {
-      yield* memory.remember(sessionId, metadata.path, {
+    let seq = 0
+    for (const range of ranges) {
+      seq = yield* memory.remember(sessionId, metadata.path, {
         start: range.start,
         end: range.end,
-        hash: after,
+        hash: version.hash,
         encoding: metadata.encoding
       })
     }
-    return result
+    const lines = version.lines
+    yield* memory.keep(sessionId, metadata.path, seq, {
+      hash: version.hash,
+      encoding: metadata.encoding,
+      hashes: version.hashes,
+      lines: lines === undefined
+        ? []
+        : ranges.flatMap((range) =>
+          lines.slice(range.start - 1, range.end).map((text, i) => [range.start + i, text] as const)
+        )
+    })
+    if (last === undefined || last.hash === version.hash) return result
+    return withNotice(result, changeOf(last, version, metadata.encoding, memory.limits))
   })
+
+/** A file the session read as text that now reads as something else: a notice, and nothing kept. */
+const noLongerText = (memory: SessionMemoryShape, sessionId: string, result: ReadResult) =>
+  Effect.gen(function*() {
+    if ((yield* memory.lastShown(sessionId, result.metadata.path)) === undefined) return result
+    yield* memory.forget(sessionId, result.metadata.path)
+    return withNotice(result, {
+      notice: [Diff.uncomparedNotice(`it is no longer text (now ${result.metadata.kind})`)],
+      changed: { diff: false }
+    })
+  })
+
+type Changed = NonNullable<ReadResult["metadata"]["changed"]>
+
+const withNotice = (result: ReadResult, change: { readonly notice: ReadonlyArray<string>; readonly changed: Changed }) => {
+  const changed: ReadResult = {
+    ...result,
+    output: [...change.notice, result.output].join("\n"),
+    metadata: { ...result.metadata, changed: change.changed }
+  }
+  return changed
+}
+
+/** The notice (and diff) for a file that changed from `last` to `now`. */
+const changeOf = (
+  last: Snapshot,
+  now: ShownVersion,
+  encoding: string | undefined,
+  limits: Diff.ChangeLimits & { readonly maxSnapshotFileBytes: number }
+): { readonly notice: ReadonlyArray<string>; readonly changed: Changed } => {
+  if (last.hashes === undefined || now.hashes === undefined || now.lines === undefined) {
+    return {
+      notice: [Diff.uncomparedNotice(`it is too large to compare (over ${formatMiB(limits.maxSnapshotFileBytes)})`)],
+      changed: { diff: false }
+    }
+  }
+  if (last.encoding !== encoding) {
+    return { notice: [Diff.uncomparedNotice("it was read in another encoding then")], changed: { diff: false } }
+  }
+  const change = Diff.changeSince({ hashes: last.hashes, lines: last.lines }, { hashes: now.hashes, lines: now.lines }, limits)
+  const notice = Diff.changeNotice(now.path, change)
+  switch (change._tag) {
+    case "Lines":
+      return {
+        notice,
+        changed: {
+          diff: change.hunks !== undefined,
+          removed: change.removed,
+          added: change.added,
+          outsideRemoved: change.outsideRemoved,
+          outsideAdded: change.outsideAdded
+        }
+      }
+    case "NoLineChanged":
+      return { notice, changed: { diff: false, removed: 0, added: 0, outsideRemoved: 0, outsideAdded: 0 } }
+    case "TooDifferent":
+      return { notice, changed: { diff: false } }
+  }
+}
+
+const formatMiB = (bytes: number) => `${Math.round(bytes / (1024 * 1024))} MiB`
+
+/** The version a result shows: its content hash and, for a file within the snapshot cap, its lines. */
+interface ShownVersion {
+  readonly path: string
+  readonly hash: string
+  /** Every line as a read shows it (cut at the line-length cap); undefined over the cap. */
+  readonly lines: ReadonlyArray<string> | undefined
+  readonly hashes: Float64Array | undefined
+}
+
+/**
+ * The version a text result shows, read again: undefined when the file is no longer the version
+ * shown (its size or mtime changed since). Within `maxBytes` the bytes are decoded as the read
+ * decoded them and split into lines, which must agree with the result's preview, else no lines are
+ * kept; over it only the hash is taken (streamed, as the ledger does).
+ */
+const versionShown = (metadata: ReadResult["metadata"], maxBytes: number) =>
+  Effect.gen(function*() {
+    if (metadata.size > maxBytes) {
+      const hash = yield* hashOfShown(metadata)
+      return hash === undefined ? undefined : { path: metadata.path, hash, lines: undefined, hashes: undefined }
+    }
+    const fs = yield* FileSystem.FileSystem
+    const bytes = yield* Effect.option(fs.readFile(metadata.path))
+    const info = yield* Effect.option(fs.stat(metadata.path))
+    if (Option.isNone(bytes) || Option.isNone(info)) return undefined
+    const mtime = Option.getOrUndefined(info.value.mtime)?.getTime()
+    if (bytes.value.length !== metadata.size || Number(info.value.size) !== metadata.size || mtime !== metadata.mtime) {
+      return undefined
+    }
+    const hash = createHash("sha256").update(bytes.value).digest("hex")
+    const detection = detectionFor(metadata.encoding ?? "utf-8", bytes.value)
+    if (detection._tag !== "Text") return { path: metadata.path, hash, lines: undefined, hashes: undefined }
+    const lines = Diff.splitLines(detection.codec.decode(bytes.value.subarray(detection.bomLength)).text).map((line) =>
+      cutLine(line, MAX_LINE_LENGTH)
+    )
+    const ranges = metadata.ranges ?? [{ start: metadata.startLine!, end: metadata.endLine! }]
+    const preview = ranges.flatMap((range) => lines.slice(range.start - 1, range.end)).slice(0, 20).join("\n")
+    if (preview !== metadata.preview) return { path: metadata.path, hash, lines: undefined, hashes: undefined }
+    return { path: metadata.path, hash, lines, hashes: Float64Array.from(lines, Diff.hashLine) }
+  }) satisfies Effect.Effect<ShownVersion | undefined, never, FileSystem.FileSystem>
 
 /**
  * The content hash of the version a result shows: the file's hash now, when its size and mtime are

@@ -28,6 +28,9 @@ const lcs = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): number => {
   return row[b.length]!
 }
 
+/** `lines` with line `i` (0-based) replaced. */
+const withLine = (lines: ReadonlyArray<string>, i: number, text: string) => lines.map((line, j) => j === i ? text : line)
+
 const seenOf = (lines: ReadonlyArray<string>, shown: (line: number) => boolean = () => true): Diff.SeenVersion => ({
   hashes: lines.map(Diff.hashLine),
   lines: new Map(lines.flatMap((text, i) => shown(i + 1) ? [[i + 1, text] as const] : []))
@@ -75,7 +78,7 @@ describe("diff", () => {
     expect(blocksOf(old, scattered, { maxEdits: 1e6, maxWork: 1_000 })).toBeUndefined()
     // A common head and tail cost nothing against the bounds.
     const long = Array.from({ length: 100_000 }, (_, i) => `line ${i}`)
-    const one = long.with(50_000, "changed")
+    const one = withLine(long, 50_000, "changed")
     expect(blocksOf(long, one, { maxEdits: 2, maxWork: 10 })).toEqual([
       { oldStart: 50_000, oldEnd: 50_001, newStart: 50_000, newEnd: 50_001 }
     ])
@@ -115,7 +118,7 @@ describe("diff", () => {
   it("a change outside the shown lines is counted, not shown; an insertion at a shown range's edge is outside", () => {
     const old = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`)
     const shown = (line: number) => line >= 5 && line <= 10
-    expect(Diff.changeSince(seenOf(old, shown), nowOf(old.with(14, "changed")), limits)).toEqual({
+    expect(Diff.changeSince(seenOf(old, shown), nowOf(withLine(old, 14, "changed")), limits)).toEqual({
       _tag: "Lines",
       removed: 0,
       added: 0,
@@ -133,7 +136,7 @@ describe("diff", () => {
       outsideAdded: 5
     })
     // Inside and outside together: the hunk shows the inside one.
-    const both = old.with(6, "seven").with(17, "eighteen")
+    const both = withLine(withLine(old, 6, "seven"), 17, "eighteen")
     const change = Diff.changeSince(seenOf(old, shown), nowOf(both), limits)
     expect(change).toMatchObject({ removed: 1, added: 1, outsideRemoved: 1, outsideAdded: 1 })
     expect(change._tag === "Lines" && change.hunks).toEqual([
@@ -163,8 +166,8 @@ describe("diff", () => {
     expect(huge).toEqual({ _tag: "TooDifferent", oldLines: 100, newLines: 100 })
     // Two different lines with one hash: counted, but hunks from the shown text would not apply.
     const seen = seenOf(old)
-    const forged = nowOf(old.with(50, "changed").with(2, "forged"))
-    const collided = { ...forged, hashes: forged.hashes.map((hash, j) => j === 2 ? seen.hashes[2]! : hash) }
+    const forged = nowOf(withLine(withLine(old, 50, "changed"), 2, "forged"))
+    const collided = { ...forged, hashes: Array.from(forged.hashes).map((hash, j) => j === 2 ? seen.hashes[2]! : hash) }
     expect(Diff.changeSince(seen, collided, limits)).toMatchObject({ removed: 1, added: 1, hunks: undefined })
   })
 

@@ -10,6 +10,7 @@ import * as Read from "../src/Read.js"
 import * as ReadMany from "../src/ReadMany.js"
 import * as SessionMemory from "../src/SessionMemory.js"
 import * as Workspace from "../src/Workspace.js"
+import { PNG } from "./media.js"
 import { nodeLayer, tempDir, writeTree } from "./support.js"
 
 const root = tempDir()
@@ -26,8 +27,10 @@ afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
 const abs = (name: string) => nodePath.join(root, name)
 
 /** One session with a remembering memory, shared by every read in `effect`. */
-const session = <A, E>(effect: Effect.Effect<A, E, Read.EffectRequirements | SessionMemory.SessionMemory>) =>
-  effect.pipe(Effect.provide(Layer.merge(nodeLayer(root), SessionMemory.layerSession())))
+const session = <A, E>(
+  effect: Effect.Effect<A, E, Read.EffectRequirements | SessionMemory.SessionMemory>,
+  options?: SessionMemory.Options
+) => effect.pipe(Effect.provide(Layer.merge(nodeLayer(root), SessionMemory.layerSession(options))))
 
 const memory = SessionMemory.SessionMemory
 
@@ -160,4 +163,199 @@ describe("SessionMemory", () => {
     expect(SessionMemory.covered([{ start: 1, end: 4 }, { start: 5, end: 9 }], 2, 9)).toBe(true)
     expect(SessionMemory.covered([{ start: 1, end: 4 }, { start: 6, end: 9 }], 2, 9)).toBe(false)
   })
+})
+
+let fileCount = 0
+/** A fresh file under root with `content`; its absolute path. */
+const fresh = (content: string) => {
+  const path = abs(`changed-${++fileCount}.txt`)
+  fs.writeFileSync(path, content)
+  return path
+}
+/** Rewrite a file, line `n` (1-based) replaced by `text`. */
+const replaceLine = (path: string, n: number, text: string) => {
+  const lines = fs.readFileSync(path, "utf8").split("\n")
+  lines[n - 1] = text
+  fs.writeFileSync(path, lines.join("\n"))
+}
+const envelope = (path: string) => `<path>${path}</path>`
+
+describe("SessionMemory: changed since your last read", () => {
+  it.effect("a small change: the read leads with a one-line notice and the diff against what was shown", () =>
+    session(Effect.gen(function*() {
+      const path = fresh(numbered(10))
+      const before = yield* Read.read({ filePath: path })
+      replaceLine(path, 5, "line five")
+      const after = yield* Read.read({ filePath: path })
+      expect(after.output).toBe([
+        "(Changed since your last read: 1 line removed, 1 added in the lines you were shown. The diff against what you were shown:)",
+        `--- ${path} (your last read)`,
+        `+++ ${path} (now)`,
+        "@@ -2,7 +2,7 @@",
+        " line 2",
+        " line 3",
+        " line 4",
+        "-line 5",
+        "+line five",
+        " line 6",
+        " line 7",
+        " line 8",
+        before.output.replace("5: line 5", "5: line five")
+      ].join("\n"))
+      expect(after.metadata.changed).toEqual({ diff: true, removed: 1, added: 1, outsideRemoved: 0, outsideAdded: 0 })
+      // Unchanged since: the stub, no notice; read in full again (forgotten): no notice either.
+      expect((yield* Read.read({ filePath: path })).metadata).toMatchObject({ unchanged: true })
+      yield* (yield* memory).forget("test", path)
+      const again = yield* Read.read({ filePath: path })
+      expect(again.output.startsWith(envelope(path))).toBe(true)
+      expect(again.metadata.changed).toBeUndefined()
+    })))
+
+  it.effect("the default remembers nothing: a changed file reads exactly as without session memory", () =>
+    Effect.gen(function*() {
+      const path = fresh(numbered(10))
+      yield* Read.read({ filePath: path })
+      replaceLine(path, 5, "line five")
+      const after = yield* Read.read({ filePath: path })
+      expect(after.output.startsWith(envelope(path))).toBe(true)
+      expect(after.metadata.changed).toBeUndefined()
+    }).pipe(Effect.provide(nodeLayer(root))))
+
+  it.effect("a large change: the notice with counts, no diff", () =>
+    session(Effect.gen(function*() {
+      const path = fresh(numbered(100))
+      yield* Read.read({ filePath: path })
+      fs.writeFileSync(path, numbered(100).replace(/line (\d*[05])\n/g, "LINE $1\n"))
+      const after = yield* Read.read({ filePath: path })
+      expect(after.output.split("\n")[0]).toBe(
+        "(Changed since your last read: 20 lines removed, 20 added in the lines you were shown; too many to show as a diff.)"
+      )
+      expect(after.output.split("\n")[1]).toBe(envelope(path))
+      expect(after.metadata.changed).toEqual({ diff: false, removed: 20, added: 20, outsideRemoved: 0, outsideAdded: 0 })
+    }), { maxDiffLines: 30 }))
+
+  it.effect("a change outside the lines shown is told, not shown; a change within a range shown is diffed there", () =>
+    session(Effect.gen(function*() {
+      const path = fresh(numbered(40))
+      yield* Read.read({ filePath: `${path}:10-20` })
+      replaceLine(path, 30, "line thirty")
+      const outside = yield* Read.read({ filePath: `${path}:10-20` })
+      expect(outside.output.split("\n")[0]).toBe(
+        "(Changed since your last read: 1 line removed, 1 added outside the lines you were shown, which are unchanged.)"
+      )
+      expect(outside.metadata.changed).toMatchObject({ diff: false, removed: 0, outsideRemoved: 1 })
+      // Held at the new content now; a change in line 12 is diffed within 10-20 only.
+      replaceLine(path, 12, "line twelve")
+      const inside = yield* Read.read({ filePath: path })
+      expect(inside.output.split("\n").slice(0, 12)).toEqual([
+        "(Changed since your last read: 1 line removed, 1 added in the lines you were shown. The diff against what you were shown:)",
+        `--- ${path} (your last read)`,
+        `+++ ${path} (now)`,
+        "@@ -10,6 +10,6 @@",
+        " line 10",
+        " line 11",
+        "-line 12",
+        "+line twelve",
+        " line 13",
+        " line 14",
+        " line 15",
+        envelope(path)
+      ])
+    })))
+
+  it.effect("an insertion above the lines shown moves them: told as outside, the lines unchanged", () =>
+    session(Effect.gen(function*() {
+      const path = fresh(numbered(20))
+      yield* Read.read({ filePath: `${path}:10-15` })
+      fs.writeFileSync(path, "new first line\n" + numbered(20))
+      const after = yield* Read.read({ filePath: `${path}:11-16` })
+      expect(after.output.split("\n")[0]).toBe(
+        "(Changed since your last read: 0 lines removed, 1 added outside the lines you were shown, which are unchanged.)"
+      )
+    })))
+
+  it.effect("after a compaction, a forget or a rewind past the read: no notice; a rewind diffs against what is left", () =>
+    session(Effect.gen(function*() {
+      const mem = yield* memory
+      const path = fresh(numbered(10))
+      yield* Read.read({ filePath: path })
+      yield* mem.compacted("test")
+      replaceLine(path, 3, "line three")
+      expect((yield* Read.read({ filePath: path })).metadata.changed).toBeUndefined()
+      // Seen "line three"; a mark; then a change read after the mark; rewound to the mark.
+      const mark = yield* mem.mark("test")
+      replaceLine(path, 4, "line four")
+      expect((yield* Read.read({ filePath: path })).metadata.changed).toMatchObject({ diff: true, removed: 1 })
+      yield* mem.rewound("test", mark)
+      const rewound = yield* Read.read({ filePath: path })
+      // The diff is against the version before the mark: line 4 changed, line 3 was seen changed already.
+      expect(rewound.output).toContain("-line 4\n+line four")
+      expect(rewound.output).not.toContain("-line 3")
+      yield* mem.rewound("test", 0)
+      replaceLine(path, 5, "line five")
+      expect((yield* Read.read({ filePath: path })).metadata.changed).toBeUndefined()
+    })))
+
+  it.effect("bounds: the oldest files and versions are dropped first, and the bytes per session are capped", () =>
+    Effect.gen(function*() {
+      const a = fresh(numbered(10))
+      const b = fresh(numbered(10))
+      const c = fresh(numbered(10))
+      yield* session(Effect.gen(function*() {
+        for (const path of [a, b, c]) yield* Read.read({ filePath: path })
+        for (const path of [a, b, c]) replaceLine(path, 1, "changed")
+        expect((yield* Read.read({ filePath: c })).metadata.changed).toMatchObject({ diff: true })
+        // Two files kept: a (the oldest) was dropped.
+        expect((yield* Read.read({ filePath: a })).metadata.changed).toBeUndefined()
+      }), { maxSnapshotFiles: 2 })
+      // A byte budget of about one small file: only the newest read is kept.
+      const d = fresh(numbered(10))
+      const e = fresh(numbered(10))
+      yield* session(Effect.gen(function*() {
+        yield* Read.read({ filePath: d })
+        yield* Read.read({ filePath: e })
+        replaceLine(d, 1, "changed")
+        replaceLine(e, 1, "changed")
+        expect((yield* Read.read({ filePath: e })).metadata.changed).toMatchObject({ diff: true })
+        expect((yield* Read.read({ filePath: d })).metadata.changed).toBeUndefined()
+      }), { maxSnapshotBytes: 1_000 })
+      // One version per file: after a rewind past the newest, the older one is gone too.
+      const f = fresh(numbered(10))
+      yield* session(Effect.gen(function*() {
+        const mem = yield* memory
+        yield* Read.read({ filePath: f })
+        const mark = yield* mem.mark("test")
+        replaceLine(f, 1, "changed")
+        yield* Read.read({ filePath: f })
+        yield* mem.rewound("test", mark)
+        replaceLine(f, 2, "changed too")
+        expect((yield* Read.read({ filePath: f })).metadata.changed).toBeUndefined()
+      }), { maxVersionsPerFile: 1 })
+    }))
+
+  it.effect("a file over the snapshot cap: the notice without a diff; one that became an image: notice only", () =>
+    session(Effect.gen(function*() {
+      const path = fresh(numbered(200))
+      yield* Read.read({ filePath: path })
+      replaceLine(path, 1, "changed")
+      const after = yield* Read.read({ filePath: path })
+      expect(after.output.split("\n")[0]).toBe("(Changed since your last read; it is too large to compare (over 0 MiB).)")
+      expect(after.metadata.changed).toEqual({ diff: false })
+      const image = fresh("just text\n")
+      yield* Read.read({ filePath: image })
+      fs.writeFileSync(image, PNG)
+      const now = yield* Read.read({ filePath: image })
+      expect(now.metadata.kind).toBe("image")
+      expect(now.output.split("\n")[0]).toBe("(Changed since your last read; it is no longer text (now image).)")
+    }), { maxSnapshotFileBytes: 1_000 }))
+
+  it.effect("read_many: a changed member leads its block with the notice", () =>
+    session(Effect.gen(function*() {
+      const path = fresh(numbered(5))
+      yield* Read.read({ filePath: path })
+      replaceLine(path, 2, "line two")
+      const many = yield* ReadMany.readMany({ files: [{ filePath: path }, { filePath: "b.txt" }] })
+      expect(many.output).toContain("-line 2\n+line two")
+      expect(many.files[0]!.metadata?.changed).toMatchObject({ diff: true })
+    })))
 })

@@ -368,3 +368,6 @@ export const changeNotice = (path: string, change: Change): Array<string> => {
     }
   }
 }
+
+/** The notice when the two versions are not compared line by line (`why`: too large to keep, another encoding …). */
+export const uncomparedNotice = (why: string): string => `(Changed since your last read; ${why}.)`
