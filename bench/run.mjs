@@ -326,6 +326,13 @@ const main = () => {
   log(`raw results in ${path.relative(process.cwd(), jsonOut)}; shell baselines' peak RSS: ${
     Object.entries(shellRssOf).map(([k, v]) => `${k} ${mb(v)}`).join(", ")
   }`)
+  // Session memory and read_many (bench/session.mjs, a process of its own; it fails on a missed target).
+  const session = spawnSync(process.execPath, [path.join(here, "session.mjs"), "--json", path.join(DATA_DIR, "session.json")], {
+    encoding: "utf8"
+  })
+  process.stdout.write(`\n${session.stdout}`)
+  process.stderr.write(session.stderr)
+  if (session.status !== 0) process.exitCode = 1
 }
 
 /** The Markdown report (header, table, targets) of measured results; also `--render FILE`. */

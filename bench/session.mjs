@@ -7,7 +7,10 @@
  *    remembered) and with `SessionMemory.layerSession()`. Prints output bytes of both, and checks
  *    every stub against a model of the context: a stub is wrong when the lines it names are not
  *    in the context at the file's current content (the script keeps that model; the tool does not
- *    see it). Fails (exit 1) on any wrong stub.
+ *    see it). Fails (exit 1) on any wrong stub. The edits between reads also show the "changed
+ *    since your last read" notices: each is checked against the same model (the file really
+ *    changed since the session last saw it; its diff applies to what the session saw and, when
+ *    nothing changed elsewhere, gives the file now), and a change read without a notice is missed.
  * 2. `read_many` of 20 small files vs 20 `read` calls, through the same runtime, interleaved.
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
@@ -17,6 +20,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as FileTime from "../dist/FileTime.js"
+import { applyHunks } from "../dist/internal/core/diff.js"
 import * as Lsp from "../dist/Lsp.js"
 import * as Permission from "../dist/Permission.js"
 import * as Read from "../dist/Read.js"
@@ -64,12 +68,17 @@ const script = () => {
   // Work on module3 and module7: re-reads of unchanged files, narrower looks, an edit between.
   read(m(3)); read(`${m(3)}:10-30`); read(m(7)); read(m(3))
   steps.push({ edit: m(3) })
-  read(m(3)); read(m(3)); read(`${m(7)}:1-20`); read(m(7))
+  read(m(3)); read(m(3)); read(`${m(7)}:1-20`)
+  steps.push({ edit: m(7), line: 12 })
+  read(m(7))
   for (let i = 0; i < 5; i++) read(m(i))
   read("AGENTS.md")
   // The host compacts the conversation: nothing is held any more.
   steps.push({ compacted: true })
-  read(m(3)); read(m(7)); read(m(3)); read(m(7)); read("README.md"); read("README.md:1-40")
+  read(m(3)); read(m(7)); read(m(3)); read(m(7)); read("README.md:1-40")
+  // An edit outside the lines the session was shown: told, not shown.
+  steps.push({ edit: "README.md", line: 90 })
+  read("README.md:1-40")
   for (let i = 10; i < 16; i++) read(m(i))
   steps.push({ mark: true })
   read(m(16)); read(m(17))
@@ -77,7 +86,9 @@ const script = () => {
   read(m(16)); read(m(17)); read(m(16))
   steps.push({ edit: m(12) })
   read(m(12)); read(m(12)); read(m(10)); read(m(11)); read(m(13)); read(m(3))
-  read("AGENTS.md"); read(m(7)); read(m(14)); read(m(15)); read(m(10)); read(m(11))
+  read("AGENTS.md"); read(m(7)); read(m(14)); read(m(15)); read(m(10))
+  steps.push({ edit: m(11), line: 3 })
+  read(m(11))
   read(`${m(12)}:1-30`); read(m(18)); read(m(19)); read(`${m(18)}:5-25`); read(m(19))
   return steps
 }
@@ -91,29 +102,70 @@ const runSession = async (memory) => {
   const wrong = []
   // The context model: per file, the lines shown since the last compaction, with the content seen.
   let context = new Map()
+  // Per file, the whole text of the version the session last saw (since the last compaction).
+  let lastSeen = new Map()
   let marked
+  let markedSeen
   let markSeq = 0
   let edits = 0
+  const notices = { total: 0, diffs: 0, outside: 0, countsOnly: 0, wrong: [], missed: [] }
+  // Time in `read` only (not the script's own checks).
+  let readMs = 0
   for (const step of script()) {
     if (step.edit !== undefined) {
       const file = path.join(root, step.edit)
-      fs.appendFileSync(file, `// edit ${++edits}\n`)
+      if (step.line === undefined) fs.appendFileSync(file, `// edit ${++edits}\n`)
+      else {
+        const lines = fs.readFileSync(file, "utf8").split("\n")
+        lines[step.line - 1] += ` // edit ${++edits}`
+        fs.writeFileSync(file, lines.join("\n"))
+      }
     } else if (step.compacted) {
       context = new Map()
+      lastSeen = new Map()
       await runtime.runPromise(mem.compacted("bench"))
     } else if (step.mark) {
       marked = new Map([...context].map(([k, v]) => [k, new Map(v)]))
+      markedSeen = new Map(lastSeen)
       markSeq = await runtime.runPromise(mem.mark("bench"))
     } else if (step.rewound) {
       context = marked
+      lastSeen = markedSeen
       await runtime.runPromise(mem.rewound("bench", markSeq))
     } else {
+      const started = performance.now()
       const result = await runtime.runPromise(Read.read({ filePath: step.read }))
+      readMs += performance.now() - started
       reads++
       bytes += Buffer.byteLength(result.output)
       const meta = result.metadata
-      const current = fs.readFileSync(meta.path, "utf8").split("\n")
+      const currentText = fs.readFileSync(meta.path, "utf8")
+      const current = currentText.split("\n")
       const held = context.get(meta.path) ?? new Map()
+      // Instruction files are outside session memory: always shown whole, never a notice.
+      const before = step.read.endsWith("AGENTS.md") ? undefined : lastSeen.get(meta.path)
+      const changedSince = memory && before !== undefined && before !== currentText
+      if (meta.changed !== undefined) {
+        notices.total++
+        if (!changedSince) notices.wrong.push(`${step.read}: a notice, but unchanged since the last read`)
+        else if (meta.changed.diff) {
+          notices.diffs++
+          const lines = result.output.split("\n")
+          const hunks = lines.slice(3, lines.findIndex((line) => line.startsWith("<path>")))
+          const seen = before.replace(/\n$/, "").split("\n")
+          try {
+            const applied = applyHunks(seen, hunks)
+            const elsewhere = meta.changed.outsideRemoved + meta.changed.outsideAdded > 0
+            if (!elsewhere && applied.join("\n") !== currentText.replace(/\n$/, "")) {
+              notices.wrong.push(`${step.read}: the diff does not give the file now`)
+            }
+          } catch (error) {
+            notices.wrong.push(`${step.read}: the diff does not apply to what was seen (${error.message})`)
+          }
+        } else if (meta.changed.removed === 0 && meta.changed.added === 0) notices.outside++
+        else notices.countsOnly++
+      } else if (changedSince && !meta.unchanged) notices.missed.push(step.read)
+      if (!meta.unchanged) lastSeen.set(meta.path, currentText)
       if (meta.unchanged) {
         stubs++
         for (let line = meta.startLine; line <= meta.endLine; line++) {
@@ -129,7 +181,7 @@ const runSession = async (memory) => {
     }
   }
   await runtime.dispose()
-  return { reads, bytes, stubs, wrong }
+  return { reads, bytes, stubs, wrong, notices, readMs }
 }
 
 const median = (values) => {
@@ -161,6 +213,8 @@ const manyVsSingle = async () => {
   return { singleMs: median(times.single), manyMs: median(times.many) }
 }
 
+// A first run warms the JIT, so neither measured run pays for it.
+await runSession(false)
 const withDefault = await runSession(false)
 const withMemory = await runSession(true)
 // Run again without edits having accumulated: the files are edited by the first two runs too,
@@ -177,18 +231,27 @@ const result = {
     saved,
     stubs: withMemory.stubs,
     wrongStubs: withMemory.wrong,
-    defaultStubs: withDefault.stubs
+    defaultStubs: withDefault.stubs,
+    notices: withMemory.notices,
+    defaultNotices: withDefault.notices.total,
+    defaultReadMs: withDefault.readMs,
+    sessionReadMs: withMemory.readMs
   },
   readMany: timing
 }
 console.log(`session of ${withDefault.reads} reads: default ${withDefault.bytes} B, session memory ${withMemory.bytes} B (${
   (saved * 100).toFixed(1)
-}% fewer), ${withMemory.stubs} stubs, ${withMemory.wrong.length} wrong`)
+}% fewer), ${withMemory.stubs} stubs, ${withMemory.wrong.length} wrong; time in read ${withDefault.readMs.toFixed(0)} ms vs ${
+  withMemory.readMs.toFixed(0)
+} ms`)
+const n = withMemory.notices
+console.log(`changed since your last read: ${n.total} notices (${n.diffs} with a diff, ${n.outside} outside the lines shown, ${n.countsOnly} counts only), ${n.wrong.length} wrong, ${n.missed.length} missed`)
 console.log(`20 small files: 20 reads ${timing.singleMs.toFixed(1)} ms, one read_many ${timing.manyMs.toFixed(1)} ms (${
   (timing.singleMs / timing.manyMs).toFixed(2)
 }x)`)
 if (jsonOut !== undefined) fs.writeFileSync(jsonOut, JSON.stringify(result, null, 2))
-const ok = withMemory.wrong.length === 0 && withDefault.stubs === 0 && saved >= 0.35 && timing.manyMs < timing.singleMs
+const ok = withMemory.wrong.length === 0 && withDefault.stubs === 0 && saved >= 0.35 && timing.manyMs < timing.singleMs &&
+  n.wrong.length === 0 && n.missed.length === 0 && n.total > 0 && withDefault.notices.total === 0
 if (!ok) {
   console.error("bench/session: target missed", JSON.stringify(result))
   process.exitCode = 1
