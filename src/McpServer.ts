@@ -80,11 +80,9 @@ const attachmentContent = (result: Read.ReadResult | ReadMany.ReadManyResult): A
       }]
   })
 
-/** The file a `read_many` attachment came from: the files with attachments, in order, each with its own. */
-const pdfPathOf = (result: ReadMany.ReadManyResult, index: number): string => {
-  const owners = result.files.filter((file) => file.metadata?.kind === "image" || file.metadata?.kind === "pdf")
-  return owners[index]?.metadata?.path ?? owners[owners.length - 1]?.metadata?.path ?? "/"
-}
+/** The file a `read_many` attachment came from: the one that names its index (not its position among files that had one). */
+const pdfPathOf = (result: ReadMany.ReadManyResult, index: number): string =>
+  result.files.find((file) => file.attachmentIndexes?.includes(index))?.metadata?.path ?? "/"
 
 /**
  * A successful read: `output` as text (what the model reads), attachments as image/resource

@@ -73,7 +73,9 @@ export const ReadManyFile = Schema.Struct({
   /** Why the file could not be read: the error's tag and the message the model read. */
   error: Schema.optional(Schema.Struct({ _tag: Schema.String, message: Schema.String })),
   /** The budget cut this file's block: the read that continues it. */
-  continueWith: Schema.optional(Continuation)
+  continueWith: Schema.optional(Continuation),
+  /** Where this file's attachments are in the result's `attachments` (absent when none were attached). */
+  attachmentIndexes: Schema.optional(Schema.Array(Schema.Number))
 })
 export type ReadManyFile = typeof ReadManyFile.Type
 
@@ -315,16 +317,23 @@ export const readMany: (
     }
     const attached = result.attachments ?? []
     const size = attached.reduce((sum, a) => sum + a.url.length, 0)
+    let attachmentIndexes: Array<number> | undefined
     if (size > 0 && attachmentBytes + size > limits.maxAttachmentBytes) {
       block = `${block}\n(Not attached: the attachments of this call passed ${limits.maxAttachmentBytes} bytes. Read this file alone to see it.)`
       continueWith = continueWith ?? request
       cuts.push(`${request.filePath} (attachment; ${describeContinuation(request)})`)
-    } else {
+    } else if (size > 0) {
       attachmentBytes += size
+      attachmentIndexes = attached.map((_, k) => attachments.length + k)
       attachments.push(...attached)
     }
     blocks.push(block)
-    files.push({ filePath: request.filePath, metadata: result.metadata, ...(continueWith ? { continueWith } : {}) })
+    files.push({
+      filePath: request.filePath,
+      metadata: result.metadata,
+      ...(continueWith ? { continueWith } : {}),
+      ...(attachmentIndexes ? { attachmentIndexes } : {})
+    })
   })
 
   const closing: Array<string> = []

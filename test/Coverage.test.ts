@@ -10,6 +10,8 @@ import { afterAll, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Scope from "effect/Scope"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
@@ -116,6 +118,29 @@ const cases = (name: string, make: () => Layer.Layer<FileTime.FileTime, unknown,
         expect(yield* ft.covers("s", path, 2, 9)).toBe(false)
       })))
 
+    it.effect("at most 256 ranges per file: the older content's go first, then the first lines'", () =>
+      withServices(make(), Effect.gen(function*() {
+        const ft = yield* ledger
+        const path = fresh(numbered(1_000))
+        // Line `start` shown at the file's current version (stamps record whole milliseconds).
+        const shown = (start: number) => {
+          const info = fs.statSync(path)
+          return { start, end: start, whole: false, size: info.size, mtime: Math.floor(info.mtimeMs) }
+        }
+        for (let line = 1; line <= 20; line += 2) yield* ft.read("s", path, shown(line))
+        const old = (yield* ft.coverage("s", path)).ranges
+        expect(old).toHaveLength(10)
+        fs.appendFileSync(path, "changed\n")
+        // 260 ranges that do not touch (every other line) at the new content.
+        for (let line = 1; line <= 520; line += 2) yield* ft.read("s", path, shown(line))
+        const coverage = yield* ft.coverage("s", path)
+        expect(coverage.ranges).toHaveLength(FileTime.maxRanges)
+        expect(coverage.ranges.some((range) => range.hash === old[0]!.hash)).toBe(false)
+        expect(coverage.ranges[0]).toMatchObject({ start: 9, end: 9 })
+        expect(yield* ft.covers("s", path, 519, 519)).toBe(true)
+        expect(yield* ft.covers("s", path, 7, 7)).toBe(false)
+      })), 60_000)
+
     it.effect("lines of a version the stamp did not see are not recorded", () =>
       withServices(make(), Effect.gen(function*() {
         const ft = yield* ledger
@@ -168,5 +193,48 @@ describe("coverage: SQLite across a restart", () => {
         yield* Read.read({ filePath: `${path}:1-2` })
         expect(yield* (yield* ledger).covers("s", path, 1, 2)).toBe(true)
       }))
+    }))
+})
+
+describe("coverage: a SQLite database that refuses writes", () => {
+  it.effect("keeps the stamp and the coverage in memory, with one warning per read, and saves again once it accepts", () =>
+    Effect.gen(function*() {
+      const filename = nodePath.join(databaseDir, "refusing.db")
+      const warnings: Array<string> = []
+      const logger = Logger.make(({ logLevel, message }) => {
+        if (logLevel._tag === "Warning") warnings.push(String(Array.isArray(message) ? message[0] : message))
+      })
+      const client = SqliteClient.layer({ filename })
+      const ledgerLayer = SqliteFileTime.layerClient.pipe(Layer.provideMerge(client), Layer.provide(NodeFileSystem.layer))
+      const path = fresh()
+      yield* Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const ft = yield* ledger
+        yield* Read.read({ filePath: `${path}:1-3` })
+        // From now on every write is refused (as a read-only or full disk would).
+        yield* sql`PRAGMA query_only = ON`
+        yield* Read.read({ filePath: `${path}:4-6` })
+        expect(warnings).toEqual(["FileTime.read: the SQLite ledger refused the write; the stamp is kept in memory only"])
+        // This process still sees the read and what it showed.
+        expect((yield* ft.coverage("s", path)).ranges.map(({ end, start }) => [start, end])).toEqual([[1, 6]])
+        expect(yield* ft.covers("s", path, 2, 5)).toBe(true)
+        yield* ft.assert("s", path)
+        // The database itself holds only what it accepted.
+        const rows = yield* sql<{ n: number }>`SELECT count(*) AS n FROM file_read_ranges`
+        expect(rows[0]!.n).toBe(1)
+        yield* sql`PRAGMA query_only = OFF`
+        yield* Read.read({ filePath: `${path}:8-9` })
+        expect(warnings).toHaveLength(1)
+        const saved = yield* sql<{ start_line: number; end_line: number }>`SELECT start_line, end_line FROM file_read_ranges ORDER BY seq`
+        expect(saved.map((row) => [row.start_line, row.end_line])).toEqual([[1, 6], [8, 9]])
+      }).pipe(
+        Effect.provide(Layer.mergeAll(
+          Workspace.layer({ directory: root, sessionId: "s" }),
+          Permission.layerAllowAll,
+          Lsp.layerNoop,
+          ledgerLayer
+        ).pipe(Layer.provideMerge(Layer.merge(NodeFileSystem.layer, NodePath.layer)))),
+        Effect.provide(Logger.replace(Logger.defaultLogger, logger))
+      )
     }))
 })

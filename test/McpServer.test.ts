@@ -5,17 +5,19 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
+import * as McpServer from "../src/McpServer.js"
 import * as Read from "../src/Read.js"
 import * as ReadMany from "../src/ReadMany.js"
 import * as ReadTool from "../src/ReadTool.js"
 import { PDF, PNG } from "./media.js"
 import { eventually, writeEndlessFile } from "./mcpWire.js"
-import { tempDir, writeTree } from "./support.js"
+import { nodeLayer, tempDir, writeTree } from "./support.js"
 
 const bin = path.resolve("dist/bin.js")
 const packageVersion = JSON.parse(fs.readFileSync("package.json", "utf8")).version
@@ -330,4 +332,35 @@ describe("MCP stdio discipline", () => {
     expect(call.result.isError).toBe(true)
     expect(call.result.content).toEqual([{ type: "text", text: `File not found: ${root}/nope.txt` }])
   })
+})
+
+describe("MCP content of read_many attachments", () => {
+  it.effect("each attachment is named by the file it came from, also when an earlier one was dropped for the budget", () =>
+    Effect.gen(function*() {
+      // A PDF too big for the call's attachment budget (a long comment after its header), read before the ones that fit.
+      const header = PDF.indexOf(0x0a) + 1
+      const big = Buffer.concat([PDF.subarray(0, header), Buffer.from(`%${"x".repeat(4096)}\n`), PDF.subarray(header)])
+      writeTree(root, { "big.pdf": big })
+      const result = yield* ReadMany.readMany({
+        files: [{ filePath: "pixel.png" }, { filePath: "big.pdf" }, { filePath: "doc.pdf" }]
+      }).pipe(
+        Effect.provideService(ReadMany.ReadManyLimits, {
+          maxFiles: 20,
+          maxBytes: 50 * 1024,
+          concurrency: 2,
+          globMaxEntries: 10_000,
+          maxAttachmentBytes: 4096
+        })
+      )
+      expect(result.output).toContain("(Not attached: the attachments of this call passed 4096 bytes.")
+      expect(result.files.map((file) => file.attachmentIndexes)).toEqual([[0], undefined, [1]])
+      const content = McpServer.successResult(result, {}).content
+      expect(content.slice(1)).toEqual([
+        { type: "image", data: PNG.toString("base64"), mimeType: "image/png" },
+        {
+          type: "resource",
+          resource: { uri: pathToFileURL(`${root}/doc.pdf`).href, mimeType: "application/pdf", blob: PDF.toString("base64") }
+        }
+      ])
+    }).pipe(Effect.provide(nodeLayer(root))))
 })
