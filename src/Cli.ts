@@ -1,8 +1,8 @@
 /**
  * The command line:
  *
- * - `effect-read [--cwd DIR] [--offset N] [--limit N] [--column N] [--encoding NAME] [--format text|json|envelope] [--json]
- *   [--files-only] [--allow-external] <filePath>` reads once. stdout carries exactly the tool's
+ * - `effect-read [--cwd DIR] [--offset N] [--limit N] [--column N] [--encoding NAME] [--line-format hashline]
+ *   [--format text|json|envelope] [--json] [--files-only] [--allow-external] <filePath>` reads once. stdout carries exactly the tool's
  *   output, or one JSON object (`json`: the `ReadResult` or `{"error": …}`; `envelope`: seed 002's
  *   envelope). `--json` is short for `--format json`.
  * - `effect-read mcp [--cwd DIR] [--allow-external]` serves the tool over MCP on stdio.
@@ -121,6 +121,10 @@ const command = Command.make(
       Options.withDescription("Decode text in this encoding (e.g. shift_jis, windows-1252) instead of detecting it"),
       Options.optional
     ),
+    lineFormat: Options.choice("line-format", ["hashline"]).pipe(
+      Options.withDescription("hashline: a ¶PATH#TAG first line and N:text lines, for edit tools that take anchors"),
+      Options.optional
+    ),
     format: Options.choice("format", ["text", "json", "envelope"]).pipe(
       Options.withDescription(
         "text: the tool output (default); json: the ReadResult or {\"error\": …}; envelope: the standard envelope"
@@ -148,7 +152,8 @@ const command = Command.make(
         ...Option.match(args.offset, { onNone: () => ({}), onSome: (offset) => ({ offset }) }),
         ...Option.match(args.limit, { onNone: () => ({}), onSome: (limit) => ({ limit }) }),
         ...Option.match(args.column, { onNone: () => ({}), onSome: (column) => ({ column }) }),
-        ...Option.match(args.encoding, { onNone: () => ({}), onSome: (encoding) => ({ encoding }) })
+        ...Option.match(args.encoding, { onNone: () => ({}), onSome: (encoding) => ({ encoding }) }),
+        ...Option.match(args.lineFormat, { onNone: () => ({}), onSome: (lineFormat) => ({ lineFormat }) })
       }
       const services = sessionLayer(root, {
         allowExternal: args.allowExternal,

@@ -9,6 +9,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { readFileSync } from "node:fs"
 import { homedir } from "node:os"
+import * as Anchors from "./Anchors.js"
 import { FileTime } from "./FileTime.js"
 import { withPatientFileSystem } from "./internal/descriptors.js"
 import { readLocal, readScheme } from "./internal/dispatch.js"
@@ -88,6 +89,10 @@ export const ReadParams = Schema.Struct({
     description:
       "Text files only: decode the file in this encoding instead of the detected one (e.g. \"shift_jis\", \"windows-1252\", \"iso-2022-jp\", \"cp949\"). Only when the detected encoding (shown when it is not UTF-8) is wrong."
   }),
+  lineFormat: Schema.optionalWith(Schema.Literal("hashline"), { exact: true }).annotations({
+    description:
+      "Only when your edit tool takes ¶ anchors: \"hashline\" shows an editable text file as a first line ¶PATH#TAG (TAG names this version of the whole file) and lines as N:text. Read-only sources (archive members, databases, web pages) and :raw are shown as usual and say why."
+  }),
   view: Schema.optionalWith(Schema.Literal("list", "tree"), { exact: true }).annotations({
     description:
       "Directories only: \"list\" (default) names every entry; \"tree\" shows two levels with sizes and ages, at most 12 entries per sub-directory, skipping .gitignored files, node_modules, .git and build output. Same as the :tree path selector."
@@ -132,6 +137,8 @@ export const read: (
   const result = yield* resolved._tag === "Scheme"
     ? readScheme(resolved, params, home)
     : readLocal(params.filePath, params, home)
+  // A hashline read says why it has no anchor; it is never a stub (a stub carries no anchor).
+  if (params.lineFormat === "hashline") return Anchors.explainOmitted(result)
   // With a session memory (off by default), held lines of an unchanged file are a short stub.
   return yield* SessionMemory.apply(params, result)
 }, withPatientFileSystem)

@@ -120,6 +120,7 @@ export const fairShares = (needs: ReadonlyArray<number>, budget: number): Array<
 }
 
 const NUMBERED = /^(\d+): /
+const HASHLINE = /^(\d+):/
 
 interface Cut {
   readonly output: string
@@ -150,7 +151,8 @@ const cutBlock = (result: ReadResult, request: Read.ReadParams, allowance: numbe
   const start = metadata.startLine ?? 1
   let continueWith: Continuation
   if (metadata.kind === "text") {
-    const numbered = kept.map((line) => NUMBERED.exec(line)).filter((match) => match !== null)
+    const pattern = metadata.lineFormat === "hashline" ? HASHLINE : NUMBERED
+    const numbered = kept.map((line) => pattern.exec(line)).filter((match) => match !== null)
     const last = numbered.length === 0 ? undefined : Number(numbered[numbered.length - 1]![1])
     const offset = last === undefined ? start : last + 1
     const end = metadata.endLine

@@ -80,7 +80,13 @@ export const ReadMetadata = Schema.Struct({
     added: Schema.optional(Schema.Number),
     outsideRemoved: Schema.optional(Schema.Number),
     outsideAdded: Schema.optional(Schema.Number)
-  }))
+  })),
+  /** `lineFormat: "hashline"` was applied: lines are `N:text`. */
+  lineFormat: Schema.optional(Schema.Literal("hashline")),
+  /** Hashline reads: the `¶PATH#TAG` header the lines were shown under (an Edit names it). */
+  anchor: Schema.optional(Schema.String),
+  /** Hashline was asked for and no anchor given: why (read-only source, `:raw`, a file over 4 MiB …). */
+  anchorOmitted: Schema.optional(Schema.String)
 })
 export type ReadMetadata = typeof ReadMetadata.Type
 

@@ -9,6 +9,7 @@
  * for the server), `effect-read/MemoryFileSystem` (memfs), `effect-read/SqliteFileTime`
  * (`@effect/sql-sqlite-node`), `effect-read/LanguageServer`.
  */
+export * as Anchors from "./Anchors.js"
 export * as Envelope from "./Envelope.js"
 export * as FaultFileSystem from "./FaultFileSystem.js"
 export * as FileIndex from "./FileIndex.js"

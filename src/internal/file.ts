@@ -10,9 +10,12 @@ import * as Option from "effect/Option"
 import { LineIndex } from "../LineIndex.js"
 import { Progress } from "../Progress.js"
 import { BinaryFile, type FileChanged, InvalidMedia, MediaTooLarge, type ReadFailed } from "../ReadError.js"
-import { endedEarly, type Target } from "./access.js"
+import { Workspace } from "../Workspace.js"
+import { endedEarly, readAllFrom, type Target } from "./access.js"
+import { AnchorStore, anchorPath } from "./anchorStore.js"
 import { binaryExtensions, binarySignature, SAMPLE_BYTES } from "./core/binary.js"
 import { type Codec, type Detection, detect, detectionFor, firstTelling, LOOKAHEAD_BYTES } from "./core/encoding.js"
+import { anchorHeader, HASHLINE_MAX_BYTES, linesOf, tagOf } from "./core/hashline.js"
 import { COUNT_AHEAD_BYTES, LinePager, MAX_LINE_LENGTH, pastEnd } from "./core/lines.js"
 import { MAX_MEDIA_BYTES, mediaExtensions, mediaKind } from "./core/media.js"
 import { fromPlatformError } from "./platformError.js"
@@ -219,7 +222,10 @@ export const readText = Effect.fn("Read.text")(function*(request: FileSourceRequ
     }).pipe(Effect.mapError((error) => error._tag === "FileChanged" ? error : failed(error)))
 
   const finalNewline = yield* endsWithNewline(file, size, detection).pipe(Effect.mapError(failed))
-  return yield* presentText({
+  const anchor = params.lineFormat === "hashline" && !selection.raw
+    ? yield* anchorOf(file, target, size, detection)
+    : undefined
+  const result = yield* presentText({
     path: target.absolute,
     title: target.relative,
     kind: "text",
@@ -228,14 +234,49 @@ export const readText = Effect.fn("Read.text")(function*(request: FileSourceRequ
     params,
     note,
     facts: { fileSize: size, encoding: detection.codec.encoding, replaced: detection.fallback },
+    ...(anchor === undefined ? {} : { hashline: { header: anchor.header } }),
     metadata: {
       encoding: detection.codec.encoding,
       bom: detection.bomLength > 0,
       finalNewline,
-      ...facts(info)
+      ...facts(info),
+      ...(anchor?.header === undefined ? {} : { anchor: anchor.header }),
+      ...(anchor?.omitted === undefined ? {} : { anchorOmitted: anchor.omitted }),
+      ...(params.lineFormat === "hashline" && selection.raw ? { anchorOmitted: RAW_OMITTED } : {})
     }
   })
+  // The lines shown, whole, under their tag: an Edit naming this tag later finds them (Anchors.verify).
+  const { startLine, endLine } = result.metadata
+  if (anchor?.tag !== undefined && startLine !== undefined && endLine !== undefined) {
+    const store = yield* AnchorStore
+    const { sessionId } = yield* Workspace
+    yield* store.record(sessionId, target.absolute, anchor.tag, startLine, anchor.lines.slice(startLine - 1, endLine))
+  }
+  return result
 })
+
+const RAW_OMITTED = ":raw shows lines as they are: no line numbers, no anchor"
+
+/**
+ * The hashline header of a file: its whole text (at most `HASHLINE_MAX_BYTES`), read from the
+ * checked descriptor, hashed. The path is relative to the working directory (POSIX separators)
+ * when inside it, else absolute.
+ */
+const anchorOf = (file: FileSystem.File, target: Target, size: number, detection: Text) =>
+  Effect.gen(function*() {
+    if (size > HASHLINE_MAX_BYTES) {
+      return {
+        header: undefined,
+        tag: undefined,
+        lines: [],
+        omitted: `the file is over ${HASHLINE_MAX_BYTES / 1024 / 1024} MiB: its lines are numbered, with no ¶ anchor`
+      }
+    }
+    const bytes = yield* readAllFrom(file, target, size)
+    const text = detection.codec.decode(bytes.subarray(detection.bomLength)).text
+    const tag = tagOf(text)
+    return { header: anchorHeader(yield* anchorPath(target.absolute), tag), tag, lines: linesOf(text), omitted: undefined }
+  })
 
 /** The binary refusal: what the file looks like, so the model can act on it. */
 export const refuseBinary = (facts: FileFacts) =>

@@ -54,6 +54,9 @@ export interface SourceMetadata {
   readonly url?: string
   readonly status?: number
   readonly contentType?: string
+  /** Hashline reads: the `¶PATH#TAG` header, or why the file has none. */
+  readonly anchor?: string
+  readonly anchorOmitted?: string
 }
 
 export interface PresentOptions<E, R> {
@@ -69,6 +72,8 @@ export interface PresentOptions<E, R> {
   readonly metadata: SourceMetadata
   /** Text printed before the lines (a note such as a path recovery). */
   readonly note?: string | undefined
+  /** Hashline format (editable files only): `N:text` lines under this header, if any. */
+  readonly hashline?: { readonly header: string | undefined } | undefined
 }
 
 const outOfRange = (path: string, offset: number, page: Page) => {
@@ -84,7 +89,9 @@ export const presentText = <E, R>(
 ): Effect.Effect<ReadResult, E | OffsetOutOfRange | ColumnOutOfRange, R> =>
   Effect.gen(function*() {
     const { path, selection, params } = options
-    const budget = MAX_BYTES - new TextEncoder().encode(header(path, "file") + (options.note ?? "")).length -
+    const hashline = selection.raw ? undefined : options.hashline
+    const budget = MAX_BYTES -
+      new TextEncoder().encode(header(path, "file") + (options.note ?? "") + (hashline?.header ?? "")).length -
       FOOTER_RESERVE
     const ranges = selection.ranges.length > 0
       ? selection.ranges
@@ -136,8 +143,8 @@ export const presentText = <E, R>(
     const more = lastPage.stoppedBy !== "eof" || pages.length + skipped.length < ranges.length
     const totalLines = pages.map((page) => page.totalLines).find((total) => total !== undefined)
     const body = pages.length === 1 && selection.ranges.length <= 1
-      ? renderText(path, first, options.facts, { raw: selection.raw, note: options.note })
-      : renderRanges(path, pages, options.facts, { raw: selection.raw, note: options.note, totalLines, skipped })
+      ? renderText(path, first, options.facts, { raw: selection.raw, note: options.note, hashline })
+      : renderRanges(path, pages, options.facts, { raw: selection.raw, note: options.note, hashline, totalLines, skipped })
     const linesCut = pages.reduce((sum, page) => sum + page.linesCut, 0)
     const endings = pages.reduce(
       (sum, page) => ({ lf: sum.lf + page.endings.lf, crlf: sum.crlf + page.endings.crlf, cr: sum.cr + page.endings.cr }),
@@ -161,6 +168,7 @@ export const presentText = <E, R>(
         ...(linesCut > 0 ? { linesCut } : {}),
         lineEnding: lineEndingOf(endings),
         ...(pages.some((page) => page.replaced) || options.facts.replaced ? { invalidBytesReplaced: true } : {}),
+        ...(hashline === undefined ? {} : { lineFormat: "hashline" as const }),
         ...options.metadata
       }
     }

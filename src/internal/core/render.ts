@@ -3,6 +3,7 @@
  */
 import type { Page } from "./lines.js"
 import { formatBytes } from "./format.js"
+import { hashline } from "./hashline.js"
 import { MAX_BYTES_LABEL } from "./lines.js"
 
 /** Bytes kept free in the 50 KB cap for the tags, the notices and the longest footer. */
@@ -53,15 +54,29 @@ export interface RenderOptions {
   readonly raw?: boolean | undefined
   /** A line printed before the content (e.g. how a path was recovered). */
   readonly note?: string | undefined
+  /** Hashline format: `N:text` lines under this `¶PATH#TAG` header (none when the file has no tag). */
+  readonly hashline?: { readonly header: string | undefined } | undefined
 }
 
 const lead = (options: RenderOptions): Array<string> => options.note === undefined ? [] : [options.note]
+
+/** A page's lines as the options ask: raw, hashline `N:text`, or opencode's `N: text`. */
+const linesOf = (page: Page, options: RenderOptions): ReadonlyArray<string> =>
+  options.raw
+    ? page.lines
+    : options.hashline !== undefined
+    ? page.lines.map((line, i) => hashline(page.offset + i, line))
+    : page.rendered
+
+const anchorOf = (options: RenderOptions): Array<string> =>
+  options.hashline?.header === undefined || options.raw ? [] : [options.hashline.header]
 
 export const renderText = (path: string, page: Page, facts: TextFacts, options: RenderOptions = {}): string =>
   [
     ...lead(options),
     header(path, "file"),
-    ...(options.raw ? page.lines : page.rendered),
+    ...anchorOf(options),
+    ...linesOf(page, options),
     "",
     ...notices(page, facts),
     textFooter(page, facts),
@@ -78,7 +93,7 @@ export const renderRanges = (
   const body: Array<string> = []
   pages.forEach((page, i) => {
     if (i > 0) body.push("…")
-    body.push(...(options.raw ? page.lines : page.rendered))
+    body.push(...linesOf(page, options))
   })
   const spans = pages.filter((page) => page.lines.length > 0).map((page) =>
     `${page.offset}-${page.offset + page.lines.length - 1}`
@@ -91,6 +106,7 @@ export const renderRanges = (
   return [
     ...lead(options),
     header(path, "file"),
+    ...anchorOf(options),
     ...body,
     "",
     ...pages.flatMap((page) => notices(page, facts)).filter((notice, i, all) => all.indexOf(notice) === i),

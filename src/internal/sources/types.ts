@@ -19,6 +19,8 @@ export interface Params {
   readonly column?: number | undefined
   /** Decode text in this encoding instead of detecting it. */
   readonly encoding?: string | undefined
+  /** `"hashline"`: editable text as `N:text` under a `¶PATH#TAG` header (see `Anchors`). */
+  readonly lineFormat?: "hashline" | undefined
 }
 
 /** The services a source may use: the ones every `read` has. */
