@@ -11,6 +11,7 @@ import { readFileSync } from "node:fs"
 import { homedir } from "node:os"
 import * as Anchors from "./Anchors.js"
 import { FileTime } from "./FileTime.js"
+import * as Instructions from "./Instructions.js"
 import { withPatientFileSystem } from "./internal/descriptors.js"
 import { readLocal, readScheme } from "./internal/dispatch.js"
 import { encodingExamples, encodingExists } from "./internal/core/encoding.js"
@@ -138,9 +139,12 @@ export const read: (
     ? readScheme(resolved, params, home)
     : readLocal(params.filePath, params, home)
   // A hashline read says why it has no anchor; it is never a stub (a stub carries no anchor).
-  if (params.lineFormat === "hashline") return Anchors.explainOmitted(result)
   // With a session memory (off by default), held lines of an unchanged file are a short stub.
-  return yield* SessionMemory.apply(params, result)
+  const shown = params.lineFormat === "hashline"
+    ? Anchors.explainOmitted(result)
+    : yield* SessionMemory.apply(params, result)
+  // Nearby instructions (off by default): AGENTS.md files this session was not shown, once.
+  return yield* Instructions.append(shown)
 }, withPatientFileSystem)
 
 /** The services `read` needs; every one is swappable by layer. */

@@ -86,7 +86,9 @@ export const ReadMetadata = Schema.Struct({
   /** Hashline reads: the `¶PATH#TAG` header the lines were shown under (an Edit names it). */
   anchor: Schema.optional(Schema.String),
   /** Hashline was asked for and no anchor given: why (read-only source, `:raw`, a file over 4 MiB …). */
-  anchorOmitted: Schema.optional(Schema.String)
+  anchorOmitted: Schema.optional(Schema.String),
+  /** Nearby instructions appended (a `<system-reminder>` after the output): their absolute paths. */
+  loaded: Schema.optional(Schema.Array(Schema.String))
 })
 export type ReadMetadata = typeof ReadMetadata.Type
 
