@@ -312,8 +312,12 @@ export const readMany: (
     let block = result.output
     let continueWith: Continuation | undefined
     if (needs[i]! > shares[i]!) {
-      const cut = cutBlock(result, request, Math.max(0, shares[i]! - CUT_RESERVE))
-      block = cut.output
+      // Nearby instructions are kept whole after the cut: they count as shown once appended.
+      const at = result.output.indexOf("\n\n<system-reminder>\n")
+      const reminder = at === -1 ? "" : result.output.slice(at)
+      const page = at === -1 ? result : { ...result, output: result.output.slice(0, at) }
+      const cut = cutBlock(page, request, Math.max(0, shares[i]! - CUT_RESERVE - Buffer.byteLength(reminder)))
+      block = cut.output + reminder
       continueWith = cut.continueWith
       cuts.push(`${request.filePath} (${describeContinuation(cut.continueWith)})`)
     }

@@ -201,4 +201,18 @@ describe("nearby instructions", () => {
       )
       expect(result.output.split("Instructions from: ").length - 1).toBe(3)
     }))
+
+  it.effect("read_many: a block its budget cuts keeps its instructions whole", () =>
+    Effect.gen(function*() {
+      const root = project({ ...tree, "sub/deep/big.ts": "export const line = 1\n".repeat(2000) })
+      const result = yield* ReadMany.readMany({ files: [{ filePath: "sub/deep/big.ts" }, { filePath: "other/h.ts" }] }).pipe(
+        Effect.provideService(ReadMany.ReadManyLimits, { ...ReadMany.ReadManyLimits.defaultValue(), maxBytes: 4096 }),
+        Effect.provide(layerIn(root))
+      )
+      expect(result.files[0]!.continueWith).toBeDefined()
+      // The two are read in parallel: which of them shows the root's file is not fixed.
+      expect(result.files[0]!.metadata!.loaded).toContain(`${root}/sub/deep/CLAUDE.md`)
+      expect(result.output.split("Instructions from: ").length - 1).toBe(3)
+      expect(result.output).toContain(`Instructions from: ${root}/sub/deep/CLAUDE.md\nDeep rules.\n</system-reminder>`)
+    }))
 })
