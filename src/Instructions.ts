@@ -53,6 +53,8 @@ export interface InstructionsShape {
   readonly skip: ReadonlySet<string>
   /** What was shown per session (path → content hash) when no session memory remembers it. */
   readonly shown: Map<string, Map<string, string>>
+  /** Content hashes of instruction files by size and mtime: a held one is skipped with a `stat`. */
+  readonly hashes: Map<string, { readonly version: string; readonly hash: string }>
   /** One read at a time decides what to append: `read_many`'s parallel reads show a file once. */
   readonly lock: Effect.Semaphore
 }
@@ -72,6 +74,7 @@ export const make = (options: Options = {}): InstructionsShape => ({
   maxBytes: options.maxBytes ?? defaults.maxBytes,
   skip: new Set(options.skip ?? []),
   shown: new Map(),
+  hashes: new Map(),
   lock: Effect.unsafeMakeSemaphore(1)
 })
 
@@ -105,6 +108,9 @@ const lineCount = (text: string): number => {
   return lines[lines.length - 1] === "" ? lines.length - 1 : lines.length
 }
 
+/** Instruction files whose hash is kept (then the cache starts over). */
+const MAX_HASHES = 1_000
+
 /** Bytes of an instruction file read (and hashed to tell versions apart); a bigger one is cut anyway. */
 const HEAD_BYTES = 1024 * 1024
 
@@ -123,17 +129,15 @@ const candidatesFor = (absolute: string, settings: InstructionsShape) =>
     const path = yield* Path.Path
     const workspace = yield* Workspace
     const root = path.resolve(workspace.worktree)
-    const found: Array<string> = []
+    const found: Array<{ readonly path: string; readonly version: string }> = []
     let directory = path.dirname(absolute)
     for (let i = 0; i < settings.maxDirectories && within(path, root, directory); i++) {
       for (const name of settings.names) {
         const candidate = path.join(directory, name)
-        const isFile = yield* fs.stat(candidate).pipe(
-          Effect.map((info) => info.type === "File"),
-          Effect.orElseSucceed(() => false)
-        )
-        if (isFile) {
-          found.push(candidate)
+        const info = yield* fs.stat(candidate).pipe(Effect.option)
+        if (info._tag === "Some" && info.value.type === "File") {
+          const mtime = info.value.mtime._tag === "Some" ? info.value.mtime.value.getTime() : undefined
+          found.push({ path: candidate, version: `${info.value.size}:${mtime}` })
           break
         }
       }
@@ -173,8 +177,14 @@ const appendTo = (result: ReadResult, settings: InstructionsShape) =>
     const blocks: Array<string> = []
     const loaded: Array<string> = []
     let budget = settings.maxBytes
-    for (const candidate of yield* candidatesFor(absolute, settings)) {
+    const isHeld = (candidate: string, hash: string) =>
+      memory.enabled
+        ? Effect.map(memory.held(workspace.sessionId, candidate), (held) => held.some((seen) => seen.hash === hash))
+        : Effect.succeed(own.get(candidate) === hash)
+    for (const { path: candidate, version } of yield* candidatesFor(absolute, settings)) {
       if (candidate === absolute || settings.skip.has(candidate)) continue
+      const known = settings.hashes.get(candidate)
+      if (known?.version === version && (yield* isHeld(candidate, known.hash))) continue
       const target = targetOf(path, workspace.worktree, candidate)
       const real = yield* realPathOfNearest(candidate)
       if (!within(path, realRoot, real) && !within(path, root, real)) continue
@@ -183,10 +193,9 @@ const appendTo = (result: ReadResult, settings: InstructionsShape) =>
       const bytes = yield* readHead({ ...target, real }).pipe(Effect.option)
       if (bytes._tag === "None") continue
       const hash = createHash("sha256").update(bytes.value.head).digest("hex")
-      const held = memory.enabled
-        ? (yield* memory.held(workspace.sessionId, candidate)).some((seen) => seen.hash === hash)
-        : own.get(candidate) === hash
-      if (held) continue
+      if (settings.hashes.size >= MAX_HASHES) settings.hashes.clear()
+      settings.hashes.set(candidate, { version, hash })
+      if (yield* isHeld(candidate, hash)) continue
       const size = bytes.value.size
       const shownBytes = Math.min(size, settings.maxBytesPerFile)
       // Past this read's budget: left for a later read (not marked as shown).
