@@ -243,7 +243,8 @@ export const verify: (
 
 /** Why a read asked for hashline has no anchor, by what it read. */
 const omittedReasons: Record<ReadResult["metadata"]["kind"], string> = {
-  text: ":raw shows lines as they are: no line numbers, no anchor",
+  // Text files give their own reason (`:raw`, over 4 MiB); other text comes from no editable file.
+  text: "this text is not the lines of an editable file",
   directory: "a directory listing has no lines to edit",
   image: "an image has no lines to edit",
   pdf: "a PDF has no lines to edit",
