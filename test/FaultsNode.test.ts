@@ -42,10 +42,16 @@ const repo = process.cwd()
 const isRoot = process.getuid?.() === 0
 const NOBODY = 65534
 
-/** May this process start a child as another user (root with CAP_SETUID)? */
+/**
+ * May this process start a child as another user (root with CAP_SETUID), and can that user load
+ * the repository's packages? Not when the clone sits in a private directory (`mktemp -d`, mode 700).
+ */
 const canDropPrivileges = isRoot &&
-  spawnSync(process.execPath, ["-e", "process.exit(process.getuid() === 65534 ? 0 : 1)"], { uid: NOBODY, gid: NOBODY })
-      .status === 0
+  spawnSync(process.execPath, [
+    "-e",
+    `try { require("node:fs").accessSync(${JSON.stringify(`${repo}/node_modules/effect/package.json`)}) } catch { process.exit(1) }
+    process.exit(process.getuid() === 65534 ? 0 : 1)`
+  ], { uid: NOBODY, gid: NOBODY }).status === 0
 
 /** A temp directory another user may work in (the child that dropped privileges). */
 const sharedTempDir = (prefix: string) => {
