@@ -28,7 +28,7 @@ const src = path.join(root, "src")
 
 /**
  * Loaded lazily (dynamic `import()` or `createRequire`) by the sources that need them. A package a
- * module imports statically (linkedom, turndown for web pages) is bundled instead: left outside,
+ * module imports statically (htmlparser2 and Readability for web pages) is bundled instead: left outside,
  * its import would run at every start.
  */
 export const external = [
@@ -61,11 +61,11 @@ const importMetaUrl = {
 
 /**
  * Optional packages that bundled code asks for inside a try, at load: `debug` (under file-type)
- * asks for `supports-color` to colour DEBUG output, linkedom for `canvas`. Neither is a dependency;
- * in the bundle each is a module that fails as a missing package does, so the callers take the
+ * asks for `supports-color` to colour DEBUG output. It is not a dependency;
+ * in the bundle it is a module that fails as a missing package does, so the callers take the
  * same fallback without a lookup on disk at every start.
  */
-const optionalAbsent = ["supports-color", "canvas"]
+const optionalAbsent = ["supports-color"]
 const absent = {
   name: "optional-absent",
   setup(build) {

@@ -39,6 +39,8 @@ const PURE_BESIDE_SOURCES = [
   "sources/document/xlsx.ts",
   "sources/document/xml.ts",
   "sources/document/zip.ts",
+  "sources/html/markdown.ts",
+  "sources/html/parse.ts",
   "sources/web/address.ts",
   "sources/web/html.ts"
 ]

@@ -51,7 +51,7 @@ one it was and how to continue reading from the next line.</p>
 <footer><p>Copyright 2026 Example Corp. All rights reserved.</p><a href="/privacy">Privacy policy</a></footer>
 </body></html>`
 
-/** Markup turndown alone renders poorly: tables, <pre> without <code>, loose lists, permalinks. */
+/** Markup a plain HTML-to-markdown pass renders poorly: tables, <pre> without <code>, loose lists, permalinks. */
 const FEATURES = `<html><head><title>Features</title></head><body><article>
 <table><tr><td><a href="/prev">Prev</a></td><td><a href="/next">Next</a></td></tr></table>
 <h2 id="options">Options<a class="headerlink" href="#options">¶</a></h2>
@@ -63,7 +63,7 @@ int main(void) {
 }
 </pre>
 <ul><li><p>first item</p></li><li><p>second item</p></li></ul>
-<p>The list above has two items, each written as a paragraph, which turndown would separate by blank lines.</p>
+<p>The list above has two items, each written as a paragraph, which a plain conversion would separate by blank lines.</p>
 </article></body></html>`
 
 const LINES = Array.from({ length: 300 }, (_, i) => `line ${i + 1}`).join("\n") + "\n"

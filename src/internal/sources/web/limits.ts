@@ -1,6 +1,6 @@
 /**
  * The bounds of fetching a web page, in a module of their own: `Read` re-exports them without
- * loading the web source (linkedom, Readability, turndown) on start.
+ * loading the web source (htmlparser2, Readability, our markdown writer) on start.
  */
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
