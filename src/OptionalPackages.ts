@@ -1,13 +1,16 @@
 /**
  * The optional packages some sources need, loaded on first use: sharp (decoding and fitting
- * images), pdfjs-dist (PDF text), mammoth (.docx), exceljs (.xlsx). The default install has none
- * of them; `read` works without them and says what to install when a file needs one.
+ * images), pdfjs-dist (PDF text), mammoth (.docx), exceljs (.xlsx), better-sqlite3 (SQLite
+ * databases). The default install has none of them; `read` works without them and says what to
+ * install when a file needs one (`MissingPackage`), or does what it can without (an image or a
+ * PDF is still attached).
  *
  * `OptionalPackages` is a `Context.Reference`: the default loads each package with `import()`;
  * `layerWithout(names)` makes the named ones missing (for tests, or a host that must not load
  * native code), exactly as if they were not installed.
  */
 import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 
 /**
@@ -16,13 +19,22 @@ import * as Layer from "effect/Layer"
  */
 export interface Modules {
   readonly sharp: { readonly default: unknown }
+  readonly "pdfjs-dist": { readonly getDocument: unknown }
+  readonly mammoth: { readonly default: unknown }
+  readonly exceljs: { readonly default: unknown }
+  /** The driver's constructor, and where it is (the query process loads it from there). */
+  readonly "better-sqlite3": { readonly default: unknown; readonly path: string }
 }
 
 export type PackageName = keyof Modules
 
 /** What each package is for, as the model and the user read it. */
 export const purposes: Readonly<Record<PackageName, string>> = {
-  sharp: "decoding, checking and resizing images"
+  sharp: "decoding, checking and resizing images",
+  "pdfjs-dist": "extracting the text of a PDF",
+  mammoth: "converting a .docx document to text",
+  exceljs: "converting an .xlsx workbook to text",
+  "better-sqlite3": "reading a SQLite database"
 }
 
 /** A package is not installed (or `layerWithout` made it missing). */
@@ -37,7 +49,11 @@ export interface OptionalPackagesShape {
 }
 
 const importers: { readonly [K in PackageName]: () => Promise<Modules[K]> } = {
-  sharp: () => import("sharp")
+  sharp: () => import("sharp"),
+  "pdfjs-dist": () => import("pdfjs-dist/legacy/build/pdf.mjs"),
+  mammoth: () => import("mammoth"),
+  exceljs: () => import("exceljs"),
+  "better-sqlite3": () => import("./internal/sources/database/driver.js").then((driver) => driver.loadDriver())
 }
 
 const notFound = (error: unknown): boolean => {
@@ -73,3 +89,16 @@ export const layerWithout = (names: ReadonlyArray<PackageName>): Layer.Layer<nev
   Layer.succeed(OptionalPackages, {
     load: (name) => names.includes(name) ? Promise.reject(new PackageNotInstalled(name)) : shared.load(name)
   })
+
+/**
+ * The package's module, or `undefined` when it is not installed (any other failure to load it is
+ * a defect: a broken install is not a missing one).
+ */
+export const loadOptional = <K extends PackageName>(name: K): Effect.Effect<Modules[K] | undefined> =>
+  Effect.flatMap(OptionalPackages, (packages) =>
+    Effect.promise(() =>
+      packages.load(name).then((module) => module as Modules[K] | undefined, (error: unknown) => {
+        if (error instanceof PackageNotInstalled) return undefined
+        throw error
+      })
+    ))

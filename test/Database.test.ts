@@ -10,6 +10,7 @@ import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import * as nodePath from "node:path"
+import * as OptionalPackages from "../src/OptionalPackages.js"
 import { read, type ReadParams } from "../src/Read.js"
 import type { ReadError } from "../src/ReadError.js"
 import {
@@ -503,6 +504,20 @@ lines" (x); CREATE TABLE "My" (k TEXT PRIMARY KEY); INSERT INTO "My" VALUES ('a:
       const line = yield* readDb("notes.db:2")
       expect(line.output).toContain("<content>\n2: world\n")
       expect((yield* failure("notes.db:users"))._tag).toBe("FileNotFound")
+    }))
+
+  it.effect("without the driver (better-sqlite3) a SQLite file is MissingPackage; a .db that is text still reads", () =>
+    Effect.gen(function*() {
+      const without = OptionalPackages.layerWithout(["better-sqlite3"])
+      const missing = `Cannot read ${root}/app.db: reading a SQLite database needs the optional package better-sqlite3, which is not installed. Install it with: npm install better-sqlite3`
+      for (const filePath of ["app.db", "app.db:users", "app.db?q=SELECT 1"]) {
+        const error = yield* failure(filePath).pipe(Effect.provide(without))
+        expect(error).toMatchObject({ _tag: "MissingPackage", package: "better-sqlite3" })
+        expect(error.message).toBe(missing)
+      }
+      const text = yield* readDb("notes.db").pipe(Effect.provide(without))
+      expect(text.metadata.kind).toBe("text")
+      expect(yield* output("app.db:users:1")).toContain("<type>database</type>")
     }))
 })
 

@@ -11,6 +11,7 @@ import ExcelJS from "exceljs"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import * as zlib from "node:zlib"
+import * as OptionalPackages from "../src/OptionalPackages.js"
 import { read, type ReadParams } from "../src/Read.js"
 import { nodeLayer, tempDir, writeTree } from "./support.js"
 import { crc32 } from "./zipFixtures.js"
@@ -871,5 +872,46 @@ describe("paging converted text", () => {
         offset = next
       }
       expect(seen).toEqual(expected)
+    }))
+})
+
+describe("documents without their optional packages", () => {
+  it.effect("without pdfjs-dist a page selector still attaches the PDF, saying its text needs pdfjs-dist; a plain read is unchanged", () =>
+    Effect.gen(function*() {
+      const root = project({ "report.pdf": REPORT })
+      const without = OptionalPackages.layerWithout(["pdfjs-dist"])
+      const result = yield* readIn(root, { filePath: "report.pdf:pages=2-3" }).pipe(Effect.provide(without))
+      expect(result.output).toBe(
+        "PDF read successfully (attached as a file: its text was not extracted, since that needs the optional package pdfjs-dist, which is not installed; npm install pdfjs-dist adds it)"
+      )
+      expect(result.attachments).toHaveLength(1)
+      expect(result.attachments![0]!.url).toBe(`data:application/pdf;base64,${REPORT.toString("base64")}`)
+      expect(result.metadata).toMatchObject({ kind: "pdf", mime: "application/pdf", size: REPORT.length })
+      expect((yield* readIn(root, { filePath: "report.pdf" }).pipe(Effect.provide(without))).output).toBe("PDF read successfully")
+      // With pdfjs-dist (the default) the same read is the pages' text.
+      expect((yield* readIn(root, { filePath: "report.pdf:pages=2-3" })).output).toContain("--- page 2 ---")
+    }))
+
+  it.effect("without mammoth a .docx is MissingPackage, naming the package, its purpose and the command", () =>
+    Effect.gen(function*() {
+      const root = project({ "a.docx": makeDocx(DOCX_BODY) })
+      const error = yield* failIn(root, { filePath: "a.docx" }).pipe(Effect.provide(OptionalPackages.layerWithout(["mammoth"])))
+      expect(error).toMatchObject({ _tag: "MissingPackage", package: "mammoth" })
+      expect(error.message).toBe(
+        `Cannot read ${nodePath.join(root, "a.docx")}: converting a .docx document to text needs the optional package mammoth, which is not installed. Install it with: npm install mammoth`
+      )
+    }))
+
+  it.effect("without exceljs an .xlsx is MissingPackage; the formats we convert ourselves still read", () =>
+    Effect.gen(function*() {
+      const xlsx = yield* Effect.promise(() => makeXlsx((workbook) => void workbook.addWorksheet("Data").addRow(["a", 1])))
+      const root = project({ "b.xlsx": xlsx, "book.epub": makeEpub(), "a.docx": makeDocx(DOCX_BODY) })
+      const without = OptionalPackages.layerWithout(["exceljs", "mammoth", "pdfjs-dist", "sharp", "better-sqlite3"])
+      const error = yield* failIn(root, { filePath: "b.xlsx" }).pipe(Effect.provide(without))
+      expect(error.message).toBe(
+        `Cannot read ${nodePath.join(root, "b.xlsx")}: converting an .xlsx workbook to text needs the optional package exceljs, which is not installed. Install it with: npm install exceljs`
+      )
+      const epub = yield* readIn(root, { filePath: "book.epub" }).pipe(Effect.provide(without))
+      expect(epub.output).toBe(whole(nodePath.join(root, "book.epub"), EPUB_TEXT.join("\n")))
     }))
 })

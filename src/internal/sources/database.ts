@@ -20,7 +20,8 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { statSync } from "node:fs"
 import type { ReadResult } from "../../ReadResult.js"
-import { DatabaseError, formatBytes, InvalidParams } from "../../ReadError.js"
+import { loadOptional, purposes } from "../../OptionalPackages.js"
+import { DatabaseError, formatBytes, InvalidParams, MissingPackage } from "../../ReadError.js"
 import { openChecked, readChecked, whileUnchanged } from "../access.js"
 import { readHead } from "../bytes.js"
 import { isSqliteHeader } from "../containers.js"
@@ -152,6 +153,10 @@ const query = Effect.fnUntraced(function*(request: ContainerRequest) {
     return yield* fail(
       `${absolute} is not a SQLite database (it does not start with the SQLite header); read it without ':${inner}'`
     )
+  }
+  // The header says SQLite: only now is the driver (a native module, optional) needed.
+  if ((yield* loadOptional("better-sqlite3")) === undefined) {
+    return yield* new MissingPackage({ path: absolute, package: "better-sqlite3", purpose: purposes["better-sqlite3"] })
   }
 
   const size = Number(info.size)

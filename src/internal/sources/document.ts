@@ -12,19 +12,27 @@
  * Files over `MAX_DOCUMENT_BYTES` (50 MB) are refused; zip-based formats may unpack to at most
  * `MAX_UNPACKED_BYTES` (100 MB). Every failure is a typed `ConversionFailed` (or
  * `InvalidSelector` for a page past the end).
+ *
+ * PDF, .docx and .xlsx need optional packages (pdfjs-dist, mammoth, exceljs). Without mammoth or
+ * exceljs the read is `MissingPackage`; without pdfjs-dist a PDF is attached as a file (as a
+ * plain read attaches it, within the same size cap) with a note saying its text needs pdfjs-dist.
  */
 import * as Effect from "effect/Effect"
-import { InvalidSelector } from "../../ReadError.js"
+import type ExcelJS from "exceljs"
+import type Mammoth from "mammoth"
+import { loadOptional, type PackageName, purposes } from "../../OptionalPackages.js"
+import { InvalidSelector, MissingPackage } from "../../ReadError.js"
+import type { ReadResult } from "../../ReadResult.js"
 import { convertDocx } from "./document/docx.js"
 import { convertEpub } from "./document/epub.js"
 import { Unconvertible } from "./document/failure.js"
 import { convertOdt } from "./document/odt.js"
-import { convertPdf } from "./document/pdf.js"
+import { convertPdf, type PdfJs } from "./document/pdf.js"
 import { convertPptx } from "./document/pptx.js"
 import { convertAndPresent } from "./document/present.js"
 import type { Converted } from "./document/types.js"
 import { convertXlsx } from "./document/xlsx.js"
-import type { FileRequest } from "./types.js"
+import type { FileSourceRequest } from "./types.js"
 
 export { MAX_DOCUMENT_BYTES, MAX_UNPACKED_BYTES } from "./document/limits.js"
 
@@ -51,7 +59,15 @@ const isPdf = (bytes: Uint8Array): boolean =>
 
 const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
 
-export const readDocument = Effect.fn("Read.document")(function*(request: FileRequest) {
+/** What a plain read of the PDF shows, with why its text is not there. */
+const attachedInstead = Effect.fnUntraced(function*(request: FileSourceRequest) {
+  const result: ReadResult = yield* Effect.flatMap(Effect.promise(() => import("../file.js")), (m) => m.readMedia(request))
+  const output =
+    `${result.output} (attached as a file: its text was not extracted, since that needs the optional package pdfjs-dist, which is not installed; npm install pdfjs-dist adds it)`
+  return { ...result, output, metadata: { ...result.metadata, preview: output } } satisfies ReadResult
+})
+
+export const readDocument = Effect.fn("Read.document")(function*(request: FileSourceRequest) {
   const format = formatOf(request.target.absolute)
   const pages = request.selection.pages
   if (pages !== undefined && format !== "pdf" && format !== "pptx") {
@@ -61,15 +77,27 @@ export const readDocument = Effect.fn("Read.document")(function*(request: FileRe
         `Page selectors (:pages=N-M) apply to PDF and .pptx files only; select lines of the converted ${format} text with :N-M.`
     })
   }
+  const needed: PackageName | undefined = format === "pdf"
+    ? "pdfjs-dist"
+    : format === "docx"
+    ? "mammoth"
+    : format === "xlsx"
+    ? "exceljs"
+    : undefined
+  const module = needed === undefined ? undefined : yield* loadOptional(needed)
+  if (needed !== undefined && module === undefined) {
+    if (needed === "pdfjs-dist" && request.sniffed?.mime === "application/pdf") return yield* attachedInstead(request)
+    return yield* new MissingPackage({ path: request.target.absolute, package: needed, purpose: purposes[needed] })
+  }
   const convert = (bytes: Uint8Array, signal: AbortSignal): Promise<Converted> => {
     switch (format) {
       case "pdf":
         if (!isPdf(bytes)) return Promise.reject(new Unconvertible("not a PDF (no %PDF- header)"))
-        return convertPdf(bytes, pages, signal)
+        return convertPdf(module as PdfJs, bytes, pages, signal)
       case "docx":
-        return convertDocx(asBuffer(bytes))
+        return convertDocx((module as { readonly default: typeof Mammoth }).default, asBuffer(bytes))
       case "xlsx":
-        return convertXlsx(asBuffer(bytes))
+        return convertXlsx((module as { readonly default: typeof ExcelJS }).default, asBuffer(bytes))
       case "pptx":
         return convertPptx(asBuffer(bytes), pages)
       case "epub":

@@ -62,16 +62,28 @@ export const CONNECTION_PRAGMAS: ReadonlyArray<string> = ["query_only = ON", "tr
 
 let driver: Constructor | undefined
 
-/** Where better-sqlite3 is: resolved from `@effect/sql-sqlite-node` so the copy it was built for is used. */
+/**
+ * Where better-sqlite3 is: resolved from `@effect/sql-sqlite-node` when that is installed, so the
+ * copy it was built for is used; otherwise on its own. Throws `MODULE_NOT_FOUND` when neither is.
+ */
 export const driverPath = (): string => {
   const here = createRequire(import.meta.url)
-  return createRequire(here.resolve("@effect/sql-sqlite-node/package.json")).resolve("better-sqlite3")
+  let effectSql: string | undefined
+  try {
+    effectSql = here.resolve("@effect/sql-sqlite-node/package.json")
+  } catch {
+    effectSql = undefined
+  }
+  return effectSql === undefined ? here.resolve("better-sqlite3") : createRequire(effectSql).resolve("better-sqlite3")
 }
 
 const load = (): Constructor => {
   if (driver === undefined) driver = createRequire(import.meta.url)(driverPath()) as Constructor
   return driver
 }
+
+/** Load the driver (for `OptionalPackages`): its constructor and where it is. */
+export const loadDriver = (): { readonly default: unknown; readonly path: string } => ({ default: load(), path: driverPath() })
 
 /**
  * Open a database read-only. Every connection has `CONNECTION_PRAGMAS`, integers as `bigint`

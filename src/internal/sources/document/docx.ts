@@ -2,11 +2,13 @@
  * .docx with mammoth: Word styles become HTML (headings, lists, tables), then markdown.
  * Images are not embedded (a notice with their alt text instead); external files are never read.
  */
+import type Mammoth from "mammoth"
 import { htmlToMarkdown } from "./markdown.js"
 import type { Converted } from "./types.js"
 import { openZip } from "./zip.js"
 
-export const convertDocx = async (bytes: Buffer): Promise<Converted> => {
+/** `mammoth` is the optional package's default export, loaded by the caller. */
+export const convertDocx = async (mammoth: typeof Mammoth, bytes: Buffer): Promise<Converted> => {
   const zip = await openZip(bytes, "docx")
   try {
     // mammoth inflates with its own zip reader: prove every entry's size first.
@@ -14,7 +16,6 @@ export const convertDocx = async (bytes: Buffer): Promise<Converted> => {
   } finally {
     zip.close()
   }
-  const mammoth = (await import("mammoth")).default
   const result = await mammoth.convertToHtml(
     { buffer: bytes },
     {

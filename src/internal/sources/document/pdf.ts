@@ -12,6 +12,9 @@ import { MAX_TEXT_CHARS } from "./limits.js"
 import { tidy } from "./markdown.js"
 import type { Converted } from "./types.js"
 
+/** pdf.js's legacy build (an optional package, loaded by the caller). */
+export type PdfJs = typeof import("pdfjs-dist/legacy/build/pdf.mjs")
+
 interface TextPiece {
   readonly str: string
   readonly hasEOL: boolean
@@ -69,11 +72,11 @@ const openFailure = (error: unknown): Unconvertible => {
 }
 
 export const convertPdf = async (
+  pdfjs: PdfJs,
   bytes: Uint8Array,
   pages: LineRange | undefined,
   signal: AbortSignal
 ): Promise<Converted> => {
-  const pdfjs = await import("pdfjs-dist/legacy/build/pdf.mjs")
   const task = pdfjs.getDocument({
     // pdf.js may transfer the buffer it is given: hand it a copy.
     data: new Uint8Array(bytes),

@@ -73,7 +73,8 @@ const renderSheet = (sheet: ExcelJS.Worksheet): Array<string> => {
   return [heading, "", ...markdownTable(rows.map((row) => [...row, ...Array<string>(width - row.length).fill("")])), ...(notices.length > 0 ? ["", ...notices] : [])]
 }
 
-export const convertXlsx = async (bytes: Buffer): Promise<Converted> => {
+/** `Excel` is the optional package's default export, loaded by the caller. */
+export const convertXlsx = async (Excel: typeof ExcelJS, bytes: Buffer): Promise<Converted> => {
   const zip = await openZip(bytes, "xlsx")
   try {
     // exceljs inflates with its own zip reader: prove every entry's size first.
@@ -81,7 +82,6 @@ export const convertXlsx = async (bytes: Buffer): Promise<Converted> => {
   } finally {
     zip.close()
   }
-  const Excel = (await import("exceljs")).default
   const workbook = new Excel.Workbook()
   await workbook.xlsx.load(bytes as unknown as Parameters<typeof workbook.xlsx.load>[0])
   const sheets: Array<string> = []
