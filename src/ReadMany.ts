@@ -12,6 +12,7 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import picomatch from "picomatch"
 import { DEFAULT_LIMIT, MAX_BYTES } from "./internal/core/lines.js"
+import { deferring } from "./internal/recording.js"
 import { type IgnoreChain, ancestorChain, extendChain, isIgnored, PRUNED_ALWAYS, PRUNED_FILES, statEntries } from "./internal/walk.js"
 import * as Read from "./Read.js"
 import { InvalidParams, type ReadError } from "./ReadError.js"
@@ -125,6 +126,8 @@ const HASHLINE = /^(\d+):/
 interface Cut {
   readonly output: string
   readonly continueWith: Continuation
+  /** A text file: the last line kept (before its first shown line when none was). */
+  readonly lastShown?: number | undefined
 }
 
 /**
@@ -150,11 +153,13 @@ const cutBlock = (result: ReadResult, request: Read.ReadParams, allowance: numbe
   const metadata = result.metadata
   const start = metadata.startLine ?? 1
   let continueWith: Continuation
+  let lastShown: number | undefined
   if (metadata.kind === "text") {
     const pattern = metadata.lineFormat === "hashline" ? HASHLINE : NUMBERED
     const numbered = kept.map((line) => pattern.exec(line)).filter((match) => match !== null)
     const last = numbered.length === 0 ? undefined : Number(numbered[numbered.length - 1]![1])
     const offset = last === undefined ? start : last + 1
+    lastShown = offset - 1
     const end = metadata.endLine
     // A read that ended at its own page cap or at the end of file goes on by itself; one that
     // ended at an asked limit or range end gets that end as the continuation's limit.
@@ -179,7 +184,7 @@ const cutBlock = (result: ReadResult, request: Read.ReadParams, allowance: numbe
     // Other kinds page in their own units: the same request, made alone, shows all of it.
     continueWith = request
   }
-  return { output, continueWith }
+  return { output, continueWith, lastShown }
 }
 
 const describeContinuation = (c: Continuation): string =>
@@ -284,9 +289,12 @@ export const readMany: (
     })
   }
 
-  const outcomes = yield* Effect.forEach(requests, (request) => Effect.either(Read.read(request)), {
+  // Each read's recording (coverage, session memory) waits until its block is cut to its share.
+  const reads = yield* Effect.forEach(requests, (request) => deferring(Effect.either(Read.read(request))), {
     concurrency: limits.concurrency
   })
+  const outcomes = reads.map(([outcome]) => outcome)
+  const lastShown: Array<number | undefined> = reads.map(() => undefined)
 
   const failures = outcomes.map((outcome, i) =>
     Either.isLeft(outcome) ? failureBlock(requests[i]!.filePath, outcome.left) : undefined
@@ -319,6 +327,7 @@ export const readMany: (
       const cut = cutBlock(page, request, Math.max(0, shares[i]! - CUT_RESERVE - Buffer.byteLength(reminder)))
       block = cut.output + reminder
       continueWith = cut.continueWith
+      lastShown[i] = cut.lastShown
       cuts.push(`${request.filePath} (${describeContinuation(cut.continueWith)})`)
     }
     const attached = result.attachments ?? []
@@ -341,6 +350,11 @@ export const readMany: (
       ...(attachmentIndexes ? { attachmentIndexes } : {})
     })
   })
+
+  // Only the lines each block kept were shown.
+  for (const [i, [, recordings]] of reads.entries()) {
+    for (const record of recordings) yield* record(lastShown[i])
+  }
 
   const closing: Array<string> = []
   if (cuts.length > 0) {

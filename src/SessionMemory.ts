@@ -26,6 +26,7 @@ import { stamp } from "./FileTime.js"
 import * as Diff from "./internal/core/diff.js"
 import { detectionFor } from "./internal/core/encoding.js"
 import { cutLine, MAX_LINE_LENGTH } from "./internal/core/lines.js"
+import { clipRanges, recordOrDefer } from "./internal/recording.js"
 import type { ReadResult } from "./ReadResult.js"
 import { Workspace } from "./Workspace.js"
 
@@ -368,27 +369,34 @@ export const apply = (request: { readonly column?: number | undefined }, result:
       return stub
     }
     const last = yield* memory.lastShown(sessionId, metadata.path)
-    // A read of several ranges holds those ranges only, never the lines between them.
-    let seq = 0
-    for (const range of ranges) {
-      seq = yield* memory.remember(sessionId, metadata.path, {
-        start: range.start,
-        end: range.end,
-        hash: version.hash,
-        encoding: metadata.encoding
+    // read_many may keep fewer lines than were read: what it kept is remembered (recording.ts).
+    yield* recordOrDefer((lastShown) =>
+      Effect.gen(function*() {
+        const shown = clipRanges(ranges, lastShown)
+        if (shown.length === 0) return
+        // A read of several ranges holds those ranges only, never the lines between them.
+        let seq = 0
+        for (const range of shown) {
+          seq = yield* memory.remember(sessionId, metadata.path, {
+            start: range.start,
+            end: range.end,
+            hash: version.hash,
+            encoding: metadata.encoding
+          })
+        }
+        const lines = version.lines
+        yield* memory.keep(sessionId, metadata.path, seq, {
+          hash: version.hash,
+          encoding: metadata.encoding,
+          hashes: version.hashes,
+          lines: lines === undefined
+            ? []
+            : shown.flatMap((range) =>
+              lines.slice(range.start - 1, range.end).map((text, i) => [range.start + i, text] as const)
+            )
+        })
       })
-    }
-    const lines = version.lines
-    yield* memory.keep(sessionId, metadata.path, seq, {
-      hash: version.hash,
-      encoding: metadata.encoding,
-      hashes: version.hashes,
-      lines: lines === undefined
-        ? []
-        : ranges.flatMap((range) =>
-          lines.slice(range.start - 1, range.end).map((text, i) => [range.start + i, text] as const)
-        )
-    })
+    )
     if (last === undefined || last.hash === version.hash) return result
     return withNotice(result, changeOf(last, version, metadata.encoding, memory.limits))
   })

@@ -122,17 +122,21 @@ const cases = (name: string, make: () => Layer.Layer<FileTime.FileTime, unknown,
       withServices(make(), Effect.gen(function*() {
         const ft = yield* ledger
         const path = fresh(numbered(1_000))
-        // Line `start` shown at the file's current version (stamps record whole milliseconds).
-        const shown = (start: number) => {
-          const info = fs.statSync(path)
-          return { start, end: start, whole: false, size: info.size, mtime: Math.floor(info.mtimeMs) }
-        }
-        for (let line = 1; line <= 20; line += 2) yield* ft.read("s", path, shown(line))
+        // Line `start` shown at the file's current version, as the ledger's stamp sees it.
+        const shown = (start: number) =>
+          Effect.map(FileTime.stamp(path), (stamped) => ({
+            start,
+            end: start,
+            whole: false,
+            size: stamped.size,
+            mtime: stamped.mtime
+          }))
+        for (let line = 1; line <= 20; line += 2) yield* ft.read("s", path, yield* shown(line))
         const old = (yield* ft.coverage("s", path)).ranges
         expect(old).toHaveLength(10)
         fs.appendFileSync(path, "changed\n")
         // 260 ranges that do not touch (every other line) at the new content.
-        for (let line = 1; line <= 520; line += 2) yield* ft.read("s", path, shown(line))
+        for (let line = 1; line <= 520; line += 2) yield* ft.read("s", path, yield* shown(line))
         const coverage = yield* ft.coverage("s", path)
         expect(coverage.ranges).toHaveLength(FileTime.maxRanges)
         expect(coverage.ranges.some((range) => range.hash === old[0]!.hash)).toBe(false)

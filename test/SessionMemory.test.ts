@@ -6,6 +6,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
+import * as FileTime from "../src/FileTime.js"
 import * as Read from "../src/Read.js"
 import * as ReadMany from "../src/ReadMany.js"
 import * as SessionMemory from "../src/SessionMemory.js"
@@ -153,6 +154,36 @@ describe("SessionMemory", () => {
       expect(many.files.map((file) => file.metadata?.unchanged ?? false)).toEqual([true, false])
       expect(many.output).toContain(stub("a.txt", 1, 10))
       expect(many.output).toContain("5: line 5")
+    })))
+
+  it.effect("read_many: a block cut to its share holds and covers only the lines it kept", () =>
+    session(Effect.gen(function*() {
+      const path = abs("long.txt")
+      fs.writeFileSync(path, numbered(400))
+      const many = yield* ReadMany.readMany({ files: [{ filePath: "long.txt" }, { filePath: "b.txt" }] }).pipe(
+        Effect.provideService(ReadMany.ReadManyLimits, {
+          maxFiles: 20,
+          maxBytes: 2_000,
+          concurrency: 2,
+          globMaxEntries: 10_000,
+          maxAttachmentBytes: 1_000_000
+        })
+      )
+      const kept = many.files[0]!.continueWith!.offset! - 1
+      expect(kept).toBeGreaterThan(10)
+      expect(kept).toBeLessThan(400)
+      expect(many.output).toContain(`${kept}: line ${kept}`)
+      expect(many.output).not.toContain(`${kept + 1}: line ${kept + 1}`)
+      const ft = yield* FileTime.FileTime
+      expect(yield* ft.covers("test", path, 1, kept)).toBe(true)
+      expect(yield* ft.covers("test", path, kept + 1, kept + 1)).toBe(false)
+      // The lines the budget cut were never shown: read in full, not stubbed.
+      const beyond = yield* Read.read({ filePath: `long.txt:${kept + 1}-${kept + 5}` })
+      expect(beyond.metadata.unchanged).toBeUndefined()
+      expect(beyond.output).toContain(`${kept + 1}: line ${kept + 1}`)
+      expect((yield* Read.read({ filePath: `long.txt:1-${kept}` })).metadata.unchanged).toBe(true)
+      // The uncut member is held whole.
+      expect((yield* Read.read({ filePath: "b.txt" })).metadata.unchanged).toBe(true)
     })))
 
   it("mergeRanges and covered", () => {

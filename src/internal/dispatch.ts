@@ -26,6 +26,7 @@ import { detect } from "./core/encoding.js"
 import { refuseBinary } from "./file.js"
 import { recoverMissing } from "./notFound.js"
 import * as Permits from "./permits.js"
+import { clipRanges, recordOrDefer } from "./recording.js"
 import { fromPlatformError, isNotFound } from "./platformError.js"
 import { localMeanings, type Resolved } from "./core/resolve.js"
 import { noSelection, parseSelector, type Selection, SelectorError } from "./core/selector.js"
@@ -169,7 +170,8 @@ const readTarget = (
       (current) => readFile(registry, opened, current, request, selection, undefined, note)
     )
     const result = Option.getOrThrow(read)
-    yield* recordRead(target.absolute, shownOf(result))
+    // read_many may keep fewer lines than were read: it records what it kept (recording.ts).
+    yield* recordOrDefer((lastShown) => recordRead(target.absolute, clipShown(shownOf(result), lastShown)))
     // Sources that do not print the note themselves (media, containers) get it as a first line.
     return note === undefined || result.output.startsWith(note) ? result : { ...result, output: `${note}\n${result.output}` }
   })
@@ -205,6 +207,14 @@ const shownOf = (result: ReadResult): Shown | undefined => {
     mtime: m.mtime,
     ranges: m.ranges
   }
+}
+
+/** What was shown when a caller kept lines up to `lastShown` only. */
+const clipShown = (shown: Shown | undefined, lastShown: number | undefined): Shown | undefined => {
+  if (shown === undefined || lastShown === undefined || lastShown >= shown.end) return shown
+  if (lastShown < shown.start) return undefined
+  const ranges = shown.ranges === undefined ? undefined : clipRanges(shown.ranges, lastShown)
+  return { ...shown, end: lastShown, whole: false, ranges }
 }
 
 const recordRead = (absolute: string, shown?: Shown) =>
