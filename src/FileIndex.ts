@@ -1,13 +1,16 @@
 /**
  * Where path recovery finds the paths of a workspace: the files and directories a developer
  * sees (`.gitignore` honoured, `.git`/`node_modules`/… pruned, symlinked directories never
- * entered), handed to a visitor one at a time so that the caller keeps only what can match.
+ * entered), handed to a visitor one at a time so that the caller keeps only what can match. A
+ * caller that decides by the name alone says so (`accepts`): only entries whose name it accepts
+ * are built and visited, and the name is asked about once, not once per entry bearing it.
  *
  * - `perCall` (the default): each recovery lists anew and keeps nothing. In a git work tree the
  *   paths come from `git ls-files` (streamed; tens of milliseconds for tens of thousands of
  *   files); elsewhere, or when git is missing or fails, from a breadth-first walk.
  * - `layerCached()`: a long-lived host (the MCP server, an agent server) keeps each worktree's
- *   paths in memory, so a later miss costs milliseconds. Before each use it compares a cheap
+ *   paths in memory, grouped by name with each name folded once, so a later miss asks about
+ *   each distinct name once and costs milliseconds. Before each use it compares a cheap
  *   stamp — the worktree's own mtime and, in git, the index file's mtime and size — and lists
  *   again when it moved; past `revalidateAfter` it serves what it has and lists again in the
  *   background, so files created deep in the tree since are found by the next miss. Recovery
@@ -25,11 +28,12 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import type { Dirent } from "node:fs"
 import * as fsp from "node:fs/promises"
 import { unwrapPatient } from "./internal/descriptors.js"
 import { listGitFiles } from "./internal/gitFiles.js"
-import { compareNames } from "./internal/suggest.js"
-import { extendChain, type IgnoreChain, isIgnored, PRUNED_ALWAYS, statEntries } from "./internal/walk.js"
+import { foldKey } from "./internal/suggest.js"
+import { extendChain, type IgnoreChain, ignoreLevel, isIgnored, PRUNED_ALWAYS, statEntries } from "./internal/walk.js"
 import { Progress } from "./Progress.js"
 
 /** A file or directory of the worktree. */
@@ -56,16 +60,23 @@ export interface Scanned {
   readonly source: "git" | "walk" | "cache"
 }
 
+/**
+ * Whether entries named `name` are wanted, decided by the name alone; `folded` is its
+ * `foldKey` (folded, lower-cased: what names are compared by), computed by the index.
+ */
+export type NameFilter = (name: string, folded: string) => boolean
+
 export interface FileIndexShape {
   /**
-   * Call `visit` with each entry of `worktree` (an absolute path), in no particular order; an
-   * entry may come twice. Never fails: what cannot be listed is left out (and the result is
-   * then incomplete when it matters).
+   * Call `visit` with each entry of `worktree` (an absolute path) whose name `accepts` accepts
+   * (every entry without it), in no particular order; an entry may come twice. Never fails:
+   * what cannot be listed is left out (and the result is then incomplete when it matters).
    */
   readonly scan: (
     worktree: string,
     limits: ScanLimits,
-    visit: (entry: Entry) => void
+    visit: (entry: Entry) => void,
+    accepts?: NameFilter
   ) => Effect.Effect<Scanned, never, FileSystem.FileSystem | Path.Path>
   /** Forget what is kept for `worktree` (every worktree when omitted): a host that wrote files may say so. */
   readonly invalidate: (worktree?: string) => Effect.Effect<void>
@@ -95,73 +106,116 @@ const findGit = (worktree: string) =>
     }
   })
 
+/** Names whose answer a listing remembers: names repeat (`index.js`), and asking costs more than a lookup. */
+const REMEMBERED_NAMES = 16_384
+
+/** `accepts`, asked once per distinct name (remembering a bounded number of answers). */
+const askOnce = (accepts: NameFilter | undefined): (name: string) => boolean => {
+  if (accepts === undefined) return () => true
+  let known = new Map<string, boolean>()
+  return (name) => {
+    let answer = known.get(name)
+    if (answer === undefined) {
+      answer = accepts(name, foldKey(name))
+      if (known.size >= REMEMBERED_NAMES) known = new Map()
+      known.set(name, answer)
+    }
+    return answer
+  }
+}
+
 /**
  * Paths from `git ls-files`: files, and the directories on their way (each once per run of
- * paths sharing it: git lists paths sorted). Undefined when git failed or listed nothing (a
- * worktree inside an ignored directory): then the caller walks.
+ * paths sharing it: git lists paths sorted). The index's paths and the untracked ones come from
+ * two runs of git at once: the index's are taken while git still walks the work tree for the
+ * others. Undefined when git failed or listed nothing (a worktree inside an ignored directory):
+ * then the caller walks. Only the names `wanted` accepts become entries.
  */
-const gitScan = (worktree: string, limits: ScanLimits, visit: (entry: Entry) => void) =>
+const gitScan = (worktree: string, limits: ScanLimits, visit: (entry: Entry) => void, wanted: (name: string) => boolean) =>
   Effect.gen(function*() {
-    let previous: ReadonlyArray<string> = []
     let count = 0
     let overLimit = false
-    const listed = yield* listGitFiles(worktree, (line) => {
-      if (++count > limits.maxEntries) {
-        overLimit = true
-        return false
+    const take = () => {
+      // The previous path's directory, and its components: paths in a row share them.
+      let previousDir: string | undefined
+      let previous: ReadonlyArray<string> = []
+      let pruned = false
+      return (line: string): boolean => {
+        if (++count > limits.maxEntries) {
+          overLimit = true
+          return false
+        }
+        const slash = line.lastIndexOf("/")
+        if (slash === -1 ? previousDir !== "" : slash !== previousDir?.length || !line.startsWith(previousDir)) {
+          const dir = slash === -1 ? "" : line.slice(0, slash)
+          const parts = dir === "" ? [] : dir.split("/")
+          // Where the previous path's directories stop being this one's.
+          let shared = 0
+          while (shared < parts.length && shared < previous.length && parts[shared] === previous[shared]) shared++
+          pruned = false
+          for (let i = 0; i < parts.length; i++) {
+            const name = parts[i]!
+            if (PRUNED_ALWAYS.has(name)) {
+              pruned = true
+              break
+            }
+            if (i >= shared && wanted(name)) visit({ relative: parts.slice(0, i + 1).join("/"), name, depth: i + 1 })
+          }
+          previousDir = dir
+          previous = parts
+        }
+        if (pruned) return true
+        const name = slash === -1 ? line : line.slice(slash + 1)
+        if (!PRUNED_ALWAYS.has(name) && wanted(name)) visit({ relative: line, name, depth: previous.length + 1 })
+        return true
       }
-      const parts = line.split("/")
-      // Where the previous path's directories stop being this one's.
-      let shared = 0
-      while (shared < parts.length - 1 && shared < previous.length - 1 && parts[shared] === previous[shared]) shared++
-      previous = parts
-      for (let i = 0; i < parts.length; i++) {
-        const name = parts[i]!
-        if (PRUNED_ALWAYS.has(name)) return true
-        if (i < shared) continue
-        visit({ relative: i === parts.length - 1 ? line : parts.slice(0, i + 1).join("/"), name, depth: i + 1 })
-      }
-      return true
+    }
+    const listed = yield* Effect.all([listGitFiles(worktree, "cached", take()), listGitFiles(worktree, "others", take())], {
+      concurrency: 2
     }).pipe(Effect.timeoutOption(limits.timeout))
     if (Option.isNone(listed)) return { complete: false, source: "git" } satisfies Scanned
-    if (listed.value._tag === "Failed" || (listed.value.count === 0 && !overLimit)) return undefined
-    return { complete: !overLimit && !listed.value.stopped, source: "git" } satisfies Scanned
+    const [cached, others] = listed.value
+    if (cached._tag === "Failed" || others._tag === "Failed") return undefined
+    if (cached.count + others.count === 0 && !overLimit) return undefined
+    return { complete: !overLimit && !cached.stopped && !others.stopped, source: "git" } satisfies Scanned
   })
 
 /** Directories listed at once by the walk, and taken per round. */
 const DIRECTORY_CONCURRENCY = 8
 const DIRECTORY_BATCH = 64
 
+/** A directory the walk has still to list. */
+interface Pending {
+  readonly dir: string
+  readonly relative: string
+  readonly depth: number
+  readonly chain: IgnoreChain
+}
+
+/** Code-unit order: cheap, and the same on every OS (what a bounded walk reaches must not depend on readdir's order). */
+const byCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
+
 /**
  * Breadth-first over the worktree, one batch of directories at a time, entries sorted (so what
  * a bounded walk reaches does not depend on the OS's order). Holds the directories still to
- * list, never the names already handed to `visit`.
+ * list, never the names already handed to `visit`. On Node's own filesystem it runs on
+ * `readdir`'s entry types (`walkNode`); any other FileSystem (in memory, fault-injecting,
+ * wrapped by a host or a test) is walked through the service, a `stat` per entry.
  */
-const walkScan = (worktree: string, limits: ScanLimits, visit: (entry: Entry) => void) =>
+const walkScan = (worktree: string, limits: ScanLimits, visit: (entry: Entry) => void, wanted: (name: string) => boolean) =>
   Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    if (isNodeFileSystem(fs)) return yield* walkNode(worktree, limits, visit, wanted)
     const progress = yield* Progress
     const task = `Looking for the missing path in ${worktree}`
-    const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
-    type Pending = { readonly dir: string; readonly relative: string; readonly depth: number; readonly chain: IgnoreChain }
-    const typed = isNodeFileSystem(fs)
     const listOne = (next: Pending) =>
       Effect.gen(function*() {
-        const dirents = typed ? yield* direntsOf(next.dir) : undefined
-        const names = (dirents === undefined
-          ? [...yield* fs.readDirectory(next.dir).pipe(Effect.orElseSucceed((): ReadonlyArray<string> => []))]
-          : dirents.map((dirent) => dirent.name)).sort(compareNames)
+        const names = [...yield* fs.readDirectory(next.dir).pipe(Effect.orElseSucceed((): ReadonlyArray<string> => []))]
+          .sort(byCodeUnits)
         if (names.length > limits.maxEntries) return { next, count: names.length, chain: next.chain, listed: [] }
         const chain = yield* extendChain(next.chain, next.dir, names)
-        const kept = names.filter((n) => !PRUNED_ALWAYS.has(n))
-        const listed: ReadonlyArray<Kind> = dirents === undefined
-          ? (yield* statEntries(next.dir, kept)).map((entry) => ({
-            name: entry.name,
-            absolute: entry.absolute,
-            directory: entry.info === undefined ? undefined : entry.info.type === "Directory",
-            link: entry.link
-          }))
-          : yield* kindsOf(next.dir, kept, dirents)
+        const listed = yield* statEntries(next.dir, names.filter((n) => !PRUNED_ALWAYS.has(n)))
         return { next, count: names.length, chain, listed }
       })
     type Listing = Effect.Effect.Success<ReturnType<typeof listOne>>
@@ -179,11 +233,11 @@ const walkScan = (worktree: string, limits: ScanLimits, visit: (entry: Entry) =>
       const { chain, next } = result
       for (const entry of result.listed) {
         // A dangling link leads nowhere: nothing to resolve to or suggest.
-        if (entry.directory === undefined) continue
-        const isDirectory = entry.directory
+        if (entry.info === undefined) continue
+        const isDirectory = entry.info.type === "Directory"
         if (isIgnored(path, chain, entry.absolute, isDirectory)) continue
         const relative = next.relative === "" ? entry.name : `${next.relative}/${entry.name}`
-        visit({ relative, name: entry.name, depth: next.depth + 1 })
+        if (wanted(entry.name)) visit({ relative, name: entry.name, depth: next.depth + 1 })
         if (isDirectory && !entry.link) queue.push({ dir: entry.absolute, relative, depth: next.depth + 1, chain })
       }
       return true
@@ -214,20 +268,82 @@ const walkScan = (worktree: string, limits: ScanLimits, visit: (entry: Entry) =>
     return { complete: Option.isSome(finished) && !overLimit && queue.length === 0, source: "walk" } satisfies Scanned
   })
 
-/** An entry of a listed directory: undefined `directory` for a dangling link. */
-interface Kind {
-  readonly name: string
-  readonly absolute: string
-  readonly directory: boolean | undefined
-  /** A directory reached by a symlink: listed, never entered. */
-  readonly link: boolean
-}
+/**
+ * The walk on Node's own filesystem: the same rules as `walkScan`, in plain code over
+ * `readdir`'s entry types (a `stat` only for symlinks), so that a walk of tens of thousands of
+ * entries allocates little more than the names it lists: nothing is kept but the directories
+ * still to list, and an entry object only for a name `wanted` accepts. Directories are listed a
+ * batch at a time, each batch taken in order as soon as it is listed; interrupting (the time
+ * budget) stops it between batches, what was taken still counts.
+ */
+const walkNode = (worktree: string, limits: ScanLimits, visit: (entry: Entry) => void, wanted: (name: string) => boolean) =>
+  Effect.gen(function*() {
+    const progress = yield* Progress
+    const path = yield* Path.Path
+    const task = `Looking for the missing path in ${worktree}`
+    const queue: Array<Pending> = [{ dir: worktree, relative: "", depth: 0, chain: [] }]
+    let visited = 0
+    let overLimit = false
+    let stopped = false
+    const take = async (next: Pending, dirents: ReadonlyArray<Dirent>): Promise<boolean> => {
+      if (visited + dirents.length > limits.maxEntries) {
+        overLimit = true
+        return false
+      }
+      visited += dirents.length
+      progress.report({ task, done: visited, unit: "entries" })
+      const sorted = [...dirents].sort((a, b) => byCodeUnits(a.name, b.name))
+      let chain = next.chain
+      if (sorted.some((dirent) => dirent.name === ".gitignore")) {
+        const text = await fsp.readFile(path.join(next.dir, ".gitignore"), "utf8").catch(() => undefined)
+        const level = ignoreLevel(next.dir, text)
+        if (level !== undefined) chain = [...chain, level]
+      }
+      for (const dirent of sorted) {
+        // Interrupted while awaiting a link's stat: nothing more is visited.
+        if (stopped) return false
+        const name = dirent.name
+        if (PRUNED_ALWAYS.has(name)) continue
+        let directory = dirent.isDirectory()
+        let link = false
+        if (dirent.isSymbolicLink()) {
+          // A link to a directory is listed, never entered; a dangling one leads nowhere.
+          const info = await fsp.stat(path.join(next.dir, name)).catch(() => undefined)
+          if (info === undefined) continue
+          directory = info.isDirectory()
+          link = directory
+        }
+        if (chain.length > 0 && isIgnored(path, chain, path.join(next.dir, name), directory)) continue
+        const relative = next.relative === "" ? name : `${next.relative}/${name}`
+        if (wanted(name)) visit({ relative, name, depth: next.depth + 1 })
+        if (directory && !link) queue.push({ dir: path.join(next.dir, name), relative, depth: next.depth + 1, chain })
+      }
+      return true
+    }
+    const run = async (): Promise<boolean> => {
+      while (queue.length > 0) {
+        const batch = queue.splice(0, DIRECTORY_BATCH)
+        const listed = await Promise.all(
+          batch.map((next) => fsp.readdir(next.dir, { withFileTypes: true }).catch((): Array<Dirent> => []))
+        )
+        for (let i = 0; i < batch.length; i++) {
+          if (stopped || !(await take(batch[i]!, listed[i]!))) return false
+        }
+      }
+      return true
+    }
+    const finished = yield* Effect.async<boolean>((resume) => {
+      run().then((done) => resume(Effect.succeed(done)), () => resume(Effect.succeed(false)))
+      return Effect.sync(() => {
+        stopped = true
+      })
+    }).pipe(Effect.timeoutOption(limits.timeout))
+    return { complete: Option.getOrElse(finished, () => false) && !overLimit, source: "walk" } satisfies Scanned
+  })
 
 /**
  * Node's own filesystem (made patient by `read` or not), recognised by its `readDirectory` (a
- * module function, the same in every layer built). With it the walk takes entry types from `readdir` (d_type) instead of a `stat`
- * per entry, ten times fewer calls; any other FileSystem (in memory, fault-injecting, wrapped by
- * a host or a test) is walked through the service, a `stat` per entry.
+ * module function, the same in every layer built).
  */
 let nodeReadDirectory: FileSystem.FileSystem["readDirectory"] | undefined
 const isNodeFileSystem = (fs: FileSystem.FileSystem): boolean => {
@@ -235,43 +351,20 @@ const isNodeFileSystem = (fs: FileSystem.FileSystem): boolean => {
   return unwrapPatient(fs).readDirectory === nodeReadDirectory
 }
 
-const direntsOf = (dir: string) =>
-  Effect.tryPromise(() => fsp.readdir(dir, { withFileTypes: true })).pipe(
-    Effect.orElseSucceed((): ReadonlyArray<import("node:fs").Dirent> => [])
-  )
-
-/** Kinds from `readdir`'s types; only symlinks are stat'ed (a link to a directory is listed, not entered). */
-const kindsOf = (dir: string, names: ReadonlyArray<string>, dirents: ReadonlyArray<import("node:fs").Dirent>) =>
-  Effect.gen(function*() {
-    const path = yield* Path.Path
-    const byName = new Map(dirents.map((dirent) => [dirent.name, dirent]))
-    const links = names.filter((name) => byName.get(name)?.isSymbolicLink() === true)
-    const linked = links.length === 0 ? [] : yield* statEntries(dir, links)
-    const linkKinds = new Map(linked.map((entry) => [entry.name, entry]))
-    return names.map((name): Kind => {
-      const absolute = path.join(dir, name)
-      const link = linkKinds.get(name)
-      if (link !== undefined) {
-        const directory = link.info === undefined ? undefined : link.info.type === "Directory"
-        return { name, absolute, directory, link: directory === true }
-      }
-      return { name, absolute, directory: byName.get(name)!.isDirectory(), link: false }
-    })
-  })
-
 /** List `worktree` once: from git in a git work tree, else (or when git fails) by walking. */
-const scanOnce = (worktree: string, limits: ScanLimits, visit: (entry: Entry) => void) =>
+const scanOnce = (worktree: string, limits: ScanLimits, visit: (entry: Entry) => void, wanted: (name: string) => boolean) =>
   Effect.gen(function*() {
     if ((yield* findGit(worktree)) !== undefined) {
-      const listed = yield* gitScan(worktree, limits, visit)
+      const listed = yield* gitScan(worktree, limits, visit, wanted)
       if (listed !== undefined) return listed
     }
-    return yield* walkScan(worktree, limits, visit)
+    return yield* walkScan(worktree, limits, visit, wanted)
   })
 
 /** Lists per call, keeps nothing (the default). */
 export const perCall: FileIndexShape = {
-  scan: (worktree, limits, visit) => Effect.withSpan(scanOnce(worktree, limits, visit), "FileIndex.scan"),
+  scan: (worktree, limits, visit, accepts) =>
+    Effect.withSpan(scanOnce(worktree, limits, visit, askOnce(accepts)), "FileIndex.scan"),
   invalidate: () => Effect.void
 }
 
@@ -286,8 +379,15 @@ export interface CachedOptions {
   readonly revalidateAfter?: Duration.DurationInput | undefined
 }
 
+/** The entries bearing one name, and the name's `foldKey`, computed once when listed. */
+interface Named {
+  readonly name: string
+  readonly folded: string
+  readonly entries: Array<Entry>
+}
+
 interface Kept {
-  readonly entries: ReadonlyArray<Entry>
+  readonly names: ReadonlyArray<Named>
   readonly complete: boolean
   readonly stamp: string
   readonly listedAt: number
@@ -315,15 +415,20 @@ export const makeCached = (options: CachedOptions = {}): FileIndexShape => {
   const kept = new Map<string, Kept>()
   const list = (worktree: string, limits: ScanLimits, stamp: string) =>
     Effect.gen(function*() {
-      const entries: Array<Entry> = []
-      const scanned = yield* scanOnce(worktree, limits, (entry) => entries.push(entry))
+      const byName = new Map<string, Named>()
+      const scanned = yield* scanOnce(worktree, limits, (entry) => {
+        const named = byName.get(entry.name)
+        if (named === undefined) byName.set(entry.name, { name: entry.name, folded: foldKey(entry.name), entries: [entry] })
+        // git lists a directory once per run of its paths; listed twice, it is kept once.
+        else if (named.entries.at(-1)!.relative !== entry.relative) named.entries.push(entry)
+      }, () => true)
       const listedAt = yield* Clock.currentTimeMillis
-      const fresh: Kept = { entries, complete: scanned.complete, stamp, listedAt, refreshing: false }
+      const fresh: Kept = { names: [...byName.values()], complete: scanned.complete, stamp, listedAt, refreshing: false }
       kept.set(worktree, fresh)
       return fresh
     })
   return {
-    scan: (worktree, limits, visit) =>
+    scan: (worktree, limits, visit, accepts) =>
       Effect.gen(function*() {
         const stamp = yield* stampOf(worktree)
         let current = kept.get(worktree)
@@ -339,7 +444,10 @@ export const makeCached = (options: CachedOptions = {}): FileIndexShape => {
             Effect.forkDaemon
           )
         }
-        for (const entry of current.entries) visit(entry)
+        for (const named of current.names) {
+          if (accepts !== undefined && !accepts(named.name, named.folded)) continue
+          for (const entry of named.entries) visit(entry)
+        }
         return { complete: current.complete, source: "cache" } satisfies Scanned
       }).pipe(Effect.withSpan("FileIndex.scan")),
     invalidate: (worktree) =>

@@ -142,12 +142,72 @@ describe("FileIndex.perCall", () => {
     }))
 })
 
+describe("FileIndex: a name filter", () => {
+  const files = {
+    "a/index.ts": "",
+    "b/index.ts": "",
+    "b/deep/index.ts": "",
+    "b/deep/other.ts": "",
+    "c/Index.TS": ""
+  }
+  /** What a scan with a filter visits, and how often each name was asked about. */
+  const filtered = (index: FileIndex.FileIndexShape, root: string) =>
+    Effect.gen(function*() {
+      const asked = new Map<string, number>()
+      const seen: Array<string> = []
+      const scanned = yield* index.scan(root, LIMITS, (entry) => seen.push(entry.relative), (name, folded) => {
+        asked.set(name, (asked.get(name) ?? 0) + 1)
+        // `folded` is the name folded and lower-cased, computed by the index.
+        return folded === "index.ts" || name === "deep"
+      })
+      return { source: scanned.source, seen: [...new Set(seen)].sort(), asked }
+    }).pipe(Effect.provide(nodeLayer(root)))
+  const expected = ["a/index.ts", "b/deep", "b/deep/index.ts", "b/index.ts", "c/Index.TS"]
+
+  it.effect("git, the walk and a kept index visit only the entries whose name it accepts", () =>
+    Effect.gen(function*() {
+      const inGit = yield* filtered(FileIndex.perCall, repository(files))
+      expect(inGit.source).toBe("git")
+      expect(inGit.seen).toEqual(expected)
+      const walked = yield* filtered(FileIndex.perCall, project(files))
+      expect(walked.source).toBe("walk")
+      expect(walked.seen).toEqual(expected)
+      const kept = FileIndex.makeCached({ revalidateAfter: "1 hour" })
+      const root = repository(files)
+      yield* filtered(kept, root)
+      expect((yield* filtered(kept, root)).seen).toEqual(expected)
+    }))
+
+  it.effect("each distinct name is asked about once per scan, however many entries bear it", () =>
+    Effect.gen(function*() {
+      for (const [index, root] of [
+        [FileIndex.perCall, repository(files)],
+        [FileIndex.perCall, project(files)],
+        [FileIndex.makeCached({ revalidateAfter: "1 hour" }), project(files)]
+      ] as const) {
+        const { asked } = yield* filtered(index, root)
+        expect(asked.get("index.ts")).toBe(1)
+        expect([...asked.values()].every((n) => n === 1)).toBe(true)
+      }
+    }))
+})
+
 describe("recovery in a git work tree", () => {
   it.effect("a unique suffix match from git's list is read with its note; an ignored twin does not count", () =>
     Effect.gen(function*() {
       const root = repository({ ".gitignore": "out/\n", "out/lib/conf.json": "{}", "src/lib/conf.json": "{}\n" })
       expect(yield* outcome(root, "lib/conf.json")).toEqual({ read: "src/lib/conf.json" })
       expect(yield* outcome(root, "lib/conf.jsn")).toEqual({ suggestions: [`${root}/src/lib/conf.json`] })
+    }))
+
+  it.effect("typos are suggested from git's list: a tracked name, an untracked one, a mistyped directory", () =>
+    Effect.gen(function*() {
+      const root = repository({ "packages/core/handler.ts": "", "src/utils.ts": "", "docs/index.md": "" })
+      writeTree(root, { "packages/web/routes.ts": "" })
+      expect(yield* outcome(root, "docs/handlr.ts")).toEqual({ suggestions: [`${root}/packages/core/handler.ts`] })
+      expect(yield* outcome(root, "docs/rotues.ts")).toEqual({ suggestions: [`${root}/packages/web/routes.ts`] })
+      expect(yield* outcome(root, "scr/utils.ts")).toEqual({ suggestions: [`${root}/src/utils.ts`] })
+      expect(yield* outcome(root, "docs/zebra.ts")).toEqual({ suggestions: [] })
     }))
 
   it.effect("a directory is matched by suffix too (git lists files only)", () =>

@@ -104,6 +104,22 @@ describe("recovery: typos in a directory on the way", () => {
       expect(error.message).toBe(`File not found: ${root}/scr/utils.ts\n\nDid you mean one of these?\n${root}/src/utils.ts`)
     }))
 
+  for (
+    const [typed, kind] of [
+      ["componets/Button.tsx", "a deletion"],
+      ["componentss/Button.tsx", "an insertion"],
+      ["componants/Button.tsx", "a substitution"],
+      ["compnoents/Button.tsx", "a transposition"],
+      ["COMPONENTS/Button.tsx", "case"]
+    ] as const
+  ) {
+    it.effect(`${typed} (${kind} in a directory) suggests components/Button.tsx`, () =>
+      Effect.gen(function*() {
+        const root = project({ "components/Button.tsx": "", "containers/App.tsx": "" })
+        expect(yield* suggestionsFor(root, typed)).toEqual([`${root}/components/Button.tsx`])
+      }))
+  }
+
   it.effect("two levels, one at a time, and a typo in the name too", () =>
     Effect.gen(function*() {
       const root = project({ "packages/server/routes.ts": "", "packages/client/app.ts": "" })

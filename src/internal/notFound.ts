@@ -202,6 +202,14 @@ export const recoverMissing = Effect.fn("Read.recoverMissing")(function*(target:
   type Near = { readonly entry: Entry; readonly rank: number; readonly distance: number }
   const near = keeper<Near>((a, b) => a.rank - b.rank || a.distance - b.distance || byDepthThenPath(a.entry, b.entry))
   const resembles = resemblanceTo(name)
+  /** Whether a name can make a candidate of any kind below: most of a workspace's names cannot. */
+  const suffixBase = suffix?.slice(suffix.lastIndexOf("/") + 1)
+  const foldedBaseKey = foldedBase?.toLowerCase()
+  const accepts = (entryName: string, folded: string): boolean => {
+    if (entryName === name || entryName === suffixBase || folded === foldedBaseKey) return true
+    const found = resembles(entryName, folded)
+    return found !== undefined && !(found.rank === 3 && Math.min(entryName.length, name.length) < MIN_WORKSPACE_CONTAINED)
+  }
   const visit = (entry: Entry) => {
     if (suffix !== undefined) {
       if (endsWithPath(entry.relative, suffix)) return exact.push({ entry })
@@ -216,7 +224,7 @@ export const recoverMissing = Effect.fn("Read.recoverMissing")(function*(target:
     if (found.rank === 3 && Math.min(entry.name.length, name.length) < MIN_WORKSPACE_CONTAINED) return
     near.push({ entry, ...found })
   }
-  const scanned = inside ? yield* index.scan(worktree, limits, visit) : { complete: true }
+  const scanned = inside ? yield* index.scan(worktree, limits, visit, accepts) : { complete: true }
   const exactMatches = exact.done()
   const found = exactMatches.items.length > 0 ? exactMatches : alike.done()
   // Matches that are there, below directories the session may read, that no rule denies: all of

@@ -26,6 +26,12 @@ export const foldName = (name: string): string =>
     .replace(/[\u2018\u2019\u201a\u201b\u2032]/g, "'")
     .replace(/[\u201c\u201d\u201e\u201f\u2033]/g, "\"")
 
+/**
+ * What names are compared by: folded and lower-cased. An index that keeps names may keep this
+ * too (`FileIndex.layerCached` does), so a miss does not fold every name of a workspace again.
+ */
+export const foldKey = (name: string): string => foldName(name).toLowerCase()
+
 /** The single entry that folds to the same name as `name`, if exactly one does. */
 export const equivalentEntry = (name: string, entries: ReadonlyArray<string>): string | undefined => {
   const target = foldName(name)
@@ -97,10 +103,11 @@ export interface Resemblance {
  * How an entry resembles `name` (case-insensitively, look-alikes folded), or undefined when it
  * does not: the same name, the same stem with another extension, a typo away, or a name
  * containing it or contained in it. The name itself, exactly, does not resemble itself.
- * Prepared once per wanted name: recovery asks it of every name in a workspace.
+ * Prepared once per wanted name: recovery asks it of every name in a workspace. `folded`, when
+ * given, is `foldKey(entry)` already computed.
  */
-export const resemblanceTo = (name: string): (entry: string) => Resemblance | undefined => {
-  const lower = foldName(name).toLowerCase()
+export const resemblanceTo = (name: string): (entry: string, folded?: string) => Resemblance | undefined => {
+  const lower = foldKey(name)
   const stem = stemOf(lower)
   const max = maxEdits(lower)
   const distance = distanceWith(rowsFor(lower.length + max))
@@ -127,9 +134,9 @@ export const resemblanceTo = (name: string): (entry: string) => Resemblance | un
     const missing = lower.length - (other.length - over)
     return over <= max && missing <= max
   }
-  return (entry) => {
+  return (entry, folded) => {
     if (entry === name) return undefined
-    const other = foldName(entry).toLowerCase()
+    const other = folded ?? foldKey(entry)
     const lengths = Math.abs(other.length - lower.length)
     if (other === lower) return { rank: 0, distance: lengths }
     if (stem.length > 0 && other.startsWith(stem) && stemOf(other) === stem) return { rank: 1, distance: lengths }

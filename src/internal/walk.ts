@@ -77,6 +77,10 @@ export const isIgnored = (path: Path.Path, chain: IgnoreChain, absolute: string,
   return ignored
 }
 
+/** The rules of a `.gitignore` in `dir` holding `text`; none when it has none. */
+export const ignoreLevel = (dir: string, text: string | undefined): IgnoreLevel | undefined =>
+  text === undefined || text.trim() === "" ? undefined : { base: dir, rules: ignore().add(text) }
+
 /** The rules of `dir/.gitignore`; none when it is missing or unreadable. */
 export const readIgnoreFile = (dir: string) =>
   Effect.gen(function*() {
@@ -85,8 +89,7 @@ export const readIgnoreFile = (dir: string) =>
     const text = yield* fs.readFileString(path.join(dir, ".gitignore")).pipe(
       Effect.orElseSucceed(() => undefined)
     )
-    if (text === undefined || text.trim() === "") return undefined
-    return { base: dir, rules: ignore().add(text) } satisfies IgnoreLevel
+    return ignoreLevel(dir, text)
   })
 
 /** `chain` plus the `.gitignore` of `dir`, when `names` (its entries) hold one. */
