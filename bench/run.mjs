@@ -4,6 +4,7 @@
  * hits both sides — and print a Markdown table (medians, ratios, peak RSS) and the targets.
  *
  *   node bench/run.mjs [--quick] [--json FILE]   measure (the JSON defaults to bench/data/results.json)
+ *   node bench/run.mjs --only recovery [--quick]  only the wrong-path rows (bench/recovery.mjs)
  *   node bench/run.mjs --render FILE             print the report of saved results again
  *
  * Ours runs in a fresh child process per run (bench/child.mjs) and is timed around the read
@@ -17,6 +18,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { DATA_DIR, ensureData, paths } from "./data.mjs"
+import * as recovery from "./recovery.mjs"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const args = process.argv.slice(2)
@@ -195,22 +197,54 @@ const x = (v) =>
 // ---------------------------------------------------------------------------------------------
 // Main
 
-const main = () => {
+const main = async () => {
   if (!fs.existsSync(path.join(here, "..", "dist", "Read.js"))) {
     throw new Error("dist/ is missing: run `npm run build` first (npm run bench does)")
   }
-  const manifest = ensureData(log)
+  const only = args.includes("--only") ? args[args.indexOf("--only") + 1] : undefined
+  if (only !== undefined && only !== "recovery") throw new Error(`--only ${only}: only "recovery" can run alone`)
+  const manifest = only === undefined ? ensureData(log) : undefined
   const started = performance.now()
   const ticksBefore = cpuTicks()
   const info = machine()
   log(`machine: ${info.cpus} × ${info.cpu}, ${info.ramGB} GB, Node ${info.node}, load ${info.load}`)
+  const results = {}
+  if (only === undefined) measureReads(results)
+  // Wrong paths (issue 15): a copy of node_modules as a git repository and as a plain tree.
+  results.recovery = await recovery.measure({ runs: runs(9), log })
 
+  info.loadAfter = os.loadavg().map((l) => l.toFixed(2)).join(" ")
+  const ticksAfter = cpuTicks()
+  /** Share of the machine's CPU time (all cores) that other processes used during the run. */
+  info.othersCpu = ticksBefore === undefined || ticksAfter === undefined
+    ? NaN
+    : Math.max(0, (ticksAfter.busy - ticksBefore.busy) - (ticksAfter.own - ticksBefore.own)) /
+      (ticksAfter.total - ticksBefore.total)
+  info.minutes = ((performance.now() - started) / 60000).toFixed(1)
+
+  const data = { info, manifest, shellRss: results.shellRss, results }
+  const { report, targets } = render(data)
+  console.log(report)
+  fs.mkdirSync(path.dirname(jsonOut), { recursive: true })
+  fs.writeFileSync(jsonOut, JSON.stringify({ ...data, targets, report }, null, 2))
+  log(`raw results in ${path.relative(process.cwd(), jsonOut)}`)
+  if (only !== undefined) return
+  // Session memory and read_many (bench/session.mjs, a process of its own; it fails on a missed target).
+  const session = spawnSync(process.execPath, [path.join(here, "session.mjs"), "--json", path.join(DATA_DIR, "session.json")], {
+    encoding: "utf8"
+  })
+  process.stdout.write(`\n${session.stdout}`)
+  process.stderr.write(session.stderr)
+  if (session.status !== 0) process.exitCode = 1
+}
+
+/** Every row but the wrong-path ones, into `results`. */
+const measureReads = (results) => {
   // Warm the page cache: every row measures warm-cache reads (the files fit in RAM many times).
   log("warming the page cache (cat the log and the bundle, list the directory) ...")
   shell(`cat ${paths.log} ${paths.bundle} > /dev/null && ls -f ${paths.dir} > /dev/null`)
 
   const q = (p) => `'${p}'`
-  const results = {}
 
   results.floor = interleave("memory floor", [oursVariant("ours", runs(3), "floor", {}, () => NaN)])
 
@@ -302,41 +336,67 @@ const main = () => {
     oursVariant("hundred", runs(3), "concurrent-ours", { count: 100 }, (r) => r.first, { fdLimit: CONCURRENT_FD_LIMIT })
   ])
 
-  const shellRssOf = {
+  results.shellRss = {
     head: shellRss(`head -n 2000 ${q(paths.log)}`),
     tailHead: shellRss(`tail -n +${DEEP_LINE} ${q(paths.log)} | head -n 2000`),
     wc: shellRss(`wc -l ${q(paths.log)}`),
     headC: shellRss(`head -c 51200 ${q(paths.bundle)}`),
     ls: shellRss(`ls -f ${q(paths.dir)} | head -n 2000`)
   }
-
-  info.loadAfter = os.loadavg().map((l) => l.toFixed(2)).join(" ")
-  const ticksAfter = cpuTicks()
-  /** Share of the machine's CPU time (all cores) that other processes used during the run. */
-  info.othersCpu = ticksBefore === undefined || ticksAfter === undefined
-    ? NaN
-    : Math.max(0, (ticksAfter.busy - ticksBefore.busy) - (ticksAfter.own - ticksBefore.own)) /
-      (ticksAfter.total - ticksBefore.total)
-  info.minutes = ((performance.now() - started) / 60000).toFixed(1)
-
-  const data = { info, manifest, shellRss: shellRssOf, results }
-  const { report, targets } = render(data)
-  console.log(report)
-  fs.writeFileSync(jsonOut, JSON.stringify({ ...data, targets, report }, null, 2))
-  log(`raw results in ${path.relative(process.cwd(), jsonOut)}; shell baselines' peak RSS: ${
-    Object.entries(shellRssOf).map(([k, v]) => `${k} ${mb(v)}`).join(", ")
-  }`)
-  // Session memory and read_many (bench/session.mjs, a process of its own; it fails on a missed target).
-  const session = spawnSync(process.execPath, [path.join(here, "session.mjs"), "--json", path.join(DATA_DIR, "session.json")], {
-    encoding: "utf8"
-  })
-  process.stdout.write(`\n${session.stdout}`)
-  process.stderr.write(session.stderr)
-  if (session.status !== 0) process.exitCode = 1
+  log(`shell baselines' peak RSS: ${Object.entries(results.shellRss).map(([k, v]) => `${k} ${mb(v)}`).join(", ")}`)
 }
 
 /** The Markdown report (header, table, targets) of measured results; also `--render FILE`. */
-const render = ({ info, manifest, shellRss: shellRssOf, results }) => {
+const render = (data) => {
+  const { info, results } = data
+  const none = { rows: [], targets: [], notes: [] }
+  const parts = [results.small === undefined ? none : renderReads(data), results.recovery === undefined ? none : renderRecovery(results.recovery)]
+  const rows = parts.flatMap((p) => p.rows)
+  const targets = parts.flatMap((p) => p.targets)
+  const cell = (text) => String(text).replaceAll("|", "\\|")
+  const table = [
+    "| case | ours (median) | ours peak RSS: timed process / one read in a fresh process | baseline | baseline (median) | ours / baseline | runs (ours / baseline) |",
+    "|---|---:|---:|---|---:|---:|---:|",
+    ...rows.map((r) =>
+      `| ${[r.caseName, r.ours, r.rss, r.baseline, r.base, r.r, r.runsText].map(cell).join(" | ")} |`
+    )
+  ].join("\n")
+  const header = [
+    `Measured ${info.date} on ${info.cpus} × ${info.cpu}, ${info.ramGB} GB RAM, Node ${info.node}, ` +
+    `${info.disk || "local disk"}; page cache warm (the data is read once before measuring); ` +
+    `other processes used ${
+      Number.isFinite(info.othersCpu) ? `${(info.othersCpu * 100).toFixed(0)}%` : "an unknown share"
+    } of the CPU time during the run (load average ${info.load} before, ${info.loadAfter ?? "?"} after); ${info.revision}; ${info.minutes} min.`,
+    ...parts.flatMap((p) => p.notes)
+  ].join("\n")
+  const busy = info.othersCpu > 0.1
+  const report = [
+    header,
+    ...(busy
+      ? ["", `**Warning:** other processes took ${(info.othersCpu * 100).toFixed(0)}% of the CPU during the run: times are noisy.`]
+      : []),
+    "",
+    table,
+    "",
+    "Targets:",
+    "",
+    ...targets.map((t) => `- ${t.met ? "met" : "**missed**"}: ${t.name} — ${t.show(t.value)}`)
+  ].join("\n")
+  return { report, targets: targets.map(({ show, ...t }) => ({ ...t, shown: show(t.value) })) }
+}
+
+/** The wrong-path rows and targets (bench/recovery.mjs's measurements). */
+const renderRecovery = (measured) => {
+  const { rows, targets, note } = recovery.rows(measured)
+  return {
+    rows,
+    targets: targets.map((t) => ({ name: t.name, value: t.value, limit: t.limit, met: t.met, show: t.show })),
+    notes: [note]
+  }
+}
+
+/** The rows, targets and notes of the reading cases. */
+const renderReads = ({ manifest, shellRss: shellRssOf, results }) => {
   // ---- rows
   const net = (group, key) => group[key].median - group.spawn.median
   /** Peak RSS: the timed process (with its warm-up and repeats) / one read in a fresh process. */
@@ -540,15 +600,6 @@ const render = ({ info, manifest, shellRss: shellRssOf, results }) => {
     `${results.floor.ours.runs}`
   )
 
-  const cell = (text) => String(text).replaceAll("|", "\\|")
-  const table = [
-    "| case | ours (median) | ours peak RSS: timed process / one read in a fresh process | baseline | baseline (median) | ours / baseline | runs (ours / baseline) |",
-    "|---|---:|---:|---|---:|---:|---:|",
-    ...rows.map((r) =>
-      `| ${[r.caseName, r.ours, r.rss, r.baseline, r.base, r.r, r.runsText].map(cell).join(" | ")} |`
-    )
-  ].join("\n")
-
   // ---- targets
   // Memory per case: one read in a fresh process (the read's own footprint); the timed
   // processes' peaks (after a warm-up and repeats) are listed too.
@@ -643,12 +694,7 @@ const render = ({ info, manifest, shellRss: shellRssOf, results }) => {
     }
   ].map((t) => ({ ...t, met: Number.isFinite(t.value) && t.value < t.limit }))
 
-  const header = [
-    `Measured ${info.date} on ${info.cpus} × ${info.cpu}, ${info.ramGB} GB RAM, Node ${info.node}, ` +
-    `${info.disk || "local disk"}; page cache warm (the data is read once before measuring); ` +
-    `other processes used ${
-      Number.isFinite(info.othersCpu) ? `${(info.othersCpu * 100).toFixed(0)}%` : "an unknown share"
-    } of the CPU time during the run (load average ${info.load} before); ${info.revision}; ${info.minutes} min.`,
+  const notes = [
     `Data: ${(manifest.log.size / 1e9).toFixed(2)} GB log of ${manifest.log.lines.toLocaleString("en")} lines ` +
     `(~${Math.round(manifest.log.size / manifest.log.lines)} bytes each), ` +
     `${(manifest.bundle.size / 2 ** 20).toFixed(0)} MiB single-line bundle, ` +
@@ -665,24 +711,10 @@ const render = ({ info, manifest, shellRss: shellRssOf, results }) => {
         results.concurrent
       ]].map(([n, g]) => `${n} ${mb(median(g.ours.extra.map((r) => r.retainedMB)))}`).join(", ")
     }.`
-  ].join("\n")
-
-  const busy = info.othersCpu > 0.1
-  const report = [
-    header,
-    ...(busy
-      ? ["", `**Warning:** other processes took ${(info.othersCpu * 100).toFixed(0)}% of the CPU during the run: times are noisy.`]
-      : []),
-    "",
-    table,
-    "",
-    "Targets:",
-    "",
-    ...targets.map((t) => `- ${t.met ? "met" : "**missed**"}: ${t.name} — ${t.show(t.value)}`)
-  ].join("\n")
-  return { report, targets: targets.map(({ show, ...t }) => ({ ...t, shown: show(t.value) })) }
+  ]
+  return { rows, targets, notes }
 }
 
 const renderFrom = args.includes("--render") ? args[args.indexOf("--render") + 1] : undefined
 if (renderFrom !== undefined) console.log(render(JSON.parse(fs.readFileSync(renderFrom, "utf8"))).report)
-else main()
+else await main()
