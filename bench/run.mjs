@@ -23,7 +23,9 @@ import * as recovery from "./recovery.mjs"
 const here = path.dirname(fileURLToPath(import.meta.url))
 const args = process.argv.slice(2)
 const quick = args.includes("--quick")
-const jsonOut = args.includes("--json") ? args[args.indexOf("--json") + 1] : path.join(DATA_DIR, "results.json")
+const jsonOut = args.includes("--json")
+  ? args[args.indexOf("--json") + 1]
+  : path.join(DATA_DIR, args.includes("--only") ? "recovery.json" : "results.json")
 /** Runs per variant, scaled down with --quick. */
 const runs = (n) => (quick ? Math.max(1, Math.ceil(n / 3)) : n)
 /** File descriptors allowed in the concurrency run: fewer than the 1,000 reads (macOS's default). */
