@@ -335,7 +335,7 @@ describe("Anchors.verify", () => {
       expect(verdict._tag).toBe("Stale")
       if (verdict._tag !== "Stale") return
       expect(verdict.current).toEqual([{ line: 7, text: "const v6 = 6 // changed" }])
-      expect(verdict.diff).toContain("@@ -6,1 +7,1 @@\n-const v6 = 6\n+const v6 = 6 // changed")
+      expect(verdict.diff).toContain("@@ -6 +7 @@\n-const v6 = 6\n+const v6 = 6 // changed")
     })))
 
   it.effect("a tag this session was never shown: stale with the current lines", () =>

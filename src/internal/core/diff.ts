@@ -127,6 +127,9 @@ export interface UnifiedOptions {
   readonly context: number
   /** May old line `i` (0-based) appear as context? Hunks never reach past a line that may not. */
   readonly contextAllowed?: ((i: number) => boolean) | undefined
+  /** The line numbers of the texts' first lines, when they are excerpts of files (1 by default). */
+  readonly oldFirst?: number | undefined
+  readonly newFirst?: number | undefined
 }
 
 /**
@@ -182,7 +185,12 @@ export const unifiedHunks = (
     const oldCount = last.oldEnd + after - oldStart
     const newStart = first.newStart - before
     const newCount = last.newEnd + after - newStart
-    out.push(`@@ -${range(oldStart, oldCount)} +${range(newStart, newCount)} @@`, ...body)
+    out.push(
+      `@@ -${range(oldStart + (options.oldFirst ?? 1) - 1, oldCount)} +${
+        range(newStart + (options.newFirst ?? 1) - 1, newCount)
+      } @@`,
+      ...body
+    )
     i = j + 1
   }
   return out

@@ -8,6 +8,8 @@
  * changes it (1 in 65,536 collide); where the lines sit is decided by their text, not by the tag.
  */
 
+import { diffBlocks, unifiedHunks } from "./diff.js"
+
 /** Files larger than this get no tag (their lines are still `N:`-numbered): the text is held whole to hash it. */
 export const HASHLINE_MAX_BYTES = 4 * 1024 * 1024
 
@@ -181,8 +183,9 @@ const nearOf = (
 export const DIFF_MAX_LINES = 2_000
 
 /**
- * A unified diff of two small blocks (`---`/`+++` labels, one hunk, every line): LCS by dynamic
- * programming, so both sides are capped at `DIFF_MAX_LINES`; undefined beyond.
+ * A unified diff of two small blocks (`---`/`+++` labels, then one hunk holding every line of
+ * both, numbered from their `start`), lines compared without trailing blanks; undefined when a
+ * block has more than `DIFF_MAX_LINES` lines.
  */
 export const unifiedDiff = (
   before: { readonly label: string; readonly start: number; readonly lines: ReadonlyArray<string> },
@@ -191,32 +194,19 @@ export const unifiedDiff = (
   const a = before.lines
   const b = after.lines
   if (a.length > DIFF_MAX_LINES || b.length > DIFF_MAX_LINES) return undefined
-  // lcs[i][j]: longest common subsequence of a[i..] and b[j..].
-  const lcs = Array.from({ length: a.length + 1 }, () => new Uint16Array(b.length + 1))
-  for (let i = a.length - 1; i >= 0; i--) {
-    for (let j = b.length - 1; j >= 0; j--) {
-      lcs[i]![j] = strip(a[i]!) === strip(b[j]!) ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!)
-    }
-  }
-  const body: Array<string> = []
-  let i = 0
-  let j = 0
-  while (i < a.length || j < b.length) {
-    if (i < a.length && j < b.length && strip(a[i]!) === strip(b[j]!)) {
-      body.push(` ${b[j]}`)
-      i++
-      j++
-    } else if (i < a.length && (j === b.length || lcs[i + 1]![j]! >= lcs[i]![j + 1]!)) {
-      body.push(`-${a[i++]}`)
-    } else {
-      body.push(`+${b[j++]}`)
-    }
-  }
-  const span = (start: number, count: number) => `${count === 0 ? start - 1 : start},${count}`
-  return [
-    `--- ${before.label}`,
-    `+++ ${after.label}`,
-    `@@ -${span(before.start, a.length)} +${span(after.start, b.length)} @@`,
-    ...body
-  ].join("\n")
+  const everything = a.length + b.length
+  const blocks = diffBlocks(a.length, b.length, (i, j) => strip(a[i]!) === strip(b[j]!), {
+    maxEdits: everything,
+    maxWork: 1_000_000
+  })
+  if (blocks === undefined) return undefined
+  // No line differs but for trailing blanks: one hunk of context, the block as it is now.
+  const hunks = blocks.length === 0
+    ? [`@@ -${before.start},${a.length} +${after.start},${b.length} @@`, ...b.map((line) => ` ${line}`)]
+    : unifiedHunks(blocks, a.length, (i) => a[i]!, (j) => b[j]!, {
+      context: everything,
+      oldFirst: before.start,
+      newFirst: after.start
+    })
+  return [`--- ${before.label}`, `+++ ${after.label}`, ...hunks].join("\n")
 }
