@@ -32,10 +32,20 @@ export type ArchiveFormat = "zip" | "tar" | "tar.gz" | "gz"
 
 /** A failure with the message the model reads; becomes an `ArchiveError`. */
 export class ArchiveFailure extends Error {
-  constructor(readonly reason: string, readonly member?: string) {
-    super(reason)
+  readonly reason: string
+  constructor(reason: string, readonly member?: string) {
+    const oneLine = visibleControls(reason)
+    super(oneLine)
+    this.reason = oneLine
   }
 }
+
+/**
+ * Control characters written as escapes (`\n`, `\u0000`): a reason quotes names and bytes from
+ * the archive, and a line break in them would break the one-line note or error it goes in.
+ */
+export const visibleControls = (text: string): string =>
+  text.replace(/[\u0000-\u001f\u007f]/g, (c) => JSON.stringify(c).slice(1, -1))
 
 /**
  * The filesystem failed while the archive was being read; becomes a `ReadFailed`. The parsers only
