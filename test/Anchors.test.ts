@@ -22,20 +22,10 @@ import type { ReadError } from "../src/ReadError.js"
 import * as ReadMany from "../src/ReadMany.js"
 import * as ReadTool from "../src/ReadTool.js"
 import * as SessionMemory from "../src/SessionMemory.js"
-import { nodeLayer, tempDir, ustar, writeTree } from "./support.js"
+import { nodeLayer, projectDirs, ustar } from "./support.js"
 import type { LayerOptions } from "./support.js"
 
-const roots: Array<string> = []
-afterAll(() => {
-  for (const root of roots) fs.rmSync(root, { recursive: true, force: true })
-})
-
-const project = (files: Readonly<Record<string, string | Uint8Array>> = {}): string => {
-  const root = tempDir()
-  roots.push(root)
-  writeTree(root, files)
-  return root
-}
+const project = projectDirs()
 
 /**
  * The layers of `read` with an anchor store of its own (so tests do not share the process-wide

@@ -5,7 +5,7 @@
  * by the tests: PDFs by hand with computed xref offsets, zips with a small writer, the
  * workbook with exceljs.
  */
-import { afterAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import ExcelJS from "exceljs"
 import * as fs from "node:fs"
@@ -13,24 +13,14 @@ import * as nodePath from "node:path"
 import * as zlib from "node:zlib"
 import * as OptionalPackages from "../src/OptionalPackages.js"
 import { read, type ReadParams } from "../src/Read.js"
-import { nodeLayer, tempDir, writeTree } from "./support.js"
+import { nodeLayer, projectDirs } from "./support.js"
 import { crc32 } from "./zipFixtures.js"
 
 // -----------------------------------------------------------------------------
 // Helpers
 // -----------------------------------------------------------------------------
 
-const roots: Array<string> = []
-afterAll(() => {
-  for (const root of roots) fs.rmSync(root, { recursive: true, force: true })
-})
-
-const project = (files: Readonly<Record<string, string | Uint8Array>> = {}): string => {
-  const root = tempDir()
-  roots.push(root)
-  writeTree(root, files)
-  return root
-}
+const project = projectDirs()
 
 const readIn = (root: string, params: ReadParams) => read(params).pipe(Effect.provide(nodeLayer(root)))
 const failIn = (root: string, params: ReadParams) => Effect.flip(readIn(root, params))

@@ -3,7 +3,7 @@
  * appended once per session as a `<system-reminder>`, listed in `metadata.loaded`; never for
  * external reads or denied files; again after compaction; capped.
  */
-import { afterAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as fs from "node:fs"
@@ -13,20 +13,10 @@ import * as Permission from "../src/Permission.js"
 import { read } from "../src/Read.js"
 import * as ReadMany from "../src/ReadMany.js"
 import * as SessionMemory from "../src/SessionMemory.js"
-import { nodeLayer, tempDir, writeTree } from "./support.js"
+import { nodeLayer, projectDirs } from "./support.js"
 import type { LayerOptions } from "./support.js"
 
-const roots: Array<string> = []
-afterAll(() => {
-  for (const root of roots) fs.rmSync(root, { recursive: true, force: true })
-})
-
-const project = (files: Readonly<Record<string, string | Uint8Array>> = {}): string => {
-  const root = tempDir()
-  roots.push(root)
-  writeTree(root, files)
-  return root
-}
+const project = projectDirs()
 
 const tree = {
   "AGENTS.md": "Root rules.\n",

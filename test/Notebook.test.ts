@@ -3,25 +3,15 @@
  * results, tracebacks, images), clipping budgets, `:raw`, selectors and paging on the converted
  * text, and every malformed notebook. Fixtures are written as JSON by the tests.
  */
-import { afterAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { notebookText } from "../src/internal/sources/notebook.js"
 import { read, type ReadParams } from "../src/Read.js"
-import { nodeLayer, tempDir, writeTree } from "./support.js"
+import { nodeLayer, projectDirs } from "./support.js"
 
-const roots: Array<string> = []
-afterAll(() => {
-  for (const root of roots) fs.rmSync(root, { recursive: true, force: true })
-})
-
-const project = (files: Readonly<Record<string, string | Uint8Array>> = {}): string => {
-  const root = tempDir()
-  roots.push(root)
-  writeTree(root, files)
-  return root
-}
+const project = projectDirs()
 
 const readIn = (root: string, params: ReadParams) => read(params).pipe(Effect.provide(nodeLayer(root)))
 const failIn = (root: string, params: ReadParams) => Effect.flip(readIn(root, params))

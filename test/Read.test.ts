@@ -4,7 +4,7 @@
  */
 import { SystemError } from "@effect/platform/Error"
 import * as FileSystem from "@effect/platform/FileSystem"
-import { afterAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { execFileSync } from "node:child_process"
@@ -15,25 +15,14 @@ import * as Lsp from "../src/Lsp.js"
 import * as Permission from "../src/Permission.js"
 import { read, type ReadParams } from "../src/Read.js"
 import { GIF, JPEG, PDF, PNG, WEBP } from "./media.js"
-import { countingReads, nodeLayer, tempDir, writeTree } from "./support.js"
+import { countingReads, nodeLayer, projectDirs } from "./support.js"
 import type { LayerOptions } from "./support.js"
 
 // -----------------------------------------------------------------------------
 // Helpers
 // -----------------------------------------------------------------------------
 
-const roots: Array<string> = []
-afterAll(() => {
-  for (const root of roots) fs.rmSync(root, { recursive: true, force: true })
-})
-
-/** A fresh real temp directory holding `files`. */
-const project = (files: Readonly<Record<string, string | Uint8Array>> = {}): string => {
-  const root = tempDir()
-  roots.push(root)
-  writeTree(root, files)
-  return root
-}
+const project = projectDirs()
 
 /** `read(params)` over the Node filesystem with the project at `root`. */
 const readIn = (root: string, params: ReadParams | unknown, options: LayerOptions = {}) =>

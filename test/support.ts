@@ -1,6 +1,7 @@
 /**
  * Test wiring: the `read` layers over a real temp directory (Node) or over MemoryFileSystem.
  */
+import { afterAll } from "@effect/vitest"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
 import * as FileSystem from "@effect/platform/FileSystem"
@@ -54,6 +55,23 @@ export const memoryLayer = (
 export const tempDir = (prefix = "effect-read-"): string => fs.realpathSync(fs.mkdtempSync(nodePath.join(os.tmpdir(), prefix)))
 
 /** Write files under `root` (creating parents); string or bytes. */
+/**
+ * `project(files)`: a fresh real temp directory holding `files`; every one made is removed after
+ * the test file's tests.
+ */
+export const projectDirs = () => {
+  const roots: Array<string> = []
+  afterAll(() => {
+    for (const root of roots) fs.rmSync(root, { recursive: true, force: true })
+  })
+  return (files: Readonly<Record<string, string | Uint8Array>> = {}): string => {
+    const root = tempDir()
+    roots.push(root)
+    writeTree(root, files)
+    return root
+  }
+}
+
 export const writeTree = (root: string, files: Readonly<Record<string, string | Uint8Array>>): void => {
   for (const [name, content] of Object.entries(files)) {
     const full = nodePath.join(root, name)
