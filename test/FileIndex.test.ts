@@ -57,56 +57,37 @@ const outcome = (root: string, filePath: string, index?: Layer.Layer<FileIndex.F
     })
   )
 
+/** A tree with ignored and pruned paths, and what a scan lists of it (with `UNTRACKED` added). */
+const RULED_TREE = {
+  ".gitignore": "dist/\n*.log\n",
+  "src/app.ts": "",
+  "src/lib/util.ts": "",
+  "dist/app.js": "",
+  "debug.log": "",
+  "node_modules/pkg/index.js": ""
+}
+const UNTRACKED = { "notes/todo.md": "" }
+const RULED_LISTING = [".gitignore", "notes", "notes/todo.md", "src", "src/app.ts", "src/lib", "src/lib/util.ts"]
+
 describe("FileIndex.perCall", () => {
   it.effect("in a git work tree: git's list, with directories, ignored and pruned paths left out", () =>
     Effect.gen(function*() {
-      const root = repository({
-        ".gitignore": "dist/\n*.log\n",
-        "src/app.ts": "",
-        "src/lib/util.ts": "",
-        "dist/app.js": "",
-        "debug.log": "",
-        "node_modules/pkg/index.js": ""
-      })
+      const root = repository(RULED_TREE)
       // Untracked but not ignored: listed too.
-      writeTree(root, { "notes/todo.md": "" })
+      writeTree(root, UNTRACKED)
       const scanned = yield* scanAll(FileIndex.perCall, root)
       expect(scanned.source).toBe("git")
       expect(scanned.complete).toBe(true)
-      expect(scanned.entries).toEqual([
-        ".gitignore",
-        "notes",
-        "notes/todo.md",
-        "src",
-        "src/app.ts",
-        "src/lib",
-        "src/lib/util.ts"
-      ])
+      expect(scanned.entries).toEqual(RULED_LISTING)
     }))
 
   it.effect("outside git: the walk, with the same rules", () =>
     Effect.gen(function*() {
-      const root = project({
-        ".gitignore": "dist/\n*.log\n",
-        "src/app.ts": "",
-        "src/lib/util.ts": "",
-        "dist/app.js": "",
-        "debug.log": "",
-        "node_modules/pkg/index.js": "",
-        "notes/todo.md": ""
-      })
+      const root = project({ ...RULED_TREE, ...UNTRACKED })
       const scanned = yield* scanAll(FileIndex.perCall, root)
       expect(scanned.source).toBe("walk")
       expect(scanned.complete).toBe(true)
-      expect(scanned.entries).toEqual([
-        ".gitignore",
-        "notes",
-        "notes/todo.md",
-        "src",
-        "src/app.ts",
-        "src/lib",
-        "src/lib/util.ts"
-      ])
+      expect(scanned.entries).toEqual(RULED_LISTING)
     }))
 
   it.effect("when git fails (a broken .git), the walk answers instead", () =>
