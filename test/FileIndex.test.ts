@@ -253,8 +253,11 @@ describe("FileIndex.layerCached", () => {
       const root = project({ "src/app.ts": "" })
       const index = FileIndex.makeCached({ revalidateAfter: "1 hour" })
       expect((yield* scanAll(index, root)).entries).toEqual(["src", "src/app.ts"])
-      // The worktree's own mtime moved: listed again.
+      // The worktree's own mtime moved: listed again. (Timestamps are coarse: a file added in the
+      // clock tick of the listing may leave it as it was, so the test moves it for sure.)
       writeTree(root, { "README.md": "" })
+      const moved = new Date(Date.now() - 60_000)
+      fs.utimesSync(root, moved, moved)
       expect((yield* scanAll(index, root)).entries).toContain("README.md")
       // Deeper down only the directory's mtime moved: the kept list holds until invalidated (or
       // revalidated in the background).
