@@ -32,16 +32,14 @@ export const attachBytes = Effect.fn("Read.attach")(function*(request: AttachReq
   const incomplete = incompleteReason(mime, bytes)
   if (incomplete !== undefined) return yield* new InvalidMedia({ path, reason: incomplete })
   const base = { path, truncated: false, mime, ...request.facts, ...request.metadata }
-  if (kind === "pdf") {
-    const message = "PDF read successfully"
-    const result: ReadResult = {
-      title: request.title,
-      output: message,
-      metadata: { kind, preview: message, ...base },
-      attachments: [{ type: "file", mime, url: dataUrl(mime, bytes) }]
-    }
-    return result
-  }
+  // The bytes attached as they are, under `message`.
+  const asIs = (message: string): ReadResult => ({
+    title: request.title,
+    output: message,
+    metadata: { kind, preview: message, ...base },
+    attachments: [{ type: "file", mime, url: dataUrl(mime, bytes) }]
+  })
+  if (kind === "pdf") return asIs("PDF read successfully")
   const image = yield* prepareImage(path, bytes, mime)
   if (image === undefined) {
     // Without sharp the bytes go as they are: only an image within the size cap.
@@ -53,14 +51,9 @@ export const attachBytes = Effect.fn("Read.attach")(function*(request: AttachReq
         purpose: `fitting an image of ${formatBytes(bytes.length)} to the ${formatBytes(limits.maxBytes)} attachment limit`
       })
     }
-    const message = `Image read successfully (not validated or resized: the optional package sharp is not installed; npm install sharp adds it)`
-    const result: ReadResult = {
-      title: request.title,
-      output: message,
-      metadata: { kind, preview: message, ...base },
-      attachments: [{ type: "file", mime, url: dataUrl(mime, bytes) }]
-    }
-    return result
+    return asIs(
+      "Image read successfully (not validated or resized: the optional package sharp is not installed; npm install sharp adds it)"
+    )
   }
   const message = image.detail === undefined ? "Image read successfully" : `Image read successfully (${image.detail})`
   const { bytes: attachedBytes, ...attached } = image.attached
