@@ -112,8 +112,18 @@ describe("diff", () => {
         expect(applied).toHaveLength(now.length)
         applied.forEach((text, j) => text !== hidden && expect(text).toBe(now[j]))
       }
-    }
+    },
+    { fastCheck: { numRuns: 2_000 } }
   )
+
+  it("a hunk's context stops at a change left out (its line numbers stay those of the file now)", () => {
+    // Lines 1-6 removed (1 not shown, so the removal is outside); "}" inserted between 7 and 8.
+    const old = ["b", "d", "c", "b", "e", "e", "a", "e", "b"]
+    const now = ["a", "}", "e", "b"]
+    const change = Diff.changeSince(seenOf(old, (line) => line >= 2 && line <= 8), nowOf(now), limits)
+    expect(change).toMatchObject({ _tag: "Lines", added: 1, outsideRemoved: 6 })
+    if (change._tag === "Lines") expect(change.hunks).toEqual(["@@ -7,2 +1,3 @@", " a", "+}", " e"])
+  })
 
   it("a change outside the shown lines is counted, not shown; an insertion at a shown range's edge is outside", () => {
     const old = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`)

@@ -299,9 +299,16 @@ export const changeSince = (seen: SeenVersion, now: NowVersion, limits: ChangeLi
   const added = count(inside, "new")
   let hunks: Array<string> | undefined
   if (inside.length > 0 && removed + added <= limits.maxDiffLines && shownTextsMatch(blocks, seen, now)) {
+    // Context never reaches into a change left out, nor across an insertion left out: the
+    // hunks' line numbers and context would no longer describe the file now.
+    const barred = new Set<number>()
+    for (const block of outside) {
+      for (let line = block.oldStart; line < block.oldEnd; line++) barred.add(line)
+      if (block.oldEnd === block.oldStart) barred.add(block.oldStart - 1)
+    }
     hunks = unifiedHunks(inside, oldLength, (i) => seen.lines.get(i + 1)!, (j) => now.lines[j]!, {
       context: limits.context,
-      contextAllowed: shown
+      contextAllowed: (i) => shown(i) && !barred.has(i)
     })
     const chars = hunks.reduce((sum, line) => sum + line.length + 1, 0)
     if (chars > limits.maxDiffChars) hunks = undefined
