@@ -1,0 +1,458 @@
+/**
+ * The structure views as pure functions over a `FileStructure` and the file's lines: the outline
+ * (one row per declaration), the summary (the file with bodies elided, keeping the `N: text`
+ * contract), the block around a line, and a range widened to whole statements. Every engine gets
+ * the same rows, footers and caps; the caller renders them and puts the counts in metadata.
+ *
+ * A summary row is either a kept line, `N: text` exactly as a page shows it, or a folded span,
+ * `A-B: text`, whose range names every line it hides, so the rows cover lines 1..N once each.
+ */
+import { statementsOf } from "./indentation.js"
+import type { Statement } from "./indentation.js"
+import { cutLine, DEFAULT_LIMIT, lineCutSuffix, MAX_BYTES, MAX_BYTES_LABEL, MAX_LINE_LENGTH } from "./lines.js"
+import type { Declaration, FileStructure, LineSpan } from "./structure.js"
+
+/** An outline row shows this much of a declaration's header. */
+export const OUTLINE_HEADER_CHARS = 160
+/** A body shorter than this stays in a summary: hiding it would save little and cost a read. */
+export const MIN_BODY_LINES = 4
+/** A comment this long or longer folds to its first sentence in a summary. */
+export const MIN_FOLDED_COMMENT_LINES = 4
+/** Syntax context adds at most this many lines on each side of a range. */
+export const MAX_CONTEXT_LINES = 20
+
+export interface ViewCounts {
+  readonly engine: FileStructure["engine"]
+  readonly language: string | undefined
+  /** Lines in the file. */
+  readonly lines: number
+  /** Declarations in the structure (all depths). */
+  readonly declarations: number
+  /** Folded spans in a summary (0 for an outline). */
+  readonly spans: number
+  /** Lines a summary hides (0 for an outline). */
+  readonly elidedLines: number
+}
+
+export interface ViewResult {
+  /** What was produced: a summary over a page becomes an outline. */
+  readonly view: "outline" | "summary"
+  /** The line that leads the rows, when the view has one. */
+  readonly header: string | undefined
+  readonly rows: ReadonlyArray<string>
+  readonly footer: string
+  readonly counts: ViewCounts
+  /** An outline page asked to start past the last declaration (the caller says so as it does for files). */
+  readonly pastEnd: boolean
+}
+
+const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`
+
+const rangeOf = (span: LineSpan): string => span.start === span.end ? `${span.start}` : `${span.start}-${span.end}`
+
+const encoder = new TextEncoder()
+const byteLength = (text: string): number => {
+  for (let i = 0; i < text.length; i++) {
+    if (text.charCodeAt(i) > 0x7f) return encoder.encode(text).length
+  }
+  return text.length
+}
+
+/** A kept line exactly as a page renders it: `N: text`, cut at `MAX_LINE_LENGTH` with the pager's notice. */
+export const numberedLine = (line: number, text: string, maxLineLength: number = MAX_LINE_LENGTH): string => {
+  if (text.length <= maxLineLength) return `${line}: ${text}`
+  const kept = cutLine(text, maxLineLength)
+  return `${line}: ${kept}${lineCutSuffix(maxLineLength, line, 1 + kept.length)}`
+}
+
+/** Text cut to `max` characters, ending in `…` when cut. */
+const clip = (text: string, max: number): string => text.length <= max ? text : `${cutLine(text, max - 1)}…`
+
+/** Declarations depth first, with their depth. */
+const flatten = (
+  declarations: ReadonlyArray<Declaration>,
+  depth = 0,
+  out: Array<readonly [Declaration, number]> = []
+): Array<readonly [Declaration, number]> => {
+  for (const declaration of declarations) {
+    out.push([declaration, depth])
+    flatten(declaration.children, depth + 1, out)
+  }
+  return out
+}
+
+const countOf = (structure: FileStructure, spans = 0, elidedLines = 0): ViewCounts => ({
+  engine: structure.engine,
+  language: structure.language,
+  lines: structure.lines,
+  declarations: flatten(structure.declarations).length,
+  spans,
+  elidedLines
+})
+
+// ---------------------------------------------------------------------------------------------
+// Outline
+
+export interface OutlineOptions {
+  readonly path: string
+  /** First declaration shown, 1-based (default 1). */
+  readonly offset?: number | undefined
+  /** Most declarations shown (default 2000). */
+  readonly limit?: number | undefined
+  /** Most bytes of rows (default 50 KB). */
+  readonly maxBytes?: number | undefined
+  /** Said in the header after the counts (why an outline was shown instead of a summary). */
+  readonly because?: string | undefined
+}
+
+/** One outline row: the declaration's lines and its header, two spaces per depth. */
+export const outlineRow = (declaration: Declaration, depth: number): string =>
+  `${"  ".repeat(depth)}${rangeOf(declaration.span)}: ${clip(declaration.header, OUTLINE_HEADER_CHARS)}`
+
+export const outline = (
+  structure: FileStructure,
+  _lines: ReadonlyArray<string>,
+  options: OutlineOptions
+): ViewResult => {
+  const all = flatten(structure.declarations)
+  const offset = Math.max(1, options.offset ?? 1)
+  const limit = Math.max(1, options.limit ?? DEFAULT_LIMIT)
+  const maxBytes = options.maxBytes ?? MAX_BYTES
+  const because = options.because === undefined ? "" : `; ${options.because}`
+  const header = all.length === 0
+    ? `(Outline of ${options.path}: no declarations found in ${plural(structure.lines, "line")}${because}. Read it with offset/limit.)`
+    : `(Outline of ${options.path}: ${plural(all.length, "declaration")} in ${
+      plural(structure.lines, "line")
+    }${because}. Read one with offset/limit or ${options.path}:A-B.)`
+  const rows: Array<string> = []
+  let bytes = 0
+  let stoppedBy: "limit" | "bytes" | "end" = "end"
+  for (let i = offset - 1; i < all.length; i++) {
+    if (rows.length >= limit) {
+      stoppedBy = "limit"
+      break
+    }
+    const [declaration, depth] = all[i]!
+    const row = outlineRow(declaration, depth)
+    const size = byteLength(row) + 1
+    if (rows.length > 0 && bytes + size > maxBytes) {
+      stoppedBy = "bytes"
+      break
+    }
+    rows.push(row)
+    bytes += size
+  }
+  const last = offset - 1 + rows.length
+  const span = `Showing declarations ${offset}-${last} of ${all.length}. Use offset=${last + 1} to continue.`
+  const footer = stoppedBy === "bytes"
+    ? `(Output capped at ${MAX_BYTES_LABEL}. ${span})`
+    : stoppedBy === "limit"
+    ? `(${span})`
+    : `(End of outline - total ${plural(all.length, "declaration")})`
+  return {
+    view: "outline",
+    header,
+    rows,
+    footer,
+    counts: countOf(structure),
+    pastEnd: all.length > 0 && offset > all.length
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Summary
+
+export interface SummaryOptions {
+  readonly path: string
+  /** Most rows before the summary becomes an outline (a page: 2000). */
+  readonly maxRows?: number | undefined
+  /** Most bytes of rows before the summary becomes an outline (a page: 50 KB). */
+  readonly maxBytes?: number | undefined
+}
+
+/** A folded span: one row for lines `from`..`to`. */
+interface Fold {
+  readonly from: number
+  readonly to: number
+  readonly text: string
+  /** Lines whose text the row does not show. */
+  readonly hidden: number
+}
+
+/** A closing line with nothing but the closer: `}`, `};`, `})`, `]`, `end`, `fi`. */
+const CLOSER_ONLY = /^(?:[)\]}]+[;,)\]}]*|end[;.]?|fi|done|esac|endif;?|endforeach;?|endwhile;?|endfor;?)$/
+
+const bodyFold = (declaration: Declaration, body: LineSpan, lines: ReadonlyArray<string>): Fold => {
+  const opener = body.start - 1
+  const closer = body.end + 1
+  const openerText = clip((lines[opener - 1] ?? "").trimEnd(), MAX_LINE_LENGTH)
+  const closerText = closer <= declaration.span.end ? (lines[closer - 1] ?? "").trim() : undefined
+  const hidden = body.end - body.start + 1
+  return closerText !== undefined && CLOSER_ONLY.test(closerText)
+    ? { from: opener, to: closer, text: `${openerText} … ${closerText}`, hidden }
+    : { from: opener, to: body.end, text: `${openerText} …`, hidden }
+}
+
+/** The comment's markers, as it opens and closes. */
+const commentMarkers = (first: string, last: string): { readonly open: string; readonly close: string } => {
+  const open = /^\s*(\/\*\*|\/\*|\/\/\/|\/\/!|\/\/|#+|"""|'''|--|;+)/.exec(first)?.[1] ?? ""
+  const close = open.startsWith("/*")
+    ? "*/"
+    : open === "\"\"\"" || open === "'''"
+    ? (last.trimEnd().endsWith(open) ? open : "")
+    : ""
+  return { open, close }
+}
+
+/** The first sentence of a comment's text, markers stripped. */
+export const firstSentence = (text: ReadonlyArray<string>): string => {
+  const words: Array<string> = []
+  for (const raw of text) {
+    const line = raw
+      .replace(/^\s*(?:\/\*\*?|\*\/|\*(?!\/)|\/\/[/!]?|#+!?|"""|'''|--|;+)/, "")
+      .replace(/\s*(?:\*\/|"""|''')\s*$/, "")
+      .trim()
+    if (line === "" || line.startsWith("@")) {
+      if (words.length > 0) break
+      continue
+    }
+    words.push(line)
+    const joined = words.join(" ")
+    const stop = /[.!?](?=\s|$)/.exec(joined)
+    if (stop !== null) return clip(joined.slice(0, stop.index + 1), OUTLINE_HEADER_CHARS)
+  }
+  return clip(words.join(" "), OUTLINE_HEADER_CHARS)
+}
+
+const commentFold = (span: LineSpan, lines: ReadonlyArray<string>): Fold => {
+  const text = lines.slice(span.start - 1, span.end)
+  const first = text[0] ?? ""
+  const indent = /^\s*/.exec(first)![0]
+  const { close, open } = commentMarkers(first, text[text.length - 1] ?? "")
+  const sentence = firstSentence(text)
+  const head = `${indent}${open}${open === "" || sentence === "" ? "" : " "}${sentence}`
+  const tail = close === "" ? "" : ` ${close}`
+  return { from: span.start, to: span.end, text: `${head} …${tail}`, hidden: span.end - span.start + 1 }
+}
+
+/** What a summary folds: bodies of declarations (containers open), then long comments outside them. */
+const foldsOf = (structure: FileStructure, lines: ReadonlyArray<string>): Array<Fold> => {
+  const folds: Array<Fold> = []
+  const visit = (declaration: Declaration) => {
+    const body = declaration.body
+    if (declaration.container) {
+      declaration.children.forEach(visit)
+      return
+    }
+    if (body !== undefined && body.end - body.start + 1 >= MIN_BODY_LINES && body.start > 1) {
+      folds.push(bodyFold(declaration, body, lines))
+    }
+  }
+  structure.declarations.forEach(visit)
+  folds.sort((a, b) => a.from - b.from)
+  const bodies = folds.slice()
+  const overlaps = (span: LineSpan) => bodies.some((fold) => fold.from <= span.end && span.start <= fold.to)
+  let lastEnd = 0
+  for (const comment of [...structure.comments].sort((a, b) => a.start - b.start)) {
+    if (comment.end - comment.start + 1 < MIN_FOLDED_COMMENT_LINES) continue
+    if (comment.start <= lastEnd || comment.end > lines.length || overlaps(comment)) continue
+    folds.push(commentFold(comment, lines))
+    lastEnd = comment.end
+  }
+  // Rows must partition the file: drop any fold that would overlap one kept before it.
+  folds.sort((a, b) => a.from - b.from || b.to - a.to)
+  const kept: Array<Fold> = []
+  for (const fold of folds) {
+    if (fold.from < 1 || fold.to > lines.length || fold.to < fold.from) continue
+    if (kept.length > 0 && fold.from <= kept[kept.length - 1]!.to) continue
+    kept.push(fold)
+  }
+  return kept
+}
+
+/** The ranges a footer names: the three largest folds, in file order. */
+const namedRanges = (folds: ReadonlyArray<Fold>): Array<string> =>
+  [...folds]
+    .sort((a, b) => b.hidden - a.hidden || a.from - b.from)
+    .slice(0, 3)
+    .sort((a, b) => a.from - b.from)
+    .map((fold) => `${fold.from}-${fold.to}`)
+
+export const summary = (structure: FileStructure, lines: ReadonlyArray<string>, options: SummaryOptions): ViewResult => {
+  const folds = foldsOf(structure, lines)
+  const maxRows = options.maxRows ?? DEFAULT_LIMIT
+  const maxBytes = options.maxBytes ?? MAX_BYTES
+  const rows: Array<string> = []
+  let bytes = 0
+  let next = 0
+  for (let line = 1; line <= lines.length; line++) {
+    const fold = folds[next]
+    const row = fold !== undefined && fold.from === line
+      ? `${fold.from}-${fold.to}: ${fold.text}`
+      : numberedLine(line, lines[line - 1]!)
+    if (fold !== undefined && fold.from === line) {
+      line = fold.to
+      next++
+    }
+    rows.push(row)
+    bytes += byteLength(row) + 1
+  }
+  if (rows.length > maxRows || bytes > maxBytes) {
+    return outline(structure, lines, {
+      path: options.path,
+      limit: maxRows,
+      maxBytes,
+      because: `its summary (${plural(rows.length, "row")}, ${
+        Math.ceil(bytes / 1024)
+      } KB) is longer than a page, so this is the outline`
+    })
+  }
+  const elided = folds.reduce((sum, fold) => sum + fold.hidden, 0)
+  const footer = folds.length === 0
+    ? `(Summary: nothing to elide; all ${plural(lines.length, "line")} shown.)`
+    : `(Summary: ${elided} of ${plural(lines.length, "line")} elided in ${
+      plural(folds.length, "span")
+    }. Elided spans are hidden, not empty: read them with offset/limit or ${options.path}:${
+      namedRanges(folds).join(",")
+    }.)`
+  return {
+    view: "summary",
+    header: undefined,
+    rows,
+    footer,
+    counts: countOf(structure, folds.length, elided),
+    pastEnd: false
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Block
+
+export interface Block {
+  readonly declaration: Declaration
+  /** Its lines, attached comments, decorators and attributes included. */
+  readonly span: LineSpan
+  /** `(Block: method run, lines 14-23 of 200.)` */
+  readonly header: string
+}
+
+/** What a declaration is called in a sentence: `method run`, `class Foo`, `block`. */
+export const describe = (declaration: Declaration): string =>
+  declaration.name === undefined ? declaration.kind : `${declaration.kind} ${declaration.name}`
+
+/**
+ * The declaration around `line`: the innermost one whose lines hold it, or the one `levels - 1`
+ * further out (`levels` 1 is the innermost; past the outermost it stays there). Undefined when
+ * the line is in no declaration.
+ */
+export const blockAt = (structure: FileStructure, line: number, levels = 1): Block | undefined => {
+  const path: Array<Declaration> = []
+  let level = structure.declarations
+  for (;;) {
+    const found = level.find((d) => d.span.start <= line && line <= d.span.end)
+    if (found === undefined) break
+    path.push(found)
+    level = found.children
+  }
+  if (path.length === 0) return undefined
+  const declaration = path[Math.max(0, path.length - Math.max(1, levels))]!
+  return {
+    declaration,
+    span: declaration.span,
+    header: `(Block: ${describe(declaration)}, lines ${declaration.span.start}-${declaration.span.end} of ${structure.lines}.)`
+  }
+}
+
+const spanOfStatement = (statement: Statement): LineSpan => ({ start: statement.attached + 1, end: statement.end + 1 })
+
+/**
+ * The top-level statement that holds `line` (with the comments directly above it), by the
+ * indentation engine's rules: the fallback of a block read when the line is in no declaration.
+ * Undefined on a blank line between statements.
+ */
+export const statementAt = (lines: ReadonlyArray<string>, line: number, language?: string): LineSpan | undefined => {
+  const found = statementsOf(lines, language).find((statement) =>
+    statement.attached + 1 <= line && line <= statement.end + 1
+  )
+  return found === undefined ? undefined : spanOfStatement(found)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Syntax context
+
+export interface SyntaxContext {
+  /** The widened range. */
+  readonly from: number
+  readonly to: number
+  /** Lines added before and after the range asked for. */
+  readonly before: LineSpan | undefined
+  readonly after: LineSpan | undefined
+  /** The sentence that says which lines were added and why. */
+  readonly footer: string
+}
+
+interface Unit {
+  readonly span: LineSpan
+  readonly what: string
+}
+
+const unitsOf = (structure: FileStructure, lines: ReadonlyArray<string>): Array<Unit> => {
+  const units: Array<Unit> = flatten(structure.declarations).map(([declaration]) => ({
+    span: declaration.span,
+    what: describe(declaration)
+  }))
+  const visit = (statements: ReadonlyArray<Statement>) => {
+    for (const statement of statements) {
+      if (statement.end > statement.attached) units.push({ span: spanOfStatement(statement), what: "statement" })
+      visit(statement.children)
+    }
+  }
+  if (structure.engine === "syntax" || structure.engine === "indentation") visit(statementsOf(lines, structure.language))
+  return units
+}
+
+/**
+ * The range `from`..`to` widened to whole statements: back to the start of the outermost
+ * declaration or statement around `from` that starts at most 20 lines above, and on to the end
+ * of the outermost one around `to` that ends at most 20 lines below; with the footer that says so.
+ */
+export const syntaxContext = (
+  structure: FileStructure,
+  lines: ReadonlyArray<string>,
+  from: number,
+  to: number
+): SyntaxContext => {
+  const units = unitsOf(structure, lines)
+  let start: Unit | undefined
+  let end: Unit | undefined
+  let far: Unit | undefined
+  for (const unit of units) {
+    const { span } = unit
+    if (span.start < from && from <= span.end) {
+      if (from - span.start <= MAX_CONTEXT_LINES) {
+        if (start === undefined || span.start < start.span.start) start = unit
+      } else far ??= unit
+    }
+    if (span.start <= to && to < span.end) {
+      if (span.end - to <= MAX_CONTEXT_LINES) {
+        if (end === undefined || span.end > end.span.end) end = unit
+      } else far ??= unit
+    }
+  }
+  const before = start === undefined ? undefined : { start: start.span.start, end: from - 1 }
+  const after = end === undefined ? undefined : { start: to + 1, end: end.span.end }
+  const reasons = start !== undefined && end !== undefined && start.what === end.what
+    ? `the start and end of the enclosing ${start.what}`
+    : [
+      ...(start === undefined ? [] : [`the start of the enclosing ${start.what}`]),
+      ...(end === undefined ? [] : [`the end of the enclosing ${end.what}`])
+    ].join(" and ")
+  const added = [before, after].filter((span) => span !== undefined)
+  const word = added.length === 1 && added[0]!.start === added[0]!.end ? "Line" : "Lines"
+  const footer = added.length > 0
+    ? `(${word} ${added.map(rangeOf).join(" and ")} added as context: ${reasons}.)`
+    : far !== undefined
+    ? `(No lines added as context: the enclosing ${far.what} (lines ${far.span.start}-${far.span.end}) reaches more than ${MAX_CONTEXT_LINES} lines past lines ${from}-${to}.)`
+    : `(No lines added as context: lines ${rangeOf({ start: from, end: to })} already hold whole statements.)`
+  return { from: before?.start ?? from, to: after?.end ?? to, before, after, footer }
+}
