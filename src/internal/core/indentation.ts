@@ -42,8 +42,6 @@ interface Lexicon {
   readonly regex: boolean
   /** `@decorator` lines attach to the declaration below (not Ruby: `@x` is a variable there). */
   readonly decorators: boolean
-  /** A body is the deeper-indented run after a header (Python); otherwise only brackets and closing words make one. */
-  readonly indentBodies: boolean
 }
 
 const C_LIKE: Lexicon = {
@@ -54,8 +52,7 @@ const C_LIKE: Lexicon = {
   triple: false,
   apostrophe: "char",
   regex: false,
-  decorators: true,
-  indentBodies: false
+  decorators: true
 }
 const JS: Lexicon = { ...C_LIKE, backtick: "template", apostrophe: "string", regex: true }
 const HASHED: Lexicon = {
@@ -66,8 +63,7 @@ const HASHED: Lexicon = {
   triple: false,
   apostrophe: "string",
   regex: false,
-  decorators: false,
-  indentBodies: false
+  decorators: false
 }
 
 const LEXICONS: Record<string, Lexicon> = {
@@ -75,7 +71,7 @@ const LEXICONS: Record<string, Lexicon> = {
   tsx: JS,
   javascript: JS,
   jsx: JS,
-  python: { ...HASHED, triple: true, decorators: true, indentBodies: true },
+  python: { ...HASHED, triple: true, decorators: true },
   ruby: HASHED,
   bash: { ...HASHED, hash: "spaced" },
   php: { ...C_LIKE, hash: "always", apostrophe: "string" },
@@ -90,7 +86,7 @@ const LEXICONS: Record<string, Lexicon> = {
   swift: C_LIKE,
   dart: { ...C_LIKE, apostrophe: "string" },
   css: { ...C_LIKE, slash: true },
-  yaml: { ...HASHED, indentBodies: true },
+  yaml: HASHED,
   toml: HASHED,
   perl: { ...HASHED, hash: "spaced" },
   r: HASHED,
@@ -106,8 +102,7 @@ const UNKNOWN: Lexicon = {
   triple: false,
   apostrophe: "prose",
   regex: false,
-  decorators: false,
-  indentBodies: false
+  decorators: false
 }
 
 const EXTENSIONS: Record<string, string> = {
@@ -577,7 +572,7 @@ const scan = (s: Scanner, from: number, to: number): Array<Statement> => {
         continue
       }
       const match = br.openTo[cur]
-      if (match !== undefined && match > end) {
+      if (match !== undefined && match > end && end < to) {
         end = Math.min(match, to)
         cur = end
         continue
@@ -624,13 +619,17 @@ const statement = (s: Scanner, attached: number, start: number, end: number): St
   let body: Statement["body"]
   const closesFrom = br.closesFrom[end]
   const closing = lx.masked[end]!.trim()
-  if (end > start && closesFrom !== undefined && closesFrom >= opener) {
+  if (end > start && br.openTo[opener] === end) {
+    // The bracket the header leaves open closes on the last line (`}`, or `… 0}` after data).
+    body = opener + 1 <= end - 1 ? { start: opener + 1, end: end - 1 } : undefined
+  } else if (end > start && closesFrom !== undefined && closesFrom >= opener) {
     // Ends with the closer of a bracket opened in the header (or an Allman `{` line).
     if (br.openChar[opener] === undefined) opener = closesFrom
     body = opener + 1 <= end - 1 ? { start: opener + 1, end: end - 1 } : undefined
   } else if (end > start && CLOSER_WORD.test(closing) && lx.indents[end] === lx.indents[start]) {
     body = opener + 1 <= end - 1 ? { start: opener + 1, end: end - 1 } : undefined
-  } else if (end > opener && (s.lexicon.indentBodies || lx.masked[opener]!.trimEnd().endsWith(":"))) {
+  } else if (end > opener && lx.masked[opener]!.trimEnd().endsWith(":")) {
+    // A Python (or YAML-like) header: the deeper-indented run is its body.
     body = { start: opener + 1, end }
   }
   const children = body === undefined ? [] : scan(s, body.start, body.end)
@@ -790,6 +789,8 @@ const declarationsOf = (
     // Without a body, the statement is its own header (a type union over several lines).
     const headerLines = lines.slice(st.start, (st.body === undefined ? Math.min(st.end, st.start + 8) : st.opener) + 1)
     const header = foldHeader(headerLines)
+    // A statement that is only a string (a docstring) is no declaration.
+    if (/^[rbuf]*["'`]/i.test(lines[st.start]!.trim()) && st.body === undefined) return []
     const c = classify(header, where === "container", language)
     const multi = st.end > st.start
     const keep = where === "body"

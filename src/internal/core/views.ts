@@ -207,11 +207,13 @@ const commentMarkers = (first: string, last: string): { readonly open: string; r
 /** The first sentence of a comment's text, markers stripped. */
 export const firstSentence = (text: ReadonlyArray<string>): string => {
   const words: Array<string> = []
-  for (const raw of text) {
-    const line = raw
+  const stripped = text.map((raw) =>
+    raw
       .replace(/^\s*(?:\/\*\*?|\*\/|\*(?!\/)|\/\/[/!]?|#+!?|"""|'''|--|;+)/, "")
       .replace(/\s*(?:\*\/|"""|''')\s*$/, "")
       .trim()
+  )
+  for (const line of stripped) {
     if (line === "" || line.startsWith("@")) {
       if (words.length > 0) break
       continue
@@ -221,7 +223,8 @@ export const firstSentence = (text: ReadonlyArray<string>): string => {
     const stop = /[.!?](?=\s|$)/.exec(joined)
     if (stop !== null) return clip(joined.slice(0, stop.index + 1), OUTLINE_HEADER_CHARS)
   }
-  return clip(words.join(" "), OUTLINE_HEADER_CHARS)
+  // Only tags (`@since 3.4.0`): the first of them says what the comment is.
+  return clip(words.length > 0 ? words.join(" ") : stripped.find((line) => line !== "") ?? "", OUTLINE_HEADER_CHARS)
 }
 
 const commentFold = (span: LineSpan, lines: ReadonlyArray<string>): Fold => {
@@ -230,7 +233,9 @@ const commentFold = (span: LineSpan, lines: ReadonlyArray<string>): Fold => {
   const indent = /^\s*/.exec(first)![0]
   const { close, open } = commentMarkers(first, text[text.length - 1] ?? "")
   const sentence = firstSentence(text)
-  const head = `${indent}${open}${open === "" || sentence === "" ? "" : " "}${sentence}`
+  // `/** Sentence. … */`, `# Sentence. …`, `"""Sentence. … """`, as such comments are written.
+  const space = open === "" || sentence === "" || open.endsWith(open[0]!.repeat(3)) && /["']/.test(open) ? "" : " "
+  const head = `${indent}${open}${space}${sentence}`
   const tail = close === "" ? "" : ` ${close}`
   return { from: span.start, to: span.end, text: `${head} …${tail}`, hidden: span.end - span.start + 1 }
 }

@@ -1,0 +1,444 @@
+/**
+ * The structure views over the indentation engine: golden outputs for files in several languages,
+ * properties on generated and real files (the rows of a summary cover every line once; an outline
+ * nests; a block holds its line), and the cases that mislead a naive scanner.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import * as FastCheck from "effect/FastCheck"
+import { execFileSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as nodePath from "node:path"
+import { indentationStructure, languageOfPath } from "../src/internal/core/indentation.js"
+import { MAX_LINE_LENGTH, pageBytes } from "../src/internal/core/lines.js"
+import type { Declaration, FileStructure } from "../src/internal/core/structure.js"
+import * as Views from "../src/internal/core/views.js"
+
+const FIXTURES = nodePath.resolve(import.meta.dirname, "fixtures/structure")
+
+const linesOf = (text: string): Array<string> => {
+  const lines = text.split(/\r\n|\n|\r/)
+  if (lines[lines.length - 1] === "") lines.pop()
+  return lines
+}
+
+const fixture = (name: string): { readonly lines: Array<string>; readonly language: string | undefined } => ({
+  lines: linesOf(fs.readFileSync(nodePath.join(FIXTURES, name), "utf8")),
+  language: languageOfPath(name.replace(/\.txt$/, ""))
+})
+
+const render = (result: Views.ViewResult): string =>
+  [...(result.header === undefined ? [] : [result.header]), ...result.rows, result.footer].join("\n") + "\n"
+
+/** Compare with the golden file; `UPDATE_GOLDEN=1` rewrites it (then read the diff before committing). */
+const golden = (name: string, text: string) => {
+  const file = nodePath.join(FIXTURES, "golden", name)
+  if (process.env.UPDATE_GOLDEN === "1") {
+    fs.mkdirSync(nodePath.dirname(file), { recursive: true })
+    fs.writeFileSync(file, text)
+  }
+  expect(text).toBe(fs.readFileSync(file, "utf8"))
+}
+
+const flatten = (declarations: ReadonlyArray<Declaration>): Array<Declaration> =>
+  declarations.flatMap((d) => [d, ...flatten(d.children)])
+
+const find = (structure: FileStructure, name: string): Declaration => {
+  const found = flatten(structure.declarations).find((d) => d.name === name)
+  if (found === undefined) throw new Error(`no declaration ${name}`)
+  return found
+}
+
+/** The rows of a summary cover lines 1..N once each; a kept row shows its line as a page does. */
+const expectPartition = (rows: ReadonlyArray<string>, lines: ReadonlyArray<string>) => {
+  let next = 1
+  for (const row of rows) {
+    const match = /^(\d+)(?:-(\d+))?: /.exec(row)
+    expect(match, row).not.toBeNull()
+    const from = Number(match![1])
+    const to = match![2] === undefined ? from : Number(match![2])
+    expect(from, row).toBe(next)
+    expect(to, row).toBeGreaterThanOrEqual(from)
+    if (match![2] === undefined) expect(row).toBe(Views.numberedLine(from, lines[from - 1]!))
+    else expect(to - from + 1, row).toBeGreaterThanOrEqual(Views.MIN_BODY_LINES - 1)
+    next = to + 1
+  }
+  expect(next - 1).toBe(lines.length)
+}
+
+/** Spans within the file, children inside their parent's body, siblings in order without overlap. */
+const expectWellFormed = (structure: FileStructure) => {
+  const check = (declarations: ReadonlyArray<Declaration>, within: { start: number; end: number }) => {
+    let previous = within.start - 1
+    for (const d of declarations) {
+      expect(d.span.start).toBeGreaterThan(previous)
+      expect(d.span.start).toBeGreaterThanOrEqual(within.start)
+      expect(d.span.end).toBeLessThanOrEqual(within.end)
+      expect(d.headerLine).toBeGreaterThanOrEqual(d.span.start)
+      expect(d.headerLine).toBeLessThanOrEqual(d.span.end)
+      if (d.body !== undefined) {
+        expect(d.body.start).toBeGreaterThan(d.headerLine)
+        expect(d.body.end).toBeGreaterThanOrEqual(d.body.start)
+        expect(d.body.end).toBeLessThanOrEqual(d.span.end)
+        check(d.children, d.body)
+      } else expect(d.children).toEqual([])
+      previous = d.span.end
+    }
+  }
+  check(structure.declarations, { start: 1, end: structure.lines })
+  for (const comment of structure.comments) {
+    expect(comment.start).toBeGreaterThanOrEqual(1)
+    expect(comment.end).toBeLessThanOrEqual(structure.lines)
+  }
+}
+
+/** Outline rows: ranges in order, two spaces per depth, a child's range inside its parent's. */
+const expectOutlineNests = (rows: ReadonlyArray<string>) => {
+  const stack: Array<{ depth: number; start: number; end: number }> = []
+  let previousStart = 0
+  for (const row of rows) {
+    const match = /^( *)(\d+)(?:-(\d+))?: /.exec(row)
+    expect(match, row).not.toBeNull()
+    const depth = match![1]!.length / 2
+    const start = Number(match![2])
+    const end = match![3] === undefined ? start : Number(match![3])
+    expect(Number.isInteger(depth)).toBe(true)
+    expect(start).toBeGreaterThan(previousStart)
+    while (stack.length > 0 && stack[stack.length - 1]!.depth >= depth) stack.pop()
+    expect(depth).toBe(stack.length)
+    const parent = stack[stack.length - 1]
+    if (parent !== undefined) {
+      expect(start).toBeGreaterThanOrEqual(parent.start)
+      expect(end).toBeLessThanOrEqual(parent.end)
+    }
+    stack.push({ depth, start, end })
+    previousStart = start
+  }
+}
+
+const LANGUAGES = [
+  undefined,
+  "typescript",
+  "javascript",
+  "python",
+  "go",
+  "rust",
+  "java",
+  "c",
+  "cpp",
+  "csharp",
+  "ruby",
+  "php",
+  "bash"
+] as const
+
+/** Lines made of the pieces that mislead scanners: brackets, quotes, comment markers, closing words. */
+const pieces = FastCheck.constantFrom(
+  "function f() {",
+  "class A {",
+  "def g(x):",
+  "}",
+  "};",
+  "})",
+  "(",
+  ")",
+  "[",
+  "]",
+  "{",
+  "end",
+  "fi",
+  "else:",
+  "} else {",
+  "x = 1",
+  "return x",
+  "\"a { string\"",
+  "'c'",
+  "'a",
+  "`tpl ${",
+  "`",
+  "/* open",
+  "*/",
+  "// } comment",
+  "# { comment",
+  "\"\"\"",
+  "@decorator",
+  "#[attr]",
+  "/re{/",
+  "\\",
+  "if (x) {",
+  "impl X {",
+  "interface I<out A> {",
+  "\t"
+)
+const generatedFile = FastCheck.array(
+  FastCheck.tuple(FastCheck.integer({ min: 0, max: 12 }), FastCheck.array(pieces, { maxLength: 3 })),
+  { maxLength: 50 }
+).map((rows) => rows.map(([indent, parts]) => " ".repeat(indent) + parts.join(" ")))
+
+describe("the indentation engine and the views", () => {
+  describe("golden outputs", () => {
+    for (
+      const name of ["micro.ts.txt", "inventory.py", "server.go", "lib.rs", "shelf.rb", "deploy.sh"]
+    ) {
+      it(`${name}: summary and outline`, () => {
+        const { language, lines } = fixture(name)
+        const structure = indentationStructure(lines, language)
+        expectWellFormed(structure)
+        const path = name.replace(/\.txt$/, "")
+        const summary = Views.summary(structure, lines, { path })
+        expect(summary.view).toBe("summary")
+        expectPartition(summary.rows, lines)
+        golden(`${path}.summary.txt`, render(summary))
+        const outline = Views.outline(structure, lines, { path })
+        expectOutlineNests(outline.rows)
+        golden(`${path}.outline.txt`, render(outline))
+      })
+    }
+  })
+
+  it("TypeScript: variance annotations, containers open, members folded, doc comments to their first sentence", () => {
+    const { language, lines } = fixture("micro.ts.txt")
+    const structure = indentationStructure(lines, language)
+    const micro = flatten(structure.declarations).find((d) => d.header.startsWith("export interface Micro<out A"))!
+    expect(micro).toMatchObject({ kind: "interface", name: "Micro", container: true, span: { start: 66, end: 79 } })
+    expect(micro.headerLine).toBe(73)
+    const impl = find(structure, "MicroCauseImpl")
+    expect(impl.container).toBe(true)
+    expect(impl.children.map((d) => d.name)).toEqual([
+      "[MicroCauseTypeId]",
+      "constructor",
+      "pipe",
+      "toString",
+      "[NodeInspectSymbol]"
+    ])
+    const rows = Views.summary(structure, lines, { path: "Micro.ts" }).rows
+    // A parameter list over several lines stays; the fold starts at the line that opens the body.
+    expect(rows.slice(149, 155)).toEqual([
+      "257:   constructor(",
+      "258:     readonly _tag: Tag,",
+      "259:     originalError: unknown,",
+      "260:     readonly traces: ReadonlyArray<string>",
+      "261-290:   ) { … }",
+      "291:   pipe() {"
+    ])
+    expect(rows).toContain("36-40: /** @since 3.4.0 … */")
+    expect(rows).toContain("1-6: /** A lightweight alternative to the `Effect` data type, with a subset of the functionality. … */")
+  })
+
+  it("Python: decorators attach, docstrings fold, a header over several lines ends at its colon", () => {
+    const { language, lines } = fixture("inventory.py")
+    const structure = indentationStructure(lines, language)
+    expect(find(structure, "Part")).toMatchObject({ span: { start: 11, end: 29 }, headerLine: 12, container: true })
+    expect(find(structure, "empty")).toMatchObject({ kind: "method", span: { start: 27, end: 29 }, headerLine: 28 })
+    expect(find(structure, "__init__")).toMatchObject({ headerLine: 33, body: { start: 37, end: 40 } })
+    expect(find(structure, "report")).toMatchObject({ kind: "function", body: { start: 53, end: 56 } })
+    expect(structure.comments).toEqual([{ start: 2, end: 5 }])
+    const rows = Views.summary(structure, lines, { path: "inventory.py" }).rows
+    expect(rows).toContain("2-5: \"\"\"Keep an inventory of parts. … \"\"\"")
+    expect(rows).toContain("36-40:                  strict: bool = False): …")
+  })
+
+  it("Ruby: def … end closes at the header's indent; the closing word joins the fold", () => {
+    const { language, lines } = fixture("shelf.rb")
+    const structure = indentationStructure(lines, language)
+    expect(find(structure, "Library")).toMatchObject({ kind: "module", container: true, span: { start: 1, end: 25 } })
+    expect(find(structure, "Shelf")).toMatchObject({ kind: "class", container: true, span: { start: 3, end: 24 } })
+    expect(find(structure, "add")).toMatchObject({ kind: "method", body: { start: 14, end: 18 }, span: { end: 19 } })
+    expect(find(structure, "empty")).toMatchObject({ kind: "method", span: { start: 21, end: 23 } })
+    expect(Views.summary(structure, lines, { path: "shelf.rb" }).rows).toContain("13-19:     def add(book) … end")
+  })
+
+  it("braces inside strings, chars, raw strings, templates, regexes and comments open nothing", () => {
+    const go = fixture("server.go")
+    expect(find(indentationStructure(go.lines, go.language), "ServeHTTP")).toMatchObject({
+      kind: "method",
+      span: { start: 30, end: 38 }
+    })
+    const rust = fixture("lib.rs")
+    const rs = indentationStructure(rust.lines, rust.language)
+    expect(find(rs, "new")).toMatchObject({ span: { start: 15, end: 19 } })
+    expect(find(rs, "drain")).toMatchObject({ span: { start: 30, end: 39 }, body: { start: 34, end: 38 } })
+    const ts = [
+      "const a = \"{\"",
+      "const b = `${a} } ${`{`}`",
+      "const c = /[{(]/",
+      "// {",
+      "/* { */",
+      "function f() {",
+      "  return 1",
+      "}"
+    ]
+    const structure = indentationStructure(ts, "typescript")
+    // The comments right above the function are its own.
+    expect(find(structure, "f")).toMatchObject({
+      kind: "function",
+      span: { start: 4, end: 8 },
+      headerLine: 6,
+      body: { start: 7, end: 7 }
+    })
+    expect(flatten(structure.declarations).map((d) => d.span)).toEqual([
+      { start: 1, end: 1 },
+      { start: 2, end: 2 },
+      { start: 3, end: 3 },
+      { start: 4, end: 8 }
+    ])
+  })
+
+  it("text with no structure: no declarations, a summary that elides nothing, an outline that says so", () => {
+    const lines = [
+      "This is a note about the release.",
+      "",
+      "It has two paragraphs, and nothing in it (really) opens a block.",
+      "Don't read too much into it."
+    ]
+    const structure = indentationStructure(lines, undefined)
+    expect(structure.declarations).toEqual([])
+    const summary = Views.summary(structure, lines, { path: "NOTES" })
+    expect(summary.rows).toEqual(lines.map((line, i) => `${i + 1}: ${line}`))
+    expect(summary.footer).toBe("(Summary: nothing to elide; all 4 lines shown.)")
+    expect(render(Views.outline(structure, lines, { path: "NOTES" }))).toBe(
+      "(Outline of NOTES: no declarations found in 4 lines. Read it with offset/limit.)\n(End of outline - total 0 declarations)\n"
+    )
+    expect(indentationStructure([], "typescript")).toMatchObject({ lines: 0, declarations: [] })
+  })
+
+  it("a kept line is cut as a page cuts it", () => {
+    const long = "x".repeat(MAX_LINE_LENGTH + 50)
+    const page = pageBytes(new TextEncoder().encode(`short\n${long}\n`), {
+      offset: 1,
+      limit: 10,
+      maxLineLength: MAX_LINE_LENGTH,
+      maxBytes: 1e9
+    })
+    expect([Views.numberedLine(1, "short"), Views.numberedLine(2, long)]).toEqual(page.rendered)
+  })
+
+  it("a summary longer than a page becomes an outline and says so", () => {
+    const { language, lines } = fixture("micro.ts.txt")
+    const structure = indentationStructure(lines, language)
+    const result = Views.summary(structure, lines, { path: "Micro.ts", maxRows: 20 })
+    expect(result.view).toBe("outline")
+    expect(result.header).toMatch(
+      /^\(Outline of Micro\.ts: \d+ declarations in 330 lines; its summary \(\d+ rows, \d+ KB\) is longer than a page, so this is the outline\. Read one with offset\/limit or Micro\.ts:A-B\.\)$/
+    )
+    expect(result.rows).toHaveLength(20)
+    expect(result.footer).toMatch(/^\(Showing declarations 1-20 of \d+\. Use offset=21 to continue\.\)$/)
+    const bytes = Views.summary(structure, lines, { path: "Micro.ts", maxBytes: 2000 })
+    expect(bytes.view).toBe("outline")
+    expect(bytes.footer).toMatch(/^\(Output capped at 50 KB\. Showing declarations 1-\d+ of \d+\. Use offset=\d+ to continue\.\)$/)
+  })
+
+  it("an outline pages over declarations", () => {
+    const { language, lines } = fixture("micro.ts.txt")
+    const structure = indentationStructure(lines, language)
+    const total = Views.outline(structure, lines, { path: "m.ts" }).rows.length
+    const page = Views.outline(structure, lines, { path: "m.ts", offset: 11, limit: 5 })
+    expect(page.rows).toEqual(Views.outline(structure, lines, { path: "m.ts" }).rows.slice(10, 15))
+    expect(page.footer).toBe(`(Showing declarations 11-15 of ${total}. Use offset=16 to continue.)`)
+    const tail = Views.outline(structure, lines, { path: "m.ts", offset: total })
+    expect(tail.rows).toHaveLength(1)
+    expect(tail.footer).toBe(`(End of outline - total ${total} declarations)`)
+    expect(Views.outline(structure, lines, { path: "m.ts", offset: total + 1 })).toMatchObject({ rows: [], pastEnd: true })
+  })
+
+  it("blockAt: the innermost declaration around a line, climbing levels; statementAt outside any", () => {
+    const { language, lines } = fixture("shelf.rb")
+    const structure = indentationStructure(lines, language)
+    expect(Views.blockAt(structure, 15)).toMatchObject({
+      span: { start: 13, end: 19 },
+      header: "(Block: method add, lines 13-19 of 25.)"
+    })
+    expect(Views.blockAt(structure, 15, 2)?.header).toBe("(Block: class Shelf, lines 3-24 of 25.)")
+    expect(Views.blockAt(structure, 15, 3)?.header).toBe("(Block: module Library, lines 1-25 of 25.)")
+    expect(Views.blockAt(structure, 15, 9)?.header).toBe("(Block: module Library, lines 1-25 of 25.)")
+    const sh = fixture("deploy.sh")
+    const script = indentationStructure(sh.lines, sh.language)
+    expect(Views.blockAt(script, 3)).toBeUndefined()
+    expect(Views.statementAt(sh.lines, 3, sh.language)).toEqual({ start: 1, end: 3 })
+    expect(Views.statementAt(sh.lines, 14, sh.language)).toEqual({ start: 12, end: 16 })
+    expect(Views.statementAt(sh.lines, 4, sh.language)).toBeUndefined()
+  })
+
+  it("syntaxContext widens a range to whole statements, at most 20 lines each side, and says why", () => {
+    const { language, lines } = fixture("shelf.rb")
+    const structure = indentationStructure(lines, language)
+    expect(Views.syntaxContext(structure, lines, 15, 16)).toEqual({
+      from: 1,
+      to: 25,
+      before: { start: 1, end: 14 },
+      after: { start: 17, end: 25 },
+      footer: "(Lines 1-14 and 17-25 added as context: the start and end of the enclosing module Library.)"
+    })
+    expect(Views.syntaxContext(structure, lines, 13, 19).footer).toBe(
+      "(Lines 1-12 and 20-25 added as context: the start and end of the enclosing module Library.)"
+    )
+    const long = ["function f() {", ...Array.from({ length: 60 }, (_, i) => `  step(${i})`), "}"]
+    const far = Views.syntaxContext(indentationStructure(long, "typescript"), long, 25, 26)
+    expect(far).toMatchObject({ from: 25, to: 26, before: undefined, after: undefined })
+    expect(far.footer).toBe(
+      "(No lines added as context: the enclosing function f (lines 1-62) reaches more than 20 lines past lines 25-26.)"
+    )
+    const flat = ["a = 1", "b = 2"]
+    expect(Views.syntaxContext(indentationStructure(flat, "python"), flat, 1, 2).footer).toBe(
+      "(No lines added as context: lines 1-2 already hold whole statements.)"
+    )
+  })
+
+  it.prop(
+    "generated files: the structure is well formed, a summary covers every line once, outlines nest, blocks hold their line",
+    [generatedFile, FastCheck.constantFrom(...LANGUAGES), FastCheck.nat(), FastCheck.integer({ min: 1, max: 4 })],
+    ([lines, language, anchor, levels]) => {
+      const structure = indentationStructure(lines, language)
+      expectWellFormed(structure)
+      const summary = Views.summary(structure, lines, { path: "f", maxRows: 1e9, maxBytes: 1e12 })
+      expectPartition(summary.rows, lines)
+      expect(summary.counts.elidedLines).toBeLessThanOrEqual(lines.length)
+      expectOutlineNests(Views.outline(structure, lines, { path: "f" }).rows)
+      if (lines.length === 0) return
+      const line = 1 + anchor % lines.length
+      const block = Views.blockAt(structure, line, levels)
+      if (block !== undefined) {
+        expect(block.span.start).toBeLessThanOrEqual(line)
+        expect(block.span.end).toBeGreaterThanOrEqual(line)
+      }
+      const statement = Views.statementAt(lines, line, language)
+      if (statement !== undefined) expect(statement.start <= line && line <= statement.end).toBe(true)
+      const to = Math.min(lines.length, line + (anchor % 5))
+      const context = Views.syntaxContext(structure, lines, line, to)
+      expect(context.from).toBeLessThanOrEqual(line)
+      expect(context.from).toBeGreaterThanOrEqual(Math.max(1, line - Views.MAX_CONTEXT_LINES))
+      expect(context.to).toBeGreaterThanOrEqual(to)
+      expect(context.to).toBeLessThanOrEqual(Math.min(lines.length, to + Views.MAX_CONTEXT_LINES))
+    },
+    { fastCheck: { numRuns: 400 } }
+  )
+
+  it("real files (effect's sources, Python's standard library): well formed, summaries cover every line once", () => {
+    const effect = nodePath.resolve(import.meta.dirname, "../node_modules/effect/src")
+    const stdlib = execFileSync("python3", ["-c", "import os; print(os.path.dirname(os.__file__))"], {
+      encoding: "utf8"
+    }).trim()
+    const files = [
+      ...fs.readdirSync(effect).filter((name) => name.endsWith(".ts")).slice(0, 40).map((name) =>
+        nodePath.join(effect, name)
+      ),
+      ...fs.readdirSync(stdlib).filter((name) => name.endsWith(".py")).sort().slice(0, 40).map((name) =>
+        nodePath.join(stdlib, name)
+      )
+    ]
+    expect(files.length).toBeGreaterThan(40)
+    let lineCount = 0
+    let elided = 0
+    for (const file of files) {
+      const lines = linesOf(fs.readFileSync(file, "utf8"))
+      const structure = indentationStructure(lines, languageOfPath(file))
+      expectWellFormed(structure)
+      const summary = Views.summary(structure, lines, { path: file, maxRows: 1e9, maxBytes: 1e12 })
+      expectPartition(summary.rows, lines)
+      expectOutlineNests(Views.outline(structure, lines, { path: file }).rows)
+      lineCount += lines.length
+      elided += summary.counts.elidedLines
+    }
+    // Real sources have structure, and their summaries hide a good part of them.
+    expect(elided).toBeGreaterThan(lineCount / 3)
+  })
+})
