@@ -10,11 +10,15 @@
  *   files); elsewhere, or when git is missing or fails, from a breadth-first walk.
  * - `layerCached()`: a long-lived host (the MCP server, an agent server) keeps each worktree's
  *   paths in memory, grouped by name with each name folded once, so a later miss asks about
- *   each distinct name once and costs milliseconds. Before each use it compares a cheap
- *   stamp — the worktree's own mtime and, in git, the index file's mtime and size — and lists
- *   again when it moved; past `revalidateAfter` it serves what it has and lists again in the
- *   background, so files created deep in the tree since are found by the next miss. Recovery
- *   checks every path it offers against the disk, so a removed file is never offered.
+ *   each distinct name once and costs milliseconds (`warm` lists it ahead of the first miss).
+ *   Before each use it compares a cheap stamp — the worktree's own mtime and, in git, the index
+ *   file's mtime and size — and lists again when it moved; past `revalidateAfter` it serves
+ *   what it has and compares the mtimes of every directory it saw in the background, listing
+ *   again only when one moved, so files created deep in the tree since are found by the next
+ *   miss. A timestamp within `RACY_MARGIN_MS` of the listing's start proves nothing (git's
+ *   "racily clean" rule: a change in the same clock tick leaves it as it was), so such a list
+ *   is made again at its next use. Recovery checks every path it offers against the disk, so
+ *   a removed file is never offered.
  *
  * Permissions are not the index's business: recovery asks about the directories leading to
  * each match, and about each path it offers, before naming any.
@@ -24,6 +28,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -78,6 +83,11 @@ export interface FileIndexShape {
     visit: (entry: Entry) => void,
     accepts?: NameFilter
   ) => Effect.Effect<Scanned, never, FileSystem.FileSystem | Path.Path>
+  /**
+   * List `worktree` now, so that the first miss finds the list made (a long-lived host calls it
+   * at start, in the background). An index that keeps nothing has no use for it.
+   */
+  readonly warm?: (worktree: string, limits: ScanLimits) => Effect.Effect<void, never, FileSystem.FileSystem | Path.Path>
   /** Forget what is kept for `worktree` (every worktree when omitted): a host that wrote files may say so. */
   readonly invalidate: (worktree?: string) => Effect.Effect<void>
 }
@@ -375,81 +385,226 @@ export const layerPerCall: Layer.Layer<FileIndex> = Layer.succeed(FileIndex, per
 // Kept between calls
 
 export interface CachedOptions {
-  /** Past this age a kept list is served once more and listed again in the background (default 2 s). */
+  /**
+   * Past this age a kept list is served once more while the mtimes of its directories are
+   * compared in the background; it is listed again only when one moved (default 2 s).
+   */
   readonly revalidateAfter?: Duration.DurationInput | undefined
 }
 
-/** The entries bearing one name, and the name's `foldKey`, computed once when listed. */
-interface Named {
-  readonly name: string
-  readonly folded: string
-  readonly entries: Array<Entry>
+/**
+ * How far back from a listing's start a timestamp proves nothing (git's "racily clean"): a
+ * file added in the clock tick of the listing leaves its directory's mtime where the listing
+ * saw it. Filesystems stamp with a coarse clock (a kernel tick; 2 s on FAT), so 2 s is safe.
+ */
+export const RACY_MARGIN_MS = 2_000
+
+/** An mtime of the worktree, its directories or git's index; `undefined` when it could not be stat'ed. */
+type Mtime = number | undefined
+
+/** The cheap stamp compared before each use: the worktree's own mtime, and git's index (mtime, size). */
+interface Stamp {
+  readonly key: string
+  /** The newest mtime in it, for the racy rule. */
+  readonly newest: number
+}
+
+/** One worktree's list: distinct names, their folded keys, the entries bearing each (parallel arrays). */
+interface Snapshot {
+  readonly names: ReadonlyArray<string>
+  readonly folded: ReadonlyArray<string>
+  readonly entries: ReadonlyArray<ReadonlyArray<Entry>>
+  readonly complete: boolean
+  /** The `.git` found when listed (undefined outside git): the stamp stats its index. */
+  readonly git: string | undefined
+  readonly stamp: Stamp
+  /** The directories seen (`""` the worktree), and their mtimes when listed. */
+  readonly dirs: ReadonlyArray<string>
+  readonly mtimes: ReadonlyArray<Mtime>
+  /** Some timestamp was within `RACY_MARGIN_MS` of the listing's start: the next use lists again. */
+  readonly racy: boolean
+  readonly listedAt: number
 }
 
 interface Kept {
-  readonly names: ReadonlyArray<Named>
-  readonly complete: boolean
-  readonly stamp: string
-  readonly listedAt: number
-  refreshing: boolean
+  current: Snapshot | undefined
+  /** The listing under way, which every scan that needs a list awaits instead of listing too. */
+  listing: Deferred.Deferred<Snapshot> | undefined
+  /** A background check of the directories' mtimes is under way. */
+  checking: boolean
 }
 
-/** What moves when the worktree changes in a way a kept list must follow: a stat or two. */
-const stampOf = (worktree: string) =>
+/** Stats in flight when stamping every directory of a kept list. */
+const STAT_BATCH = 64
+
+/** The mtimes of `paths` (absolute), in order: on Node's filesystem directly, else through the service. */
+const mtimesOf = (paths: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    if (isNodeFileSystem(fs)) {
+      return yield* Effect.promise(async () => {
+        const out: Array<Mtime> = []
+        for (let i = 0; i < paths.length; i += STAT_BATCH) {
+          const batch = await Promise.all(
+            paths.slice(i, i + STAT_BATCH).map((p) => fsp.stat(p).then((info) => info.mtimeMs, () => undefined))
+          )
+          out.push(...batch)
+        }
+        return out
+      })
+    }
+    return yield* Effect.forEach(
+      paths,
+      (p) =>
+        fs.stat(p).pipe(
+          Effect.map((info) => Option.getOrUndefined(info.mtime)?.getTime()),
+          Effect.orElseSucceed(() => undefined)
+        ),
+      { concurrency: STAT_BATCH }
+    )
+  })
+
+/**
+ * The stamp: a stat or two. A directory's size says nothing (it differs by filesystem), so the
+ * worktree gives its mtime only; git's index gives mtime and size, as git compares it.
+ */
+const stampOf = (worktree: string, git: string | undefined) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
-    const mtime = (file: string) =>
+    const stat = (file: string) =>
       fs.stat(file).pipe(
-        Effect.map((info) => `${Option.getOrUndefined(info.mtime)?.getTime()}:${info.size}`),
-        Effect.orElseSucceed(() => "-")
+        Effect.map((info) => ({ mtime: Option.getOrUndefined(info.mtime)?.getTime(), size: Number(info.size) })),
+        Effect.orElseSucceed(() => undefined)
       )
-    const git = yield* findGit(worktree)
-    const index = git === undefined ? "" : yield* mtime(path.join(git, "index"))
-    return `${yield* mtime(worktree)}|${git ?? ""}|${index}`
+    const [top, index] = yield* Effect.all(
+      [stat(worktree), git === undefined ? Effect.succeed(undefined) : stat(path.join(git, "index"))],
+      { concurrency: 2 }
+    )
+    return {
+      key: `${top?.mtime ?? "-"}|${git ?? ""}|${index === undefined ? "-" : `${index.mtime}:${index.size}`}`,
+      newest: Math.max(top?.mtime ?? -Infinity, index?.mtime ?? -Infinity)
+    } satisfies Stamp
   })
 
 /** A file index that keeps each worktree's paths (see the module's description). */
 export const makeCached = (options: CachedOptions = {}): FileIndexShape => {
   const revalidateAfter = Duration.toMillis(Duration.decode(options.revalidateAfter ?? Duration.seconds(2)))
   const kept = new Map<string, Kept>()
-  const list = (worktree: string, limits: ScanLimits, stamp: string) =>
+  const keptFor = (worktree: string): Kept => {
+    let k = kept.get(worktree)
+    if (k === undefined) kept.set(worktree, k = { current: undefined, listing: undefined, checking: false })
+    return k
+  }
+  const absolutes = (path: Path.Path, worktree: string, dirs: ReadonlyArray<string>) =>
+    dirs.map((dir) => dir === "" ? worktree : path.join(worktree, ...dir.split("/")))
+
+  /** List `worktree` whole and stamp it. */
+  const listOnce = (worktree: string, limits: ScanLimits) =>
     Effect.gen(function*() {
-      const byName = new Map<string, Named>()
+      const path = yield* Path.Path
+      // The filesystem's clock, not the program's (a test clock must not make every stamp racy).
+      const started = Date.now()
+      const git = yield* findGit(worktree)
+      const stamp = yield* stampOf(worktree, git)
+      const byName = new Map<string, Array<Entry>>()
+      const dirs = new Set<string>([""])
       const scanned = yield* scanOnce(worktree, limits, (entry) => {
-        const named = byName.get(entry.name)
-        if (named === undefined) byName.set(entry.name, { name: entry.name, folded: foldKey(entry.name), entries: [entry] })
+        const entries = byName.get(entry.name)
+        if (entries === undefined) byName.set(entry.name, [entry])
         // git lists a directory once per run of its paths; listed twice, it is kept once.
-        else if (named.entries.at(-1)!.relative !== entry.relative) named.entries.push(entry)
+        else if (entries.at(-1)!.relative !== entry.relative) entries.push(entry)
+        const slash = entry.relative.lastIndexOf("/")
+        if (slash !== -1) dirs.add(entry.relative.slice(0, slash))
       }, () => true)
-      const listedAt = yield* Clock.currentTimeMillis
-      const fresh: Kept = { names: [...byName.values()], complete: scanned.complete, stamp, listedAt, refreshing: false }
-      kept.set(worktree, fresh)
-      return fresh
+      const dirList = [...dirs]
+      const mtimes = yield* mtimesOf(absolutes(path, worktree, dirList))
+      const threshold = started - RACY_MARGIN_MS
+      const names = [...byName.keys()]
+      return {
+        names,
+        folded: names.map(foldKey),
+        entries: [...byName.values()],
+        complete: scanned.complete,
+        git,
+        stamp,
+        dirs: dirList,
+        mtimes,
+        racy: stamp.newest >= threshold || mtimes.some((mtime) => mtime !== undefined && mtime >= threshold),
+        listedAt: yield* Clock.currentTimeMillis
+      } satisfies Snapshot
     })
+
+  /**
+   * The list of `worktree` made now, or by the listing already under way. The listing runs on
+   * its own fiber: a scan interrupted while waiting leaves it to finish for the next one.
+   */
+  const relist = (worktree: string, limits: ScanLimits) =>
+    Effect.gen(function*() {
+      const k = keptFor(worktree)
+      if (k.listing !== undefined) return yield* Deferred.await(k.listing)
+      const listing = yield* Deferred.make<Snapshot>()
+      k.listing = listing
+      yield* listOnce(worktree, limits).pipe(
+        Effect.tap((snapshot) =>
+          Effect.sync(() => {
+            if (kept.get(worktree) === k) k.current = snapshot
+          })
+        ),
+        Effect.exit,
+        Effect.flatMap((exit) =>
+          Effect.sync(() => {
+            if (k.listing === listing) k.listing = undefined
+          }).pipe(Effect.zipRight(Deferred.done(listing, exit)))
+        ),
+        Effect.forkDaemon
+      )
+      return yield* Deferred.await(listing)
+    })
+
+  /** In the background: stat every directory kept; list again only when one moved. */
+  const check = (worktree: string, k: Kept, snapshot: Snapshot, limits: ScanLimits) =>
+    Effect.gen(function*() {
+      const path = yield* Path.Path
+      const mtimes = yield* mtimesOf(absolutes(path, worktree, snapshot.dirs))
+      if (mtimes.some((mtime, i) => mtime !== snapshot.mtimes[i])) yield* relist(worktree, limits)
+      else if (k.current === snapshot) k.current = { ...snapshot, listedAt: yield* Clock.currentTimeMillis }
+    }).pipe(
+      Effect.ensuring(Effect.sync(() => {
+        k.checking = false
+      }))
+    )
+
+  /** A list of `worktree` to serve now: the kept one while its stamp holds, else a new one. */
+  const current = (worktree: string, limits: ScanLimits) =>
+    Effect.gen(function*() {
+      const k = keptFor(worktree)
+      const snapshot = k.current
+      if (snapshot === undefined || snapshot.racy) return yield* relist(worktree, limits)
+      const stamp = yield* stampOf(worktree, snapshot.git)
+      if (stamp.key !== snapshot.stamp.key) return yield* relist(worktree, limits)
+      if (
+        !k.checking && k.listing === undefined &&
+        (yield* Clock.currentTimeMillis) - snapshot.listedAt >= revalidateAfter
+      ) {
+        k.checking = true
+        yield* Effect.forkDaemon(check(worktree, k, snapshot, limits))
+      }
+      return snapshot
+    })
+
   return {
     scan: (worktree, limits, visit, accepts) =>
       Effect.gen(function*() {
-        const stamp = yield* stampOf(worktree)
-        let current = kept.get(worktree)
-        if (current === undefined || current.stamp !== stamp) {
-          current = yield* list(worktree, limits, stamp)
-        } else if (!current.refreshing && (yield* Clock.currentTimeMillis) - current.listedAt >= revalidateAfter) {
-          current.refreshing = true
-          const stale = current
-          yield* list(worktree, limits, stamp).pipe(
-            Effect.ensuring(Effect.sync(() => {
-              stale.refreshing = false
-            })),
-            Effect.forkDaemon
-          )
+        const snapshot = yield* current(worktree, limits)
+        const { entries, folded, names } = snapshot
+        for (let i = 0; i < names.length; i++) {
+          if (accepts !== undefined && !accepts(names[i]!, folded[i]!)) continue
+          for (const entry of entries[i]!) visit(entry)
         }
-        for (const named of current.names) {
-          if (accepts !== undefined && !accepts(named.name, named.folded)) continue
-          for (const entry of named.entries) visit(entry)
-        }
-        return { complete: current.complete, source: "cache" } satisfies Scanned
+        return { complete: snapshot.complete, source: "cache" } satisfies Scanned
       }).pipe(Effect.withSpan("FileIndex.scan")),
+    warm: (worktree, limits) => Effect.asVoid(current(worktree, limits)),
     invalidate: (worktree) =>
       Effect.sync(() => {
         if (worktree === undefined) kept.clear()

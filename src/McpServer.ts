@@ -38,6 +38,7 @@ import type * as Scope from "effect/Scope"
 import { readFileSync } from "node:fs"
 import { pathToFileURL } from "node:url"
 import * as FileIndex from "./FileIndex.js"
+import { warmFileIndex } from "./internal/notFound.js"
 import { ErrorCode, type ErrorResponse, errorResponse, type Request } from "./internal/jsonRpc.js"
 import { StdioTransport, type StdioTransportOptions } from "./internal/stdioTransport.js"
 import * as Progress from "./Progress.js"
@@ -307,7 +308,8 @@ export const serve = (server: Server, transport: Transport): Effect.Effect<void>
  * The whole stdio server: JSON-RPC on stdin/stdout, logs on stderr (stdout carries nothing
  * but protocol). Ends when stdin closes and every request in flight is answered. It needs
  * `read`'s services (workspace, permissions, …). The server lives long: it keeps the
- * workspace's file index (`FileIndex.layerCached`), so a wrong path costs milliseconds.
+ * workspace's file index (`FileIndex.layerCached`), listed at start in the background, so a
+ * wrong path costs milliseconds.
  */
 export const runStdio = (options: Options = {}): Effect.Effect<void, never, Read.EffectRequirements> =>
   Effect.scoped(Effect.gen(function*() {
@@ -316,6 +318,9 @@ export const runStdio = (options: Options = {}): Effect.Effect<void, never, Read
     const transport = stdioTransport({
       onIgnored: (reason) => Runtime.runFork(runtime)(Effect.logDebug(`effect-read: MCP: ignored ${reason}`))
     })
+    // The workspace is listed while the client initializes, so that even the first wrong path
+    // finds the index made; a request does not wait for it unless it needs the list.
+    yield* Effect.forkScoped(warmFileIndex)
     yield* serve(server, transport)
   })).pipe(
     Effect.provide(ReadTool.layer),

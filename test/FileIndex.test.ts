@@ -5,12 +5,13 @@
  * follows files added and removed.
  */
 import { afterAll, describe, expect, it } from "@effect/vitest"
+import * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as FileIndex from "../src/FileIndex.js"
-import { RecoveryLimits } from "../src/internal/notFound.js"
+import { RecoveryLimits, warmFileIndex } from "../src/internal/notFound.js"
 import { read } from "../src/Read.js"
 import { nodeLayer, tempDir, writeTree } from "./support.js"
 
@@ -218,10 +219,45 @@ describe("recovery in a git work tree", () => {
     }))
 })
 
+/**
+ * Every directory of `root` (and git's index) stamped a minute ago. A kept list trusts an mtime
+ * only when it is older than the listing by more than the racy margin: tests that check a list
+ * is kept set their tree's mtimes in the past first. Settled twice at the same time, the
+ * worktree's mtime is the same: what a test adds then goes unnoticed by the stamp.
+ */
+const A_MINUTE_AGO = new Date(Date.now() - 60_000)
+const settle = (root: string, past: Date = A_MINUTE_AGO) => {
+  const visit = (dir: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      if (entry.isDirectory() && entry.name !== ".git") visit(`${dir}/${entry.name}`)
+    }
+    fs.utimesSync(dir, past, past)
+  }
+  visit(root)
+  if (fs.existsSync(`${root}/.git/index`)) fs.utimesSync(`${root}/.git/index`, past, past)
+}
+
+/** Node's filesystem through the service (not recognised as Node's: the walk goes through it), directories listed counted. */
+const countingListings = (root: string) => {
+  const counted = { listings: 0 }
+  const layer = Layer.effect(
+    FileSystem.FileSystem,
+    Effect.map(FileSystem.FileSystem, (fs): FileSystem.FileSystem => ({
+      ...fs,
+      readDirectory: (path, options) => {
+        counted.listings++
+        return fs.readDirectory(path, options)
+      }
+    }))
+  ).pipe(Layer.provide(nodeLayer(root)))
+  return { counted, layer: Layer.merge(nodeLayer(root), layer) }
+}
+
 describe("FileIndex.layerCached", () => {
   it.effect("keeps the list: a later scan lists nothing again while nothing it watches moved", () =>
     Effect.gen(function*() {
       const root = repository({ "src/utils.ts": "", "src/app.ts": "" })
+      settle(root)
       const index = FileIndex.makeCached({ revalidateAfter: "1 hour" })
       const first = yield* scanAll(index, root)
       expect(first.source).toBe("cache")
@@ -236,6 +272,7 @@ describe("FileIndex.layerCached", () => {
   it.effect("git: files added to git's index and files removed are followed at once", () =>
     Effect.gen(function*() {
       const root = repository({ "src/app.ts": "" })
+      settle(root)
       const index = FileIndex.makeCached({ revalidateAfter: "1 hour" })
       expect((yield* scanAll(index, root)).entries).toEqual(["src", "src/app.ts"])
       writeTree(root, { "lib/deep/handler.ts": "" })
@@ -251,36 +288,117 @@ describe("FileIndex.layerCached", () => {
   it.effect("without git: a file added at the top is followed at once; deeper, after invalidate", () =>
     Effect.gen(function*() {
       const root = project({ "src/app.ts": "" })
+      settle(root)
       const index = FileIndex.makeCached({ revalidateAfter: "1 hour" })
       expect((yield* scanAll(index, root)).entries).toEqual(["src", "src/app.ts"])
       // The worktree's own mtime moved: listed again. (Timestamps are coarse: a file added in the
       // clock tick of the listing may leave it as it was, so the test moves it for sure.)
       writeTree(root, { "README.md": "" })
-      const moved = new Date(Date.now() - 60_000)
-      fs.utimesSync(root, moved, moved)
+      settle(root, new Date(A_MINUTE_AGO.getTime() - 60_000))
       expect((yield* scanAll(index, root)).entries).toContain("README.md")
       // Deeper down only the directory's mtime moved: the kept list holds until invalidated (or
-      // revalidated in the background).
+      // checked in the background past revalidateAfter).
       writeTree(root, { "src/routes.ts": "" })
       expect((yield* scanAll(index, root)).entries).not.toContain("src/routes.ts")
       yield* index.invalidate(root)
       expect((yield* scanAll(index, root)).entries).toContain("src/routes.ts")
     }))
 
-  it.effect("past revalidateAfter, the kept list is served and listed again for the next scan", () =>
+  it.effect("a file added in the clock tick of the listing is found by the next scan (a racy stamp proves nothing)", () =>
     Effect.gen(function*() {
       const root = project({ "src/app.ts": "" })
-      const index = FileIndex.makeCached({ revalidateAfter: 0 })
-      yield* scanAll(index, root)
+      settle(root)
+      // The worktree changed just now: its mtime is within the racy margin of the listing.
+      const now = new Date()
+      fs.utimesSync(root, now, now)
+      const index = FileIndex.makeCached({ revalidateAfter: "1 hour" })
+      expect((yield* scanAll(index, root)).entries).toEqual(["src", "src/app.ts"])
+      // A file added in the same tick: the worktree's mtime stays the one the listing stamped.
+      writeTree(root, { "README.md": "" })
+      fs.utimesSync(root, now, now)
+      expect((yield* scanAll(index, root)).entries).toContain("README.md")
+      // The same in a directory below: only the kept directories' mtimes could tell, and they
+      // were within the margin too.
       writeTree(root, { "src/routes.ts": "" })
-      // This scan serves the kept list and lists again in the background.
+      fs.utimesSync(`${root}/src`, now, now)
+      expect((yield* scanAll(index, root)).entries).toContain("src/routes.ts")
+      // Once the tree is older than the margin, the list is kept again.
+      settle(root)
       yield* scanAll(index, root)
-      // The refresh finishes in its own time: wait for it (a deadline only to catch a hang).
-      let entries: ReadonlyArray<string> = []
-      for (let i = 0; i < 1000 && !entries.includes("src/routes.ts"); i++) {
+      writeTree(root, { "src/later.ts": "" })
+      settle(root)
+      expect((yield* scanAll(index, root)).entries).not.toContain("src/later.ts")
+    }))
+
+  it.effect("git: an index written in the clock tick of the listing is read again by the next scan", () =>
+    Effect.gen(function*() {
+      const root = repository({ "src/app.ts": "" })
+      settle(root)
+      const now = new Date()
+      fs.utimesSync(`${root}/.git/index`, now, now)
+      const index = FileIndex.makeCached({ revalidateAfter: "1 hour" })
+      expect((yield* scanAll(index, root)).entries).toEqual(["src", "src/app.ts"])
+      // A path added to git's index in the same tick, the index's size the same: a rename.
+      fs.renameSync(`${root}/src/app.ts`, `${root}/src/api.ts`)
+      git(root, "add", "-A")
+      fs.utimesSync(`${root}/.git/index`, now, now)
+      settle(root)
+      fs.utimesSync(`${root}/.git/index`, now, now)
+      expect((yield* scanAll(index, root)).entries).toEqual(["src", "src/api.ts"])
+    }))
+
+  it.effect("warmFileIndex lists the workspace ahead: the first miss after it lists nothing", () =>
+    Effect.gen(function*() {
+      const root = project({ "src/utils.ts": "", "docs/guide.md": "" })
+      settle(root)
+      const { counted, layer } = countingListings(root)
+      const index = Layer.succeed(FileIndex.FileIndex, FileIndex.makeCached({ revalidateAfter: "1 hour" }))
+      yield* warmFileIndex.pipe(Effect.provide(Layer.merge(layer, index)))
+      const listed = counted.listings
+      expect(listed).toBe(3)
+      const missed = yield* read({ filePath: "lib/utils.ts" }).pipe(Effect.provide(Layer.merge(layer, index)), Effect.flip)
+      expect(missed._tag === "FileNotFound" && missed.suggestions).toEqual([`${root}/src/utils.ts`])
+      // Recovery listed the directory on the missing path's way (the worktree), not the workspace.
+      expect(counted.listings).toBe(listed + 1)
+      // The default index keeps nothing: nothing to warm.
+      yield* warmFileIndex.pipe(Effect.provide(layer))
+      expect(counted.listings).toBe(listed + 1)
+    }))
+
+  it.effect("past revalidateAfter, the directories' mtimes are compared in the background: listed again only when one moved", () =>
+    Effect.gen(function*() {
+      const root = project({ "src/app.ts": "", "docs/guide.md": "" })
+      settle(root)
+      const { counted, layer } = countingListings(root)
+      const index = FileIndex.makeCached({ revalidateAfter: 0 })
+      const scan = Effect.gen(function*() {
+        const seen = new Set<string>()
+        yield* index.scan(root, LIMITS, (entry) => seen.add(entry.relative))
+        return seen
+      }).pipe(Effect.provide(layer))
+      /** Scans until `done` holds (each past revalidateAfter: a check runs in the background); a deadline only to catch a hang. */
+      const scanUntil = (done: (seen: Set<string>) => boolean) =>
+        Effect.gen(function*() {
+          for (let i = 0; i < 1000; i++) {
+            const seen = yield* scan
+            if (done(seen)) return seen
+            yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
+          }
+          return yield* scan
+        })
+      yield* scan
+      const listed = counted.listings
+      expect(listed).toBe(3)
+      // Nothing moved: checked several times over, never listed again.
+      for (let i = 0; i < 5; i++) {
+        yield* scan
         yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
-        entries = (yield* scanAll(index, root)).entries
       }
-      expect(entries).toContain("src/routes.ts")
+      expect(counted.listings).toBe(listed)
+      // A file created deep down moves its directory's mtime: a check finds it, the list is made again.
+      writeTree(root, { "src/routes.ts": "" })
+      const seen = yield* scanUntil((seen) => seen.has("src/routes.ts"))
+      expect(seen.has("src/routes.ts")).toBe(true)
+      expect(counted.listings).toBeGreaterThan(listed)
     }))
 })

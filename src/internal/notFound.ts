@@ -53,6 +53,18 @@ export class RecoveryLimits extends Context.Reference<RecoveryLimits>()("effect-
   defaultValue: (): RecoveryLimitsShape => ({ timeout: Duration.seconds(2), maxEntries: 50_000 })
 }) {}
 
+/**
+ * List the workspace into the `FileIndex` now, within the recovery limits, when the index keeps
+ * lists (`warm`): a long-lived host forks it at start so that the first miss finds it made.
+ */
+export const warmFileIndex = Effect.gen(function*() {
+  const index = yield* FileIndex
+  if (index.warm === undefined) return
+  const path = yield* Path.Path
+  const workspace = yield* Workspace
+  yield* index.warm(path.resolve(workspace.worktree), yield* RecoveryLimits)
+}).pipe(Effect.withSpan("FileIndex.warm"))
+
 /** Where a missing path led, and the line to print before the content when it is not obvious. */
 export interface Recovered {
   readonly target: Target
