@@ -1,7 +1,7 @@
 /**
  * The command line:
  *
- * - `effect-read [--cwd DIR] [--offset N] [--limit N] [--column N] [--encoding NAME] [--line-format hashline]
+ * - `effect-read [--cwd DIR] [--offset N] [--limit N] [--column N] [--encoding NAME] [--view V] [--line-format hashline]
  *   [--format text|json|envelope] [--json] [--files-only] [--allow-external] <filePath>` reads once. stdout carries exactly the tool's
  *   output, or one JSON object (`json`: the `ReadResult` or `{"error": …}`; `envelope`: seed 002's
  *   envelope). `--json` is short for `--format json`.
@@ -121,6 +121,12 @@ const command = Command.make(
       Options.withDescription("Decode text in this encoding (e.g. shift_jis, windows-1252) instead of detecting it"),
       Options.optional
     ),
+    view: Options.choice("view", Read.views).pipe(
+      Options.withDescription(
+        "Directories: list (default) or tree; files: conflicts (only the unresolved merge-conflict regions)"
+      ),
+      Options.optional
+    ),
     lineFormat: Options.choice("line-format", ["hashline"]).pipe(
       Options.withDescription("hashline: a ¶PATH#TAG first line and N:text lines, for edit tools that take anchors"),
       Options.optional
@@ -153,7 +159,8 @@ const command = Command.make(
         ...Option.match(args.limit, { onNone: () => ({}), onSome: (limit) => ({ limit }) }),
         ...Option.match(args.column, { onNone: () => ({}), onSome: (column) => ({ column }) }),
         ...Option.match(args.encoding, { onNone: () => ({}), onSome: (encoding) => ({ encoding }) }),
-        ...Option.match(args.lineFormat, { onNone: () => ({}), onSome: (lineFormat) => ({ lineFormat }) })
+        ...Option.match(args.lineFormat, { onNone: () => ({}), onSome: (lineFormat) => ({ lineFormat }) }),
+        ...Option.match(args.view, { onNone: () => ({}), onSome: (view) => ({ view }) })
       }
       const services = sessionLayer(root, {
         allowExternal: args.allowExternal,

@@ -50,6 +50,9 @@ export { QueryLimits, type QueryLimitsShape } from "./internal/sources/database/
 /** The model-facing description of the tool, from `prompts/read.txt`. */
 export const description: string = readFileSync(new URL("../prompts/read.txt", import.meta.url), "utf8")
 
+/** The values of `view`: directories `list` and `tree`; files the text views. */
+export const views = ["list", "tree", "conflicts"] as const
+
 export const ReadParams = Schema.Struct({
   filePath: Schema.String.pipe(
     Schema.minLength(1, { message: () => "filePath must not be empty" }),
@@ -59,10 +62,11 @@ export const ReadParams = Schema.Struct({
     description: "The path of the file or directory to read: absolute, or relative to the working directory; or an http(s):// URL"
   }),
   offset: Schema.optionalWith(
-    Schema.Int.pipe(Schema.nonNegative({ message: () => "offset must be a line number (1-based; 0 means 1)" })),
+    Schema.Int.annotations({ message: () => "offset must be a whole number: a line number (1-based; 0 means 1), or -N for the last N lines" }),
     { exact: true }
   ).annotations({
-    description: "The line number to start reading from (1-based; 0 is treated as 1). Only for large files."
+    description:
+      "The line number to start reading from (1-based; 0 is treated as 1). Only for large files. A negative offset -N reads the last N lines (a tail, with their true line numbers); limit then counts from the first of them."
   }),
   column: Schema.optionalWith(
     Schema.Int.pipe(Schema.greaterThanOrEqualTo(1, { message: () => "column must be at least 1" })),
@@ -94,9 +98,9 @@ export const ReadParams = Schema.Struct({
     description:
       "Only when your edit tool takes ¶ anchors: \"hashline\" shows an editable text file as a first line ¶PATH#TAG (TAG names this version of the whole file) and lines as N:text. Read-only sources (archive members, databases, web pages) and :raw are shown as usual and say why."
   }),
-  view: Schema.optionalWith(Schema.Literal("list", "tree"), { exact: true }).annotations({
+  view: Schema.optionalWith(Schema.Literal(...views), { exact: true }).annotations({
     description:
-      "Directories only: \"list\" (default) names every entry; \"tree\" shows two levels with sizes and ages, at most 12 entries per sub-directory, skipping .gitignored files, node_modules, .git and build output. Same as the :tree path selector."
+      "Directories: \"list\" (default) names every entry; \"tree\" shows two levels with sizes and ages, at most 12 entries per sub-directory, skipping .gitignored files, node_modules, .git and build output (same as the :tree selector). Files: \"conflicts\" shows only the unresolved git merge-conflict regions (<<<<<<< … >>>>>>>) with their line numbers and ours/base/theirs labels (same as the :conflicts selector)."
   })
 }).annotations({ identifier: "ReadParams", title: "Read parameters" })
 export type ReadParams = typeof ReadParams.Type
@@ -128,6 +132,11 @@ export const read: (
   input: ReadParams | unknown
 ) {
   const params = yield* decodeParams(input)
+  if (params.offset !== undefined && params.offset < 0 && params.column !== undefined) {
+    return yield* new InvalidParams({
+      reason: "column continues one line: pass it with that line's number as offset, not with a negative offset (a tail)"
+    })
+  }
   const registry = yield* Sources
   const home = homedir()
   const resolved = resolve(params.filePath, {
@@ -140,8 +149,11 @@ export const read: (
     : readLocal(params.filePath, params, home)
   // A hashline read says why it has no anchor; it is never a stub (a stub carries no anchor).
   // With a session memory (off by default), held lines of an unchanged file are a short stub.
+  // A view (conflicts, outline, …) is not the lines it names: it is never replaced by a stub.
   const shown = params.lineFormat === "hashline"
     ? Anchors.explainOmitted(result)
+    : "conflicts" in result.metadata && result.metadata.conflicts !== undefined
+    ? result
     : yield* SessionMemory.apply(params, result)
   // Nearby instructions (off by default): AGENTS.md files this session was not shown, once.
   return yield* Instructions.append(shown)

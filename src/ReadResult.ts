@@ -65,6 +65,8 @@ export const ReadMetadata = Schema.Struct({
   url: Schema.optional(Schema.String),
   status: Schema.optional(Schema.Number),
   contentType: Schema.optional(Schema.String),
+  /** The `conflicts` view: merge-conflict regions found (nested ones included), and how many are malformed. */
+  conflicts: Schema.optional(Schema.Struct({ regions: Schema.Number, malformed: Schema.Number })),
   /** Directories: `"tree"` when rendered as a tree (absent for the flat listing). */
   view: Schema.optional(Schema.Literal("tree")),
   /** Session memory: the output is the unchanged stub; these lines are still in the conversation. */

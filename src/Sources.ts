@@ -28,7 +28,7 @@ import type {
   Source,
   SourceServices
 } from "./internal/sources/types.js"
-import { memoryPageAt, presentText } from "./internal/text.js"
+import { memoryPageAt, memoryTailAt, presentText } from "./internal/text.js"
 import type { Selection } from "./internal/core/selector.js"
 import type { ColumnOutOfRange, OffsetOutOfRange } from "./ReadError.js"
 import type { ReadResult } from "./ReadResult.js"
@@ -139,6 +139,7 @@ export const textResult = (
     title: options.title ?? options.path,
     kind: "text",
     pageAt: memoryPageAt(bytes),
+    tailAt: memoryTailAt(bytes),
     selection: options.selection,
     params: options.params,
     facts: { fileSize: bytes.length, encoding: "utf-8", replaced: false },

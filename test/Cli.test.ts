@@ -59,6 +59,13 @@ describe("CLI", () => {
     expect(rest.stdout).toContain("(Line 1 is shown from character 2001.)")
     const selected = await run(["--cwd", root, "notes.md:3-4"])
     expect(selected.stdout).toContain("3: line 3\n4: line 4\n\n(Showing lines 3-4 of 10. Use offset=5 to continue.)")
+    // A negative offset is a tail; --view conflicts shows the merge-conflict regions.
+    const tail = await run(["--cwd", root, "--offset", "-2", "notes.md"])
+    expect(tail.code).toBe(0)
+    expect(tail.stdout).toContain("9: line 9\n10: line 10\n\n(Showing the last 2 lines: 9-10 of 10.")
+    const conflicts = await run(["--cwd", root, "--view", "conflicts", "notes.md"])
+    expect(conflicts.code).toBe(0)
+    expect(conflicts.stdout).toContain("(No unresolved merge conflicts: no <<<<<<< marker at the start of any of the 10 lines.)")
   })
 
   it("prints the ReadResult as one JSON object with --json", async () => {
@@ -94,9 +101,11 @@ describe("CLI", () => {
     expect((await run([])).code).toBe(2)
     expect((await run(["--no-such-flag", "x"])).code).toBe(2)
     expect((await run(["--offset", "abc", "x"])).code).toBe(2)
-    const negative = await run(["--cwd", root, "--offset", "-1", "notes.md"])
-    expect(negative.code).toBe(2)
-    expect(negative.stderr).toContain("offset must be a line number")
+    const zero = await run(["--cwd", root, "--limit", "0", "notes.md"])
+    expect(zero.code).toBe(2)
+    expect(zero.stderr).toContain("limit must be at least 1")
+    const view = await run(["--cwd", root, "--view", "sideways", "notes.md"])
+    expect(view.code).toBe(2)
   })
 
   it("denies reads outside the project without a terminal", async () => {

@@ -194,16 +194,16 @@ describe("MCP server (effect-read mcp)", () => {
   })
 
   it("answers malformed arguments with InvalidParams, as read does", async () => {
-    const negative = await call(server, { filePath: "src/app.ts", offset: -1 })
+    const negative = await call(server, { filePath: "src/app.ts", offset: 1.5 })
     expect(negative.isError).toBe(true)
     expect(negative.content).toEqual([{
       type: "text",
-      text: "Invalid parameters: offset: offset must be a line number (1-based; 0 means 1)"
+      text: "Invalid parameters: offset: offset must be a whole number: a line number (1-based; 0 means 1), or -N for the last N lines"
     }])
     expect(negative.structuredContent).toEqual({
       _tag: "InvalidParams",
-      reason: "offset: offset must be a line number (1-based; 0 means 1)",
-      message: "Invalid parameters: offset: offset must be a line number (1-based; 0 means 1)"
+      reason: "offset: offset must be a whole number: a line number (1-based; 0 means 1), or -N for the last N lines",
+      message: "Invalid parameters: offset: offset must be a whole number: a line number (1-based; 0 means 1), or -N for the last N lines"
     })
     const missing = await call(server, { offset: 2 })
     expect(missing.isError).toBe(true)

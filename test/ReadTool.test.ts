@@ -107,7 +107,7 @@ describe("ReadTool", () => {
     }))
 
   it.effect.each([
-    ["offset -1", { filePath: "src/app.ts", offset: -1 }, "offset: offset must be a line number (1-based; 0 means 1)"],
+    ["offset 1.5", { filePath: "src/app.ts", offset: 1.5 }, "offset: offset must be a whole number: a line number (1-based; 0 means 1), or -N for the last N lines"],
     ["missing filePath", { offset: 2 }, "filePath: is missing"],
     ["limit 0", { filePath: "src/app.ts", limit: 0 }, "limit: limit must be at least 1"]
   ] as const)("malformed parameters (%s) are rejected by @effect/ai before the handler runs", ([, params, reason]) =>

@@ -46,6 +46,22 @@ describe("selector grammar", () => {
     expect(message("pages=0")).toBe("Page selector 0 is invalid; pages are 1-indexed. Use :pages=1.")
   })
 
+  it("tails and views: :-N, :-N:raw, :conflicts", () => {
+    expect(splitSelector("app.log:-200")).toEqual({ path: "app.log", selector: "-200" })
+    expect(splitSelector("app.log:-200:raw")).toEqual({ path: "app.log", selector: "-200:raw" })
+    expect(splitSelector("a.ts:conflicts")).toEqual({ path: "a.ts", selector: "conflicts" })
+    // Other pairs peel the last part alone.
+    expect(splitSelector("a.ts:conflicts:raw")).toEqual({ path: "a.ts:conflicts", selector: "raw" })
+    expect(splitSelector("notes-2024:-x")).toEqual({ path: "notes-2024:-x", selector: undefined })
+    expect(parseSelector("-200")).toEqual({ ranges: [], raw: false, pages: undefined, tail: 200 })
+    expect(parseSelector("-3:raw")).toEqual({ ranges: [], raw: true, pages: undefined, tail: 3 })
+    expect(parseSelector("Conflicts")).toEqual({ ranges: [], raw: false, pages: undefined, view: "conflicts" })
+    const message = (selector: string) => (parseSelector(selector) as SelectorError).message
+    expect(message("-0")).toBe("Tail selector :-0 is empty; use :-N for the last N lines (N >= 1).")
+    expect(message("5-9:conflicts")).toBe("Invalid selector ':5-9:conflicts'. :conflicts shows the whole file; it takes no line range.")
+    expect(message("conflicts:raw")).toBe("Invalid selector ':conflicts:raw'. :conflicts cannot be combined with other selectors.")
+  })
+
   it("merges open ranges by absorbing what follows", () => {
     expect(mergeRanges([{ start: 10, end: undefined }, { start: 20, end: 30 }])).toEqual([{ start: 10, end: undefined }])
   })

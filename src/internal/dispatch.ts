@@ -29,7 +29,7 @@ import * as Permits from "./permits.js"
 import { clipRanges, recordOrDefer } from "./recording.js"
 import { fromPlatformError, isNotFound } from "./platformError.js"
 import { localMeanings, type Resolved } from "./core/resolve.js"
-import { noSelection, parseSelector, type Selection, SelectorError } from "./core/selector.js"
+import { noSelection, parseSelector, type Selection, SelectorError, textViews } from "./core/selector.js"
 import { readUnsized, readWhole, SMALL_FILE_BYTES, snapshotFile } from "./snapshot.js"
 import type { FileFacts, FileSource, Params } from "./sources/types.js"
 
@@ -39,7 +39,6 @@ export type LocalServices = FileSystem.FileSystem | Path.Path | Workspace | Perm
 export interface Request extends Params {
   /** The path as the caller wrote it, for messages. */
   readonly filePath: string
-  readonly view?: "list" | "tree" | undefined
 }
 
 const explicitOf = (params: Params) =>
@@ -163,6 +162,7 @@ const readTarget = (
         reason: `The :tree selector shows a directory as a tree; ${target.absolute} is a file.`
       })
     }
+    if (request.view === "list" || request.view === "tree") return yield* viewMismatch(request.view, target.absolute, "file")
     const opened = target
     const read = yield* onceMoreIfChanged(
       target.absolute,
@@ -176,8 +176,30 @@ const readTarget = (
     return note === undefined || result.output.startsWith(note) ? result : { ...result, output: `${note}\n${result.output}` }
   })
 
+/** Views of directories and views of files: which target each fits, said in the error. */
+export const viewMismatch = (view: string, path: string, is: "file" | "directory") =>
+  new InvalidParams({
+    reason: is === "file"
+      ? `view "${view}" lists a directory; ${path} is a file (its views: ${textViews.join(", ")}; or none)`
+      : `view "${view}" shows a file's text; ${path} is a directory (its views: list, tree)`
+  })
+
 const listDirectory = (target: Target, stat: File.Info, selection: Selection, request: Request, note: string | undefined) =>
   Effect.gen(function*() {
+    if (request.view !== undefined && request.view !== "list" && request.view !== "tree") {
+      return yield* viewMismatch(request.view, target.absolute, "directory")
+    }
+    if (selection.view !== undefined || selection.tail !== undefined) {
+      return yield* new InvalidSelector({
+        path: target.absolute,
+        reason: `The :${selection.view ?? `-${selection.tail}`} selector reads a file's text; ${target.absolute} is a directory. Use :tree or a line range.`
+      })
+    }
+    if (request.offset !== undefined && request.offset < 0) {
+      return yield* new InvalidParams({
+        reason: `a negative offset reads the last lines of a file; ${target.absolute} is a directory (use a positive offset)`
+      })
+    }
     if (selection.ranges.length > 1) {
       return yield* new InvalidSelector({
         path: target.absolute,

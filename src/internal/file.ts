@@ -16,12 +16,21 @@ import { AnchorStore, anchorPath } from "./anchorStore.js"
 import { binaryExtensions, binarySignature, SAMPLE_BYTES } from "./core/binary.js"
 import { type Codec, type Detection, detect, detectionFor, firstTelling, LOOKAHEAD_BYTES } from "./core/encoding.js"
 import { anchorHeader, HASHLINE_MAX_BYTES, linesOf, tagOf } from "./core/hashline.js"
-import { COUNT_AHEAD_BYTES, LinePager, MAX_LINE_LENGTH, pastEnd } from "./core/lines.js"
+import { COUNT_AHEAD_BYTES, LinePager, MAX_BYTES, MAX_LINE_LENGTH, pastEnd } from "./core/lines.js"
+import { TailScanner } from "./core/tail.js"
 import { MAX_MEDIA_BYTES, mediaExtensions, mediaKind } from "./core/media.js"
 import { fromPlatformError } from "./platformError.js"
 import { attachBytes } from "./sources/attachment.js"
 import type { FileFacts, FileSourceRequest } from "./sources/types.js"
-import { type PageAt, presentText } from "./text.js"
+import {
+  MAX_TAIL_LINE_BYTES,
+  type PageAt,
+  presentText,
+  reachesEnd,
+  type TailAt,
+  tailByCounting,
+  tailPageOptions
+} from "./text.js"
 
 /** Bytes read per call while streaming text: large enough to amortise calls on deep scans. */
 export const CHUNK_BYTES = 256 * 1024
@@ -221,6 +230,72 @@ export const readText = Effect.fn("Read.text")(function*(request: FileSourceRequ
         : scanned
     }).pipe(Effect.mapError((error) => error._tag === "FileChanged" ? error : failed(error)))
 
+  /**
+   * The last lines: walk back from the end to where they start (reading only their bytes), number
+   * them by the index's total or by counting the lines before them (a forward scan in bounded
+   * memory that also fills the index), then page forward from there.
+   */
+  const tailAt: TailAt<ReadFailed | FileChanged, never> = (request) =>
+    detection.codec.tracker !== undefined ? tailByCounting(pageAt, request) : Effect.gen(function*() {
+      const { bomLength: origin, codec } = detection
+      const scanner = new TailScanner({
+        count: request.count,
+        maxBytes: reachesEnd(request) ? request.maxBytes : Infinity,
+        unit: codec.unit,
+        low: codec.bigEndian ? codec.unit - 1 : 0,
+        origin,
+        end: size,
+        maxLineBytes: MAX_TAIL_LINE_BYTES
+      })
+      const buffer = Buffer.allocUnsafe(Math.max(1, Math.min(CHUNK_BYTES, size)))
+      let position = size
+      while (!scanner.done && position > origin) {
+        const start = Math.max(origin, origin + Math.floor((position - CHUNK_BYTES - origin) / codec.unit) * codec.unit)
+        yield* file.seek(start, "start")
+        const n = yield* readFully(file, buffer.subarray(0, position - start))
+        if (n < position - start) yield* endedEarly(file, target, size)
+        scanner.pushBackward(buffer.subarray(0, n), start)
+        position = start
+      }
+      const scan = scanner.result()
+      const before = scan.atOrigin ? 0 : yield* linesBefore(scan.position)
+      const pager = new LinePager(
+        { ...tailPageOptions(request, before + 1, scan.lines), checkpointEvery: index.every },
+        codec,
+        { lines: before, position: scan.position },
+        origin
+      )
+      const streamed = yield* streamPage(file, scan.position, size, pager, target.absolute)
+      if (streamed.early) yield* endedEarly(file, target, size)
+      yield* index.record(target.absolute, key, streamed.page.checkpoints, streamed.page.totalLines)
+      return streamed.page
+    }).pipe(Effect.mapError((error) => error._tag === "FileChanged" ? error : failed(error)))
+
+  /** Lines before byte `position` (a line start): the index's total minus the tail, or a count. */
+  const linesBefore = (position: number) =>
+    Effect.gen(function*() {
+      // The last checkpoint the index has, when it lies before the position; else the start.
+      const last = yield* index.lookup(target.absolute, key, Number.MAX_SAFE_INTEGER)
+      const valid = last.position > detection.bomLength && last.position <= position &&
+        isTerminator(yield* unitBefore(file, last.position, detection.codec.unit), detection.codec)
+      const start = valid ? last : { lines: 0, position: detection.bomLength }
+      const counter = new LinePager(
+        {
+          offset: Number.MAX_SAFE_INTEGER,
+          limit: 1,
+          maxLineLength: MAX_LINE_LENGTH,
+          maxBytes: MAX_BYTES,
+          checkpointEvery: index.every
+        },
+        detection.codec,
+        start,
+        detection.bomLength
+      )
+      const counted = yield* streamPage(file, start.position, position, counter, target.absolute)
+      yield* index.record(target.absolute, key, counted.page.checkpoints, undefined)
+      return counted.page.totalLines ?? counted.page.linesAtLeast
+    })
+
   const finalNewline = yield* endsWithNewline(file, size, detection).pipe(Effect.mapError(failed))
   const anchor = params.lineFormat === "hashline" && !selection.raw
     ? yield* anchorOf(file, target, size, detection)
@@ -230,6 +305,7 @@ export const readText = Effect.fn("Read.text")(function*(request: FileSourceRequ
     title: target.relative,
     kind: "text",
     pageAt,
+    tailAt,
     selection,
     params,
     note,

@@ -6,9 +6,20 @@ import * as Effect from "effect/Effect"
 import type { ReadResult } from "../ReadResult.js"
 import { ColumnOutOfRange, OffsetOutOfRange } from "../ReadError.js"
 import { type Codec, utf8 } from "./core/encoding.js"
-import { DEFAULT_LIMIT, type LineEndings, LinePager, MAX_BYTES, MAX_LINE_LENGTH, type Page } from "./core/lines.js"
+import {
+  DEFAULT_LIMIT,
+  type LineEndings,
+  LinePager,
+  MAX_BYTES,
+  MAX_BYTES_LABEL,
+  MAX_LINE_LENGTH,
+  type Page
+} from "./core/lines.js"
 import { FOOTER_RESERVE, header, renderRanges, renderText, type TextFacts } from "./core/render.js"
-import type { Selection } from "./core/selector.js"
+import type { Selection, TextView } from "./core/selector.js"
+import type { Params } from "./sources/types.js"
+import { tailStartOf } from "./core/tail.js"
+import { ConflictScanner, describeRegion } from "./core/conflicts.js"
 
 const PREVIEW_LINES = 20
 
@@ -28,6 +39,84 @@ export interface PageRequest {
 
 /** Produces a page of lines: from a file through the line index, or from bytes in memory. */
 export type PageAt<E, R> = (request: PageRequest) => Effect.Effect<Page, E, R>
+
+/** What a tail asks: the last `count` lines, `limit` of them from the first (all when undefined). */
+export interface TailRequest {
+  readonly count: number
+  readonly limit: number | undefined
+  readonly maxBytes: number
+}
+
+/**
+ * Produces the page of a tail: its first line numbered truly, its total known. When the window
+ * reaches the end, the page cap keeps the last lines that fit rather than the first.
+ */
+export type TailAt<E, R> = (request: TailRequest) => Effect.Effect<Page, E, R>
+
+/** The window reaches the end of the text: the page cap then trims its start, not its end. */
+export const reachesEnd = (request: TailRequest): boolean => request.limit === undefined || request.limit >= request.count
+
+/** The pager options of a tail's forward read from its first line. */
+export const tailPageOptions = (request: TailRequest, first: number, lines: number) => ({
+  offset: first,
+  limit: Math.max(1, Math.min(request.limit ?? lines, lines)),
+  maxLineLength: MAX_LINE_LENGTH,
+  maxBytes: request.maxBytes,
+  countAhead: Infinity
+})
+
+/** The byte a tail's rendered line may take at most: a cut line, its notice and its number. */
+export const MAX_TAIL_LINE_BYTES = MAX_LINE_LENGTH * 3 + 160
+
+/**
+ * A tail of bytes in memory: walk back from the end to the first line wanted, count the lines
+ * before it, and page forward from there.
+ */
+export const memoryTailAt = (bytes: Uint8Array, codec: Codec = utf8): TailAt<never, never> => (request) =>
+  // A stateful encoding's shift state is only known from the start: count forward instead.
+  codec.tracker !== undefined ? tailByCounting(memoryPageAt(bytes, codec), request) : Effect.sync(() => {
+    const scan = tailStartOf(bytes, {
+      count: request.count,
+      maxBytes: reachesEnd(request) ? request.maxBytes : Infinity,
+      unit: codec.unit,
+      low: codec.bigEndian ? codec.unit - 1 : 0,
+      origin: 0,
+      maxLineBytes: MAX_TAIL_LINE_BYTES
+    })
+    const before = scan.atOrigin ? 0 : countLines(bytes.subarray(0, scan.position), codec)
+    const pager = new LinePager(tailPageOptions(request, before + 1, scan.lines), codec, {
+      lines: before,
+      position: scan.position
+    })
+    pager.push(bytes.subarray(scan.position))
+    return pager.end(true)
+  })
+
+/** Lines in bytes that end at a line start (after a terminator, or empty). */
+export const countLines = (bytes: Uint8Array, codec: Codec = utf8): number => {
+  const pager = new LinePager({
+    offset: Number.MAX_SAFE_INTEGER,
+    limit: 1,
+    maxLineLength: MAX_LINE_LENGTH,
+    maxBytes: MAX_BYTES
+  }, codec)
+  pager.push(bytes)
+  return pager.end(true).totalLines ?? 0
+}
+
+/** A tail from any pager: count every line (a page past the end), then page the last ones. */
+export const tailByCounting = <E, R>(pageAt: PageAt<E, R>, request: TailRequest): Effect.Effect<Page, E, R> =>
+  Effect.gen(function*() {
+    const past = yield* pageAt({ offset: Number.MAX_SAFE_INTEGER, limit: 1, column: 1, maxBytes: request.maxBytes })
+    const total = past.totalLines ?? past.linesAtLeast
+    const first = Math.max(1, total - request.count + 1)
+    return yield* pageAt({
+      offset: first,
+      limit: Math.min(request.limit ?? request.count, total - first + 1, request.count) || 1,
+      column: 1,
+      maxBytes: request.maxBytes
+    })
+  })
 
 /** Paging over bytes already in memory (converted documents, archive members). */
 export const memoryPageAt = (bytes: Uint8Array, codec: Codec = utf8): PageAt<never, never> => (request) =>
@@ -66,7 +155,9 @@ export interface PresentOptions<E, R> {
   readonly kind: "text" | "archive" | "notebook" | "document" | "web"
   readonly pageAt: PageAt<E, R>
   readonly selection: Selection
-  readonly params: { readonly offset?: number | undefined; readonly limit?: number | undefined; readonly column?: number | undefined }
+  readonly params: Params
+  /** The tail of the text (a negative offset, `:-N`); counted from `pageAt` when not given. */
+  readonly tailAt?: TailAt<E, R> | undefined
   readonly facts: TextFacts
   /** Metadata of the source (size, mtime, encoding, …) merged into the result's. */
   readonly metadata: SourceMetadata
@@ -83,6 +174,25 @@ const outOfRange = (path: string, offset: number, page: Page) => {
     : undefined
 }
 
+const textViewOf = (view: Params["view"]): TextView | undefined =>
+  view === undefined || view === "list" || view === "tree" ? undefined : view
+
+/**
+ * The footer of a tail that reached the end: which of the last lines it shows and the read that
+ * gives the lines before them (the paging footer says the rest: the whole text, a window).
+ */
+const tailFooter = (page: Page, asked: number): string | undefined => {
+  const total = page.totalLines
+  if (page.stoppedBy !== "eof" || page.offset <= 1 || total === undefined || page.lines.length === 0) return undefined
+  const shown = page.lines.length
+  const from = Math.max(1, page.offset - shown)
+  const count = page.offset - from
+  const before = `Use offset=${from} limit=${count} to read the ${count === 1 ? "line" : `${count} lines`} before them.`
+  return shown < Math.min(asked, total)
+    ? `(Output capped at ${MAX_BYTES_LABEL}. Showing the last ${shown} of the ${asked} lines asked: lines ${page.offset}-${total} of ${total}. ${before})`
+    : `(Showing the last ${shown} lines: ${page.offset}-${total} of ${total}. ${before})`
+}
+
 /** Page and render text by `params` or by the path's selector. */
 export const presentText = <E, R>(
   options: PresentOptions<E, R>
@@ -93,6 +203,9 @@ export const presentText = <E, R>(
     const budget = MAX_BYTES -
       new TextEncoder().encode(header(path, "file") + (options.note ?? "") + (hashline?.header ?? "")).length -
       FOOTER_RESERVE
+    const view = selection.view ?? textViewOf(params.view)
+    if (view === "conflicts") return yield* presentConflicts(options, budget)
+    const tail = selection.tail ?? (params.offset !== undefined && params.offset < 0 ? -params.offset : undefined)
     const ranges = selection.ranges.length > 0
       ? selection.ranges
       : [{ start: Math.max(1, params.offset ?? 1), end: undefined }]
@@ -101,8 +214,15 @@ export const presentText = <E, R>(
 
     const pages: Array<Page> = []
     const skipped: Array<string> = []
+    let footer: string | undefined = undefined
     let remaining = budget
-    for (const range of ranges) {
+    if (tail !== undefined) {
+      const tailAt = options.tailAt ?? ((request: TailRequest) => tailByCounting(options.pageAt, request))
+      const page = yield* tailAt({ count: tail, limit: params.limit, maxBytes: budget })
+      pages.push(page)
+      footer = tailFooter(page, tail)
+    }
+    for (const range of tail === undefined ? ranges : []) {
       const page = yield* options.pageAt({
         offset: range.start,
         limit: limitOf(range),
@@ -143,7 +263,7 @@ export const presentText = <E, R>(
     const more = lastPage.stoppedBy !== "eof" || pages.length + skipped.length < ranges.length
     const totalLines = pages.map((page) => page.totalLines).find((total) => total !== undefined)
     const body = pages.length === 1 && selection.ranges.length <= 1
-      ? renderText(path, first, options.facts, { raw: selection.raw, note: options.note, hashline })
+      ? renderText(path, first, options.facts, { raw: selection.raw, note: options.note, hashline, footer })
       : renderRanges(path, pages, options.facts, { raw: selection.raw, note: options.note, hashline, totalLines, skipped })
     const linesCut = pages.reduce((sum, page) => sum + page.linesCut, 0)
     const endings = pages.reduce(
@@ -169,6 +289,108 @@ export const presentText = <E, R>(
         lineEnding: lineEndingOf(endings),
         ...(pages.some((page) => page.replaced) || options.facts.replaced ? { invalidBytesReplaced: true } : {}),
         ...(hashline === undefined ? {} : { lineFormat: "hashline" as const }),
+        ...options.metadata
+      }
+    }
+    return result
+  })
+
+/** Lines scanned per page when a view walks the whole text. */
+const SCAN_LINES = 8192
+const SCAN_BYTES = 4 * 1024 * 1024
+
+/**
+ * Every line of the text, in order, a page at a time: memory stays at one page whatever the
+ * size (a file's line index makes each next page start near its first line).
+ */
+export const eachLine = <E, R>(pageAt: PageAt<E, R>, f: (number: number, line: string) => void) =>
+  Effect.gen(function*() {
+    let offset = 1
+    for (;;) {
+      const page = yield* pageAt({ offset, limit: SCAN_LINES, column: 1, maxBytes: SCAN_BYTES })
+      page.lines.forEach((line, i) => f(offset + i, line))
+      if (page.stoppedBy === "eof" || page.lines.length === 0) return page.totalLines ?? offset - 1 + page.lines.length
+      offset += page.lines.length
+    }
+  })
+
+/**
+ * The `conflicts` view: each unresolved merge-conflict region under a heading that says its lines,
+ * its sides' labels and whether it is well formed, then its numbered lines; a footer counts them.
+ * Regions nested in another are shown within it and get their own heading.
+ */
+const presentConflicts = <E, R>(options: PresentOptions<E, R>, budget: number) =>
+  Effect.gen(function*() {
+    const { path } = options
+    const scanner = new ConflictScanner()
+    const totalLines = yield* eachLine(options.pageAt, (number, line) => scanner.push(number, line))
+    const regions = scanner.end()
+    const body: Array<string> = []
+    const shownLines: Array<string> = []
+    const spans: Array<{ readonly start: number; readonly end: number }> = []
+    let remaining = budget
+    let shownRegions = 0
+    let linesCut = 0
+    let capped = false
+    for (const [i, region] of regions.entries()) {
+      const heading = `Conflict ${i + 1} of ${regions.length}: ${describeRegion(region)}`
+      remaining -= Buffer.byteLength(heading) + 1
+      if (remaining <= 0 && shownRegions > 0) {
+        capped = true
+        break
+      }
+      if (shownRegions > 0) body.push("")
+      body.push(heading)
+      shownRegions++
+      if (region.depth > 0) continue
+      const page = yield* options.pageAt({
+        offset: region.start,
+        limit: region.end - region.start + 1,
+        column: 1,
+        maxBytes: Math.max(1, remaining)
+      })
+      body.push(...page.rendered)
+      shownLines.push(...page.lines)
+      linesCut += page.linesCut
+      remaining -= page.rendered.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0)
+      if (page.lines.length > 0) spans.push({ start: page.offset, end: page.offset + page.lines.length - 1 })
+      if (page.lines.length < region.end - region.start + 1) {
+        capped = true
+        break
+      }
+    }
+    const malformed = regions.filter((region) => region.malformed !== undefined).length
+    const listed = regions.filter((region) => region.depth === 0).slice(0, 6).map((region) => `${region.start}-${region.end}`)
+    const more = regions.filter((region) => region.depth === 0).length > listed.length ? ", …" : ""
+    const footer = regions.length === 0
+      ? `(No unresolved merge conflicts: no <<<<<<< marker at the start of any of the ${totalLines} lines.)`
+      : capped
+      ? `(Output capped at ${MAX_BYTES_LABEL}. Showing ${shownRegions} of ${regions.length} conflict regions; they are at lines ${
+        listed.join(", ")
+      }${more}: read one with offset and limit.)`
+      : `(${regions.length} unresolved merge-conflict region${regions.length === 1 ? "" : "s"} in ${totalLines} lines, at lines ${
+        listed.join(", ")
+      }${more}${malformed === 0 ? "" : `; ${malformed} malformed`}.)`
+    const output = [
+      ...(options.note === undefined ? [] : [options.note]),
+      header(path, "file"),
+      ...body,
+      ...(body.length === 0 ? [] : [""]),
+      footer,
+      "</content>"
+    ].join("\n")
+    const result: ReadResult = {
+      title: options.title,
+      output,
+      metadata: {
+        kind: options.kind,
+        path,
+        preview: shownLines.slice(0, PREVIEW_LINES).join("\n"),
+        truncated: capped || linesCut > 0,
+        ...(spans.length > 0 ? { startLine: spans[0]!.start, endLine: spans[spans.length - 1]!.end, ranges: spans } : {}),
+        totalLines,
+        ...(linesCut > 0 ? { linesCut } : {}),
+        conflicts: { regions: regions.length, malformed },
         ...options.metadata
       }
     }

@@ -56,6 +56,8 @@ export interface RenderOptions {
   readonly note?: string | undefined
   /** Hashline format: `N:text` lines under this `¶PATH#TAG` header (none when the file has no tag). */
   readonly hashline?: { readonly header: string | undefined } | undefined
+  /** A footer in place of the paging footer (a tail says how to read the lines before it). */
+  readonly footer?: string | undefined
 }
 
 const lead = (options: RenderOptions): Array<string> => options.note === undefined ? [] : [options.note]
@@ -79,7 +81,7 @@ export const renderText = (path: string, page: Page, facts: TextFacts, options: 
     ...linesOf(page, options),
     "",
     ...notices(page, facts),
-    textFooter(page, facts),
+    options.footer ?? textFooter(page, facts),
     "</content>"
   ].join("\n")
 

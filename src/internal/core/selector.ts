@@ -1,6 +1,7 @@
 /**
  * Selectors in the path: `src/app.ts:50-100`, `:50`, `:50-`, `:50+20`, `:L50-L60`,
- * `:5-16,960-973`, `:raw`, `:2-4:raw`, and `report.pdf:pages=3-5`. Pure parsing; the caller
+ * `:5-16,960-973`, `:raw`, `:2-4:raw`, `report.pdf:pages=3-5`, the tail `:-200` (`:-200:raw`),
+ * and the views `:conflicts`, `:outline`, `:summary` and `:120:block`. Pure parsing; the caller
  * decides that an existing file whose name merely looks like a selector wins.
  */
 
@@ -19,13 +20,22 @@ export interface Selection {
   readonly pages: LineRange | undefined
   /** `:tree`: a directory rendered as a tree. */
   readonly tree?: boolean | undefined
+  /** `:-N`: the last N lines. */
+  readonly tail?: number | undefined
+  /** `:conflicts`, `:outline`, `:summary`, `:N:block` (the block's anchor is `ranges[0].start`). */
+  readonly view?: TextView | undefined
 }
+
+/** The views of a file's text a selector or the `view` parameter asks for. */
+export type TextView = "outline" | "summary" | "block" | "conflicts"
+/** The text views this build serves. */
+export const textViews: ReadonlyArray<TextView> = ["conflicts"]
 
 export const noSelection: Selection = { ranges: [], raw: false, pages: undefined }
 
 /** The valid forms, for error messages. */
 export const selectorForms =
-  "Use :N, :N-M, :N+K, :N- (open-ended), :LN-LM, a comma-separated list of ranges (:5-16,960-973), :raw, a range with raw (:2-4:raw), or :tree for a directory."
+  "Use :N, :N-M, :N+K, :N- (open-ended), :LN-LM, a comma-separated list of ranges (:5-16,960-973), :-N (the last N lines), :raw, a range with raw (:2-4:raw), :conflicts, or :tree for a directory."
 
 export class SelectorError {
   readonly _tag = "SelectorError"
@@ -35,9 +45,21 @@ export class SelectorError {
 const CHUNK = /^L?(\d+)(?:(\.\.|[-+])(?:L?(\d+))?)?$/i
 const PAGES = /^pages=(\d+)(?:-(\d+))?$/i
 
+const TAIL = /^-(\d+)$/
+const VIEW = /^(conflicts)$/i
+const LINE = /^L?\d+$/i
+
 const isRangeList = (text: string): boolean => text.length > 0 && text.split(",").every((chunk) => CHUNK.test(chunk))
+const isRaw = (text: string): boolean => /^raw$/i.test(text)
 const isToken = (text: string): boolean =>
-  /^raw$/i.test(text) || /^tree$/i.test(text) || isRangeList(text) || PAGES.test(text)
+  isRaw(text) || /^tree$/i.test(text) || isRangeList(text) || PAGES.test(text) || TAIL.test(text) || VIEW.test(text)
+
+/** Two selector parts that go together: raw with lines (`:2-4:raw`, `:-20:raw`), a line with block (`:120:block`). */
+const isPair = (before: string, after: string): boolean => {
+  const lines = (text: string) => isRangeList(text) || TAIL.test(text)
+  return (isRaw(before) && lines(after)) || (lines(before) && isRaw(after)) ||
+    (LINE.test(before) && /^block$/i.test(after))
+}
 
 /**
  * Split `path:selector` at the last colon when what follows is a selector (and, for
@@ -53,10 +75,7 @@ export const splitSelector = (input: string): { readonly path: string; readonly 
   const previous = head.lastIndexOf(":")
   if (previous > 0) {
     const before = head.slice(previous + 1)
-    const pair = [before, tail]
-    const oneRaw = pair.filter((part) => /^raw$/i.test(part)).length === 1
-    const oneRange = pair.filter(isRangeList).length === 1
-    if (oneRaw && oneRange) return { path: head.slice(0, previous), selector: `${before}:${tail}` }
+    if (isPair(before, tail)) return { path: head.slice(0, previous), selector: `${before}:${tail}` }
   }
   return { path: head, selector: tail }
 }
@@ -103,7 +122,19 @@ export const parseSelector = (selector: string): Selection | SelectorError => {
   let ranges: ReadonlyArray<LineRange> = []
   let pages: LineRange | undefined = undefined
   let tree = false
+  let tail: number | undefined = undefined
+  let view: TextView | undefined = undefined
   for (const part of parts) {
+    const last = TAIL.exec(part)
+    if (last !== null) {
+      tail = Number(last[1])
+      if (tail === 0) return new SelectorError("Tail selector :-0 is empty; use :-N for the last N lines (N >= 1).")
+      continue
+    }
+    if (VIEW.test(part)) {
+      view = part.toLowerCase() as TextView
+      continue
+    }
     if (/^raw$/i.test(part)) {
       raw = true
       continue
@@ -130,5 +161,25 @@ export const parseSelector = (selector: string): Selection | SelectorError => {
     }
     ranges = mergeRanges(parsed)
   }
-  return tree ? { ranges, raw, pages, tree } : { ranges, raw, pages }
+  if (view !== undefined) {
+    const anchor = ranges.length === 1 && ranges[0]!.end === undefined
+    if (view === "block" ? !anchor : ranges.length > 0) {
+      return new SelectorError(
+        view === "block"
+          ? `Invalid selector ':${selector}'. The block view needs one line to start from: :N:block (e.g. :120:block).`
+          : `Invalid selector ':${selector}'. :${view} shows the whole file; it takes no line range.`
+      )
+    }
+    if (raw || tail !== undefined || pages !== undefined) {
+      return new SelectorError(`Invalid selector ':${selector}'. :${view} cannot be combined with other selectors.`)
+    }
+  }
+  return {
+    ranges,
+    raw,
+    pages,
+    ...(tree ? { tree } : {}),
+    ...(tail === undefined ? {} : { tail }),
+    ...(view === undefined ? {} : { view })
+  }
 }

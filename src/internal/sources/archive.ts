@@ -26,7 +26,7 @@ import { DEFAULT_LIMIT } from "../core/lines.js"
 import { fromPlatformError } from "../platformError.js"
 import { directoryFooter } from "../core/render.js"
 import { noSelection, parseSelector, type Selection, SelectorError, splitSelector } from "../core/selector.js"
-import { memoryPageAt, presentText } from "../text.js"
+import { memoryPageAt, memoryTailAt, presentText } from "../text.js"
 import type { ByteSource, Content, ScanResult } from "./archive/content.js"
 import {
   ARCHIVE_LIMITS,
@@ -216,6 +216,12 @@ const listingWindow = (request: ContainerRequest, directory: string, selection: 
     yield* noParamsWith(request, selection)
     if (selection.pages !== undefined) return yield* new InvalidSelector({ path, reason: messages.pages })
     if (selection.ranges.length > 1) return yield* new InvalidSelector({ path, reason: messages.multiRange })
+    if (selection.view !== undefined || selection.tail !== undefined) {
+      return yield* new InvalidSelector({
+        path,
+        reason: `The :${selection.view ?? `-${selection.tail}`} selector reads a file's text; ${path} is a folder of the archive. Name a member: archive:dir/file:${selection.view ?? `-${selection.tail}`}.`
+      })
+    }
     const range = selection.ranges[0]
     return range === undefined
       ? request.params
@@ -278,6 +284,7 @@ const member = (
       title,
       kind: "archive",
       pageAt: memoryPageAt(text, detection.codec),
+      tailAt: memoryTailAt(text, detection.codec),
       selection,
       ...(note === undefined ? {} : { note }),
       params: request.params,

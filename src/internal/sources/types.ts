@@ -11,7 +11,7 @@ import type { ReadError } from "../../ReadError.js"
 import type { ReadResult } from "../../ReadResult.js"
 import type { Workspace } from "../../Workspace.js"
 import type { Target } from "../access.js"
-import type { Selection } from "../core/selector.js"
+import type { Selection, TextView } from "../core/selector.js"
 
 export interface Params {
   readonly offset?: number | undefined
@@ -21,6 +21,12 @@ export interface Params {
   readonly encoding?: string | undefined
   /** `"hashline"`: editable text as `N:text` under a `¶PATH#TAG` header (see `Anchors`). */
   readonly lineFormat?: "hashline" | undefined
+  /** Directories: `list`/`tree`; text: `outline`, `summary`, `block` (at `offset`) or `conflicts`. */
+  readonly view?: "list" | "tree" | TextView | undefined
+  /** The block view: enclosing declarations to climb from the innermost. */
+  readonly levels?: number | undefined
+  /** `"syntax"`: widen a requested range to the statements or declarations it cuts. */
+  readonly context?: "syntax" | undefined
 }
 
 /** The services a source may use: the ones every `read` has. */

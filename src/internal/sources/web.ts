@@ -21,7 +21,7 @@ import type { ReadResult } from "../../ReadResult.js"
 import { codecFor, utf8 } from "../core/encoding.js"
 import { mediaKind } from "../core/media.js"
 import type { Selection } from "../core/selector.js"
-import { memoryPageAt, presentText } from "../text.js"
+import { memoryPageAt, memoryTailAt, presentText } from "../text.js"
 import { attachBytes } from "./attachment.js"
 import type { SchemeRequest } from "./types.js"
 import { type AddressClass, classifyAddress, literalAddress } from "./web/address.js"
@@ -297,6 +297,7 @@ export const readWeb = Effect.fn("Read.web")(function*(request: WebRequest) {
     title: href,
     kind: "web",
     pageAt: memoryPageAt(bytes),
+    tailAt: memoryTailAt(bytes),
     selection: request.selection,
     params: request.params,
     note: notes.length === 0 ? undefined : notes.join("\n"),

@@ -7,7 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { ConversionFailed, formatBytes, InvalidSelector } from "../../../ReadError.js"
 import { readAllFrom, readChecked } from "../../access.js"
-import { memoryPageAt, presentText } from "../../text.js"
+import { memoryPageAt, memoryTailAt, presentText } from "../../text.js"
 import type { FileRequest } from "../types.js"
 import { PageOutOfRange, reasonOf } from "./failure.js"
 import { CACHE_CHARS, CACHE_ENTRIES, MAX_DOCUMENT_BYTES, MAX_TEXT_CHARS } from "./limits.js"
@@ -96,6 +96,7 @@ export const convertAndPresent = Effect.fn("Read.convert")(function*(request: Fi
     title: target.relative,
     kind: options.kind,
     pageAt: memoryPageAt(entry.bytes),
+    tailAt: memoryTailAt(entry.bytes),
     selection: request.selection,
     params: request.params,
     note: entry.note,

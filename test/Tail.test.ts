@@ -1,0 +1,234 @@
+/**
+ * Tails (`offset: -N`, `PATH:-N`): the last lines with their true numbers, read from the end of
+ * the file, over the in-memory and the real Node filesystems, archive members and the pure
+ * scanner.
+ */
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as FastCheck from "effect/FastCheck"
+import * as fs from "node:fs"
+import { tailStartOf } from "../src/internal/core/tail.js"
+import { memoryTailAt } from "../src/internal/text.js"
+import * as LineIndex from "../src/LineIndex.js"
+import { read } from "../src/Read.js"
+import { countingReads, memoryLayer, nodeLayer, tempDir, writeTree } from "./support.js"
+import { zip } from "./zipFixtures.js"
+
+const roots: Array<string> = []
+afterAll(() => {
+  for (const root of roots) fs.rmSync(root, { recursive: true, force: true })
+})
+const project = (files: Readonly<Record<string, string | Uint8Array>>): string => {
+  const root = tempDir("effect-read-tail-")
+  roots.push(root)
+  writeTree(root, files)
+  return root
+}
+
+const page = (path: string, lines: ReadonlyArray<string>, footer: string): string =>
+  `<path>${path}</path>\n<type>file</type>\n<content>\n${lines.map((line) => `${line}\n`).join("")}\n${footer}\n</content>`
+
+const readMemory = (files: Record<string, string | Uint8Array>, params: unknown) =>
+  read(params).pipe(Effect.provide(memoryLayer(Object.fromEntries(Object.entries(files).map(([k, v]) => [`/project/${k}`, v])))))
+
+const readNode = (root: string, params: unknown) => read(params).pipe(Effect.provide(nodeLayer(root)))
+
+describe("tail by negative offset", () => {
+  it.effect("offset -2 shows the last two lines, numbered, with the read that gives the lines before", () =>
+    Effect.gen(function*() {
+      const result = yield* readMemory({ "log.txt": "one\ntwo\nthree\nfour\nfive\n" }, { filePath: "log.txt", offset: -2 })
+      expect(result.output).toBe(
+        page("/project/log.txt", ["4: four", "5: five"], "(Showing the last 2 lines: 4-5 of 5. Use offset=2 limit=2 to read the 2 lines before them.)")
+      )
+      expect(result.metadata).toMatchObject({ startLine: 4, endLine: 5, totalLines: 5, truncated: false })
+      expect(result.metadata).not.toHaveProperty("nextOffset")
+    }))
+
+  it.effect("offset -1 is the last line; the one before it is named in the singular", () =>
+    Effect.gen(function*() {
+      const result = yield* readMemory({ "a.txt": "x\ny\n" }, { filePath: "a.txt", offset: -1 })
+      expect(result.output).toBe(
+        page("/project/a.txt", ["2: y"], "(Showing the last 1 lines: 2-2 of 2. Use offset=1 limit=1 to read the line before them.)")
+      )
+    }))
+
+  it.effect("CRLF and no final newline: the last line counts, a terminator never starts an empty line", () =>
+    Effect.gen(function*() {
+      const root = project({ "crlf.txt": "a\r\nb\r\nc\r\nd", "final.txt": "a\r\nb\r\nc\r\n", "cr.txt": "a\rb\rc" })
+      const crlf = yield* readNode(root, { filePath: "crlf.txt", offset: -2 })
+      expect(crlf.output).toContain("3: c\n4: d\n\n(Showing the last 2 lines: 3-4 of 4.")
+      expect(crlf.metadata).toMatchObject({ lineEnding: "crlf", finalNewline: false, totalLines: 4 })
+      const final = yield* readNode(root, { filePath: "final.txt", offset: -1 })
+      expect(final.output).toContain("3: c\n\n(Showing the last 1 lines: 3-3 of 3.")
+      const cr = yield* readNode(root, { filePath: "cr.txt", offset: -2 })
+      expect(cr.output).toContain("2: b\n3: c\n\n")
+    }))
+
+  it.effect("a file smaller than the tail reads whole, exactly as a plain read", () =>
+    Effect.gen(function*() {
+      const root = project({ "small.txt": "a\nb\nc\n" })
+      const tail = yield* readNode(root, { filePath: "small.txt", offset: -200 })
+      const plain = yield* readNode(root, { filePath: "small.txt" })
+      expect(tail.output).toBe(plain.output)
+      expect(tail.output).toContain("(End of file - total 3 lines)")
+      const empty = project({ "empty.txt": "" })
+      expect((yield* readNode(empty, { filePath: "empty.txt", offset: -5 })).output).toContain(
+        "(End of file - total 0 lines)"
+      )
+    }))
+
+  it.effect("limit counts from the first line of the tail; the footer continues forward", () =>
+    Effect.gen(function*() {
+      const text = Array.from({ length: 10 }, (_, i) => `line ${i + 1}`).join("\n") + "\n"
+      const window = yield* readMemory({ "t.txt": text }, { filePath: "t.txt", offset: -5, limit: 2 })
+      expect(window.output).toBe(
+        page("/project/t.txt", ["6: line 6", "7: line 7"], "(Showing lines 6-7 of 10. Use offset=8 to continue.)")
+      )
+      expect(window.metadata.nextOffset).toBe(8)
+      // A limit past the end is the tail itself.
+      const whole = yield* readMemory({ "t.txt": text }, { filePath: "t.txt", offset: -3, limit: 50 })
+      expect(whole.output).toContain("8: line 8\n9: line 9\n10: line 10\n\n(Showing the last 3 lines: 8-10 of 10.")
+    }))
+
+  it.effect("the 50 KB cap keeps the last lines that fit, and says how many of those asked it shows", () =>
+    Effect.gen(function*() {
+      const lines = Array.from({ length: 3000 }, (_, i) => `${i + 1} ${"x".repeat(96)}`)
+      const root = project({ "wide.txt": lines.join("\n") + "\n" })
+      const result = yield* readNode(root, { filePath: "wide.txt", offset: -2000 })
+      expect(Buffer.byteLength(result.output)).toBeLessThanOrEqual(50 * 1024)
+      expect(result.metadata.endLine).toBe(3000)
+      const first = result.metadata.startLine!
+      expect(first).toBeGreaterThan(1000)
+      expect(result.output).toContain(`${first}: ${first} x`)
+      expect(result.output).toContain(`3000: 3000 ${"x".repeat(96)}\n\n(Output capped at 50 KB. Showing the last ${3001 - first} of the 2000 lines asked: lines ${first}-3000 of 3000.`)
+    }))
+
+  it.effect("a file of several MB: true numbers, read from the end once the index knows the total", () =>
+    Effect.gen(function*() {
+      const count = 400_000
+      const text = Array.from({ length: count }, (_, i) => `row ${i + 1}`).join("\n") + "\n"
+      const root = project({ "big.log": text })
+      const size = Buffer.byteLength(text)
+      expect(size).toBeGreaterThan(4 * 1024 * 1024)
+      const counting = countingReads()
+      const index = LineIndex.makeMemory()
+      const tail = (offset: number) =>
+        counting.wrap(read({ filePath: "big.log", offset })).pipe(
+          Effect.provideService(LineIndex.LineIndex, index),
+          Effect.provide(nodeLayer(root))
+        )
+      const cold = yield* tail(-3)
+      expect(cold.output).toContain(`${count - 2}: row ${count - 2}\n${count - 1}: row ${count - 1}\n${count}: row ${count}\n\n`)
+      expect(cold.metadata.totalLines).toBe(count)
+      // Cold: the lines before the tail are counted once, in bounded chunks: about the file, never twice.
+      expect(counting.stats.bytes).toBeLessThan(size * 1.2)
+      counting.stats.bytes = 0
+      const warm = yield* tail(-5)
+      expect(warm.output).toContain(`${count - 4}: row ${count - 4}\n`)
+      // Warm: the index has the total; only the end of the file is read.
+      expect(counting.stats.bytes).toBeLessThan(1024 * 1024)
+      // The count filled the index: a deep forward page starts near its line too.
+      counting.stats.bytes = 0
+      const deep = yield* counting.wrap(read({ filePath: "big.log", offset: 200_000, limit: 1 })).pipe(
+        Effect.provideService(LineIndex.LineIndex, index),
+        Effect.provide(nodeLayer(root))
+      )
+      expect(deep.output).toContain("200000: row 200000\n")
+      expect(counting.stats.bytes).toBeLessThan(2 * 1024 * 1024)
+    }))
+
+  it.effect("UTF-16 text: the walk back keeps to whole code units", () =>
+    Effect.gen(function*() {
+      const text = "first\nsecond\nthird\n"
+      const bytes = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, "utf16le")])
+      const root = project({ "wide.txt": bytes })
+      const result = yield* readNode(root, { filePath: "wide.txt", offset: -2 })
+      expect(result.output).toContain("2: second\n3: third\n\n(Showing the last 2 lines: 2-3 of 3.")
+      expect(result.metadata.encoding).toBe("utf-16le")
+    }))
+})
+
+describe("tail selector", () => {
+  it.effect("PATH:-N reads the tail; :-N:raw without numbers", () =>
+    Effect.gen(function*() {
+      const files = { "t.txt": "a\nb\nc\nd\n" }
+      const result = yield* readMemory(files, { filePath: "t.txt:-2" })
+      expect(result.output).toContain("3: c\n4: d\n\n(Showing the last 2 lines: 3-4 of 4.")
+      const raw = yield* readMemory(files, { filePath: "t.txt:-2:raw" })
+      expect(raw.output).toContain("<content>\nc\nd\n\n")
+    }))
+
+  it.effect("errors: :-0, a selector with offset, a negative offset with column, a directory", () =>
+    Effect.gen(function*() {
+      const files = { "t.txt": "a\nb\n", "dir/x.txt": "x" }
+      expect((yield* Effect.flip(readMemory(files, { filePath: "t.txt:-0" }))).message).toBe(
+        "Tail selector :-0 is empty; use :-N for the last N lines (N >= 1)."
+      )
+      expect((yield* Effect.flip(readMemory(files, { filePath: "t.txt:-2", offset: 3 })))._tag).toBe("InvalidParams")
+      expect((yield* Effect.flip(readMemory(files, { filePath: "t.txt", offset: -2, column: 3 }))).message).toContain(
+        "column continues one line"
+      )
+      expect((yield* Effect.flip(readMemory(files, { filePath: "dir", offset: -2 }))).message).toContain(
+        "a negative offset reads the last lines of a file; /project/dir is a directory"
+      )
+      expect((yield* Effect.flip(readMemory(files, { filePath: "dir:-2" }))).message).toContain(
+        "reads a file's text; /project/dir is a directory"
+      )
+      expect((yield* Effect.flip(readMemory(files, { filePath: "t.txt", offset: 1.5 }))).message).toContain(
+        "offset must be a whole number"
+      )
+    }))
+
+  it.effect("an archive member's tail: its last lines, from memory", () =>
+    Effect.gen(function*() {
+      const root = project({
+        "a.zip": zip([{ name: "logs/app.log", data: "boot\nready\nrequest\nshutdown\n" }])
+      })
+      const result = yield* readNode(root, { filePath: "a.zip:logs/app.log:-2" })
+      expect(result.output).toContain("3: request\n4: shutdown\n\n(Showing the last 2 lines: 3-4 of 4.")
+      const byOffset = yield* readNode(root, { filePath: "a.zip:logs/app.log", offset: -1 })
+      expect(byOffset.output).toContain("4: shutdown\n\n")
+    }))
+})
+
+describe("the tail scanner", () => {
+  const lines = (text: string) => {
+    const parts = text.split(/\r\n|\r|\n/)
+    return /(\r\n|\r|\n)$/.test(text) ? parts.slice(0, -1) : text.length === 0 ? [] : parts
+  }
+  it.prop(
+    "memoryTailAt shows the last lines of any text, numbered as a forward read numbers them",
+    [
+      FastCheck.array(FastCheck.constantFrom("a", "bc", "\n", "\r", "\r\n", "é"), { maxLength: 60 }).map((parts) => parts.join("")),
+      FastCheck.integer({ min: 1, max: 12 })
+    ],
+    ([text, count]) => {
+      const all = lines(text)
+      const page = Effect.runSync(memoryTailAt(new TextEncoder().encode(text))({ count, limit: undefined, maxBytes: 50_000 }))
+      const first = Math.max(1, all.length - count + 1)
+      expect(page.lines).toEqual(all.slice(first - 1))
+      expect(page.offset).toBe(all.length === 0 ? 1 : first)
+      expect(page.totalLines).toBe(all.length)
+    },
+    { fastCheck: { numRuns: 500 } }
+  )
+
+  it("stops at the byte budget but always keeps one line", () => {
+    const bytes = new TextEncoder().encode(`${"a".repeat(100)}\n${"b".repeat(100)}\n`)
+    const options = { unit: 1, low: 0, origin: 0, maxLineBytes: 6160 }
+    expect(tailStartOf(bytes, { ...options, count: 2, maxBytes: 150 })).toEqual({
+      position: 101,
+      lines: 1,
+      atOrigin: false,
+      cappedByBytes: true
+    })
+    expect(tailStartOf(bytes, { ...options, count: 2, maxBytes: 10 }).lines).toBe(1)
+    expect(tailStartOf(bytes, { ...options, count: 5, maxBytes: Infinity })).toEqual({
+      position: 0,
+      lines: 2,
+      atOrigin: true,
+      cappedByBytes: false
+    })
+  })
+})
+
