@@ -145,7 +145,7 @@ describe("ReadTool", () => {
         additionalProperties: false,
         properties: {
           filePath: { type: "string", minLength: 1, description: expect.stringContaining("file or directory to read") },
-          offset: { type: "integer", minimum: 0, description: expect.stringContaining("1-based") },
+          offset: { type: "integer", description: expect.stringContaining("A negative offset -N reads the last N lines") },
           limit: { type: "integer", minimum: 1, description: expect.stringContaining("default 2000") }
         }
       })

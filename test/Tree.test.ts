@@ -266,7 +266,7 @@ describe("tree: caps and pruning", () => {
 })
 
 describe("tree: misuse", () => {
-  it.effect(":tree on a file is InvalidSelector; an unknown view is InvalidParams", () =>
+  it.effect(":tree on a file is InvalidSelector; an unknown view, or a directory view on a file, is InvalidParams", () =>
     Effect.gen(function*() {
       const root = project({ "a.txt": "x\n" })
       const selector = yield* failIn(root, { filePath: "a.txt:tree" })
@@ -274,9 +274,10 @@ describe("tree: misuse", () => {
       expect(selector.message).toBe(`The :tree selector shows a directory as a tree; ${root}/a.txt is a file.`)
       const view = yield* failIn(root, { filePath: ".", view: "graph" })
       expect(view._tag).toBe("InvalidParams")
-      // The view only concerns directories: a file reads as usual.
-      const file = yield* readIn(root, { filePath: "a.txt", view: "tree" })
-      expect(file.output).toContain("1: x\n")
+      // A directory's view on a file says which views a file has.
+      const file = yield* failIn(root, { filePath: "a.txt", view: "tree" })
+      expect(file._tag).toBe("InvalidParams")
+      expect(file.message).toContain(`view "tree" lists a directory; ${root}/a.txt is a file (its views: conflicts`)
     }))
 
   it.effect("a directory really named 'x:tree' is listed as written", () =>
