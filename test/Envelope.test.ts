@@ -228,7 +228,7 @@ describe("Envelope", () => {
         "secret.txt"
       ), { permission: Cli.permissionLayer({ allowExternal: false, interactive: false }) }],
       ["a binary file", { filePath: "blob.bin" }, "BINARY_FILE", "blob.bin"],
-      ["offset -1", { filePath: "notes.md", offset: -1 }, "INVALID_PARAM", "notes.md"],
+      ["offset 1.5", { filePath: "notes.md", offset: 1.5 }, "INVALID_PARAM", "notes.md"],
       ["a missing filePath", { limit: 3 }, "INVALID_PARAM", undefined],
       ["an offset past the end", { filePath: "notes.md", offset: 13 }, "INVALID_PARAM", "notes.md"],
       ["a FIFO", { filePath: "pipe" }, "NOT_A_FILE", "pipe"],
@@ -391,7 +391,7 @@ describe("CLI --format envelope", () => {
     expect(missing.code).toBe(1)
     expect(missing.stderr).toBe("")
     expect(errorOf(checked(JSON.parse(missing.stdout)))?.code).toBe("NOT_FOUND")
-    const invalid = await run(["--cwd", root, "--format", "envelope", "--offset", "-1", "notes.md"])
+    const invalid = await run(["--cwd", root, "--format", "envelope", "--limit", "0", "notes.md"])
     expect(invalid.code).toBe(2)
     expect(errorOf(checked(JSON.parse(invalid.stdout)))?.code).toBe("INVALID_PARAM")
     const outOfRange = await run(["--cwd", root, "--format", "envelope", "--offset", "99", "notes.md"])

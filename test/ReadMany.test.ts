@@ -166,7 +166,7 @@ describe("ReadMany.readMany", () => {
       expect(Either.isLeft(nothing) && nothing.left.message).toContain("matched no files")
       const outside = yield* Effect.either(ReadMany.readMany({ glob: "../**/*.ts" }))
       expect(Either.isLeft(outside) && outside.left.message).toContain("leads outside the project")
-      const badMember = yield* Effect.either(ReadMany.readMany({ files: [{ filePath: "a", offset: -1 }] }))
+      const badMember = yield* Effect.either(ReadMany.readMany({ files: [{ filePath: "a", offset: 1.5 }] }))
       expect(Either.isLeft(badMember) && badMember.left.message).toContain("files.0.offset")
     })))
 
