@@ -8,6 +8,7 @@ import * as FastCheck from "effect/FastCheck"
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
+import { headingsStructure, keysStructure, plainStructure } from "../src/internal/core/headings.js"
 import { indentationStructure, languageOfPath } from "../src/internal/core/indentation.js"
 import { MAX_LINE_LENGTH, pageBytes } from "../src/internal/core/lines.js"
 import type { Declaration, FileStructure } from "../src/internal/core/structure.js"
@@ -128,7 +129,11 @@ const LANGUAGES = [
   "csharp",
   "ruby",
   "php",
-  "bash"
+  "bash",
+  "markdown",
+  "json",
+  "yaml",
+  "toml"
 ] as const
 
 /** Lines made of the pieces that mislead scanners: brackets, quotes, comment markers, closing words. */
@@ -167,7 +172,19 @@ const pieces = FastCheck.constantFrom(
   "if (x) {",
   "impl X {",
   "interface I<out A> {",
-  "\t"
+  "\t",
+  "# Title",
+  "## Part",
+  "===",
+  "---",
+  "```",
+  "key:",
+  "- item: 1",
+  "value |",
+  "[table]",
+  "k = [",
+  "\"k\": {",
+  "\"a\": 1,"
 )
 const generatedFile = FastCheck.array(
   FastCheck.tuple(FastCheck.integer({ min: 0, max: 12 }), FastCheck.array(pieces, { maxLength: 3 })),
@@ -177,11 +194,22 @@ const generatedFile = FastCheck.array(
 describe("the indentation engine and the views", () => {
   describe("golden outputs", () => {
     for (
-      const name of ["micro.ts.txt", "inventory.py", "server.go", "lib.rs", "shelf.rb", "deploy.sh"]
+      const name of [
+        "micro.ts.txt",
+        "inventory.py",
+        "server.go",
+        "lib.rs",
+        "shelf.rb",
+        "deploy.sh",
+        "readme.md",
+        "package.json",
+        "workflow.yaml",
+        "cargo.toml"
+      ]
     ) {
       it(`${name}: summary and outline`, () => {
         const { language, lines } = fixture(name)
-        const structure = indentationStructure(lines, language)
+        const structure = plainStructure(lines, language)
         expectWellFormed(structure)
         const path = name.replace(/\.txt$/, "")
         const summary = Views.summary(structure, lines, { path })
@@ -383,11 +411,131 @@ describe("the indentation engine and the views", () => {
     )
   })
 
+  it("Markdown: ATX and setext headings nest; fenced code and front matter hold none", () => {
+    const lines = [
+      "---",
+      "title: # not a heading",
+      "---",
+      "Guide",
+      "=====",
+      "",
+      "Intro.",
+      "",
+      "## Install",
+      "",
+      "```sh",
+      "# a shell comment, not a heading",
+      "```",
+      "",
+      "Usage",
+      "-----",
+      "### Flags ###",
+      "text",
+      "",
+      "# Appendix"
+    ]
+    const structure = headingsStructure(lines)
+    expect(structure.engine).toBe("headings")
+    const outline = Views.outline(structure, lines, { path: "guide.md" }).rows
+    expect(outline).toEqual([
+      "4-18: Guide",
+      "  9-13: ## Install",
+      "  15-18: Usage",
+      "    17-18: ### Flags ###",
+      "20: # Appendix"
+    ])
+    expect(flatten(structure.declarations).map((d) => d.name)).toEqual([
+      "# Guide",
+      "## Install",
+      "## Usage",
+      "### Flags",
+      "# Appendix"
+    ])
+    expect(find(structure, "## Install")).toMatchObject({ body: { start: 10, end: 13 }, container: false })
+    expect(Views.summary(structure, lines, { path: "guide.md" }).rows).toContain("9-13: ## Install …")
+  })
+
+  it("JSON: a tolerant scan: comments, trailing commas, a broken tail, top-level arrays; keys to depth 2", () => {
+    const lines = [
+      "{",
+      "  // a comment { with a brace",
+      "  \"name\": \"x}\",",
+      "  \"scripts\": {",
+      "    \"build\": \"tsc\",",
+      "    \"deep\": { \"hidden\": { \"x\": 1 } },",
+      "  },",
+      "  \"list\": [",
+      "    1,",
+      "    2,",
+      "    3,",
+      "    4",
+      "  ],",
+      "  \"broken\": {",
+      "    \"a\": "
+    ]
+    const structure = keysStructure(lines, "json")
+    expect(Views.outline(structure, lines, { path: "p.json" }).rows).toEqual([
+      "3: \"name\": \"x}\",",
+      "4-7: \"scripts\": {",
+      "  5: \"build\": \"tsc\",",
+      "  6: \"deep\": { \"hidden\": { \"x\": 1 } },",
+      "8-13: \"list\": [",
+      "14-15: \"broken\": {",
+      "  15: \"a\":"
+    ])
+    expect(Views.summary(structure, lines, { path: "p.json" }).rows).toContain("8-13:   \"list\": [ … ],")
+    const array = ["[", "  {", "    \"id\": 1", "  },", "  2", "]"]
+    expect(Views.outline(keysStructure(array, "json"), array, { path: "a.json" }).rows).toEqual([
+      "2-4: {",
+      "  3: \"id\": 1"
+    ])
+    expect(keysStructure(["not json"], "json").declarations).toEqual([])
+  })
+
+  it("YAML and TOML: keys by indentation and tables; listed, never hidden", () => {
+    const yaml = fixture("workflow.yaml")
+    const structure = keysStructure(yaml.lines, "yaml")
+    expect(flatten(structure.declarations).map((d) => d.name)).toEqual([
+      "name",
+      "on",
+      "push",
+      "pull_request",
+      "env",
+      "NODE_OPTIONS",
+      "jobs",
+      "test",
+      "release"
+    ])
+    expect(find(structure, "test").span).toEqual({ start: 12, end: 24 })
+    expect(Views.summary(structure, yaml.lines, { path: "w.yaml" }).counts.spans).toBe(0)
+    const toml = fixture("cargo.toml")
+    const manifest = keysStructure(toml.lines, "toml")
+    expect(manifest.declarations.map((d) => [d.kind, d.name, d.span])).toEqual([
+      ["key", "name", { start: 2, end: 2 }],
+      ["table", "package", { start: 4, end: 10 }],
+      ["table", "dependencies", { start: 12, end: 17 }],
+      ["array of tables", "bin", { start: 19, end: 21 }],
+      ["table", "profile.release", { start: 23, end: 24 }]
+    ])
+    expect(find(manifest, "description").span).toEqual({ start: 7, end: 10 })
+    expect(find(manifest, "tokio").span).toEqual({ start: 14, end: 17 })
+    expect(Views.summary(manifest, toml.lines, { path: "Cargo.toml" }).counts.spans).toBe(0)
+  })
+
+  it("plainStructure picks the engine by language", () => {
+    expect(plainStructure(["# a"], "markdown").engine).toBe("headings")
+    expect(plainStructure(["{}"], "json").engine).toBe("keys")
+    expect(plainStructure(["a: 1"], "yaml").engine).toBe("keys")
+    expect(plainStructure(["a = 1"], "toml").engine).toBe("keys")
+    expect(plainStructure(["def f():", "  pass"], "python").engine).toBe("indentation")
+    expect(plainStructure(["text"], undefined)).toMatchObject({ engine: "indentation", language: undefined })
+  })
+
   it.prop(
     "generated files: the structure is well formed, a summary covers every line once, outlines nest, blocks hold their line",
     [generatedFile, FastCheck.constantFrom(...LANGUAGES), FastCheck.nat(), FastCheck.integer({ min: 1, max: 4 })],
     ([lines, language, anchor, levels]) => {
-      const structure = indentationStructure(lines, language)
+      const structure = plainStructure(lines, language)
       expectWellFormed(structure)
       const summary = Views.summary(structure, lines, { path: "f", maxRows: 1e9, maxBytes: 1e12 })
       expectPartition(summary.rows, lines)
