@@ -489,6 +489,21 @@ describe("text under faults", () => {
       textRequest("app.log", { ranges: ":1-5,39990-39995" })
     ))
 
+  // Found by the property above: the rewrite and append make a file whose last line has no
+  // terminator, and the first page's count-ahead ran out at the last terminator inside the
+  // final chunk: the pager was done, the caller at the end, and the total came out one short.
+  it.effect("a count-ahead that runs out in the file's last chunk gives no total, not one line short", () =>
+    memoryFileCase(
+      "app.log",
+      LARGE_TEXT,
+      [
+        FaultFileSystem.Rewrite.make({ afterRead: 1, size: 533253, path: "<target>" }),
+        FaultFileSystem.Append.make({ afterRead: 1, size: 777471, path: "<target>" })
+      ],
+      textRequest("app.log", { ranges: ":1-5,39990-39995" }),
+      (dir) => ({ filePath: `${dir}/app.log`, offset: 13103, limit: 5 })
+    ))
+
   // A rewrite that grows the file is not an append: the old end changed, so the page is no
   // snapshot of the opened version. The read starts over on the new version.
   it.effect("a file rewritten in place to a longer version after the first read", () =>

@@ -106,7 +106,10 @@ describe("LinePager", () => {
     for (let i = 0; i < 64; i++) pager.push(chunk) // 4 MiB, one line
     const page = pager.end(true)
     expect(page.lines[0]).toBe("z".repeat(2000) + "... (line truncated to 2000 chars; use offset=1 column=2001 to read more of it)")
-    expect(page.totalLines).toBe(1)
+    // The page ended inside the line (after 1 MiB): the bytes pushed after that were not looked
+    // at, so the total is not known, however far the caller read.
+    expect(page.totalLines).toBeUndefined()
+    expect(page.linesAtLeast).toBe(1)
   })
 
   it("stops inside a huge shown line after a bounded scan, the line cut with its cursor", () => {
@@ -164,6 +167,26 @@ describe("LinePager", () => {
     expect(page.totalLines).toBe(reference.length)
     expect(page.lines).toEqual(reference.slice(offset - 1, offset - 1 + limit))
     expect(page.rendered).toEqual(page.lines.map((line, i) => `${offset + i}: ${line}`))
+  })
+
+  it.prop("a total is given only when the pager saw the end: a count-ahead that stops inside a chunk gives none", [
+    textArb,
+    fc.integer({ min: 1, max: 20 }),
+    fc.integer({ min: 1, max: 5 }),
+    fc.integer({ min: 0, max: 40 }),
+    fc.array(fc.nat(), { maxLength: 6 })
+  ], ([text, offset, limit, countAhead, cuts]) => {
+    // The caller reads to the end of the file (eof) whether or not the pager was done before it.
+    const page = pageInChunks(encode(text), cuts, options({ offset, limit, countAhead }))
+    if (page.totalLines !== undefined) expect(page.totalLines).toBe(referenceLines(text).length)
+    else expect(page.linesAtLeast).toBeLessThanOrEqual(referenceLines(text).length)
+  })
+
+  it("a count-ahead that stops at the last terminator before an unterminated line gives no total", () => {
+    // Found by test/Faults.test.ts: the count ran out at the last `\n`, the chunk held "c" after it.
+    const page = pageInChunks(encode("a\nb\nc"), [], options({ offset: 1, limit: 1, countAhead: 2 }))
+    expect(page.totalLines).toBeUndefined()
+    expect(page.linesAtLeast).toBe(2)
   })
 
   it.prop("skipping to a deep offset keeps every count: checkpoints, endings and the page", [

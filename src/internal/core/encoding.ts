@@ -275,7 +275,48 @@ const utf16ByZeros = (sample: Uint8Array, complete: boolean): Codec | undefined 
   // Few zeros are weak evidence: then the bytes must not also read as UTF-8 (ASCII with a NUL).
   const strong = zeros >= pairs * 0.3 && zeros >= 4
   if (!strong && isUtf8(sample, complete)) return undefined
-  return isUtf16Text(sample, bigEndian, strong, complete) ? (bigEndian ? utf16be : utf16le) : undefined
+  if (!isUtf16Text(sample, bigEndian, strong, complete)) return undefined
+  if (!strong && readsAs8BitText(sample) && !oneScript(sample, bigEndian)) return undefined
+  return bigEndian ? utf16be : utf16le
+}
+
+/**
+ * No control byte but NUL, whitespace and escape: the bytes read as 8-bit text with stray NULs.
+ * UTF-16 text beyond ASCII almost always holds some (CJK units' bytes are spread over 00-FF).
+ */
+const readsAs8BitText = (sample: Uint8Array): boolean =>
+  sample.every((byte) => byte === 0 || byte === 27 || (byte >= 9 && byte <= 13) || (byte >= 0x20 && byte !== 0x7f && (byte < 0x80 || byte >= 0xa0)))
+
+/**
+ * The script a UTF-16 code unit is written in, coarsely: `cjk` (Han, kana, Hangul and their
+ * punctuation and full-width forms), `neutral` (punctuation and symbols any text may hold),
+ * `rare` (private use, Yi, presentation forms, Braille: what pairs of Latin-1 bytes read as,
+ * and plain text almost never holds), or the unit's 256-character block (one script each).
+ */
+const scriptOfUnit = (unit: number): string => {
+  if ((unit >= 0x2e80 && unit <= 0x9fff) || (unit >= 0xac00 && unit <= 0xd7af) || (unit >= 0xf900 && unit <= 0xfaff)) {
+    return unit >= 0x4dc0 && unit <= 0x4dff ? "rare" : "cjk"
+  }
+  if ((unit >= 0x1100 && unit <= 0x11ff) || (unit >= 0xff00 && unit <= 0xffef)) return "cjk"
+  if (unit >= 0x2800 && unit <= 0x28ff) return "rare"
+  if (unit >= 0x2000 && unit <= 0x2bff) return "neutral"
+  if ((unit >= 0xa000 && unit <= 0xa4cf) || (unit >= 0xe000 && unit <= 0xf8ff) || unit >= 0xfb50) return "rare"
+  return `block-${unit >> 8}`
+}
+
+/** Every unit beyond Latin-1 is in one script (`scriptOfUnit`), and none is rare. */
+const oneScript = (sample: Uint8Array, bigEndian: boolean): boolean => {
+  let script: string | undefined
+  for (let k = 0; k + 1 < sample.length; k += 2) {
+    const unit = bigEndian ? (sample[k]! << 8) | sample[k + 1]! : (sample[k + 1]! << 8) | sample[k]!
+    if (unit < 0x100 || (unit >= 0xd800 && unit <= 0xdfff)) continue
+    const of = scriptOfUnit(unit)
+    if (of === "rare") return false
+    if (of === "neutral") continue
+    if (script !== undefined && of !== script) return false
+    script = of
+  }
+  return true
 }
 
 /** Printable ASCII, or tab, newline, carriage return. */

@@ -163,6 +163,8 @@ export class LinePager {
   /** Cached search results within the current chunk. */
   private nextLF = -1
   private nextCR = -1
+  /** The pager was done before the end of a chunk pushed: it never saw the bytes after it. */
+  private unread = false
 
   constructor(options: PageOptions, codec: Codec = utf8, start: Start = { lines: 0, position: 0 }, origin = 0) {
     this.options = options
@@ -248,11 +250,15 @@ export class LinePager {
       i = next
       this.lineEnd(this.position + next, ambiguous)
     }
-    this.position += n
+    // Done inside the chunk: the bytes after `i` were not looked at, so whatever the caller read
+    // after them, the pager has not seen the end of the file.
+    if (i < n) this.unread = true
+    this.position += this.unread ? i : n
   }
 
   /** The caller stopped reading; `eof` says it reached the end of the file. */
-  end(eof: boolean): Page {
+  end(readToEnd: boolean): Page {
+    const eof = readToEnd && !this.unread
     if (this.pendingCR) {
       this.pendingCR = false
       this.endings.cr++
