@@ -31,8 +31,9 @@ export class Wire {
   private waiters: Array<() => void> = []
   readonly exited: Promise<number | null>
 
-  constructor(args: ReadonlyArray<string>) {
-    this.child = spawn(process.execPath, [bin, "mcp", ...args], { stdio: ["pipe", "pipe", "pipe"] })
+  /** `nodeArgs` go to node before the script (e.g. V8 heap limits). */
+  constructor(args: ReadonlyArray<string>, nodeArgs: ReadonlyArray<string> = []) {
+    this.child = spawn(process.execPath, [...nodeArgs, bin, "mcp", ...args], { stdio: ["pipe", "pipe", "pipe"] })
     this.child.stdout.on("data", (chunk: Buffer) => {
       this.pending += chunk.toString("utf8")
       let newline: number
