@@ -469,11 +469,9 @@ describe("text under faults", () => {
         textRequest("app.log", p),
         p.warm === undefined ? undefined : (dir) => ({ filePath: `${dir}/app.log`, offset: p.warm!, limit: 5 })
       ),
-    // A fixed seed, FAULTS_SEED to try others. OPEN DEFECT: seeds 937099586, 1643535217,
-    // 1155597301 and 1076105392 find a read of several ranges, after a warm read, whose file is
-    // rewritten (or truncated) and then appended to during the read, answered with a total or
-    // lines of no single version. Until it is fixed, a random seed would fail CI at random.
-    { fastCheck: { numRuns: 30, seed: Number(process.env["FAULTS_SEED"] ?? 20261123) } }
+    // FAULTS_SEED replays a seed. Seeds 937099586, 1643535217, 1155597301 and 1076105392 found
+    // the pager's total one line short (the case below).
+    { fastCheck: { numRuns: 30, ...(process.env["FAULTS_SEED"] ? { seed: Number(process.env["FAULTS_SEED"]) } : {}) } }
   )
 
   // Found by the property above: the first read (the old end, kept to tell an append from a
