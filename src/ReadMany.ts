@@ -62,7 +62,10 @@ export type ReadManyParams = typeof ReadManyParams.Type
 export const Continuation = Schema.Struct({
   filePath: Schema.String,
   offset: Schema.optional(Schema.Number),
-  limit: Schema.optional(Schema.Number)
+  limit: Schema.optional(Schema.Number),
+  /** The encoding and line format the cut read was asked for: the rest reads the same way. */
+  encoding: Schema.optional(Schema.String),
+  lineFormat: Schema.optional(Schema.Literal("hashline"))
 })
 export type Continuation = typeof Continuation.Type
 
@@ -169,7 +172,9 @@ const cutBlock = (result: ReadResult, request: Read.ReadParams, allowance: numbe
     continueWith = {
       filePath: metadata.path,
       offset,
-      ...(!endedOnItsOwn && end !== undefined && end >= offset ? { limit: end - offset + 1 } : {})
+      ...(!endedOnItsOwn && end !== undefined && end >= offset ? { limit: end - offset + 1 } : {}),
+      ...(request.encoding === undefined ? {} : { encoding: request.encoding }),
+      ...(request.lineFormat === undefined ? {} : { lineFormat: request.lineFormat })
     }
   } else if (metadata.kind === "directory" && metadata.view === undefined) {
     const entries = kept.filter((line) => line !== "" && !line.startsWith("(")).length
@@ -190,6 +195,8 @@ const cutBlock = (result: ReadResult, request: Read.ReadParams, allowance: numbe
 const describeContinuation = (c: Continuation): string =>
   `read filePath=${JSON.stringify(c.filePath)}${c.offset === undefined ? "" : ` offset=${c.offset}`}${
     c.limit === undefined ? "" : ` limit=${c.limit}`
+  }${c.encoding === undefined ? "" : ` encoding=${JSON.stringify(c.encoding)}`}${
+    c.lineFormat === undefined ? "" : ` lineFormat=${JSON.stringify(c.lineFormat)}`
   }`
 
 const failureBlock = (filePath: string, error: ReadError): string =>

@@ -125,6 +125,27 @@ describe("ReadMany.readMany", () => {
       expect(result.output).not.toContain(`\n${offset1}: line ${offset1} `)
     })))
 
+  it.effect("a cut read asked in an encoding or line format continues in it", () =>
+    run(Effect.gen(function*() {
+      const result = yield* ReadMany.readMany({
+        files: [
+          { filePath: "big1.txt", encoding: "windows-1252" },
+          { filePath: "big2.txt", lineFormat: "hashline" }
+        ]
+      }).pipe(
+        Effect.provideService(ReadMany.ReadManyLimits, { ...ReadMany.ReadManyLimits.defaultValue(), maxBytes: 20 * 1024 })
+      )
+      const [first, second] = result.files
+      expect(first!.continueWith).toMatchObject({ filePath: nodePath.join(root, "big1.txt"), encoding: "windows-1252" })
+      expect(second!.continueWith).toMatchObject({ filePath: nodePath.join(root, "big2.txt"), lineFormat: "hashline" })
+      expect(result.output.split("\n").at(-1)).toContain(`encoding="windows-1252")`)
+      expect(result.output.split("\n").at(-1)).toContain(`lineFormat="hashline")`)
+      // The continuation is a read: it shows the next lines the same way.
+      const continued = yield* Read.read(second!.continueWith!)
+      expect(continued.metadata.lineFormat).toBe("hashline")
+      expect(continued.metadata.startLine).toBe(second!.continueWith!.offset)
+    })))
+
   it.effect("fairShares: what a small file leaves goes to the others", () =>
     Effect.sync(() => {
       expect(ReadMany.fairShares([10, 1000, 1000], 1000)).toEqual([10, 495, 495])
