@@ -311,6 +311,68 @@ describe("the indentation engine and the views", () => {
     ])
   })
 
+  it("C-family headers: a return type on the line above, Allman braces, attributes, fields that are not methods", () => {
+    const c = [
+      "static PyObject *",
+      "make_point(int x, int y)",
+      "{",
+      "    return NULL;",
+      "}",
+      "",
+      "static struct point origin = {",
+      "    0, 0",
+      "};",
+      "",
+      "struct point {",
+      "    int x;",
+      "};"
+    ]
+    const cs = indentationStructure(c, "c")
+    expect(cs.declarations.map((d) => [d.kind, d.name, d.span.start, d.span.end, d.header])).toEqual([
+      ["function", "make_point", 1, 5, "static PyObject * make_point(int x, int y) {"],
+      ["block", undefined, 7, 9, "static struct point origin = {"],
+      ["struct", "point", 11, 13, "struct point {"]
+    ])
+    const java = [
+      "@Service",
+      "public class Orders {",
+      "    private final List<String> orders = new ArrayList<>();",
+      "    public <T> T get(Class<T> type) {",
+      "        return null;",
+      "    }",
+      "}"
+    ]
+    const orders = indentationStructure(java, "java").declarations[0]!
+    expect(orders).toMatchObject({ kind: "class", name: "Orders", span: { start: 1, end: 7 }, headerLine: 2 })
+    expect(orders.children.map((d) => [d.kind, d.name])).toEqual([["method", "get"]])
+    const csharp = [
+      "namespace Shop",
+      "{",
+      "    [Serializable]",
+      "    public class Order",
+      "    {",
+      "        public void Ship(string address)",
+      "        {",
+      "            Console.WriteLine($\"{{ {address} }}\");",
+      "        }",
+      "    }",
+      "}"
+    ]
+    const shop = indentationStructure(csharp, "csharp").declarations[0]!
+    expect(shop).toMatchObject({ kind: "namespace", name: "Shop", container: true, body: { start: 3, end: 10 } })
+    expect(shop.children[0]).toMatchObject({ kind: "class", span: { start: 3, end: 10 }, headerLine: 4 })
+    expect(shop.children[0]!.children[0]).toMatchObject({
+      kind: "method",
+      name: "Ship",
+      header: "public void Ship(string address) {",
+      body: { start: 8, end: 8 }
+    })
+    const php = ["<?php", "#[Attribute]", "final class Cart", "{", "    # a { comment", "}"]
+    expect(indentationStructure(php, "php").declarations).toMatchObject([
+      { kind: "class", name: "Cart", span: { start: 2, end: 6 }, headerLine: 3, body: { start: 5, end: 5 } }
+    ])
+  })
+
   it("text with no structure: no declarations, a summary that elides nothing, an outline that says so", () => {
     const lines = [
       "This is a note about the release.",

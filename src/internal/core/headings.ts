@@ -50,14 +50,17 @@ const finish = (drafts: ReadonlyArray<Draft>): Array<Declaration> =>
   siblings(drafts).map((draft) => {
     const bodyStart = draft.start + draft.headerLines
     const bodyEnd = draft.bodyEnd ?? draft.end
-    const inside = draft.children.filter((child) => child.start >= bodyStart && child.end <= bodyEnd)
+    const body = draft.headerLines > 0 && bodyStart <= bodyEnd ? { start: bodyStart, end: bodyEnd } : undefined
+    const inside = body === undefined
+      ? []
+      : draft.children.filter((child) => child.start >= body.start && child.end <= body.end)
     return {
       kind: draft.kind,
       name: draft.name,
       span: { start: draft.start, end: draft.end },
       headerLine: draft.start,
       header: draft.header,
-      body: draft.headerLines > 0 && bodyStart <= bodyEnd ? { start: bodyStart, end: bodyEnd } : undefined,
+      body,
       container: inside.length > 0,
       children: finish(inside)
     }
@@ -417,16 +420,20 @@ const tomlKeys = (lines: ReadonlyArray<string>): Array<Draft> => {
 
 /** Keys a summary never hides: a key with keys inside opens, a key with a value has no body. */
 const finishKeys = (drafts: ReadonlyArray<Draft>): Array<Declaration> =>
-  siblings(drafts).map((draft) => ({
-    kind: draft.kind,
-    name: draft.name,
-    span: { start: draft.start, end: draft.end },
-    headerLine: draft.start,
-    header: draft.header,
-    body: draft.children.length > 0 ? { start: draft.start + 1, end: draft.end } : undefined,
-    container: draft.children.length > 0,
-    children: finishKeys(draft.children)
-  }))
+  siblings(drafts).map((draft) => {
+    // Keys past a line that ended this one (broken indentation) are not its children.
+    const inside = draft.children.filter((child) => child.start > draft.start && child.end <= draft.end)
+    return {
+      kind: draft.kind,
+      name: draft.name,
+      span: { start: draft.start, end: draft.end },
+      headerLine: draft.start,
+      header: draft.header,
+      body: inside.length > 0 ? { start: draft.start + 1, end: draft.end } : undefined,
+      container: inside.length > 0,
+      children: finishKeys(inside)
+    }
+  })
 
 /** Keys of a JSON, YAML or TOML file to `KEY_DEPTH` (engine "keys"). */
 export const keysStructure = (lines: ReadonlyArray<string>, language: "json" | "yaml" | "toml"): FileStructure => ({

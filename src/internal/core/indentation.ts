@@ -586,7 +586,12 @@ const scan = (s: Scanner, from: number, to: number): Array<Statement> => {
         continue
       }
       if (lx.indents[next] === startIndent && lx.kinds[next] === "code") {
-        if (CONTINUATION_WORD.test(text) || (text.startsWith("{") && lexicon.slash)) {
+        if (
+          CONTINUATION_WORD.test(text) || (text.startsWith("{") && lexicon.slash) ||
+          (lexicon.preprocessor && end === start && /[\w*&]$/.test(lx.masked[end]!.trimEnd()) &&
+            /^[A-Za-z_][\w:~]*\s*\(/.test(text) && !/^\s*#/.test(lx.masked[end]!))
+        ) {
+          // (C and C++ write a function's return type on the line above its name.)
           end = cur = next
           continue
         }
@@ -734,9 +739,11 @@ export const classify = (header: string, inContainer: boolean, language?: string
   if ((m = /^module\s+([\w$.:"'/@-]+)/.exec(text))) return found("module", m[1]!.replace(/^["']|["']$/g, ""), true)
   if ((m = /^mod\s+(\w+)/.exec(text))) return found("module", m[1], true)
   if (/^global\s*\{/.test(text)) return found("namespace", "global", true)
-  if ((m = /^enum\b\s*(?:class\s+|struct\s+)?([\w$]+)?/.exec(text))) return found("enum", m[1], true)
-  if ((m = /^struct\b\s*([\w$]+)?/.exec(text))) return found("struct", m[1], true)
-  if ((m = /^union\s+([\w$]+)/.exec(text))) return found("union", m[1], true)
+  // `struct point {` declares a struct; `struct point origin = {` declares a variable of one.
+  if (
+    (m = /^(enum|struct|union)\b(?:\s+(?:class|struct)\b)?\s*([\w$]+)?\s*(.*)$/.exec(text)) &&
+    !/^(?!where\b)[\w$*&]/.test(m[3]!)
+  ) return found(m[1]!, m[2], true)
   if ((m = /^trait\s+([\w$]+)/.exec(text))) return found("trait", m[1], true)
   if ((m = /^impl\b\s*(?:<[^>]*>\s*)?([^{]*?)\s*(?:\{|\bwhere\b|$)/.exec(text))) return found("impl", m[1], true)
   if ((m = /^record\s+([\w$]+)/.exec(text))) return found("record", m[1], true)
@@ -758,7 +765,7 @@ export const classify = (header: string, inContainer: boolean, language?: string
   if ((m = /^(?:get|set)\s+([\w$]+)\s*\(/.exec(text))) return found("method", m[1])
   if (language === "bash" && (m = /^(?:function\s+)?([\w.:-]+)\s*\(\s*\)/.exec(text))) return found("function", m[1])
   if ((m = /^function\s+([\w.:-]+)/.exec(text))) return found("function", m[1])
-  m = /^((?:[\w$.<>[\],:*&?~]+\s+)*?)[*&]*([\w$~]+|\[[^\]]+\])\s*(?:<[^()]*>)?\s*\(/.exec(text)
+  m = /^((?:[\w$.<>[\],:*&?~]+\s+)*?)[*&]*([\w$~]+|\[[^\]]+\])\s*(?:<[^()=]*>)?\s*\(/.exec(text)
   if (m && !CONTROL.has(m[2]!) && !(m[1] ?? "").split(/\s+/).some((word) => CONTROL.has(word))) {
     if (inContainer) return found("method", m[2])
     if ((m[1] ?? "").trim() !== "") return found("function", m[2])

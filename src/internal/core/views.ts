@@ -342,7 +342,7 @@ export interface Block {
 }
 
 /** What a declaration is called in a sentence: `method run`, `class Foo`, `block`. */
-export const describe = (declaration: Declaration): string =>
+export const describeDeclaration = (declaration: Declaration): string =>
   declaration.name === undefined ? declaration.kind : `${declaration.kind} ${declaration.name}`
 
 /**
@@ -364,7 +364,7 @@ export const blockAt = (structure: FileStructure, line: number, levels = 1): Blo
   return {
     declaration,
     span: declaration.span,
-    header: `(Block: ${describe(declaration)}, lines ${declaration.span.start}-${declaration.span.end} of ${structure.lines}.)`
+    header: `(Block: ${describeDeclaration(declaration)}, lines ${declaration.span.start}-${declaration.span.end} of ${structure.lines}.)`
   }
 }
 
@@ -404,7 +404,7 @@ interface Unit {
 const unitsOf = (structure: FileStructure, lines: ReadonlyArray<string>): Array<Unit> => {
   const units: Array<Unit> = flatten(structure.declarations).map(([declaration]) => ({
     span: declaration.span,
-    what: describe(declaration)
+    what: describeDeclaration(declaration)
   }))
   const visit = (statements: ReadonlyArray<Statement>) => {
     for (const statement of statements) {
