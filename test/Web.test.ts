@@ -118,6 +118,12 @@ const routes: Record<string, Handler> = {
     res.writeHead(200, { "content-type": "text/plain", "content-length": "100" })
     res.write("short", () => res.socket?.destroy())
   },
+  "/versions": (_, res) => {
+    // Another version of the page on every request.
+    version++
+    res.writeHead(200, { "content-type": "text/plain" })
+    res.end(Array.from({ length: 300 }, (_, i) => `version ${version} line ${i + 1}`).join("\n") + "\n")
+  },
   "/missing": status(404),
   "/broken": status(500),
   "/redirect": redirect("/json"),
@@ -162,6 +168,7 @@ let tlsServer: Https.Server
 let port = 0
 let tlsPort = 0
 const hits: Array<string> = []
+let version = 0
 /** Resolves when the server sees the /hang request's connection closed. */
 let hangClosed: Promise<void> = Promise.resolve()
 
@@ -226,7 +233,9 @@ const fail = (path: string) => Effect.flip(read(path))
 const text = (output: string): string =>
   output.split("\n<content>\n")[1]!.split("\n\n(")[0]!.split("\n").map((line) => line.replace(/^\d+: /, "")).join("\n")
 
-const limits = (overrides: Partial<{ timeout: Duration.DurationInput; maxBytes: number; maxRedirects: number }>) =>
+const limits = (
+  overrides: Partial<{ timeout: Duration.DurationInput; maxBytes: number; maxRedirects: number; keepFor: Duration.DurationInput }>
+) =>
   Effect.provideService(WebLimits, { timeout: Duration.seconds(30), maxBytes: 10 * 1024 * 1024, maxRedirects: 5, ...overrides })
 
 describe("web pages", () => {
@@ -323,6 +332,49 @@ describe("web pages", () => {
       expect(end.output).toContain("(End of file - total 300 lines)")
       const beyond = yield* read("/lines", { params: { offset: 400 } }).pipe(Effect.flip)
       expect(beyond._tag).toBe("OffsetOutOfRange")
+    }))
+
+  it.live("a read continuing a page (offset, range, tail) shows the response its first page came from", () =>
+    Effect.gen(function*() {
+      const keeping = Effect.provideService(WebLimits, { ...WebLimits.defaultValue(), keepFor: Duration.minutes(10) })
+      const first = yield* read("/versions").pipe(keeping)
+      const fetched = hits.length
+      const shown = /version (\d+) line 1\n/.exec(first.output)![1]
+      const next = yield* read("/versions", { params: { offset: 200, limit: 3 } }).pipe(keeping)
+      expect(next.output).toContain(`200: version ${shown} line 200\n`)
+      const range = yield* read("/versions", { selection: { ...noSelection, ranges: [{ start: 5, end: 6 }] } }).pipe(keeping)
+      expect(range.output).toContain(`5: version ${shown} line 5\n`)
+      const tail = yield* read("/versions", { selection: { ...noSelection, tail: 2 } }).pipe(keeping)
+      expect(tail.output).toContain(`300: version ${shown} line 300`)
+      expect(hits.length).toBe(fetched)
+      // A read from the start fetches anew, and later pages follow the new response.
+      const again = yield* read("/versions").pipe(keeping)
+      expect(hits.length).toBe(fetched + 1)
+      const newer = /version (\d+) line 1\n/.exec(again.output)![1]
+      expect(newer).not.toBe(shown)
+      expect((yield* read("/versions", { params: { offset: 2, limit: 1 } }).pipe(keeping)).output).toContain(`version ${newer} line 2`)
+      // keepFor 0: every read fetches.
+      yield* read("/versions", { params: { offset: 2, limit: 1 } }).pipe(limits({ keepFor: 0 }))
+      expect(hits.length).toBe(fetched + 2)
+    }))
+
+  it.live("a kept page is shown only if the rules still allow fetching it", () =>
+    Effect.gen(function*() {
+      const keeping = Effect.provideService(WebLimits, { ...WebLimits.defaultValue(), keepFor: Duration.minutes(10) })
+      yield* read("/versions").pipe(keeping)
+      const fetched = hits.length
+      const denied = recording([
+        { permission: "webfetch", pattern: "*", action: "allow" },
+        { permission: "webfetch_private", pattern: "*", action: "deny" }
+      ])
+      const error = yield* readWeb(request("/versions", { params: { offset: 5 } })).pipe(
+        keeping,
+        Effect.provide(denied.layer),
+        Effect.flip
+      )
+      expect(error._tag).toBe("FetchFailed")
+      expect(denied.asked.map((asked) => asked.permission)).toEqual(["webfetch", "webfetch_private"])
+      expect(hits.length).toBe(fetched)
     }))
 
   it.live("page selectors are refused", () =>

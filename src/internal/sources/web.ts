@@ -73,6 +73,21 @@ const resolve = (url: URL): Effect.Effect<ReadonlyArray<Address>, FetchFailed> =
   )
 }
 
+/** One request of a fetch: its URL, and the non-public address it went to (asked of `webfetch_private`). */
+interface Hop {
+  readonly url: URL
+  readonly private?: { readonly address: string; readonly kind: AddressClass } | undefined
+}
+
+const askPrivate = (url: URL, address: string, kind: AddressClass) =>
+  Effect.flatMap(Permission, (permission) =>
+    permission.ask({
+      permission: "webfetch_private",
+      patterns: [url.href],
+      always: [`${url.origin}/*`],
+      metadata: { url: url.href, address, class: kind }
+    })).pipe(Effect.mapError(() => refused(url, address, kind)))
+
 /**
  * The addresses to connect to: the public ones; when there are none, all of them if
  * `webfetch_private` allows the URL.
@@ -81,16 +96,10 @@ const vetted = (url: URL, addresses: ReadonlyArray<Address>) =>
   Effect.gen(function*() {
     const classed = addresses.map((address) => ({ address, kind: classifyAddress(address.address) ?? "reserved" }))
     const open = classed.filter(({ kind }) => kind === "public").map(({ address }) => address)
-    if (open.length > 0) return open
+    if (open.length > 0) return { addresses: open, hop: { url } satisfies Hop }
     const first = classed[0]!
-    const permission = yield* Permission
-    yield* permission.ask({
-      permission: "webfetch_private",
-      patterns: [url.href],
-      always: [`${url.origin}/*`],
-      metadata: { url: url.href, address: first.address.address, class: first.kind }
-    }).pipe(Effect.mapError(() => refused(url, first.address.address, first.kind)))
-    return addresses
+    yield* askPrivate(url, first.address.address, first.kind)
+    return { addresses, hop: { url, private: { address: first.address.address, kind: first.kind } } satisfies Hop }
   })
 
 const refused = (url: URL, address: string, kind: AddressClass) =>
@@ -104,6 +113,8 @@ interface Fetched {
   readonly url: URL
   readonly redirects: number
   readonly response: Extract<Outcome, { _tag: "Response" }>
+  /** Every request made, in order: a kept page asks their permissions again. */
+  readonly hops: ReadonlyArray<Hop>
 }
 
 /** Fetch `start`, following redirects; every hop is asked and its addresses checked. */
@@ -123,10 +134,12 @@ const fetchFollowing = Effect.fn("Web.fetch")(function*(start: URL) {
     }))
 
   let url = start
+  const hops: Array<Hop> = []
   for (let redirects = 0;; redirects++) {
     yield* Effect.annotateCurrentSpan("url", url.href)
     yield* askFetch(url)
-    const addresses = yield* vetted(url, yield* network(url, resolve(url)))
+    const { addresses, hop } = yield* vetted(url, yield* network(url, resolve(url)))
+    hops.push(hop)
     const outcome = yield* network(url, get(url, addresses, limits.maxBytes))
     if (outcome._tag === "Response") {
       if (outcome.status < 200 || outcome.status > 299) {
@@ -137,7 +150,7 @@ const fetchFollowing = Effect.fn("Web.fetch")(function*(start: URL) {
           reason: `HTTP ${outcome.status}${outcome.statusText === "" ? "" : ` ${outcome.statusText}`}`
         })
       }
-      return { url, redirects, response: outcome } satisfies Fetched
+      return { url, redirects, response: outcome, hops } satisfies Fetched
     }
     let next: URL
     try {
@@ -153,6 +166,57 @@ const fetchFollowing = Effect.fn("Web.fetch")(function*(start: URL) {
     }
     url = next
   }
+})
+
+// -----------------------------------------------------------------------------
+// Pages kept for continued reads
+// -----------------------------------------------------------------------------
+
+/** Pages kept at once, and their bodies' bytes in all; least recently fetched first out. */
+const KEPT_PAGES = 8
+const KEPT_BYTES = 32 * 1024 * 1024
+
+/**
+ * The pages fetched lately, by the URL asked for, so that a read continuing one (page 2, a
+ * range, the tail) shows the same response as the read that began it, not a newer one.
+ */
+const kept = new Map<string, { readonly fetched: Fetched; readonly at: number }>()
+
+const keep = (start: URL, fetched: Fetched) => {
+  kept.delete(start.href)
+  kept.set(start.href, { fetched, at: Date.now() })
+  let bytes = 0
+  for (const page of kept.values()) bytes += page.fetched.response.body.length
+  for (const [href, page] of kept) {
+    if (kept.size <= KEPT_PAGES && bytes <= KEPT_BYTES) break
+    kept.delete(href)
+    bytes -= page.fetched.response.body.length
+  }
+}
+
+/** Does the read continue a page (rather than begin it)? */
+const continues = (request: WebRequest): boolean =>
+  (request.params.offset !== undefined && request.params.offset !== 1) || request.params.column !== undefined ||
+  request.selection.ranges.length > 0 || request.selection.tail !== undefined
+
+/**
+ * The page for `request`: kept, when the read continues one fetched within `keepFor` (every
+ * request of that fetch asked of the permission rules again), else fetched and kept.
+ */
+const pageFor = Effect.fn("Web.page")(function*(request: WebRequest) {
+  const limits = yield* WebLimits
+  const keepFor = Duration.toMillis(Duration.decode(limits.keepFor ?? 0))
+  const known = kept.get(request.url.href)
+  if (known !== undefined && continues(request) && Date.now() - known.at <= keepFor) {
+    for (const hop of known.fetched.hops) {
+      yield* askFetch(hop.url)
+      if (hop.private !== undefined) yield* askPrivate(hop.url, hop.private.address, hop.private.kind)
+    }
+    return known.fetched
+  }
+  const fetched = yield* fetchFollowing(request.url)
+  if (keepFor > 0) keep(request.url, fetched)
+  return fetched
 })
 
 // -----------------------------------------------------------------------------
@@ -254,7 +318,7 @@ export const readWeb = Effect.fn("Read.web")(function*(request: WebRequest) {
       reason: "Page selectors (:pages=N-M) apply to PDF and .pptx files only; select lines of a web page with :N-M."
     })
   }
-  const fetched = yield* fetchFollowing(request.url)
+  const fetched = yield* pageFor(request)
   const { response, url } = fetched
   const declared = parseContentType(response.contentType)
   const sniffed = declared === undefined || declared.mime === "application/octet-stream" ? sniff(response.body) : undefined
