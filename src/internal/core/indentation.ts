@@ -793,6 +793,8 @@ const declarationsOf = (
   language: string | undefined
 ): Array<Declaration> =>
   statements.flatMap((st): Array<Declaration> => {
+    // Inside a function's body only nested functions and types count, and they have bodies.
+    if (where === "body" && st.body === undefined) return []
     // Without a body, the statement is its own header (a type union over several lines).
     const headerLines = lines.slice(st.start, (st.body === undefined ? Math.min(st.end, st.start + 8) : st.opener) + 1)
     const header = foldHeader(headerLines)
@@ -801,7 +803,7 @@ const declarationsOf = (
     const c = classify(header, where === "container", language)
     const multi = st.end > st.start
     const keep = where === "body"
-      ? multi && FUNCTION_KINDS.has(c.kind) || (c.kind === "function" && st.body !== undefined)
+      ? FUNCTION_KINDS.has(c.kind)
       : multi || c.declares || (where === "container" && c.kind === "method")
     const container = c.container && st.body !== undefined
     const children = st.body === undefined
