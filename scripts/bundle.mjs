@@ -39,7 +39,8 @@ export const external = [
   "exceljs",
   "mammoth",
   "typescript-language-server",
-  "typescript"
+  "typescript",
+  "effect-read-grammars"
 ]
 
 /** `import.meta.url` of a module in `src/` → the URL its compiled file has in `dist/`. */

@@ -1,7 +1,8 @@
 /**
  * The optional packages some sources need, loaded on first use: sharp (decoding and fitting
  * images), pdfjs-dist (PDF text), mammoth (.docx), exceljs (.xlsx), better-sqlite3 (SQLite
- * databases). The default install has none of them; `read` works without them and says what to
+ * databases), effect-read-grammars (the tree-sitter runtime and grammars of the syntax engine behind
+ * outlines, summaries and block reads). The default install has none of them; `read` works without them and says what to
  * install when a file needs one (`MissingPackage`), or does what it can without (an image or a
  * PDF is still attached).
  *
@@ -24,6 +25,13 @@ export interface Modules {
   readonly exceljs: { readonly default: unknown }
   /** The driver's constructor, and where it is (the query process loads it from there). */
   readonly "better-sqlite3": { readonly default: unknown; readonly path: string }
+  /** web-tree-sitter's `Parser` and `Language`, and where the grammars are (internal/structure/syntax.ts). */
+  readonly "effect-read-grammars": {
+    readonly Parser: unknown
+    readonly Language: unknown
+    readonly grammarsDirectory: string
+    readonly manifest: unknown
+  }
 }
 
 export type PackageName = keyof Modules
@@ -34,7 +42,8 @@ export const purposes: Readonly<Record<PackageName, string>> = {
   "pdfjs-dist": "extracting the text of a PDF",
   mammoth: "converting a .docx document to text",
   exceljs: "converting an .xlsx workbook to text",
-  "better-sqlite3": "reading a SQLite database"
+  "better-sqlite3": "reading a SQLite database",
+  "effect-read-grammars": "syntax-aware outlines, summaries and blocks of source files"
 }
 
 /** A package is not installed (or `layerWithout` made it missing). */
@@ -53,7 +62,8 @@ const importers: { readonly [K in PackageName]: () => Promise<Modules[K]> } = {
   "pdfjs-dist": () => import("pdfjs-dist/legacy/build/pdf.mjs"),
   mammoth: () => import("mammoth"),
   exceljs: () => import("exceljs"),
-  "better-sqlite3": () => import("./internal/sources/database/driver.js").then((driver) => driver.loadDriver())
+  "better-sqlite3": () => import("./internal/sources/database/driver.js").then((driver) => driver.loadDriver()),
+  "effect-read-grammars": () => import("effect-read-grammars")
 }
 
 const notFound = (error: unknown): boolean => {
