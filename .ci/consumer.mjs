@@ -24,6 +24,7 @@ import { fileURLToPath } from "node:url"
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 const rootPackage = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"))
 const fullDir = path.join(root, "packages", "effect-read-full")
+const grammarsDir = path.join(root, "packages", "effect-read-grammars")
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "effect-read-consumer-"))
 const keep = process.argv.includes("--keep")
 const npm = process.platform === "win32" ? "npm.cmd" : "npm"
@@ -156,10 +157,14 @@ check(fs.existsSync(path.join(root, "dist", "bin.js")), "dist/ is not built: run
 // dist/ is built already; --ignore-scripts keeps `prepare` from building it again.
 const packed = JSON.parse(run(npm, ["pack", "--json", "--ignore-scripts", "--pack-destination", work], root).stdout)[0]
 const fullPacked = JSON.parse(run(npm, ["pack", "--json", "--pack-destination", work], fullDir).stdout)[0]
+const grammarsPacked = JSON.parse(run(npm, ["pack", "--json", "--pack-destination", work], grammarsDir).stdout)[0]
 const tarball = path.join(work, packed.filename)
 const fullTarball = path.join(work, fullPacked.filename)
+const grammarsTarball = path.join(work, grammarsPacked.filename)
 console.log(`  packed ${packed.filename}: ${mb(packed.size)} (${mb(packed.unpackedSize)} unpacked, ${packed.entryCount} files); ${fullPacked.filename}: ${fullPacked.size} bytes`)
 figures.push(["effect-read tarball", `${mb(packed.size)}, ${mb(packed.unpackedSize)} unpacked`])
+console.log(`  packed ${grammarsPacked.filename}: ${mb(grammarsPacked.size)} (${mb(grammarsPacked.unpackedSize)} unpacked)`)
+figures.push(["effect-read-grammars tarball", `${mb(grammarsPacked.size)}, ${mb(grammarsPacked.unpackedSize)} unpacked`])
 
 // --- lean -------------------------------------------------------------------------------------
 
@@ -224,8 +229,8 @@ await checkMcp("npx effect-read mcp", lean, npm, ["exec", "--no", "--", "effect-
 
 console.log("full install (effect-read-full: every optional source, the CLI and the MCP server)")
 const full = newProject("full")
-// From the registry this is `npm install effect-read-full`; here both tarballs stand in for it.
-const [, fullTime] = timed(() => run(npm, ["install", fullTarball, tarball], full))
+// From the registry this is `npm install effect-read-full`; here the tarballs stand in for it.
+const [, fullTime] = timed(() => run(npm, ["install", fullTarball, tarball, grammarsTarball], full))
 const fullSize = sizeOf(path.join(full, "node_modules"))
 const fullCount = Object.keys(locked(full)).length - 1
 console.log(`  ${fullCount} packages, ${mb(fullSize)} in ${fullTime.toFixed(1)} s (better-sqlite3 compiles from source here)`)

@@ -5,6 +5,7 @@
  *
  *   node bench/run.mjs [--quick] [--json FILE]   measure (the JSON defaults to bench/data/results.json)
  *   node bench/run.mjs --only recovery [--quick]  only the wrong-path rows (bench/recovery.mjs)
+ *   node bench/run.mjs --only structure [--quick] only the syntax engine's rows (bench/structure.mjs)
  *   node bench/run.mjs --render FILE             print the report of saved results again
  *
  * Ours runs in a fresh child process per run (bench/child.mjs) and is timed around the read
@@ -19,13 +20,14 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { DATA_DIR, ensureData, paths } from "./data.mjs"
 import * as recovery from "./recovery.mjs"
+import * as structure from "./structure.mjs"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const args = process.argv.slice(2)
 const quick = args.includes("--quick")
 const jsonOut = args.includes("--json")
   ? args[args.indexOf("--json") + 1]
-  : path.join(DATA_DIR, args.includes("--only") ? "recovery.json" : "results.json")
+  : path.join(DATA_DIR, args.includes("--only") ? `${args[args.indexOf("--only") + 1]}.json` : "results.json")
 /** Runs per variant, scaled down with --quick. */
 const runs = (n) => (quick ? Math.max(1, Math.ceil(n / 3)) : n)
 /** File descriptors allowed in the concurrency run: fewer than the 1,000 reads (macOS's default). */
@@ -204,7 +206,9 @@ const main = async () => {
     throw new Error("dist/ is missing: run `npm run build` first (npm run bench does)")
   }
   const only = args.includes("--only") ? args[args.indexOf("--only") + 1] : undefined
-  if (only !== undefined && only !== "recovery") throw new Error(`--only ${only}: only "recovery" can run alone`)
+  if (only !== undefined && only !== "recovery" && only !== "structure") {
+    throw new Error(`--only ${only}: only "recovery" or "structure" can run alone`)
+  }
   const manifest = only === undefined ? ensureData(log) : undefined
   const started = performance.now()
   const ticksBefore = cpuTicks()
@@ -213,7 +217,9 @@ const main = async () => {
   const results = {}
   if (only === undefined) measureReads(results)
   // Wrong paths (issue 15): a copy of node_modules as a git repository and as a plain tree.
-  results.recovery = await recovery.measure({ runs: runs(9), log })
+  if (only === undefined || only === "recovery") results.recovery = await recovery.measure({ runs: runs(9), log })
+  // The syntax engine (issue 16): outline of a 5,000-line TypeScript file cold and warm, block lookup.
+  if (only === undefined || only === "structure") results.structure = await structure.measure({ runs: runs(7), log })
 
   info.loadAfter = os.loadavg().map((l) => l.toFixed(2)).join(" ")
   const ticksAfter = cpuTicks()
@@ -352,7 +358,11 @@ const measureReads = (results) => {
 const render = (data) => {
   const { info, results } = data
   const none = { rows: [], targets: [], notes: [] }
-  const parts = [results.small === undefined ? none : renderReads(data), results.recovery === undefined ? none : renderRecovery(results.recovery)]
+  const parts = [
+    results.small === undefined ? none : renderReads(data),
+    results.recovery === undefined ? none : renderRecovery(results.recovery),
+    results.structure === undefined ? none : renderStructure(results.structure)
+  ]
   const rows = parts.flatMap((p) => p.rows)
   const targets = parts.flatMap((p) => p.targets)
   const cell = (text) => String(text).replaceAll("|", "\\|")
@@ -395,6 +405,12 @@ const renderRecovery = (measured) => {
     targets: targets.map((t) => ({ name: t.name, value: t.value, limit: t.limit, met: t.met, show: t.show })),
     notes: [note]
   }
+}
+
+/** The syntax engine's rows and targets (bench/structure.mjs's measurements). */
+const renderStructure = (measured) => {
+  const { rows, targets, note } = structure.rows(measured)
+  return { rows, targets, notes: [note] }
 }
 
 /** The rows, targets and notes of the reading cases. */

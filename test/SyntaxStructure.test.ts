@@ -196,6 +196,16 @@ describe("declarations of each language", () => {
       expect(structure.comments).toContainEqual({ start: 18, end: 64 })
     }))
 
+  it.effect("headers are cut at the right place after non-ASCII text (indices are string indices)", () =>
+    Effect.gen(function*() {
+      const text = `// Größe 😀 ½\nconst s = "naïve 😀 ☃"\nexport function größe(x: "😀"): string {\n  return x\n}\n`
+      const structure = (yield* syntaxStructure("größe.ts", text, GENEROUS))!
+      expect(structure.declarations.map((d) => [d.name, d.header])).toEqual([
+        ["s", `const s = "naïve 😀 ☃"`],
+        ["größe", `export function größe(x: "😀"): string {`]
+      ])
+    }))
+
   it.effect("a shebang names the language of a file without an extension", () =>
     Effect.gen(function*() {
       const structure = yield* structureOfFixture("deploy")

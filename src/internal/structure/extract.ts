@@ -13,6 +13,7 @@ import type { LanguageSpec } from "./languages.js"
 
 /** The part of web-tree-sitter's `Node` read here (structural, so no optional package is named). */
 export interface SyntaxNode {
+  readonly id: number
   readonly type: string
   readonly isNamed: boolean
   readonly isMissing: boolean
@@ -27,6 +28,7 @@ export interface SyntaxNode {
   readonly lastChild: SyntaxNode | null
   readonly previousSibling: SyntaxNode | null
   childForFieldName(name: string): SyntaxNode | null
+  descendantsOfType(types: string | Array<string>): Array<SyntaxNode>
 }
 
 /** What a field or property declaration names. */
@@ -67,9 +69,22 @@ const endRow = (node: SyntaxNode): number =>
 
 const broken = (node: SyntaxNode | null): boolean => node !== null && (node.type === "ERROR" || node.isMissing)
 
-const childrenOf = (node: SyntaxNode): ReadonlyArray<SyntaxNode> => node.children.filter((child): child is SyntaxNode => child !== null)
-
-const namedChildren = (node: SyntaxNode): ReadonlyArray<SyntaxNode> => childrenOf(node).filter((child) => child.isNamed)
+/**
+ * A node's children, each list built once per extraction: web-tree-sitter builds the JS objects
+ * again on every `children` call, which dominated the walk.
+ */
+let memo = new Map<number, { all: ReadonlyArray<SyntaxNode>; named: ReadonlyArray<SyntaxNode> }>()
+const childrenMemo = (node: SyntaxNode) => {
+  let found = memo.get(node.id)
+  if (found === undefined) {
+    const all = node.children.filter((child): child is SyntaxNode => child !== null)
+    found = { all, named: all.filter((child) => child.isNamed) }
+    memo.set(node.id, found)
+  }
+  return found
+}
+const childrenOf = (node: SyntaxNode): ReadonlyArray<SyntaxNode> => childrenMemo(node).all
+const namedChildren = (node: SyntaxNode): ReadonlyArray<SyntaxNode> => childrenMemo(node).named
 
 /** The last element that passes (ES2022 has no `findLast`). */
 const findLast = <A>(items: ReadonlyArray<A>, test: (item: A) => boolean): A | undefined => {
@@ -590,23 +605,17 @@ interface Level {
   readonly calls?: boolean
 }
 
-/** Lines in ERROR nodes (each counted once) and how many nodes are ERROR or missing. */
+/** Lines in ERROR nodes (each counted once) and how many ERROR nodes there are. */
 export const errorLines = (root: SyntaxNode, lines: number): { readonly lines: number; readonly nodes: number } => {
   if (!root.hasError) return { lines: 0, nodes: 0 }
   const marked = new Uint8Array(lines + 1)
-  let nodes = 0
-  const visit = (node: SyntaxNode) => {
-    if (node.type === "ERROR" || node.isMissing) {
-      nodes++
-      for (let row = node.startPosition.row; row <= endRow(node) && row < marked.length; row++) marked[row] = 1
-      if (node.type !== "ERROR") return
-    }
-    for (const child of node.children) if (child !== null && (child.hasError || child.isMissing)) visit(child)
+  const errors = root.type === "ERROR" ? [root] : root.descendantsOfType("ERROR")
+  for (const node of errors) {
+    for (let row = node.startPosition.row; row <= endRow(node) && row < marked.length; row++) marked[row] = 1
   }
-  visit(root)
   let count = 0
   for (const mark of marked) count += mark
-  return { lines: count, nodes }
+  return { lines: count, nodes: errors.length }
 }
 
 export const countLines = (text: string): number => {
@@ -619,9 +628,15 @@ export const countLines = (text: string): number => {
 /** The file's structure from its tree. */
 export const extract = (root: SyntaxNode, text: string, language: string, spec: LanguageSpec, lines: number, errors: number): FileStructure => {
   const extractor = new Extractor(text, spec)
-  const declarations = spec.keyDepth !== undefined
-    ? extractor.keys(root, 0)
-    : extractor.level(root, { inType: false, inFunction: false, depth: 0 })
+  memo = new Map()
+  let declarations: ReadonlyArray<Declaration>
+  try {
+    declarations = spec.keyDepth !== undefined
+      ? extractor.keys(root, 0)
+      : extractor.level(root, { inType: false, inFunction: false, depth: 0 })
+  } finally {
+    memo = new Map()
+  }
   const comments = [...extractor.comments].sort((a, b) => a.start - b.start)
   return { engine: "syntax", language, lines, declarations, comments, errorLines: errors }
 }
