@@ -51,6 +51,22 @@ describe("effect-read-full", () => {
   })
 })
 
+describe("effect-read-grammars", () => {
+  const grammars = readJson(nodePath.join(ROOT, "packages", "effect-read-grammars", "package.json"))
+
+  it("is an optional peer at its own version, which effect-read-full depends on and our tests install as a workspace", () => {
+    expect(library.peerDependencies["effect-read-grammars"]).toBe(grammars.version)
+    expect(library.peerDependenciesMeta["effect-read-grammars"]?.optional).toBe(true)
+    expect(full.dependencies["effect-read-grammars"]).toBe(grammars.version)
+    expect((library as unknown as { workspaces: ReadonlyArray<string> }).workspaces).toEqual(["packages/effect-read-grammars"])
+    expect(grammars.engines).toEqual(library.engines)
+  })
+
+  it("pins web-tree-sitter exactly (the grammars' ABI is checked against that runtime)", () => {
+    expect(grammars.dependencies["web-tree-sitter"]).toMatch(/^\d+\.\d+\.\d+$/)
+  })
+})
+
 describe("the library's package.json", () => {
   it("every peer is also a dev dependency at the same range, for our own tests", () => {
     for (const [name, range] of Object.entries(library.peerDependencies)) expect([name, library.devDependencies[name]]).toEqual([name, range])
