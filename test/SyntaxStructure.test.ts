@@ -15,6 +15,7 @@ import * as os from "node:os"
 import * as nodePath from "node:path"
 import * as zlib from "node:zlib"
 import type { Declaration, FileStructure } from "../src/internal/core/structure.js"
+import { readStructure, structureOf } from "../src/internal/structure.js"
 import { syntaxAnalysis, shippedGrammars, syntaxStructure } from "../src/internal/structure/syntax.js"
 import { layerWithout } from "../src/OptionalPackages.js"
 
@@ -323,6 +324,44 @@ describe("limits and fallbacks", () => {
       expect(yield* syntaxAnalysis("client.go", fixture("client.go"), GENEROUS)).toEqual({ declined: "no-package" })
       expect(yield* shippedGrammars).toEqual([])
     }).pipe(Effect.provide(layerWithout(["effect-read-grammars"]))))
+})
+
+describe("structureOf: the syntax engine first, then the core's engines", () => {
+  it.effect("a file with a grammar: the syntax engine, named with its language", () =>
+    Effect.gen(function*() {
+      const read = yield* readStructure("src/client.go", fixture("client.go"), GENEROUS)
+      expect([read.structure.engine, read.structure.language, read.fallback]).toEqual(["syntax", "go", undefined])
+    }))
+
+  it.effect("without the optional package: indentation for code, headings for Markdown, keys for JSON", () =>
+    Effect.gen(function*() {
+      const go = yield* readStructure("src/client.go", fixture("client.go"), GENEROUS)
+      expect([go.structure.engine, go.structure.language, go.fallback]).toEqual(["indentation", "go", "no-package"])
+      expect(go.structure.declarations.some((d) => d.name === "Run" || d.header.startsWith("func (c *Client) Run()"))).toBe(true)
+      const json = yield* structureOf("settings.json", fixture("settings.json"), GENEROUS)
+      expect([json.engine, json.language]).toEqual(["keys", "json"])
+      const markdown = yield* structureOf("README.md", "# Title\n\ntext\n\n## Part\n\nmore\n", GENEROUS)
+      expect([markdown.engine, markdown.language]).toEqual(["headings", "markdown"])
+    }).pipe(Effect.provide(layerWithout(["effect-read-grammars"]))))
+
+  it.effect("past the deadline, or when errors dominate: the indentation engine, saying why", () =>
+    Effect.gen(function*() {
+      const unit = fixture("micro.ts")
+      const big = Array.from({ length: 20 }, (_, i) => unit.replaceAll("Micro", `Late${i}`)).join("\n")
+      const late = yield* readStructure("big.ts", big, { deadlineMs: 0.001 })
+      expect([late.structure.engine, late.structure.language, late.fallback]).toEqual(["indentation", "typescript", "deadline"])
+      const noise = yield* readStructure("noise.ts", Array.from({ length: 40 }, (_, i) => `)) ${i} ]] => <<< ;; }`).join("\n"), GENEROUS)
+      expect([noise.structure.engine, noise.fallback]).toEqual(["indentation", "errors"])
+      const text = yield* readStructure("notes.txt", "plain\n  text\n", GENEROUS)
+      expect([text.structure.engine, text.fallback]).toEqual(["indentation", "no-grammar"])
+    }), 60_000)
+
+  it.effect("lines ended by a lone CR are numbered as the views number them", () =>
+    Effect.gen(function*() {
+      const structure = yield* structureOf("old.js", "// old\rfunction a() {\r  return 1\r}\r", GENEROUS)
+      expect(structure.engine).toBe("syntax")
+      expect(structure.declarations.map((d) => [d.name, d.span, d.body])).toEqual([["a", { start: 1, end: 4 }, { start: 3, end: 3 }]])
+    }))
 })
 
 describe("loading a grammar after a parse with another (the stall of §1.5)", () => {

@@ -149,6 +149,9 @@ export const syntaxAnalysis = Effect.fn("syntaxAnalysis")(function*(path: string
   const spec = language === undefined ? undefined : specs[language]
   if (language === undefined || spec === undefined) return { declined: "no-grammar" } as const
   if (text.length > MAX_SYNTAX_BYTES || Buffer.byteLength(text) > MAX_SYNTAX_BYTES) return { declined: "too-large" } as const
+  // tree-sitter starts a row at `\n` only; an old Mac file's lone `\r` ends a line for the views.
+  // The same length, so the node indices still index `text`.
+  if (text.includes("\r")) text = text.replace(/\r(?!\n)/g, "\n")
   const lines = countLines(text)
   if (lines > MAX_SYNTAX_LINES) return { declined: "too-large" } as const
   const key = `${language}:${createHash("sha256").update(text).digest("base64")}`
