@@ -14,6 +14,7 @@ import * as Option from "effect/Option"
 import { type Action, Permission } from "../Permission.js"
 import { FileChanged, formatBytes } from "../ReadError.js"
 import { Workspace } from "../Workspace.js"
+import { readHead } from "./bytes.js"
 import { fromPlatformError } from "./platformError.js"
 
 export interface Target {
@@ -250,14 +251,7 @@ export const tailOf = (file: FileSystem.File, size: number): Effect.Effect<Uint8
     if (size === 0) return undefined
     const length = Math.min(TAIL_BYTES, size)
     yield* file.seek(size - length, "start")
-    const bytes = Buffer.alloc(length)
-    let filled = 0
-    while (filled < length) {
-      const n = Number(yield* file.read(bytes.subarray(filled)))
-      if (n === 0) break
-      filled += n
-    }
-    return bytes.subarray(0, filled)
+    return yield* readHead(file, length)
   }).pipe(Effect.orElseSucceed(() => undefined))
 
 /**
