@@ -42,22 +42,26 @@ export const Failure: Schema.Schema<ReadError, FailureEncoded> = Schema
 /** The JSON form of a failure: `_tag`, the error's fields, and `message`. */
 export type FailureEncoded = Schema.Schema.Encoded<typeof ReadError> & { readonly message: string }
 
+/** A tool that only reads: failures go back to the model as results, annotated for MCP clients. */
+const readOnlyTool = <const Name extends string, Fields extends Schema.Struct.Fields, Success extends Schema.Schema.Any>(
+  name: Name,
+  title: string,
+  description: string,
+  parameters: Fields,
+  success: Success
+) =>
+  Tool.make(name, { description, parameters, success, failure: Failure, failureMode: "return" })
+    .annotate(Tool.Title, title)
+    .annotate(Tool.Readonly, true)
+    .annotate(Tool.Destructive, false)
+    .annotate(Tool.Idempotent, true)
+    .annotate(Tool.OpenWorld, false)
+
 /**
  * The `read` tool. Failures are returned to the model (`failureMode: "return"`) as typed results,
  * so it can read the message and correct itself, instead of failing the whole model call.
  */
-export const tool = Tool.make("read", {
-  description: Read.description,
-  parameters: Read.ReadParams.fields,
-  success: Read.ReadResult,
-  failure: Failure,
-  failureMode: "return"
-})
-  .annotate(Tool.Title, "Read")
-  .annotate(Tool.Readonly, true)
-  .annotate(Tool.Destructive, false)
-  .annotate(Tool.Idempotent, true)
-  .annotate(Tool.OpenWorld, false)
+export const tool = readOnlyTool("read", "Read", Read.description, Read.ReadParams.fields, Read.ReadResult)
 
 /** The model-facing description of `read_many`. */
 export const manyDescription = `Reads several files (or directories, or URLs) in one call: a list of requests with the same fields as the read tool, and/or a glob. At most ${ReadMany.ReadManyLimits.defaultValue().maxFiles} files per call. Each file is shown in the read tool's format, in the order given; a file that cannot be read shows its error in place and the others are still read. The files share one ${
@@ -65,18 +69,13 @@ export const manyDescription = `Reads several files (or directories, or URLs) in
 } KB output budget, split fairly: a file cut by it is named in the closing line with the read that continues it. Prefer it to several read calls for files you already know you need.`
 
 /** The `read_many` tool: several files in one call (`ReadMany.readMany`). */
-export const manyTool = Tool.make("read_many", {
-  description: manyDescription,
-  parameters: ReadMany.ReadManyParams.fields,
-  success: ReadMany.ReadManyResult,
-  failure: Failure,
-  failureMode: "return"
-})
-  .annotate(Tool.Title, "Read many")
-  .annotate(Tool.Readonly, true)
-  .annotate(Tool.Destructive, false)
-  .annotate(Tool.Idempotent, true)
-  .annotate(Tool.OpenWorld, false)
+export const manyTool = readOnlyTool(
+  "read_many",
+  "Read many",
+  manyDescription,
+  ReadMany.ReadManyParams.fields,
+  ReadMany.ReadManyResult
+)
 
 /** A toolkit holding `read` and `read_many`; merge it with others via `Toolkit.merge`. */
 export const toolkit = Toolkit.make(tool, manyTool)
