@@ -15,7 +15,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { spawnSync } from "node:child_process"
 import * as Anchors from "../src/Anchors.js"
-import { linesOf, locate, normalize, tagOf, unifiedDiff, xxHash32 } from "../src/internal/core/hashline.js"
+import { linesBetween, linesOf, locate, normalize, tagOf, unifiedDiff, xxHash32 } from "../src/internal/core/hashline.js"
 import * as Permission from "../src/Permission.js"
 import { read } from "../src/Read.js"
 import type { ReadError } from "../src/ReadError.js"
@@ -70,6 +70,20 @@ describe("the tag", () => {
       expect(normalize(other)).toBe(normalize(lf))
     }
   )
+
+  const ragged = FastCheck.string({ unit: FastCheck.constantFrom("a", " ", "\t", "\n", "\r", "é"), maxLength: 80 })
+
+  it.prop("normalize: CR and CRLF become LF, then trailing spaces and tabs go, in one pass", [ragged], ([text]) => {
+    expect(normalize(text)).toBe(text.replace(/\r\n?/g, "\n").replace(/[ \t]+$/gm, ""))
+  })
+
+  it.prop("linesBetween gives the lines linesOf gives, without splitting the rest", [
+    ragged,
+    FastCheck.integer({ min: 1, max: 12 }),
+    FastCheck.integer({ min: 0, max: 12 })
+  ], ([text, from, count]) => {
+    expect(linesBetween(normalize(text), from, from + count - 1)).toEqual(linesOf(text).slice(from - 1, from - 1 + count))
+  })
 })
 
 describe("lineFormat: hashline", () => {

@@ -15,7 +15,7 @@ import { endedEarly, readAllFrom, type Target } from "./access.js"
 import { AnchorStore, anchorPath } from "./anchorStore.js"
 import { binaryExtensions, binarySignature, SAMPLE_BYTES } from "./core/binary.js"
 import { type Codec, type Detection, detect, detectionFor, firstTelling, LOOKAHEAD_BYTES } from "./core/encoding.js"
-import { anchorHeader, HASHLINE_MAX_BYTES, linesOf, tagOf } from "./core/hashline.js"
+import { anchorHeader, HASHLINE_MAX_BYTES, linesBetween, normalize, tagOfNormal } from "./core/hashline.js"
 import { COUNT_AHEAD_BYTES, LinePager, MAX_BYTES, MAX_LINE_LENGTH, pastEnd } from "./core/lines.js"
 import { TailScanner } from "./core/tail.js"
 import { MAX_MEDIA_BYTES, mediaExtensions, mediaKind } from "./core/media.js"
@@ -326,7 +326,7 @@ export const readText = Effect.fn("Read.text")(function*(request: FileSourceRequ
   if (anchor?.tag !== undefined && startLine !== undefined && endLine !== undefined) {
     const store = yield* AnchorStore
     const { sessionId } = yield* Workspace
-    yield* store.record(sessionId, target.absolute, anchor.tag, startLine, anchor.lines.slice(startLine - 1, endLine))
+    yield* store.record(sessionId, target.absolute, anchor.tag, startLine, anchor.lines(startLine, endLine))
   }
   return result
 })
@@ -344,14 +344,20 @@ const anchorOf = (file: FileSystem.File, target: Target, size: number, detection
       return {
         header: undefined,
         tag: undefined,
-        lines: [],
+        lines: () => [],
         omitted: `the file is over ${HASHLINE_MAX_BYTES / 1024 / 1024} MiB: its lines are numbered, with no ¶ anchor`
       }
     }
     const bytes = yield* readAllFrom(file, target, size)
     const text = detection.codec.decode(bytes.subarray(detection.bomLength)).text
-    const tag = tagOf(text)
-    return { header: anchorHeader(yield* anchorPath(target.absolute), tag), tag, lines: linesOf(text), omitted: undefined }
+    const normal = normalize(text)
+    const tag = tagOfNormal(normal)
+    return {
+      header: anchorHeader(yield* anchorPath(target.absolute), tag),
+      tag,
+      lines: (from: number, to: number) => linesBetween(normal, from, to),
+      omitted: undefined
+    }
   })
 
 /** The binary refusal: what the file looks like, so the model can act on it. */

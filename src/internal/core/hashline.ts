@@ -55,13 +55,18 @@ export const xxHash32 = (bytes: Uint8Array, seed = 0): number => {
 }
 
 /** The text the tag hashes: LF line ends, no trailing spaces or tabs on any line. */
-export const normalize = (text: string): string => text.replace(/\r\n?/g, "\n").replace(/[ \t]+$/gm, "")
+export const normalize = (text: string): string =>
+  // Most files have neither: one search instead of a copy of a large text.
+  /\r|[ \t](?:\n|$)/.test(text) ? text.replace(/[ \t]*(?:\r\n?|\n)|[ \t]+$/g, (cut) => cut.endsWith("\n") || cut.endsWith("\r") ? "\n" : "") : text
 
 const encoder = new TextEncoder()
 
 /** The tag of a whole text: 4 upper-case hex digits. */
-export const tagOf = (text: string): string =>
-  (xxHash32(encoder.encode(normalize(text))) & 0xffff).toString(16).toUpperCase().padStart(4, "0")
+export const tagOf = (text: string): string => tagOfNormal(normalize(text))
+
+/** The tag of a text already `normalize`d. */
+export const tagOfNormal = (normal: string): string =>
+  (xxHash32(encoder.encode(normal)) & 0xffff).toString(16).toUpperCase().padStart(4, "0")
 
 /** A tag as written: 4 hex digits. */
 export const isTag = (text: string): boolean => /^[0-9A-Fa-f]{4}$/.test(text)
@@ -87,6 +92,27 @@ export const linesOf = (text: string): Array<string> => {
   if (text.length === 0) return []
   const lines = normalize(text).split("\n")
   if (lines[lines.length - 1] === "") lines.pop()
+  return lines
+}
+
+/**
+ * Lines `from` to `to` (1-based, inclusive) of a `normalize`d text, as `linesOf` gives them,
+ * found without splitting the whole text (a page of a large file needs its own lines only).
+ */
+export const linesBetween = (normal: string, from: number, to: number): Array<string> => {
+  const lines: Array<string> = []
+  let start = 0
+  for (let line = 1; line < from && start < normal.length; line++) {
+    const end = normal.indexOf("\n", start)
+    if (end === -1) return lines
+    start = end + 1
+  }
+  for (let line = from; line <= to && start < normal.length; line++) {
+    const end = normal.indexOf("\n", start)
+    lines.push(normal.slice(start, end === -1 ? normal.length : end))
+    if (end === -1) break
+    start = end + 1
+  }
   return lines
 }
 
