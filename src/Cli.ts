@@ -1,7 +1,7 @@
 /**
  * The command line:
  *
- * - `effect-read [--cwd DIR] [--offset N] [--limit N] [--column N] [--encoding NAME] [--view V] [--line-format hashline]
+ * - `effect-read [--cwd DIR] [--offset N] [--limit N] [--column N] [--encoding NAME] [--view V] [--levels K] [--context syntax] [--line-format hashline]
  *   [--format text|json|envelope] [--json] [--files-only] [--allow-external] <filePath>` reads once. stdout carries exactly the tool's
  *   output, or one JSON object (`json`: the `ReadResult` or `{"error": …}`; `envelope`: seed 002's
  *   envelope). `--json` is short for `--format json`.
@@ -123,8 +123,16 @@ const command = Command.make(
     ),
     view: Options.choice("view", Read.views).pipe(
       Options.withDescription(
-        "Directories: list (default) or tree; files: conflicts (only the unresolved merge-conflict regions)"
+        "Directories: list (default) or tree; files: outline, summary, block (the declaration around --offset) or conflicts"
       ),
+      Options.optional
+    ),
+    levels: Options.integer("levels").pipe(
+      Options.withDescription("With --view block: 1 the innermost declaration around the line, 2 the one around it, …"),
+      Options.optional
+    ),
+    context: Options.choice("context", ["syntax"]).pipe(
+      Options.withDescription("syntax: widen the requested range to the statements or declarations it cuts"),
       Options.optional
     ),
     lineFormat: Options.choice("line-format", ["hashline"]).pipe(
@@ -160,7 +168,9 @@ const command = Command.make(
         ...Option.match(args.column, { onNone: () => ({}), onSome: (column) => ({ column }) }),
         ...Option.match(args.encoding, { onNone: () => ({}), onSome: (encoding) => ({ encoding }) }),
         ...Option.match(args.lineFormat, { onNone: () => ({}), onSome: (lineFormat) => ({ lineFormat }) }),
-        ...Option.match(args.view, { onNone: () => ({}), onSome: (view) => ({ view }) })
+        ...Option.match(args.view, { onNone: () => ({}), onSome: (view) => ({ view }) }),
+        ...Option.match(args.levels, { onNone: () => ({}), onSome: (levels) => ({ levels }) }),
+        ...Option.match(args.context, { onNone: () => ({}), onSome: (context) => ({ context }) })
       }
       const services = sessionLayer(root, {
         allowExternal: args.allowExternal,

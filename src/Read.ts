@@ -42,6 +42,8 @@ export const limits = {
 export { RecoveryLimits, type RecoveryLimitsShape } from "./internal/notFound.js"
 /** Limits for attached images (a `Context.Reference`: 2000 px per side, 5 MB encoded, 100 megapixels). */
 export { ImageLimits, type ImageLimitsShape } from "./internal/sources/image.js"
+/** Structure used unasked: a `Context.Reference`, off by default (an unbounded read a page would cut answered with its outline). */
+export { StructureDefaults, type StructureDefaultsShape } from "./internal/views.js"
 /** The bounds of fetching a web page (a `Context.Reference`: 30 s, 10 MB, 5 redirects). */
 export { WebLimits, type WebLimitsShape } from "./internal/sources/web/limits.js"
 /** The time budget of a database read's statements (a `Context.Reference`: 5 s). */
@@ -51,7 +53,7 @@ export { QueryLimits, type QueryLimitsShape } from "./internal/sources/database/
 export const description: string = readFileSync(new URL("../prompts/read.txt", import.meta.url), "utf8")
 
 /** The values of `view`: directories `list` and `tree`; files the text views. */
-export const views = ["list", "tree", "conflicts"] as const
+export const views = ["list", "tree", "outline", "summary", "block", "conflicts"] as const
 
 export const ReadParams = Schema.Struct({
   filePath: Schema.String.pipe(
@@ -100,7 +102,18 @@ export const ReadParams = Schema.Struct({
   }),
   view: Schema.optionalWith(Schema.Literal(...views), { exact: true }).annotations({
     description:
-      "Directories: \"list\" (default) names every entry; \"tree\" shows two levels with sizes and ages, at most 12 entries per sub-directory, skipping .gitignored files, node_modules, .git and build output (same as the :tree selector). Files: \"conflicts\" shows only the unresolved git merge-conflict regions (<<<<<<< … >>>>>>>) with their line numbers and ours/base/theirs labels (same as the :conflicts selector)."
+      "Directories: \"list\" (default) names every entry; \"tree\" shows two levels with sizes and ages, at most 12 entries per sub-directory, skipping .gitignored files, node_modules, .git and build output (:tree). Files (also archive members and web pages), to see structure before bodies: \"outline\" lists the declarations (functions, classes, headings, keys) as `A-B: header`, offset/limit counting declarations (:outline); \"summary\" shows the file with bodies of 4+ lines folded into `A-B: … ` rows that name the hidden lines (:summary); \"block\" shows the whole declaration around line offset, with its comments (:N:block); \"conflicts\" shows only the unresolved git merge-conflict regions with line numbers and ours/base/theirs labels (:conflicts)."
+  }),
+  levels: Schema.optionalWith(
+    Schema.Int.pipe(Schema.greaterThanOrEqualTo(1, { message: () => "levels must be at least 1" })),
+    { exact: true }
+  ).annotations({
+    description:
+      "view \"block\" only: 1 (default) shows the innermost declaration around the line, 2 the one around that, and so on."
+  }),
+  context: Schema.optionalWith(Schema.Literal("syntax"), { exact: true }).annotations({
+    description:
+      "\"syntax\": widen the range you ask for (offset/limit or a :A-B selector) to the whole statements or declarations it cuts, at most 20 lines each side; the footer says which lines were added. Ranges are never widened otherwise."
   })
 }).annotations({ identifier: "ReadParams", title: "Read parameters" })
 export type ReadParams = typeof ReadParams.Type
@@ -152,7 +165,8 @@ export const read: (
   // A view (conflicts, outline, …) is not the lines it names: it is never replaced by a stub.
   const shown = params.lineFormat === "hashline"
     ? Anchors.explainOmitted(result)
-    : "conflicts" in result.metadata && result.metadata.conflicts !== undefined
+    : ("conflicts" in result.metadata && result.metadata.conflicts !== undefined) ||
+        ("structure" in result.metadata && result.metadata.structure !== undefined)
     ? result
     : yield* SessionMemory.apply(params, result)
   // Nearby instructions (off by default): AGENTS.md files this session was not shown, once.

@@ -65,6 +65,20 @@ export const ReadMetadata = Schema.Struct({
   url: Schema.optional(Schema.String),
   status: Schema.optional(Schema.Number),
   contentType: Schema.optional(Schema.String),
+  /**
+   * A structure view (outline, summary, block): the view shown (a summary over a page is an
+   * outline), the engine and language that found the structure, the text's lines, the
+   * declarations found, and for a summary the spans and lines it hid.
+   */
+  structure: Schema.optional(Schema.Struct({
+    view: Schema.Literal("outline", "summary", "block"),
+    engine: Schema.String,
+    language: Schema.optional(Schema.String),
+    lines: Schema.Number,
+    declarations: Schema.Number,
+    spans: Schema.Number,
+    elidedLines: Schema.Number
+  })),
   /** The `conflicts` view: merge-conflict regions found (nested ones included), and how many are malformed. */
   conflicts: Schema.optional(Schema.Struct({ regions: Schema.Number, malformed: Schema.Number })),
   /** Directories: `"tree"` when rendered as a tree (absent for the flat listing). */

@@ -30,7 +30,7 @@ import type {
 } from "./internal/sources/types.js"
 import { memoryPageAt, memoryTailAt, presentText } from "./internal/text.js"
 import type { Selection } from "./internal/core/selector.js"
-import type { ColumnOutOfRange, OffsetOutOfRange } from "./ReadError.js"
+import type { ColumnOutOfRange, InvalidParams, OffsetOutOfRange } from "./ReadError.js"
 import type { ReadResult } from "./ReadResult.js"
 
 export type {
@@ -132,7 +132,7 @@ export interface TextOptions {
  */
 export const textResult = (
   options: TextOptions
-): Effect.Effect<ReadResult, OffsetOutOfRange | ColumnOutOfRange> => {
+): Effect.Effect<ReadResult, OffsetOutOfRange | ColumnOutOfRange | InvalidParams> => {
   const bytes = new TextEncoder().encode(options.text)
   return presentText({
     path: options.path,

@@ -46,7 +46,20 @@ describe("selector grammar", () => {
     expect(message("pages=0")).toBe("Page selector 0 is invalid; pages are 1-indexed. Use :pages=1.")
   })
 
-  it("tails and views: :-N, :-N:raw, :conflicts", () => {
+  it("tails and views: :-N, :-N:raw, :conflicts, :outline, :summary, :N:block", () => {
+    expect(splitSelector("a.ts:120:block")).toEqual({ path: "a.ts", selector: "120:block" })
+    expect(splitSelector("a.ts:1-5:block")).toEqual({ path: "a.ts:1-5", selector: "block" })
+    expect(parseSelector("outline")).toEqual({ ranges: [], raw: false, pages: undefined, view: "outline" })
+    expect(parseSelector("Summary")).toEqual({ ranges: [], raw: false, pages: undefined, view: "summary" })
+    expect(parseSelector("120:block")).toEqual({
+      ranges: [{ start: 120, end: undefined }],
+      raw: false,
+      pages: undefined,
+      view: "block"
+    })
+    expect((parseSelector("block") as SelectorError).message).toBe(
+      "Invalid selector ':block'. The block view needs one line to start from: :N:block (e.g. :120:block)."
+    )
     expect(splitSelector("app.log:-200")).toEqual({ path: "app.log", selector: "-200" })
     expect(splitSelector("app.log:-200:raw")).toEqual({ path: "app.log", selector: "-200:raw" })
     expect(splitSelector("a.ts:conflicts")).toEqual({ path: "a.ts", selector: "conflicts" })

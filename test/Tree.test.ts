@@ -277,7 +277,7 @@ describe("tree: misuse", () => {
       // A directory's view on a file says which views a file has.
       const file = yield* failIn(root, { filePath: "a.txt", view: "tree" })
       expect(file._tag).toBe("InvalidParams")
-      expect(file.message).toContain(`view "tree" lists a directory; ${root}/a.txt is a file (its views: conflicts`)
+      expect(file.message).toContain(`view "tree" lists a directory; ${root}/a.txt is a file (its views: outline, summary, block, conflicts; or none)`)
     }))
 
   it.effect("a directory really named 'x:tree' is listed as written", () =>

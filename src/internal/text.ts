@@ -4,7 +4,7 @@
  */
 import * as Effect from "effect/Effect"
 import type { ReadResult } from "../ReadResult.js"
-import { ColumnOutOfRange, OffsetOutOfRange } from "../ReadError.js"
+import { ColumnOutOfRange, InvalidParams, OffsetOutOfRange } from "../ReadError.js"
 import { type Codec, utf8 } from "./core/encoding.js"
 import {
   DEFAULT_LIMIT,
@@ -16,7 +16,8 @@ import {
   type Page
 } from "./core/lines.js"
 import { FOOTER_RESERVE, header, renderRanges, renderText, type TextFacts } from "./core/render.js"
-import type { Selection, TextView } from "./core/selector.js"
+import { mergeRanges, type Selection, type TextView } from "./core/selector.js"
+import { outlineInstead, presentStructure, StructureDefaults, widenBySyntax } from "./views.js"
 import type { Params } from "./sources/types.js"
 import { tailStartOf } from "./core/tail.js"
 import { ConflictScanner, describeRegion } from "./core/conflicts.js"
@@ -196,7 +197,7 @@ const tailFooter = (page: Page, asked: number): string | undefined => {
 /** Page and render text by `params` or by the path's selector. */
 export const presentText = <E, R>(
   options: PresentOptions<E, R>
-): Effect.Effect<ReadResult, E | OffsetOutOfRange | ColumnOutOfRange, R> =>
+): Effect.Effect<ReadResult, E | OffsetOutOfRange | ColumnOutOfRange | InvalidParams, R> =>
   Effect.gen(function*() {
     const { path, selection, params } = options
     const hashline = selection.raw ? undefined : options.hashline
@@ -205,10 +206,22 @@ export const presentText = <E, R>(
       FOOTER_RESERVE
     const view = selection.view ?? textViewOf(params.view)
     if (view === "conflicts") return yield* presentConflicts(options, budget)
+    if (view !== undefined) return yield* presentStructure(options, view, budget)
     const tail = selection.tail ?? (params.offset !== undefined && params.offset < 0 ? -params.offset : undefined)
-    const ranges = selection.ranges.length > 0
+    let ranges: ReadonlyArray<{ readonly start: number; readonly end: number | undefined }> = selection.ranges.length > 0
       ? selection.ranges
       : [{ start: Math.max(1, params.offset ?? 1), end: undefined }]
+    let contextNotices: ReadonlyArray<string> = []
+    if (params.context === "syntax") {
+      if (tail !== undefined || (selection.ranges.length === 0 && params.offset === undefined)) {
+        return yield* new InvalidParams({
+          reason: "context \"syntax\" widens a range you ask for: give offset (and limit) or a line selector such as :40-80"
+        })
+      }
+      const widened = yield* widenBySyntax(options, ranges, params.limit ?? DEFAULT_LIMIT)
+      ranges = mergeRanges(widened.ranges)
+      contextNotices = widened.notices
+    }
     const limitOf = (range: { readonly start: number; readonly end: number | undefined }) =>
       range.end === undefined ? params.limit ?? DEFAULT_LIMIT : range.end - range.start + 1
 
@@ -262,9 +275,24 @@ export const presentText = <E, R>(
     const lastLine = lastPage.offset + lastPage.lines.length - 1
     const more = lastPage.stoppedBy !== "eof" || pages.length + skipped.length < ranges.length
     const totalLines = pages.map((page) => page.totalLines).find((total) => total !== undefined)
-    const body = pages.length === 1 && selection.ranges.length <= 1
-      ? renderText(path, first, options.facts, { raw: selection.raw, note: options.note, hashline, footer })
-      : renderRanges(path, pages, options.facts, { raw: selection.raw, note: options.note, hashline, totalLines, skipped })
+    // A host may answer a plain read that a page would cut with the outline (off by default).
+    const plain = selection.ranges.length === 0 && !selection.raw && tail === undefined && hashline === undefined &&
+      params.offset === undefined && params.limit === undefined && params.column === undefined
+    if (more && plain && (yield* StructureDefaults).outlineWhenTruncated) {
+      const outlined = yield* outlineInstead(options, budget)
+      if (outlined !== undefined) return outlined
+    }
+    const notices = contextNotices.filter((notice, i, all) => all.indexOf(notice) === i)
+    const body = pages.length === 1 && ranges.length <= 1
+      ? renderText(path, first, options.facts, { raw: selection.raw, note: options.note, hashline, footer, notices })
+      : renderRanges(path, pages, options.facts, {
+        raw: selection.raw,
+        note: options.note,
+        hashline,
+        totalLines,
+        skipped,
+        notices
+      })
     const linesCut = pages.reduce((sum, page) => sum + page.linesCut, 0)
     const endings = pages.reduce(
       (sum, page) => ({ lf: sum.lf + page.endings.lf, crlf: sum.crlf + page.endings.crlf, cr: sum.cr + page.endings.cr }),

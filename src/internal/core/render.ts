@@ -58,6 +58,8 @@ export interface RenderOptions {
   readonly hashline?: { readonly header: string | undefined } | undefined
   /** A footer in place of the paging footer (a tail says how to read the lines before it). */
   readonly footer?: string | undefined
+  /** Sentences before the footer (the lines a syntax context added). */
+  readonly notices?: ReadonlyArray<string> | undefined
 }
 
 const lead = (options: RenderOptions): Array<string> => options.note === undefined ? [] : [options.note]
@@ -81,6 +83,7 @@ export const renderText = (path: string, page: Page, facts: TextFacts, options: 
     ...linesOf(page, options),
     "",
     ...notices(page, facts),
+    ...(options.notices ?? []),
     options.footer ?? textFooter(page, facts),
     "</content>"
   ].join("\n")
@@ -113,6 +116,7 @@ export const renderRanges = (
     "",
     ...pages.flatMap((page) => notices(page, facts)).filter((notice, i, all) => all.indexOf(notice) === i),
     ...options.skipped,
+    ...(options.notices ?? []),
     footer,
     "</content>"
   ].join("\n")

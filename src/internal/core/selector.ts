@@ -29,13 +29,13 @@ export interface Selection {
 /** The views of a file's text a selector or the `view` parameter asks for. */
 export type TextView = "outline" | "summary" | "block" | "conflicts"
 /** The text views this build serves. */
-export const textViews: ReadonlyArray<TextView> = ["conflicts"]
+export const textViews: ReadonlyArray<TextView> = ["outline", "summary", "block", "conflicts"]
 
 export const noSelection: Selection = { ranges: [], raw: false, pages: undefined }
 
 /** The valid forms, for error messages. */
 export const selectorForms =
-  "Use :N, :N-M, :N+K, :N- (open-ended), :LN-LM, a comma-separated list of ranges (:5-16,960-973), :-N (the last N lines), :raw, a range with raw (:2-4:raw), :conflicts, or :tree for a directory."
+  "Use :N, :N-M, :N+K, :N- (open-ended), :LN-LM, a comma-separated list of ranges (:5-16,960-973), :-N (the last N lines), :raw, a range with raw (:2-4:raw), :conflicts, :outline, :summary, :N:block, or :tree for a directory."
 
 export class SelectorError {
   readonly _tag = "SelectorError"
@@ -46,7 +46,7 @@ const CHUNK = /^L?(\d+)(?:(\.\.|[-+])(?:L?(\d+))?)?$/i
 const PAGES = /^pages=(\d+)(?:-(\d+))?$/i
 
 const TAIL = /^-(\d+)$/
-const VIEW = /^(conflicts)$/i
+const VIEW = /^(outline|summary|block|conflicts)$/i
 const LINE = /^L?\d+$/i
 
 const isRangeList = (text: string): boolean => text.length > 0 && text.split(",").every((chunk) => CHUNK.test(chunk))

@@ -1,0 +1,306 @@
+/**
+ * The structure views of a text (outline, summary, block) and the syntactic widening of a
+ * range, rendered in the file layout: the text is read a page at a time through the source's
+ * pager (files, archive members, web pages alike), up to the views' caps, then handed to the
+ * engine and to the pure views of `core/views.ts`.
+ */
+import * as Effect from "effect/Effect"
+import type { ReadResult } from "../ReadResult.js"
+import { InvalidParams, OffsetOutOfRange } from "../ReadError.js"
+import { header } from "./core/render.js"
+import type { FileStructure } from "./core/structure.js"
+import { blockAt, numberedLine, outline, statementAt, summary, syntaxContext, type ViewResult } from "./core/views.js"
+import * as Context from "effect/Context"
+import { plainStructure } from "./core/headings.js"
+import { structureOf } from "./structure.js"
+
+/** The most lines and bytes a structure view reads: a larger text is read by offset/limit or its tail. */
+export const MAX_STRUCTURE_LINES = 20_000
+export const MAX_STRUCTURE_BYTES = 2 * 1024 * 1024
+
+export interface StructureDefaultsShape {
+  /**
+   * Answer an unbounded read of a file that would be cut (more than a page: 2000 lines or 50 KB)
+   * with its outline instead of its first page. Off by default: opencode's first page stays.
+   */
+  readonly outlineWhenTruncated: boolean
+}
+
+/** How a host wants structure used where it was not asked for (a `Context.Reference`: off). */
+export class StructureDefaults extends Context.Reference<StructureDefaults>()("effect-read/StructureDefaults", {
+  defaultValue: (): StructureDefaultsShape => ({ outlineWhenTruncated: false })
+}) {}
+
+/**
+ * The structure of the lines: the best engine by the path (`structureOf`); a text whose name
+ * tells nothing is read as the source made it (`hint`: Markdown or JSON).
+ */
+const structureOfLines = (path: string, lines: ReadonlyArray<string>, hint: string | undefined) =>
+  Effect.map(
+    structureOf(path, lines.join("\n")),
+    (structure) => structure.language === undefined && hint !== undefined ? plainStructure(lines, hint) : structure
+  )
+import type { Page } from "./core/lines.js"
+import type { Selection } from "./core/selector.js"
+import type { Params } from "./sources/types.js"
+
+/** A page of the text from its pager (as `text.ts` has it; restated so the modules import one way). */
+type PageAt<E, R> = (
+  request: { readonly offset: number; readonly limit: number; readonly column: number; readonly maxBytes: number }
+) => Effect.Effect<Page, E, R>
+
+/** What a view needs of the text being presented (`text.ts`'s `PresentOptions` is one). */
+export interface ViewSource<E, R> {
+  readonly path: string
+  readonly title: string
+  readonly kind: "text" | "archive" | "notebook" | "document" | "web"
+  readonly pageAt: PageAt<E, R>
+  readonly selection: Selection
+  readonly params: Params
+  readonly note?: string | undefined
+  readonly metadata: object
+}
+
+/** What a source made of a text with no telling name: web pages and documents are Markdown or JSON. */
+const hintOf = (source: { readonly kind: string; readonly metadata: object }): string | undefined => {
+  if (source.kind !== "web" && source.kind !== "document") return undefined
+  const mime = String((source.metadata as { readonly mime?: unknown }).mime ?? "")
+  return /json/.test(mime) ? "json" : /text\/plain/.test(mime) ? undefined : "markdown"
+}
+
+const SCAN_LINES = 8192
+const SCAN_BYTES = 4 * 1024 * 1024
+const PREVIEW_LINES = 20
+
+export type StructureView = "outline" | "summary" | "block"
+
+/** The text's lines, a page at a time, while within the caps; `undefined` past them. */
+export const collectLines = <E, R>(pageAt: PageAt<E, R>) =>
+  Effect.gen(function*() {
+    const lines: Array<string> = []
+    let bytes = 0
+    for (;;) {
+      const page = yield* pageAt({ offset: lines.length + 1, limit: SCAN_LINES, column: 1, maxBytes: SCAN_BYTES })
+      for (const line of page.lines) {
+        lines.push(line)
+        bytes += line.length
+      }
+      if (lines.length > MAX_STRUCTURE_LINES || bytes > MAX_STRUCTURE_BYTES) return undefined
+      if (page.stoppedBy === "eof" || page.lines.length === 0) return lines
+    }
+  })
+
+const overCap = `over the structure views' cap (${MAX_STRUCTURE_LINES.toLocaleString("en-US")} lines or ${
+  MAX_STRUCTURE_BYTES / 1024 / 1024
+} MiB)`
+
+/** Where a summary row or a numbered line starts: its first line number. */
+const rowStart = (row: string): number => Number(/^(\d+)/.exec(row)?.[1] ?? 0)
+
+const metadataOf = (structure: FileStructure, view: string, counts?: ViewResult["counts"]) => ({
+  structure: {
+    view,
+    engine: structure.engine,
+    language: structure.language,
+    lines: structure.lines,
+    declarations: counts?.declarations ?? 0,
+    spans: counts?.spans ?? 0,
+    elidedLines: counts?.elidedLines ?? 0
+  }
+})
+
+/**
+ * The block of a line: the declaration around it (`levels` climbs further out) or, outside any,
+ * the statement that holds it; a block longer than a page is shown as its own summary.
+ */
+const blockView = (
+  structure: FileStructure,
+  lines: ReadonlyArray<string>,
+  path: string,
+  line: number,
+  levels: number,
+  budget: number
+) => {
+  const block = blockAt(structure, line, levels)
+  const span = block?.span ?? statementAt(lines, line, structure.language)
+  if (span === undefined) {
+    return {
+      lead: `(Line ${line} is blank, between statements: no block holds it. Read around it with offset=${
+        Math.max(1, line - 10)
+      } limit=20.)`,
+      rows: [] as ReadonlyArray<string>,
+      footer: undefined,
+      span: undefined,
+      summarised: undefined
+    }
+  }
+  const what = block === undefined ? "statement" : block.header.replace(/^\(Block: /, "").replace(/, lines .*$/, "")
+  const rows = lines.slice(span.start - 1, span.end).map((text, i) => numberedLine(span.start + i, text))
+  const bytes = rows.reduce((sum, row) => sum + Buffer.byteLength(row) + 1, 0)
+  const outer = block !== undefined && blockAt(structure, line, levels + 1)?.declaration !== block.declaration
+  const more = outer ? ` levels=${levels + 1} shows the declaration around it.` : ""
+  if (rows.length <= 2000 && bytes <= budget) {
+    return {
+      lead: `(Block: ${what}, lines ${span.start}-${span.end} of ${lines.length}.)`,
+      rows,
+      footer: `(End of block: lines ${span.start}-${span.end} of ${lines.length}.${more})`,
+      span,
+      summarised: undefined
+    }
+  }
+  // Longer than a page: the block's own summary, its members' bodies hidden.
+  const inner: FileStructure = {
+    ...structure,
+    declarations: block?.declaration.children ?? [],
+    comments: structure.comments.filter((comment) => span.start <= comment.start && comment.end <= span.end)
+  }
+  const shown = summary(inner, lines, { path, maxBytes: budget })
+  return {
+    lead: `(Block: ${what}, lines ${span.start}-${span.end} of ${lines.length}; longer than a page, so this is its ${shown.view}.)`,
+    rows: shown.view === "summary"
+      ? shown.rows.filter((row) => rowStart(row) >= span.start && rowStart(row) <= span.end)
+      : shown.rows,
+    footer: shown.footer,
+    span,
+    summarised: shown
+  }
+}
+
+/** An outline, a summary or a block of the text, in the file layout. */
+export const presentStructure = <E, R>(
+  options: ViewSource<E, R>,
+  view: StructureView,
+  budget: number
+): Effect.Effect<ReadResult, E | InvalidParams | OffsetOutOfRange, R> =>
+  Effect.gen(function*() {
+    const { params, path, selection } = options
+    const anchor = selection.ranges[0]?.start ?? params.offset
+    if (view === "block" && (anchor === undefined || anchor < 1)) {
+      return yield* new InvalidParams({
+        reason: `view "block" shows the declaration around a line: give that line as offset (or use ${path}:N:block)`
+      })
+    }
+    return yield* structureResult(options, view, budget, yield* collectLines(options.pageAt), undefined)
+  })
+
+/**
+ * The outline in place of a first page a page would cut (the host's `StructureDefaults`);
+ * `undefined` when the text is over the views' caps, so the page is shown after all.
+ */
+export const outlineInstead = <E, R>(options: ViewSource<E, R>, budget: number) =>
+  Effect.gen(function*() {
+    const lines = yield* collectLines(options.pageAt)
+    if (lines === undefined) return undefined
+    return yield* structureResult(
+      { ...options, params: {} },
+      "outline",
+      budget,
+      lines,
+      "it is longer than a page, so this is its outline instead of its first lines"
+    )
+  })
+
+const structureResult = <E, R>(
+  options: ViewSource<E, R>,
+  view: StructureView,
+  budget: number,
+  lines: ReadonlyArray<string> | undefined,
+  because: string | undefined
+): Effect.Effect<ReadResult, InvalidParams | OffsetOutOfRange> =>
+  Effect.gen(function*() {
+    const { params, path, selection } = options
+    const anchor = selection.ranges[0]?.start ?? params.offset
+    const lead = options.note === undefined ? [] : [options.note]
+    const result = (output: ReadonlyArray<string>, metadata: Record<string, unknown>, shown: ReadonlyArray<string>) => {
+      const value: ReadResult = {
+        title: options.title,
+        output: [...lead, header(path, "file"), ...output, "</content>"].join("\n"),
+        metadata: {
+          kind: options.kind,
+          path,
+          preview: shown.slice(0, PREVIEW_LINES).join("\n"),
+          truncated: false,
+          ...metadata,
+          ...options.metadata
+        } as ReadResult["metadata"]
+      }
+      return value
+    }
+    if (lines === undefined) {
+      return result([
+        `(The ${view} view is for texts up to ${MAX_STRUCTURE_LINES.toLocaleString("en-US")} lines and ${
+          MAX_STRUCTURE_BYTES / 1024 / 1024
+        } MiB; this one is ${overCap.replace("over the structure views' cap ", "larger ")}. Read it by offset/limit, or its end with offset=-200.)`
+      ], { truncated: true }, [])
+    }
+    const structure = yield* structureOfLines(path, lines, hintOf(options))
+    if (view === "block") {
+      if (anchor! > lines.length && !(lines.length === 0 && anchor === 1)) {
+        return yield* new OffsetOutOfRange({ path, offset: anchor!, totalLines: lines.length, unit: "lines" })
+      }
+      const block = blockView(structure, lines, path, anchor!, params.levels ?? 1, budget)
+      const shown = block.span === undefined ? [] : lines.slice(block.span.start - 1, block.span.end)
+      return result(
+        [block.lead, ...block.rows, ...(block.footer === undefined ? [] : ["", block.footer])],
+        {
+          ...(block.span === undefined || block.summarised !== undefined
+            ? {}
+            : { startLine: block.span.start, endLine: block.span.end }),
+          totalLines: lines.length,
+          ...metadataOf(structure, block.summarised?.view ?? "block", block.summarised?.counts),
+          ...(block.summarised === undefined ? {} : { truncated: true })
+        },
+        shown
+      )
+    }
+    const shown = view === "outline"
+      ? outline(structure, lines, { path, offset: params.offset, limit: params.limit, maxBytes: budget, because })
+      : summary(structure, lines, { path, maxBytes: budget })
+    if (shown.pastEnd) {
+      return yield* new InvalidParams({
+        reason: `offset ${params.offset} is past the last declaration of the outline (${shown.counts.declarations}); an outline's offset and limit count declarations`
+      })
+    }
+    const last = (params.offset ?? 1) - 1 + shown.rows.length
+    return result(
+      [...(shown.header === undefined ? [] : [shown.header]), ...shown.rows, "", shown.footer],
+      {
+        totalLines: lines.length,
+        truncated: shown.view === "outline" && last < shown.counts.declarations,
+        ...(shown.view === "outline" && last < shown.counts.declarations ? { nextOffset: last + 1 } : {}),
+        ...metadataOf(structure, shown.view, shown.counts)
+      },
+      shown.rows
+    )
+  })
+
+/**
+ * `context: "syntax"`: each range widened to the statements or declarations it cuts (at most
+ * 20 lines each side), with the sentences that say which lines were added.
+ */
+export const widenBySyntax = <E, R>(
+  options: ViewSource<E, R>,
+  ranges: ReadonlyArray<{ readonly start: number; readonly end: number | undefined }>,
+  limit: number
+) =>
+  Effect.gen(function*() {
+    const lines = yield* collectLines(options.pageAt)
+    if (lines === undefined) {
+      return { ranges, notices: [`(No lines added as context: the text is ${overCap}.)`] }
+    }
+    const structure = yield* structureOfLines(options.path, lines, hintOf(options))
+    const widened: Array<{ readonly start: number; readonly end: number }> = []
+    const notices: Array<string> = []
+    for (const range of ranges) {
+      const end = Math.min(lines.length, range.end ?? range.start + limit - 1)
+      if (range.start > lines.length) {
+        widened.push({ start: range.start, end: range.end ?? range.start })
+        continue
+      }
+      const context = syntaxContext(structure, lines, range.start, end)
+      widened.push({ start: context.from, end: context.to })
+      notices.push(context.footer)
+    }
+    return { ranges: widened, notices }
+  })
+

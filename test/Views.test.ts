@@ -1,0 +1,197 @@
+/**
+ * The structure views through `read`: `view` and the selectors (`:outline`, `:summary`,
+ * `:N:block`), `context: "syntax"`, the host's outline-instead-of-a-cut-page setting, on the
+ * in-memory and the real Node filesystems, an archive member, and the errors for wrong targets.
+ * The views' rows themselves are tested in test/StructureViews.test.ts; here, their plumbing.
+ */
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as fs from "node:fs"
+import { read, StructureDefaults } from "../src/Read.js"
+import { memoryLayer, nodeLayer, tempDir, writeTree } from "./support.js"
+import { zip } from "./zipFixtures.js"
+
+const roots: Array<string> = []
+afterAll(() => {
+  for (const root of roots) fs.rmSync(root, { recursive: true, force: true })
+})
+const project = (files: Readonly<Record<string, string | Uint8Array>>): string => {
+  const root = tempDir("effect-read-views-")
+  roots.push(root)
+  writeTree(root, files)
+  return root
+}
+
+/** A Python module: two functions with bodies and a class with a method (12 lines before `run`). */
+const PY = [
+  "import os",
+  "",
+  "",
+  "def first(x):",
+  "    total = 0",
+  "    for i in range(x):",
+  "        total += i",
+  "    return total",
+  "",
+  "",
+  "class Runner:",
+  "    # Runs things.",
+  "    def run(self):",
+  "        a = 1",
+  "        b = 2",
+  "        c = 3",
+  "        return a + b + c",
+  "",
+  "",
+  "def last():",
+  "    return 1",
+  ""
+].join("\n")
+
+const memory = (params: unknown) => read(params).pipe(Effect.provide(memoryLayer({ "/project/mod.py": PY })))
+
+describe("structure views through read", () => {
+  it.effect("outline: a row per declaration with its lines, led by the counts; view and selector agree", () =>
+    Effect.gen(function*() {
+      const result = yield* memory({ filePath: "mod.py", view: "outline" })
+      expect(result.output).toMatch(/^<path>\/project\/mod\.py<\/path>\n<type>file<\/type>\n<content>\n\(Outline of \/project\/mod\.py: \d+ declarations in 21 lines\./)
+      expect(result.output).toContain("\n4-8: def first(x):\n")
+      expect(result.output).toContain("\n11-17: class Runner:\n")
+      expect(result.output).toMatch(/\n {2}12-17: def run\(self\):\n/)
+      expect(result.output).toContain("(End of outline - total")
+      expect(result.metadata).toMatchObject({ kind: "text", totalLines: 21, structure: { view: "outline", language: "python" } })
+      expect(result.metadata.startLine).toBeUndefined()
+      const bySelector = yield* memory({ filePath: "mod.py:outline" })
+      expect(bySelector.output).toBe(result.output)
+    }))
+
+  it.effect("summary: bodies fold into their opener rows that name the hidden lines", () =>
+    Effect.gen(function*() {
+      const result = yield* memory({ filePath: "mod.py:summary" })
+      expect(result.output).toContain("\n1: import os\n")
+      expect(result.output).toContain("\n4-8: def first(x): …\n")
+      expect(result.output).toContain("\n13-17:     def run(self): …\n")
+      expect(result.output).toMatch(/\(Summary: \d+ of 21 lines elided in 2 spans\. Elided spans are hidden, not empty/)
+      expect(result.metadata.structure).toMatchObject({ view: "summary", spans: 2 })
+      expect((yield* memory({ filePath: "mod.py", view: "summary" })).output).toBe(result.output)
+    }))
+
+  it.effect("block: the declaration around a line with its comment; levels climbs; :N:block is the same", () =>
+    Effect.gen(function*() {
+      const result = yield* memory({ filePath: "mod.py", view: "block", offset: 15 })
+      expect(result.output).toBe([
+        "<path>/project/mod.py</path>",
+        "<type>file</type>",
+        "<content>",
+        "(Block: method run, lines 12-17 of 21.)",
+        "12:     # Runs things.",
+        "13:     def run(self):",
+        "14:         a = 1",
+        "15:         b = 2",
+        "16:         c = 3",
+        "17:         return a + b + c",
+        "",
+        "(End of block: lines 12-17 of 21. levels=2 shows the declaration around it.)",
+        "</content>"
+      ].join("\n"))
+      expect(result.metadata).toMatchObject({ startLine: 12, endLine: 17, structure: { view: "block" } })
+      expect((yield* memory({ filePath: "mod.py:15:block" })).output).toBe(result.output)
+      const outer = yield* memory({ filePath: "mod.py", view: "block", offset: 15, levels: 2 })
+      expect(outer.output).toContain("(Block: class Runner, lines 11-17 of 21.)\n11: class Runner:\n")
+      const blank = yield* memory({ filePath: "mod.py:2:block" })
+      expect(blank.output).toContain("(Line 2 is blank, between statements: no block holds it.")
+    }))
+
+  it.effect("a block longer than a page is shown as its summary; a summary over a page becomes an outline", () =>
+    Effect.gen(function*() {
+      const methods = Array.from({ length: 400 }, (_, i) =>
+        [`    def m${i}(self):`, "        a = 1", "        b = 2", "        c = 3", "        return a + b + c", ""].join("\n")
+      ).join("\n")
+      const root = project({ "big.py": `class Big:\n${methods}\n`, "long.py": `${methods.replace(/^ {4}/gm, "")}\n` })
+      const block = yield* read({ filePath: "big.py:3:block", levels: 2 }).pipe(Effect.provide(nodeLayer(root)))
+      expect(block.output).toContain("(Block: class Big, lines 1-")
+      expect(block.output).toContain("longer than a page, so this is its summary.)")
+      expect(block.output).toContain("\n2-6:     def m0(self): …\n")
+      expect(block.metadata.structure?.view).toBe("summary")
+      const wide = Array.from({ length: 2100 }, (_, i) => `x${i} = ${i}`).join("\n")
+      const root2 = project({ "flat.py": `${wide}\n` })
+      const summary = yield* read({ filePath: "flat.py", view: "summary" }).pipe(Effect.provide(nodeLayer(root2)))
+      expect(summary.metadata.structure?.view).toBe("outline")
+      expect(summary.output).toContain("is longer than a page, so this is the outline")
+    }))
+
+  it.effect("context syntax widens a range to the statements it cuts and says so; never unasked", () =>
+    Effect.gen(function*() {
+      const widened = yield* memory({ filePath: "mod.py", offset: 15, limit: 1, context: "syntax" })
+      expect(widened.output).toContain("<content>\n11: class Runner:\n")
+      expect(widened.output).toContain(
+        "17:         return a + b + c\n\n(Lines 11-14 and 16-17 added as context: the start and end of the enclosing class Runner.)\n(Showing lines 11-17 of 21. Use offset=18 to continue.)"
+      )
+      const plain = yield* memory({ filePath: "mod.py", offset: 15, limit: 1 })
+      expect(plain.output).toBe(
+        "<path>/project/mod.py</path>\n<type>file</type>\n<content>\n15:         b = 2\n\n(Showing lines 15-15 of 21. Use offset=16 to continue.)\n</content>"
+      )
+      const bySelector = yield* memory({ filePath: "mod.py:15-15", context: "syntax" })
+      expect(bySelector.output).toBe(widened.output)
+    }))
+
+  it.effect("an archive member's outline, from memory", () =>
+    Effect.gen(function*() {
+      const root = project({ "a.zip": zip([{ name: "pkg/mod.py", data: PY }]) })
+      const result = yield* read({ filePath: "a.zip:pkg/mod.py:outline" }).pipe(Effect.provide(nodeLayer(root)))
+      expect(result.output).toContain(`(Outline of ${root}/a.zip:pkg/mod.py:`)
+      expect(result.output).toContain("\n4-8: def first(x):\n")
+      expect(result.metadata.kind).toBe("archive")
+    }))
+
+  it.effect("wrong targets and missing anchors are clear errors", () =>
+    Effect.gen(function*() {
+      const root = project({ "mod.py": PY, "dir/x.py": "x = 1\n" })
+      const fail = (params: unknown) => Effect.flip(read(params).pipe(Effect.provide(nodeLayer(root))))
+      expect((yield* fail({ filePath: "dir", view: "outline" })).message).toBe(
+        `Invalid parameters: view "outline" shows a file's text; ${root}/dir is a directory (its views: list, tree)`
+      )
+      expect((yield* fail({ filePath: "mod.py", view: "block" })).message).toContain(
+        "view \"block\" shows the declaration around a line: give that line as offset"
+      )
+      expect((yield* fail({ filePath: "mod.py:block" }))._tag).toBe("InvalidSelector")
+      expect((yield* fail({ filePath: "mod.py:99:block" }))._tag).toBe("OffsetOutOfRange")
+      expect((yield* fail({ filePath: "mod.py", context: "syntax" })).message).toContain(
+        "context \"syntax\" widens a range you ask for"
+      )
+      expect((yield* fail({ filePath: "mod.py", view: "block", offset: 3, levels: 0 })).message).toContain(
+        "levels must be at least 1"
+      )
+      expect((yield* fail({ filePath: "mod.py", view: "outline", offset: 500 })).message).toContain(
+        "past the last declaration of the outline"
+      )
+    }))
+})
+
+describe("the host's outline for a read a page would cut", () => {
+  const long = Array.from({ length: 2500 }, (_, i) => `def f${i}():\n    return ${i}\n`).join("")
+  it.effect("off by default: the first page, exactly as opencode shows it", () =>
+    Effect.gen(function*() {
+      const root = project({ "long.py": long })
+      const result = yield* read({ filePath: "long.py" }).pipe(Effect.provide(nodeLayer(root)))
+      expect(result.output).toContain("\n1: def f0():\n")
+      expect(result.output).toContain("(Showing lines 1-2000 of 5000. Use offset=2001 to continue.)")
+      expect(result.metadata.structure).toBeUndefined()
+    }))
+
+  it.effect("on: the outline instead, saying why; a file that fits a page is read as usual", () =>
+    Effect.gen(function*() {
+      const root = project({ "long.py": long, "short.py": "def f():\n    return 1\n" })
+      const on = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+        effect.pipe(Effect.provideService(StructureDefaults, { outlineWhenTruncated: true }), Effect.provide(nodeLayer(root)))
+      const result = yield* on(read({ filePath: "long.py" }))
+      expect(result.output).toContain("it is longer than a page, so this is its outline instead of its first lines")
+      expect(result.output).toContain("\n1-2: def f0():\n")
+      expect(result.metadata.structure?.view).toBe("outline")
+      const short = yield* on(read({ filePath: "short.py" }))
+      expect(short.output).toContain("1: def f():\n2:     return 1\n\n(End of file - total 2 lines)")
+      // Asked-for pages are never replaced.
+      const paged = yield* on(read({ filePath: "long.py", offset: 10, limit: 2 }))
+      expect(paged.output).toContain("10:     return 4\n11: def f5():\n")
+    }))
+})
