@@ -316,6 +316,20 @@ const measureReads = (results) => {
     })()
   }
 
+  // The tail: first in each process with the index cold (a forward count of the lines before
+  // it), then repeated with the index warm (the total known: only the tail's bytes are read).
+  results.tail = interleave("last 2,000 lines of the 1 GB log", [
+    spawnVariant(runs(15)),
+    oursVariant("ours", runs(5), "page-ours", { file: "log", offset: -2000, repeats: 5 }),
+    shellVariant("tail", runs(15), `tail -n 2000 ${q(paths.log)}`),
+    shellVariant("wcTail", runs(7), `wc -l ${q(paths.log)} && tail -n 2000 ${q(paths.log)}`),
+    freshVariant(runs(3), "log", -2000)
+  ])
+  results.tail.warm = (() => {
+    const samples = results.tail.ours.extra.flatMap((r) => r.samples)
+    return { samples, median: median(samples), runs: samples.length }
+  })()
+
   results.bundle = interleave("first page of the 200 MB single-line file", [
     spawnVariant(runs(15)),
     oursVariant("ours", runs(9), "page-ours", { file: "bundle", repeats: 0 }),
@@ -534,6 +548,27 @@ const renderReads = ({ manifest, shellRss: shellRssOf, results }) => {
     x(ratio(deepRepeat.median, net(deep, "tailHead"))),
     `${deepRepeat.runs} / ${deep.tailHead.runs}`
   )
+  const tail = results.tail
+  if (tail !== undefined) {
+    row(
+      "last 2,000 lines of the 1 GB log (`offset: -2000`), index cold: the lines before counted forward",
+      ms(tail.ours.median),
+      rss(tail),
+      "`wc -l && tail -n 2000`",
+      `${ms(tail.wcTail.median)} (net ${ms(net(tail, "wcTail"))})`,
+      x(ratio(tail.ours.median, net(tail, "wcTail"))),
+      `${tail.ours.runs} / ${tail.wcTail.runs}`
+    )
+    row(
+      "the same tail again, index warm (same process)",
+      ms(tail.warm.median),
+      same,
+      "`tail -n 2000`",
+      `${ms(tail.tail.median)} (net ${ms(net(tail, "tail"))})`,
+      x(ratio(tail.warm.median, net(tail, "tail"))),
+      `${tail.warm.runs} / ${tail.tail.runs}`
+    )
+  }
   const bundle = results.bundle
   row(
     "first page of the 200 MB single-line file",
@@ -625,6 +660,7 @@ const renderReads = ({ manifest, shellRss: shellRssOf, results }) => {
     ["small file", small.fresh.peakRss, small.ours.peakRss],
     ["first page", firstCold.peakRss, first.ours.peakRss],
     ["deep page", deep.fresh.peakRss, deep.ours.peakRss],
+    ...(tail === undefined ? [] : [["tail", tail.fresh.peakRss, tail.ours.peakRss]]),
     ["single-line file", bundle.fresh.peakRss, bundle.ours.peakRss],
     ["directory", dir.fresh.peakRss, dir.ours.peakRss],
     ["1,000 concurrent reads", concurrent.peakRss, concurrent.peakRss],
@@ -674,6 +710,17 @@ const renderReads = ({ manifest, shellRss: shellRssOf, results }) => {
       limit: 2,
       show: (v) => x(v)
     },
+    ...(tail === undefined ? [] : [{
+      name: "tail of the 1 GB log, index cold, within 2× of `wc -l && tail -n 2000` (net of spawn)",
+      value: ratio(tail.ours.median, net(tail, "wcTail")),
+      limit: 2,
+      show: (v) => x(v)
+    }, {
+      name: "tail of the 1 GB log, index warm, within 2× of `tail -n 2000` (net of spawn)",
+      value: ratio(tail.warm.median, net(tail, "tail")),
+      limit: 2,
+      show: (v) => x(v)
+    }]),
     {
       name: "peak RSS under 100 MB in every case (one read in a fresh process; timed process in brackets)",
       value: Math.max(...rssCases.map(([, v]) => v ?? 0)),
