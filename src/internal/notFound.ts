@@ -22,6 +22,7 @@ import * as Path from "@effect/platform/Path"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import { type Entry, FileIndex } from "../FileIndex.js"
 import { FileNotFound } from "../ReadError.js"
 import { Workspace } from "../Workspace.js"
@@ -155,6 +156,15 @@ export const recoverMissing = Effect.fn("Read.recoverMissing")(function*(target:
       return yield* fs.exists(dir).pipe(Effect.orElseSucceed(() => false))
     })
   const absoluteOf = (entry: Entry) => path.join(worktree, ...entry.relative.split("/"))
+  /**
+   * Whether a path may be named: no rule denies it (not even as a hint that it exists) and, for
+   * an entry of the workspace's list, it is there below directories the session may read.
+   */
+  const usable = (entry: Entry | undefined, absolute: string) =>
+    Effect.gen(function*() {
+      if (entry !== undefined && !(yield* reachable(entry))) return false
+      return (yield* checkRead(targetOf(path, worktree, absolute))) !== "deny"
+    })
 
   // 0. A shell-escaped path copied from a terminal: `my\ file.txt` is `my file.txt`.
   const unescapedPath = written?.replace(SHELL_ESCAPE, "$1")
@@ -164,6 +174,41 @@ export const recoverMissing = Effect.fn("Read.recoverMissing")(function*(target:
       return { target: targetOf(path, worktree, unescaped) } satisfies Recovered
     }
   }
+
+  // 2. The workspace, only for paths inside it, listed while the look-alikes are looked for
+  // (it needs nothing they find). Only what can still match is kept.
+  const inside = target.relative !== target.absolute
+  const suffix = written === undefined || !inside ? undefined : suffixOf(path, worktree, written, target)
+  const foldedSuffix = suffix === undefined ? undefined : foldName(suffix)
+  const foldedBase = foldedSuffix?.slice(foldedSuffix.lastIndexOf("/") + 1)
+  const exact = keeper<{ entry: Entry }>((a, b) => byDepthThenPath(a.entry, b.entry))
+  const alike = keeper<{ entry: Entry }>((a, b) => byDepthThenPath(a.entry, b.entry))
+  type Near = { readonly entry: Entry; readonly rank: number; readonly distance: number }
+  const nearest = keeper<Near>((a, b) => a.rank - b.rank || a.distance - b.distance || byDepthThenPath(a.entry, b.entry))
+  const resembles = resemblanceTo(name)
+  /** Whether a name can make a candidate of any kind below: most of a workspace's names cannot. */
+  const suffixBase = suffix?.slice(suffix.lastIndexOf("/") + 1)
+  const foldedBaseKey = foldedBase?.toLowerCase()
+  const accepts = (entryName: string, folded: string): boolean => {
+    if (entryName === name || entryName === suffixBase || folded === foldedBaseKey) return true
+    const found = resembles(entryName, folded)
+    return found !== undefined && !(found.rank === 3 && Math.min(entryName.length, name.length) < MIN_WORKSPACE_CONTAINED)
+  }
+  const visit = (entry: Entry) => {
+    if (suffix !== undefined) {
+      if (endsWithPath(entry.relative, suffix)) return exact.push({ entry })
+      if (foldName(entry.name) === foldedBase && endsWithPath(foldName(entry.relative), foldedSuffix!)) {
+        return alike.push({ entry })
+      }
+    }
+    // The same name elsewhere (the directories were wrong), or a near one.
+    if (entry.name === name) return nearest.push({ entry, rank: 0, distance: 0 })
+    const found = resembles(entry.name)
+    if (found === undefined) return
+    if (found.rank === 3 && Math.min(entry.name.length, name.length) < MIN_WORKSPACE_CONTAINED) return
+    nearest.push({ entry, ...found })
+  }
+  const scanning = inside ? yield* Effect.fork(index.scan(worktree, limits, visit, accepts)) : undefined
 
   // 1. Look-alikes. Missing directories on the way may be look-alikes too (`café/` typed NFC,
   // stored NFD), recovered silently; or near misses (`scr/`), recovered only as suggestions.
@@ -180,9 +225,9 @@ export const recoverMissing = Effect.fn("Read.recoverMissing")(function*(target:
     for (const from of reached) {
       const entries = yield* list(from)
       const match = equivalentEntry(component, entries)
-      const near = match !== undefined ? [match] : nearEntries(component, entries)
+      const nearDirs = match !== undefined ? [match] : nearEntries(component, entries)
       if (match === undefined) exactly = false
-      for (const entry of near) next.push(path.join(from, entry))
+      for (const entry of nearDirs) next.push(path.join(from, entry))
     }
     reached = next.slice(0, MAX_SUGGESTIONS)
   }
@@ -204,39 +249,9 @@ export const recoverMissing = Effect.fn("Read.recoverMissing")(function*(target:
   }
   sameDirectory.push(...similar)
 
-  // 2. The workspace: only for paths inside it. Only what can still match is kept.
-  const inside = target.relative !== target.absolute
-  const suffix = written === undefined || !inside ? undefined : suffixOf(path, worktree, written, target)
-  const foldedSuffix = suffix === undefined ? undefined : foldName(suffix)
-  const foldedBase = foldedSuffix?.slice(foldedSuffix.lastIndexOf("/") + 1)
-  const exact = keeper<{ entry: Entry }>((a, b) => byDepthThenPath(a.entry, b.entry))
-  const alike = keeper<{ entry: Entry }>((a, b) => byDepthThenPath(a.entry, b.entry))
-  type Near = { readonly entry: Entry; readonly rank: number; readonly distance: number }
-  const near = keeper<Near>((a, b) => a.rank - b.rank || a.distance - b.distance || byDepthThenPath(a.entry, b.entry))
-  const resembles = resemblanceTo(name)
-  /** Whether a name can make a candidate of any kind below: most of a workspace's names cannot. */
-  const suffixBase = suffix?.slice(suffix.lastIndexOf("/") + 1)
-  const foldedBaseKey = foldedBase?.toLowerCase()
-  const accepts = (entryName: string, folded: string): boolean => {
-    if (entryName === name || entryName === suffixBase || folded === foldedBaseKey) return true
-    const found = resembles(entryName, folded)
-    return found !== undefined && !(found.rank === 3 && Math.min(entryName.length, name.length) < MIN_WORKSPACE_CONTAINED)
-  }
-  const visit = (entry: Entry) => {
-    if (suffix !== undefined) {
-      if (endsWithPath(entry.relative, suffix)) return exact.push({ entry })
-      if (foldName(entry.name) === foldedBase && endsWithPath(foldName(entry.relative), foldedSuffix!)) {
-        return alike.push({ entry })
-      }
-    }
-    // The same name elsewhere (the directories were wrong), or a near one.
-    if (entry.name === name) return near.push({ entry, rank: 0, distance: 0 })
-    const found = resembles(entry.name)
-    if (found === undefined) return
-    if (found.rank === 3 && Math.min(entry.name.length, name.length) < MIN_WORKSPACE_CONTAINED) return
-    near.push({ entry, ...found })
-  }
-  const scanned = inside ? yield* index.scan(worktree, limits, visit, accepts) : { complete: true }
+  // 2. The workspace: the listing started before the look-alikes were looked for (a git
+  // child process runs meanwhile), taken now.
+  const scanned = scanning === undefined ? { complete: true } : yield* Fiber.join(scanning)
   const exactMatches = exact.done()
   const found = exactMatches.items.length > 0 ? exactMatches : alike.done()
   // Matches that are there, below directories the session may read, that no rule denies: all of
@@ -250,10 +265,7 @@ export const recoverMissing = Effect.fn("Read.recoverMissing")(function*(target:
       unchecked = unchecked || i < found.items.length
       break
     }
-    if (!(yield* reachable(match.entry))) continue
-    // A match a rule denies is neither resolved to nor named.
-    if ((yield* checkRead(targetOf(path, worktree, absolute))) === "deny") continue
-    matches.push(absolute)
+    if (yield* usable(match.entry, absolute)) matches.push(absolute)
   }
   if (matches.length === 1 && !unchecked && scanned.complete) {
     const resolved = targetOf(path, worktree, matches[0]!)
@@ -265,20 +277,16 @@ export const recoverMissing = Effect.fn("Read.recoverMissing")(function*(target:
 
   // 3. Suggestions: the same directory, other suffix matches, then near base names anywhere.
   const suggestions: Array<string> = []
-  const offer = (candidate: string) =>
-    Effect.gen(function*() {
-      if (suggestions.length >= MAX_SUGGESTIONS) return
-      if (candidate === target.absolute || suggestions.includes(candidate)) return
-      // A path a rule denies is not named, not even as a hint that it exists.
-      if ((yield* checkRead(targetOf(path, worktree, candidate))) === "deny") return
-      suggestions.push(candidate)
-    })
-  for (const candidate of [...sameDirectory, ...matches]) yield* offer(candidate)
-  for (const candidate of near.done().items) {
+  const named = new Set([target.absolute])
+  const candidates = [
+    ...[...sameDirectory, ...matches].map((absolute) => ({ absolute, entry: undefined })),
+    ...nearest.done().items.map(({ entry }) => ({ absolute: absoluteOf(entry), entry }))
+  ]
+  for (const { absolute, entry } of candidates) {
     if (suggestions.length >= MAX_SUGGESTIONS) break
-    const absolute = absoluteOf(candidate.entry)
-    if (absolute === target.absolute || suggestions.includes(absolute)) continue
-    if (yield* reachable(candidate.entry)) yield* offer(absolute)
+    if (named.has(absolute)) continue
+    named.add(absolute)
+    if (yield* usable(entry, absolute)) suggestions.push(absolute)
   }
   return yield* new FileNotFound({ path: target.absolute, suggestions })
 })
