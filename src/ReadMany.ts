@@ -65,7 +65,11 @@ export const Continuation = Schema.Struct({
   limit: Schema.optional(Schema.Number),
   /** The encoding and line format the cut read was asked for: the rest reads the same way. */
   encoding: Schema.optional(Schema.String),
-  lineFormat: Schema.optional(Schema.Literal("hashline"))
+  lineFormat: Schema.optional(Schema.Literal("hashline")),
+  /** A cut view (outline, summary, block, conflicts) continues as the same view. */
+  view: Schema.optional(Schema.Literal(...Read.views)),
+  levels: Schema.optional(Schema.Number),
+  context: Schema.optional(Schema.Literal("syntax"))
 })
 export type Continuation = typeof Continuation.Type
 
@@ -157,7 +161,11 @@ const cutBlock = (result: ReadResult, request: Read.ReadParams, allowance: numbe
   const start = metadata.startLine ?? 1
   let continueWith: Continuation
   let lastShown: number | undefined
-  if (metadata.kind === "text") {
+  if (metadata.structure !== undefined || metadata.conflicts !== undefined) {
+    // A view is not the lines it names (its rows are `A-B:` ranges, or folds): the same request,
+    // made alone, shows all of it, paged as that view pages.
+    continueWith = request
+  } else if (metadata.kind === "text") {
     const pattern = metadata.lineFormat === "hashline" ? HASHLINE : NUMBERED
     const numbered = kept.map((line) => pattern.exec(line)).filter((match) => match !== null)
     const last = numbered.length === 0 ? undefined : Number(numbered[numbered.length - 1]![1])
@@ -197,6 +205,8 @@ const describeContinuation = (c: Continuation): string =>
     c.limit === undefined ? "" : ` limit=${c.limit}`
   }${c.encoding === undefined ? "" : ` encoding=${JSON.stringify(c.encoding)}`}${
     c.lineFormat === undefined ? "" : ` lineFormat=${JSON.stringify(c.lineFormat)}`
+  }${c.view === undefined ? "" : ` view=${JSON.stringify(c.view)}`}${c.levels === undefined ? "" : ` levels=${c.levels}`}${
+    c.context === undefined ? "" : ` context=${JSON.stringify(c.context)}`
   }`
 
 const failureBlock = (filePath: string, error: ReadError): string =>

@@ -26,6 +26,7 @@ writeTree(root, {
   "big1.txt": lines(2000),
   "big2.txt": lines(2000),
   "small.txt": "tiny\n",
+  "many.py": Array.from({ length: 600 }, (_, i) => `def step${i + 1}(value):\n    following = value + ${i}\n    return following * 2\n`).join("\n"),
   "dir/one.txt": "1\n",
   "dir/two.txt": "2\n"
 })
@@ -144,6 +145,22 @@ describe("ReadMany.readMany", () => {
       const continued = yield* Read.read(second!.continueWith!)
       expect(continued.metadata.lineFormat).toBe("hashline")
       expect(continued.metadata.startLine).toBe(second!.continueWith!.offset)
+    })))
+
+  it.effect("a cut view continues as the same view, not as the file's lines", () =>
+    run(Effect.gen(function*() {
+      const result = yield* ReadMany.readMany({
+        files: [{ filePath: "many.py", view: "outline" }, { filePath: "many.py:summary" }]
+      }).pipe(
+        Effect.provideService(ReadMany.ReadManyLimits, { ...ReadMany.ReadManyLimits.defaultValue(), maxBytes: 8 * 1024 })
+      )
+      const [outline, summary] = result.files
+      expect(outline!.metadata?.structure?.view).toBe("outline")
+      expect(outline!.continueWith).toEqual({ filePath: "many.py", view: "outline" })
+      expect(summary!.continueWith).toEqual({ filePath: "many.py:summary" })
+      expect(result.output.split("\n").at(-1)).toContain(`many.py (read filePath="many.py" view="outline")`)
+      const continued = yield* Read.read(outline!.continueWith!)
+      expect(continued.metadata.structure?.view).toBe("outline")
     })))
 
   it.effect("fairShares: what a small file leaves goes to the others", () =>
