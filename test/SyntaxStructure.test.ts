@@ -6,6 +6,7 @@
  * (errors dominate, deadline, size, no grammar, no package) and the load-after-parse stall check.
  */
 import { describe, expect, it } from "@effect/vitest"
+import { FastCheck } from "effect"
 import * as Effect from "effect/Effect"
 import { execFileSync } from "node:child_process"
 import { createHash } from "node:crypto"
@@ -16,7 +17,7 @@ import * as nodePath from "node:path"
 import * as zlib from "node:zlib"
 import type { Declaration, FileStructure } from "../src/internal/core/structure.js"
 import { readStructure, structureOf } from "../src/internal/structure.js"
-import { syntaxAnalysis, shippedGrammars, syntaxStructure } from "../src/internal/structure/syntax.js"
+import { editBetween, forgetSyntaxCaches, syntaxAnalysis, shippedGrammars, syntaxStructure } from "../src/internal/structure/syntax.js"
 import { layerWithout } from "../src/OptionalPackages.js"
 
 const ROOT = nodePath.resolve(import.meta.dirname, "..")
@@ -168,6 +169,48 @@ describe("declarations of each language", () => {
         expectGolden(name, structure)
       }), 60_000)
   }
+
+  it.prop("editBetween: the text between the common head and tail, with rows and columns of each end", [
+    FastCheck.string({ unit: FastCheck.constantFrom("a", "\n", "é", "😀"), maxLength: 30 }),
+    FastCheck.string({ unit: FastCheck.constantFrom("a", "\n", "é", "😀"), maxLength: 30 })
+  ], ([before, after]) => {
+    const edit = editBetween(before, after)
+    expect(before.slice(0, edit.startIndex) + after.slice(edit.startIndex, edit.newEndIndex) + before.slice(edit.oldEndIndex))
+      .toBe(after)
+    const point = (text: string, index: number) => {
+      const lines = text.slice(0, index).split("\n")
+      return { row: lines.length - 1, column: lines.at(-1)!.length }
+    }
+    expect(edit.startPosition).toEqual(point(before, edit.startIndex))
+    expect(edit.oldEndPosition).toEqual(point(before, edit.oldEndIndex))
+    expect(edit.newEndPosition).toEqual(point(after, edit.newEndIndex))
+  })
+
+  it.effect.prop("a file parsed again after an edit (incrementally) has the structure a fresh parse finds", [
+    FastCheck.array(
+      FastCheck.record({
+        at: FastCheck.nat(),
+        remove: FastCheck.nat({ max: 200 }),
+        insert: FastCheck.constantFrom("", "\n", "x", "}\n", "function f() {\n  return 1\n}\n", "/** é 😀 */\n", "interface I<out A> {\n")
+      }),
+      { minLength: 1, maxLength: 3 }
+    )
+  ], ([edits]) =>
+    Effect.gen(function*() {
+      const original = fixture("micro.ts").split("\n").slice(0, 400).join("\n")
+      let text = original
+      forgetSyntaxCaches()
+      yield* syntaxAnalysis("edited.ts", text, GENEROUS)
+      for (const edit of edits) {
+        const at = edit.at % (text.length + 1)
+        text = text.slice(0, at) + edit.insert + text.slice(at + edit.remove)
+        // Edits chain: each parse of edited.ts starts from the tree of the one before.
+        const incremental = yield* syntaxAnalysis("edited.ts", text, GENEROUS)
+        forgetSyntaxCaches("fresh.ts")
+        const fresh = yield* syntaxAnalysis("fresh.ts", text, GENEROUS)
+        expect(JSON.stringify(incremental)).toBe(JSON.stringify(fresh))
+      }
+    }), { fastCheck: { numRuns: 25 } })
 
   it.effect("typescript: header up to the opener, attached doc comment, container members", () =>
     Effect.gen(function*() {

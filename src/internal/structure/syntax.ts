@@ -3,7 +3,7 @@
  * effect-read-grammars. Everything loads on first use: the runtime once (`Parser.init`), each
  * grammar when a file of its language is first read (brotli-decoded with node:zlib), one parser
  * per language. A parse has a deadline (cancelled through the progress callback); results are
- * cached by content hash.
+ * cached by content hash; a file parsed again after an edit is parsed incrementally.
  *
  * `syntaxStructure` returns undefined — and the caller uses the indentation engine — when the
  * package is not installed, no grammar fits the path, the file is over 2 MiB or 20,000 lines, the
@@ -45,13 +45,26 @@ export interface Grammar {
 }
 
 // The parts of web-tree-sitter used here, typed structurally (the package is optional).
+interface Point {
+  readonly row: number
+  readonly column: number
+}
+interface Edit {
+  readonly startIndex: number
+  readonly oldEndIndex: number
+  readonly newEndIndex: number
+  readonly startPosition: Point
+  readonly oldEndPosition: Point
+  readonly newEndPosition: Point
+}
 interface Tree {
   readonly rootNode: SyntaxNode
+  edit(edit: Edit): void
   delete(): void
 }
 interface Parser {
   setLanguage(language: unknown): Parser
-  parse(input: string, oldTree: null, options: { readonly progressCallback: () => boolean }): Tree | null
+  parse(input: string, oldTree: Tree | null, options: { readonly progressCallback: () => boolean }): Tree | null
   reset(): void
 }
 interface TreeSitter {
@@ -137,6 +150,67 @@ const remember = (key: string, structure: FileStructure | undefined) => {
   if (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value!)
 }
 
+/**
+ * The last tree of each of the latest files parsed, by path: a file read again after an edit is
+ * parsed incrementally (the edit found by the common head and tail of the two texts), which
+ * reuses the unchanged parts of the old tree. Trees live in the wasm heap: few are kept.
+ */
+const KEPT_TREES = 4
+const trees = new Map<string, { readonly language: string; readonly text: string; readonly tree: Tree }>()
+const keepTree = (path: string, language: string, text: string, tree: Tree) => {
+  const old = trees.get(path)
+  trees.delete(path)
+  if (old !== undefined && old.tree !== tree) old.tree.delete()
+  trees.set(path, { language, text, tree })
+  if (trees.size > KEPT_TREES) {
+    const [oldest, entry] = trees.entries().next().value!
+    trees.delete(oldest)
+    entry.tree.delete()
+  }
+}
+const dropTree = (path: string) => {
+  trees.get(path)?.tree.delete()
+  trees.delete(path)
+}
+
+/** Row and column (UTF-16 code units, as web-tree-sitter counts them) of `index` in `text`. */
+const pointAt = (text: string, index: number): Point => {
+  let row = 0
+  for (let at = text.indexOf("\n"); at !== -1 && at < index; at = text.indexOf("\n", at + 1)) row++
+  // (`lastIndexOf` with a negative start still looks at index 0.)
+  return { row, column: index - (index === 0 ? 0 : text.lastIndexOf("\n", index - 1) + 1) }
+}
+
+/** The one edit that turns `before` into `after`: what lies between their common head and tail. */
+export const editBetween = (before: string, after: string): Edit => {
+  const shorter = Math.min(before.length, after.length)
+  let start = 0
+  while (start < shorter && before.charCodeAt(start) === after.charCodeAt(start)) start++
+  let oldEnd = before.length
+  let newEnd = after.length
+  while (oldEnd > start && newEnd > start && before.charCodeAt(oldEnd - 1) === after.charCodeAt(newEnd - 1)) {
+    oldEnd--
+    newEnd--
+  }
+  return {
+    startIndex: start,
+    oldEndIndex: oldEnd,
+    newEndIndex: newEnd,
+    startPosition: pointAt(before, start),
+    oldEndPosition: pointAt(before, oldEnd),
+    newEndPosition: pointAt(after, newEnd)
+  }
+}
+
+/**
+ * Forget the structures kept, and the tree kept for `path` (every tree without one). For tests:
+ * to compare an incremental parse with a fresh one.
+ */
+export const forgetSyntaxCaches = (path?: string): void => {
+  cache.clear()
+  for (const kept of path === undefined ? [...trees.keys()] : [path]) dropTree(kept)
+}
+
 /** Why the syntax engine gave no structure (for tests and metadata). */
 export type Declined = "no-package" | "no-grammar" | "too-large" | "deadline" | "errors"
 
@@ -166,23 +240,24 @@ export const syntaxAnalysis = Effect.fn("syntaxAnalysis")(function*(path: string
   const deadlineMs = (options.deadlineMs ?? DEFAULT_DEADLINE_MS) * (runtime.parsed.has(language) ? 1 : FIRST_PARSE_ALLOWANCE)
   return yield* Effect.sync(() => {
     const deadline = performance.now() + deadlineMs
-    const tree = parser.parse(text, null, { progressCallback: () => performance.now() > deadline })
+    const last = trees.get(path)
+    const oldTree = last !== undefined && last.language === language ? last.tree : null
+    if (oldTree !== null) oldTree.edit(editBetween(last!.text, text))
+    const tree = parser.parse(text, oldTree, { progressCallback: () => performance.now() > deadline })
     runtime.parsed.add(language)
     if (tree === null) {
       // A cancelled parse would resume on the next call; start that one afresh.
       parser.reset()
+      dropTree(path)
       return { declined: "deadline" } as const
     }
-    try {
-      const errors = errorLines(tree.rootNode, lines)
-      const structure = errors.lines > Math.max(MIN_ERROR_LINES, lines * MAX_ERROR_SHARE)
-        ? undefined
-        : extract(tree.rootNode, text, language, spec, lines, errors.lines)
-      remember(key, structure)
-      return structure === undefined ? { declined: "errors" } as const : { structure }
-    } finally {
-      tree.delete()
-    }
+    keepTree(path, language, text, tree)
+    const errors = errorLines(tree.rootNode, lines)
+    const structure = errors.lines > Math.max(MIN_ERROR_LINES, lines * MAX_ERROR_SHARE)
+      ? undefined
+      : extract(tree.rootNode, text, language, spec, lines, errors.lines)
+    remember(key, structure)
+    return structure === undefined ? { declined: "errors" } as const : { structure }
   })
 })
 
