@@ -177,6 +177,20 @@ const oracleOf = (exit: Exit.Exit<Read.ReadResult, ReadError>, from: string, to:
  * A file source's outcome against the outcomes of fault-free reads of each version: a success
  * must be one of theirs; a failure must come from an injected fault or be one of theirs.
  */
+/**
+ * `output` is `oracle`'s answer, or the same answer knowing less of the total: a read that
+ * changed versions under faults starts with a line index the oracle's warm-up did not leave it,
+ * so its count-ahead may stop before the end (`of at least N in a 1.0 MB file`) where the
+ * oracle's knew the total (`of T`). Honest as long as N ≤ T and nothing else differs.
+ */
+const sameOrKnowingLess = (output: string, oracle: string): boolean => {
+  if (output === oracle) return true
+  const atLeast = / of at least (\d+) in an? \S+ \S+ file\./.exec(output)
+  const total = / of (\d+)\./.exec(oracle)
+  return atLeast !== null && total !== null && Number(atLeast[1]) <= Number(total[1]) &&
+    output.replace(atLeast[0], " of #.") === oracle.replace(total[0], " of #.")
+}
+
 const expectHonest = (
   run: Run,
   oracles: ReadonlyArray<Oracle>,
@@ -190,7 +204,7 @@ const expectHonest = (
   if (Exit.isSuccess(run.exit)) {
     const output = run.exit.value.output
     expect(
-      oracles.some((oracle) => oracle._tag === "Success" && oracle.output === output),
+      oracles.some((oracle) => oracle._tag === "Success" && sameOrKnowingLess(output, oracle.output)),
       `${context}\nthe success is no version's:\n${output}${versions}`
     ).toBe(true)
     return
@@ -500,6 +514,18 @@ describe("text under faults", () => {
       ],
       textRequest("app.log", { ranges: ":1-5,39990-39995" }),
       (dir) => ({ filePath: `${dir}/app.log`, offset: 13103, limit: 5 })
+    ))
+
+  // Found by the property above (seed -1730982788): the file is replaced by a version a little
+  // over 1 MiB; the read starts over on it with no index, and one line's count-ahead stops short
+  // of the end, where the oracle's warm read had counted the total.
+  it.effect("a file replaced under the read may answer with a lower bound where a warm read knew the total", () =>
+    memoryFileCase(
+      "app.log",
+      LARGE_TEXT,
+      [FaultFileSystem.Replace.make({ afterRead: 1, size: 1048587, path: "<target>" })],
+      textRequest("app.log", { limit: 1 }),
+      (dir) => ({ filePath: `${dir}/app.log`, offset: 1, limit: 5 })
     ))
 
   // A rewrite that grows the file is not an append: the old end changed, so the page is no
