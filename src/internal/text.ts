@@ -16,8 +16,8 @@ import {
   type Page
 } from "./core/lines.js"
 import { FOOTER_RESERVE, header, renderRanges, renderText, type TextFacts } from "./core/render.js"
-import { mergeRanges, type Selection, type TextView } from "./core/selector.js"
-import { outlineInstead, presentStructure, StructureDefaults, widenBySyntax } from "./views.js"
+import { mergeRanges, type TextView } from "./core/selector.js"
+import { outlineInstead, presentStructure, StructureDefaults, type ViewSource, widenBySyntax } from "./views.js"
 import type { Params } from "./sources/types.js"
 import { tailStartOf } from "./core/tail.js"
 import { ConflictScanner, describeRegion } from "./core/conflicts.js"
@@ -149,21 +149,13 @@ export interface SourceMetadata {
   readonly anchorOmitted?: string
 }
 
-export interface PresentOptions<E, R> {
-  /** The path shown in `<path>` (absolute; for members `archive.zip:dir/file`). */
-  readonly path: string
-  readonly title: string
-  readonly kind: "text" | "archive" | "notebook" | "document" | "web"
-  readonly pageAt: PageAt<E, R>
-  readonly selection: Selection
-  readonly params: Params
+/** The text to present: what a view reads (path, title, kind, pages, selection, params, note), and more. */
+export interface PresentOptions<E, R> extends ViewSource<E, R> {
   /** The tail of the text (a negative offset, `:-N`); counted from `pageAt` when not given. */
   readonly tailAt?: TailAt<E, R> | undefined
   readonly facts: TextFacts
   /** Metadata of the source (size, mtime, encoding, …) merged into the result's. */
   readonly metadata: SourceMetadata
-  /** Text printed before the lines (a note such as a path recovery). */
-  readonly note?: string | undefined
   /** Hashline format (editable files only): `N:text` lines under this header, if any. */
   readonly hashline?: { readonly header: string | undefined } | undefined
 }

@@ -49,14 +49,16 @@ type PageAt<E, R> = (
   request: { readonly offset: number; readonly limit: number; readonly column: number; readonly maxBytes: number }
 ) => Effect.Effect<Page, E, R>
 
-/** What a view needs of the text being presented (`text.ts`'s `PresentOptions` is one). */
+/** What a view needs of the text being presented (`text.ts`'s `PresentOptions` extends it). */
 export interface ViewSource<E, R> {
+  /** The path shown in `<path>` (absolute; for members `archive.zip:dir/file`). */
   readonly path: string
   readonly title: string
   readonly kind: "text" | "archive" | "notebook" | "document" | "web"
   readonly pageAt: PageAt<E, R>
   readonly selection: Selection
   readonly params: Params
+  /** Text printed before the lines (a note such as a path recovery). */
   readonly note?: string | undefined
   readonly metadata: object
 }
