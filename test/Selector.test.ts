@@ -48,7 +48,9 @@ describe("selector grammar", () => {
 
   it("tails and views: :-N, :-N:raw, :conflicts, :outline, :summary, :N:block", () => {
     expect(splitSelector("a.ts:120:block")).toEqual({ path: "a.ts", selector: "120:block" })
-    expect(splitSelector("a.ts:1-5:block")).toEqual({ path: "a.ts:1-5", selector: "block" })
+    // A view with another part is one selector, so the parser can say what is wrong with it.
+    expect(splitSelector("a.ts:1-5:block")).toEqual({ path: "a.ts", selector: "1-5:block" })
+    expect(splitSelector("a.ts:3:outline")).toEqual({ path: "a.ts", selector: "3:outline" })
     expect(parseSelector("outline")).toEqual({ ranges: [], raw: false, pages: undefined, view: "outline" })
     expect(parseSelector("Summary")).toEqual({ ranges: [], raw: false, pages: undefined, view: "summary" })
     expect(parseSelector("120:block")).toEqual({
@@ -63,8 +65,9 @@ describe("selector grammar", () => {
     expect(splitSelector("app.log:-200")).toEqual({ path: "app.log", selector: "-200" })
     expect(splitSelector("app.log:-200:raw")).toEqual({ path: "app.log", selector: "-200:raw" })
     expect(splitSelector("a.ts:conflicts")).toEqual({ path: "a.ts", selector: "conflicts" })
+    expect(splitSelector("a.ts:conflicts:raw")).toEqual({ path: "a.ts", selector: "conflicts:raw" })
     // Other pairs peel the last part alone.
-    expect(splitSelector("a.ts:conflicts:raw")).toEqual({ path: "a.ts:conflicts", selector: "raw" })
+    expect(splitSelector("a.ts:tree:raw")).toEqual({ path: "a.ts:tree", selector: "raw" })
     expect(splitSelector("notes-2024:-x")).toEqual({ path: "notes-2024:-x", selector: undefined })
     expect(parseSelector("-200")).toEqual({ ranges: [], raw: false, pages: undefined, tail: 200 })
     expect(parseSelector("-3:raw")).toEqual({ ranges: [], raw: true, pages: undefined, tail: 3 })
@@ -73,6 +76,14 @@ describe("selector grammar", () => {
     expect(message("-0")).toBe("Tail selector :-0 is empty; use :-N for the last N lines (N >= 1).")
     expect(message("5-9:conflicts")).toBe("Invalid selector ':5-9:conflicts'. :conflicts shows the whole file; it takes no line range.")
     expect(message("conflicts:raw")).toBe("Invalid selector ':conflicts:raw'. :conflicts cannot be combined with other selectors.")
+    // A range is not the block's line: the message names the selector and the line it could be.
+    expect(message("1-5:block")).toBe(
+      "Invalid selector ':1-5:block'. The block view needs one line to start from: :N:block (e.g. :1:block)."
+    )
+    expect(message("7-:block")).toBe(
+      "Invalid selector ':7-:block'. The block view needs one line to start from: :N:block (e.g. :7:block)."
+    )
+    expect(message("3:outline")).toBe("Invalid selector ':3:outline'. :outline shows the whole file; it takes no line range.")
   })
 
   it("merges open ranges by absorbing what follows", () => {

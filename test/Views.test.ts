@@ -146,6 +146,14 @@ describe("structure views through read", () => {
         "view \"block\" shows the declaration around a line: give that line as offset"
       )
       expect((yield* fail({ filePath: "mod.py:block" }))._tag).toBe("InvalidSelector")
+      // A range with block, or a view with a line, is a selector that says what is wrong, not a missing file.
+      const ranged = yield* fail({ filePath: "mod.py:1-5:block" })
+      expect(ranged._tag).toBe("InvalidSelector")
+      expect(ranged.message).toContain(
+        "Invalid selector ':1-5:block'. The block view needs one line to start from: :N:block (e.g. :1:block)."
+      )
+      expect((yield* fail({ filePath: "mod.py:3:outline" })).message).toContain(":outline shows the whole file; it takes no line range.")
+      expect((yield* fail({ filePath: "mod.py:conflicts:raw" }))._tag).toBe("InvalidSelector")
       expect((yield* fail({ filePath: "mod.py:99:block" }))._tag).toBe("OffsetOutOfRange")
       expect((yield* fail({ filePath: "mod.py", context: "syntax" })).message).toContain(
         "context \"syntax\" widens a range you ask for"

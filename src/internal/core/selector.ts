@@ -54,11 +54,17 @@ const isRaw = (text: string): boolean => /^raw$/i.test(text)
 const isToken = (text: string): boolean =>
   isRaw(text) || /^tree$/i.test(text) || isRangeList(text) || PAGES.test(text) || TAIL.test(text) || VIEW.test(text)
 
-/** Two selector parts that go together: raw with lines (`:2-4:raw`, `:-20:raw`), a line with block (`:120:block`). */
+/**
+ * Two selector parts that go together: raw with lines (`:2-4:raw`, `:-20:raw`), a line with block
+ * (`:120:block`). A view with any other part pairs too (`:1-5:block`, `:3:outline`,
+ * `:conflicts:raw`), so that `parseSelector` says what is wrong with the pair instead of the path
+ * ending in `:1-5` being looked for as a file.
+ */
 const isPair = (before: string, after: string): boolean => {
   const lines = (text: string) => isRangeList(text) || TAIL.test(text)
+  const other = (text: string) => lines(text) || isRaw(text) || PAGES.test(text)
   return (isRaw(before) && lines(after)) || (lines(before) && isRaw(after)) ||
-    (LINE.test(before) && /^block$/i.test(after))
+    (VIEW.test(before) && other(after)) || (other(before) && VIEW.test(after))
 }
 
 /**
@@ -124,6 +130,8 @@ export const parseSelector = (selector: string): Selection | SelectorError => {
   let tree = false
   let tail: number | undefined = undefined
   let view: TextView | undefined = undefined
+  /** The block's anchor is one line (`:120`), not a range that merely has no end (`:120-`). */
+  let oneLine = false
   for (const part of parts) {
     const last = TAIL.exec(part)
     if (last !== null) {
@@ -160,13 +168,16 @@ export const parseSelector = (selector: string): Selection | SelectorError => {
       parsed.push(range)
     }
     ranges = mergeRanges(parsed)
+    oneLine = LINE.test(part)
   }
   if (view !== undefined) {
-    const anchor = ranges.length === 1 && ranges[0]!.end === undefined
+    const anchor = ranges.length === 1 && ranges[0]!.end === undefined && oneLine
     if (view === "block" ? !anchor : ranges.length > 0) {
       return new SelectorError(
         view === "block"
-          ? `Invalid selector ':${selector}'. The block view needs one line to start from: :N:block (e.g. :120:block).`
+          ? `Invalid selector ':${selector}'. The block view needs one line to start from: :N:block (e.g. :${
+            ranges[0]?.start ?? 120
+          }:block).`
           : `Invalid selector ':${selector}'. :${view} shows the whole file; it takes no line range.`
       )
     }
