@@ -16,6 +16,7 @@ import * as os from "node:os"
 import * as nodePath from "node:path"
 import * as zlib from "node:zlib"
 import type { Declaration, FileStructure } from "../src/internal/core/structure.js"
+import { blockAt, summary } from "../src/internal/core/views.js"
 import { readStructure, structureOf } from "../src/internal/structure.js"
 import { editBetween, forgetSyntaxCaches, syntaxAnalysis, shippedGrammars, syntaxStructure } from "../src/internal/structure/syntax.js"
 import { layerWithout } from "../src/OptionalPackages.js"
@@ -238,6 +239,47 @@ describe("declarations of each language", () => {
       expect(init.body).toEqual({ start: 126, end: 137 })
       // The class docstring (lines 18-64) folds like a comment.
       expect(structure.comments).toContainEqual({ start: 18, end: 64 })
+    }))
+
+  it.effect("python: a comment above a class's first method is attached to it, as above later ones", () =>
+    Effect.gen(function*() {
+      // tree-sitter-python makes these comments children of the class, before its block.
+      const text = [
+        "class Runner:",
+        "    # Runs things: one,",
+        "    # two, and",
+        "    # three, then",
+        "    # four. More.",
+        "    def run(self):",
+        "        a = 1",
+        "        b = 2",
+        "        c = 3",
+        "        return a + b + c",
+        "",
+        "    # The next one.",
+        "    @staticmethod",
+        "    def other():",
+        "        return 1",
+        "",
+        "class Trailing:  # not the method's",
+        "    def m(self):",
+        "        return 1",
+        ""
+      ].join("\n")
+      const structure = (yield* syntaxStructure("mod.py", text, GENEROUS))!
+      expect(structure.engine).toBe("syntax")
+      const [runner, trailing] = structure.declarations
+      expect(runner!.children.map((d) => [d.name, d.span.start, d.headerLine])).toEqual([["run", 2, 6], ["other", 12, 14]])
+      expect(trailing!.children[0]!.span).toEqual({ start: 18, end: 19 })
+      const lines = text.split("\n").slice(0, -1)
+      expect(blockAt(structure, 8)!.header).toBe("(Block: method run, lines 2-10 of 19.)")
+      // The four-line comment is one the summary folds, as it folds one above a later method.
+      expect(structure.comments).toEqual([{ start: 2, end: 5 }])
+      expect(summary(structure, lines, { path: "mod.py" }).rows.slice(0, 3)).toEqual([
+        "1: class Runner:",
+        "2-5:     # Runs things: one, two, and three, then four. …",
+        "6-10:     def run(self): …"
+      ])
     }))
 
   it.effect("headers are cut at the right place after non-ASCII text (indices are string indices)", () =>

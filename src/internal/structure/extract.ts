@@ -414,7 +414,7 @@ class Extractor {
     const children = body === undefined || body.span === undefined
       ? []
       : container
-      ? this.level(body.node, { inType: kind !== "namespace" && kind !== "module", inFunction: false, depth: level.depth + 1 })
+      ? this.level(body.node, { inType: kind !== "namespace" && kind !== "module", inFunction: false, depth: level.depth + 1 }, true)
       : []
     return {
       kind,
@@ -454,19 +454,40 @@ class Extractor {
     }
   }
 
-  /** The declarations directly in a node (a file, a class body, a namespace), with attached lines. */
-  level(node: SyntaxNode, level: Level): Array<Declaration> {
+  /**
+   * Comments the parser put just before a body that has no opening token, between its header
+   * and its first member: tree-sitter-python (and -ruby) make `# why` above a class's first
+   * method a child of the class, not of its block. They lead the body, as they read. The row of
+   * the header's last token comes too: a comment on it trails the header.
+   */
+  private leadingComments(node: SyntaxNode): { readonly comments: ReadonlyArray<SyntaxNode>; readonly headerRow: number } {
+    const comments: Array<SyntaxNode> = []
+    if (node.firstChild === null || !node.firstChild.isNamed) return { comments, headerRow: -1 }
+    let before = node.previousSibling
+    while (before !== null && this.spec.comments.has(before.type)) {
+      comments.unshift(before)
+      before = before.previousSibling
+    }
+    return { comments, headerRow: before === null ? -1 : endRow(before) }
+  }
+
+  /**
+   * The declarations directly in a node (a file, a class body, a namespace), with attached lines;
+   * `body`: the node is a declaration's body, which the comments just before it may lead.
+   */
+  level(node: SyntaxNode, level: Level, body = false): Array<Declaration> {
     const found: Array<Declaration> = []
+    const leading = body ? this.leadingComments(node) : { comments: [], headerRow: -1 }
     /** First row of the run of comments and attributes directly above, or undefined. */
     let attachedFrom: number | undefined
     let attachedEnd = -2
-    let previousEnd = -1
+    let previousEnd = leading.headerRow
     let commentRun: LineSpan | undefined
     const closeRun = () => {
       if (commentRun !== undefined && commentRun.end - commentRun.start + 1 >= MIN_COMMENT_LINES) this.commentSpans.push(commentRun)
       commentRun = undefined
     }
-    const children = childrenOf(node)
+    const children = leading.comments.length === 0 ? childrenOf(node) : [...leading.comments, ...childrenOf(node)]
     for (const [index, child] of children.entries()) {
       const start = child.startPosition.row
       const end = endRow(child)
