@@ -3,10 +3,12 @@
  * regions, from the pure scanner to `read` over real files, archive members and wrong targets.
  */
 import { afterAll, describe, expect, it } from "@effect/vitest"
+import { FastCheck } from "effect"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import { findConflicts, markerOf } from "../src/internal/core/conflicts.js"
 import { read } from "../src/Read.js"
+import type { ReadResult } from "../src/ReadResult.js"
 import { memoryLayer, nodeLayer, tempDir, writeTree } from "./support.js"
 import { zip } from "./zipFixtures.js"
 
@@ -196,6 +198,78 @@ describe("the conflicts view through read", () => {
       const selectorOnDirectory = yield* Effect.flip(read({ filePath: "dir:conflicts" }).pipe(Effect.provide(nodeLayer(root))))
       expect(selectorOnDirectory._tag).toBe("InvalidSelector")
       const withRange = yield* Effect.flip(read({ filePath: "dir/x.txt:1-2:conflicts" }).pipe(Effect.provide(nodeLayer(root))))
-      expect(withRange._tag).toBe("FileNotFound")
+      // A range with the view is one selector the parser refuses, not a file named x.txt:1-2.
+      expect(withRange._tag).toBe("InvalidSelector")
+      expect(withRange.message).toContain(":conflicts shows the whole file; it takes no line range.")
     }))
+})
+
+/** `count` two-way regions of one line a side, with a kept line between them. */
+const manyRegions = (count: number, side = (i: number) => `a${i}`) =>
+  Array.from({ length: count }, (_, i) => `k${i}\n<<<<<<< HEAD\n${side(i)}\n=======\nb${i}\n>>>>>>> other\n`).join("")
+
+describe("the conflicts view is paged over regions", () => {
+  const headings = (output: string) => [...output.matchAll(/^Conflict (\d+) of (\d+):/gm)].map((m) => Number(m[1]))
+
+  it.effect("many regions: a page of whole regions up to the byte cap, and the offset to continue", () =>
+    Effect.gen(function*() {
+      const layer = memoryLayer({ "/project/many.ts": manyRegions(3000) })
+      const first = yield* read({ filePath: "many.ts:conflicts" }).pipe(Effect.provide(layer))
+      const shown = headings(first.output)
+      const last = shown.length
+      expect(last).toBeGreaterThan(100)
+      expect(last).toBeLessThan(3000)
+      expect(shown).toEqual(Array.from({ length: last }, (_, i) => i + 1))
+      expect(Buffer.byteLength(first.output)).toBeLessThanOrEqual(50 * 1024)
+      expect(first.output).toContain(
+        `\n${6 * last}: >>>>>>> other\n\n(Output capped at 50 KB. Showing conflict regions 1-${last} of 3000. Use offset=${last + 1} to continue.)\n</content>`
+      )
+      expect(first.metadata).toMatchObject({ truncated: true, nextOffset: last + 1, conflicts: { regions: 3000, malformed: 0 } })
+      // The footer's offset works with the selector and with the view, and counts regions.
+      const next = yield* read({ filePath: "many.ts:conflicts", offset: last + 1 }).pipe(Effect.provide(layer))
+      expect(next.output).toContain(`<content>\nConflict ${last + 1} of 3000: lines ${6 * last + 2}-${6 * last + 6}; `)
+      expect((yield* read({ filePath: "many.ts", view: "conflicts", offset: last + 1 }).pipe(Effect.provide(layer))).output)
+        .toBe(next.output)
+      const limited = yield* read({ filePath: "many.ts", view: "conflicts", offset: 2999, limit: 1 }).pipe(Effect.provide(layer))
+      expect(headings(limited.output)).toEqual([2999])
+      expect(limited.output).toContain("\n(Showing conflict regions 2999-2999 of 3000. Use offset=3000 to continue.)\n")
+      const end = yield* read({ filePath: "many.ts", view: "conflicts", offset: 3000 }).pipe(Effect.provide(layer))
+      expect(end.output).toContain("(3000 unresolved merge-conflict regions in 18000 lines, at lines 2-6, 8-12,")
+      expect(end.metadata.truncated).toBe(false)
+      expect(end.metadata.nextOffset).toBeUndefined()
+      const past = yield* Effect.flip(read({ filePath: "many.ts", view: "conflicts", offset: 3001 }).pipe(Effect.provide(layer)))
+      expect(past.message).toContain("offset 3001 is past the last conflict region (3000); the conflicts view's offset and limit count regions")
+    }))
+
+  it.effect("a region longer than a page is shown to the cap, with the range of the rest", () =>
+    Effect.gen(function*() {
+      const long = Array.from({ length: 6000 }, (_, i) => `line ${i}`).join("\n")
+      const layer = memoryLayer({ "/project/big.ts": manyRegions(3, (i) => i === 1 ? long : `a${i}`) })
+      const first = yield* read({ filePath: "big.ts:conflicts" }).pipe(Effect.provide(layer))
+      // Region 2 does not fit after region 1: the page ends before it.
+      expect(headings(first.output)).toEqual([1])
+      expect(first.output).toContain("(Output capped at 50 KB. Showing conflict regions 1-1 of 3. Use offset=2 to continue.)")
+      const second = yield* read({ filePath: "big.ts", view: "conflicts", offset: 2 }).pipe(Effect.provide(layer))
+      expect(headings(second.output)).toEqual([2])
+      const cut = /\n(\d+): line \d+\n\n\(Output capped at 50 KB\. Showing conflict regions 2-2 of 3; conflict 2 is longer than a page: read the rest of it with \/project\/big\.ts:(\d+)-6011\. Use offset=3 to continue\.\)/
+        .exec(second.output)
+      expect(cut).not.toBeNull()
+      expect(Number(cut![2])).toBe(Number(cut![1]) + 1)
+    }))
+
+  it.effect.prop("following the footer's offset shows every region once, in order", [
+    FastCheck.integer({ min: 1, max: 40 }),
+    FastCheck.integer({ min: 1, max: 9 })
+  ], ([count, limit]) =>
+    Effect.gen(function*() {
+      const layer = memoryLayer({ "/project/m.txt": manyRegions(count) })
+      const seen: Array<number> = []
+      let offset: number | undefined = 1
+      while (offset !== undefined) {
+        const page: ReadResult = yield* read({ filePath: "m.txt", view: "conflicts", offset, limit }).pipe(Effect.provide(layer))
+        seen.push(...headings(page.output))
+        offset = page.metadata.nextOffset
+      }
+      expect(seen).toEqual(Array.from({ length: count }, (_, i) => i + 1))
+    }), { fastCheck: { numRuns: 25 } })
 })

@@ -64,6 +64,9 @@ describe("structure views through read", () => {
       expect(result.metadata.startLine).toBeUndefined()
       const bySelector = yield* memory({ filePath: "mod.py:outline" })
       expect(bySelector.output).toBe(result.output)
+      // An outline's footer offset applies to the selector form too.
+      const paged = yield* memory({ filePath: "mod.py:outline", offset: 2, limit: 1 })
+      expect(paged.output).toContain("\n11-17: class Runner:\n\n(Showing declarations 2-2 of ")
     }))
 
   it.effect("summary: bodies fold into their opener rows that name the hidden lines", () =>
