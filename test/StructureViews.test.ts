@@ -240,7 +240,8 @@ describe("the indentation engine and the views", () => {
     ])
     const rows = Views.summary(structure, lines, { path: "Micro.ts" }).rows
     // A parameter list over several lines stays; the fold starts at the line that opens the body.
-    expect(rows.slice(149, 155)).toEqual([
+    const at = rows.indexOf("257:   constructor(")
+    expect(rows.slice(at, at + 6)).toEqual([
       "257:   constructor(",
       "258:     readonly _tag: Tag,",
       "259:     originalError: unknown,",
@@ -250,6 +251,49 @@ describe("the indentation engine and the views", () => {
     ])
     expect(rows).toContain("36-40: /** @since 3.4.0 … */")
     expect(rows).toContain("1-6: /** A lightweight alternative to the `Effect` data type, with a subset of the functionality. … */")
+  })
+
+  it("runs of imports keep their first and last lines and hide the ones between, in each language", () => {
+    const summaryOf = (language: string, text: string) => {
+      const lines = text.split("\n")
+      const rows = Views.summary(indentationStructure(lines, language), lines, { path: "f" }).rows
+      expectPartition(rows, lines)
+      return rows
+    }
+    const ts = [
+      "// The module.",
+      "import * as A from \"./a.js\"",
+      "import type { B } from \"./b.js\"",
+      "",
+      "import {",
+      "  c,",
+      "  d",
+      "} from \"./cd.js\"",
+      "// Why e.",
+      "import e from \"./e.js\"",
+      "export const x = await import(\"./f.js\")",
+      "const y = 1"
+    ].join("\n")
+    expect(summaryOf("typescript", ts)).toEqual([
+      "1: // The module.",
+      "2: import * as A from \"./a.js\"",
+      "3-9: …",
+      "10: import e from \"./e.js\"",
+      "11: export const x = await import(\"./f.js\")",
+      "12: const y = 1"
+    ])
+    const py = ["import os", "import sys", "from a import (", "    b,", "    c,", ")", "from d import e", "", "x = 1"].join("\n")
+    expect(summaryOf("python", py)).toEqual(["1: import os", "2-6: …", "7: from d import e", "8: ", "9: x = 1"])
+    const go = ["package main", "", "import (", "\t\"fmt\"", "\t\"os\"", "\t\"strings\"", "\t\"time\"", ")", "", "func main() {}"].join("\n")
+    // This engine sees Go's `import ( … )` as a body, folded into its opener row as bodies are.
+    expect(summaryOf("go", go)).toEqual(["1: package main", "2: ", "3-8: import ( … )", "9: ", "10: func main() {}"])
+    const rust = ["use std::io;", "use std::fs;", "pub use crate::a;", "pub(crate) use crate::b;", "use crate::c;", "use crate::d;", "", "fn main() {}"]
+      .join("\n")
+    expect(summaryOf("rust", rust)).toEqual(["1: use std::io;", "2-5: …", "6: use crate::d;", "7: ", "8: fn main() {}"])
+    // Fewer than 4 lines between the first and the last: nothing is hidden.
+    expect(summaryOf("python", "import a\nimport b\nimport c\nimport d\nimport e\nx = 1")).toHaveLength(6)
+    // Another language's imports, or none: as before.
+    expect(summaryOf("ruby", "require 'a'\nrequire 'b'\nrequire 'c'\nrequire 'd'\nrequire 'e'\nrequire 'f'")).toHaveLength(6)
   })
 
   it("Python: decorators attach, docstrings fold, a header over several lines ends at its colon", () => {

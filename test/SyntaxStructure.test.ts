@@ -282,6 +282,16 @@ describe("declarations of each language", () => {
       ])
     }))
 
+  it.effect("summary: runs of imports keep their first and last lines (TypeScript, Go)", () =>
+    Effect.gen(function*() {
+      const rowsOf = (path: string, text: string) =>
+        Effect.map(syntaxStructure(path, text, GENEROUS), (structure) => summary(structure!, text.split("\n"), { path }).rows)
+      const ts = ["import * as A from \"./a.js\"", "import { b } from \"./b.js\"", "import {", "  c,", "  d", "} from \"./cd.js\"", "export const x = 1"]
+      expect(yield* rowsOf("m.ts", ts.join("\n"))).toEqual(["1: import * as A from \"./a.js\"", "2-5: …", "6: } from \"./cd.js\"", "7: export const x = 1"])
+      const go = ["package main", "import (", "\t\"fmt\"", "\t\"os\"", "\t\"strings\"", "\t\"time\"", ")", "func main() {}"]
+      expect(yield* rowsOf("m.go", go.join("\n"))).toEqual(["1: package main", "2: import (", "3-6: …", "7: )", "8: func main() {}"])
+    }))
+
   it.effect("headers are cut at the right place after non-ASCII text (indices are string indices)", () =>
     Effect.gen(function*() {
       const text = `// Größe 😀 ½\nconst s = "naïve 😀 ☃"\nexport function größe(x: "😀"): string {\n  return x\n}\n`

@@ -240,7 +240,60 @@ const commentFold = (span: LineSpan, lines: ReadonlyArray<string>): Fold => {
   return { from: span.start, to: span.end, text: `${head} …${tail}`, hidden: span.end - span.start + 1 }
 }
 
-/** What a summary folds: bodies of declarations (containers open), then long comments outside them. */
+/** A top-level statement that imports, by language (`import(…)` in JavaScript is a call, not one). */
+const IMPORT_LINE: Readonly<Record<string, RegExp>> = {
+  typescript: /^import\b(?!\s*[(.])/,
+  tsx: /^import\b(?!\s*[(.])/,
+  javascript: /^import\b(?!\s*[(.])/,
+  python: /^(?:import|from)\s/,
+  go: /^import\b/,
+  rust: /^(?:pub(?:\([^)]*\))?\s+)?use\s/
+}
+
+/** Lines scanned past the last import line (a multi-line import is shorter). */
+const IMPORT_SLACK = 200
+
+/**
+ * Runs of imports: top-level import statements with only blank lines (and the comments above
+ * them) between, as the indentation engine cuts statements. A run keeps its first and last lines
+ * and hides the ones between as `A-B: …` when they are at least `MIN_BODY_LINES`, as a body
+ * is hidden, so the reader sees where the imports are without reading each one (a Go
+ * `import ( … )` block is a run of its own).
+ */
+const importFolds = (structure: FileStructure, lines: ReadonlyArray<string>): Array<Fold> => {
+  const pattern = structure.language === undefined ? undefined : IMPORT_LINE[structure.language]
+  if (pattern === undefined) return []
+  let lastImport = lines.length - 1
+  while (lastImport >= 0 && !pattern.test(lines[lastImport]!)) lastImport--
+  if (lastImport < 0) return []
+  // Statements past the last import line are not looked at: cut there, with room for its own lines.
+  const scanned = lines.length <= lastImport + IMPORT_SLACK ? lines : lines.slice(0, lastImport + IMPORT_SLACK)
+  const folds: Array<Fold> = []
+  let run: { readonly start: number; end: number } | undefined
+  const close = () => {
+    // 0-based lines; the fold hides the lines strictly between the run's first and last.
+    if (run !== undefined && run.end - run.start - 1 >= MIN_BODY_LINES) {
+      folds.push({ from: run.start + 2, to: run.end, text: "…", hidden: run.end - run.start - 1 })
+    }
+    run = undefined
+  }
+  for (const statement of statementsOf(scanned, structure.language)) {
+    if (!pattern.test(lines[statement.start]!)) {
+      close()
+      continue
+    }
+    if (run !== undefined && lines.slice(run.end + 1, statement.attached).every((line) => line.trim() === "")) {
+      run.end = statement.end
+    } else {
+      close()
+      run = { start: statement.start, end: statement.end }
+    }
+  }
+  close()
+  return folds
+}
+
+/** What a summary folds: bodies of declarations (containers open), then long comments outside them, then import runs. */
 const foldsOf = (structure: FileStructure, lines: ReadonlyArray<string>): Array<Fold> => {
   const folds: Array<Fold> = []
   const visit = (declaration: Declaration) => {
@@ -264,6 +317,7 @@ const foldsOf = (structure: FileStructure, lines: ReadonlyArray<string>): Array<
     folds.push(commentFold(comment, lines))
     lastEnd = comment.end
   }
+  folds.push(...importFolds(structure, lines))
   // Rows must partition the file: drop any fold that would overlap one kept before it.
   folds.sort((a, b) => a.from - b.from || b.to - a.to)
   const kept: Array<Fold> = []
