@@ -37,7 +37,7 @@ import type { Dirent } from "node:fs"
 import * as fsp from "node:fs/promises"
 import { unwrapPatient } from "./internal/descriptors.js"
 import { listGitFiles } from "./internal/gitFiles.js"
-import { foldKey } from "./internal/suggest.js"
+import { foldKey, nameTable, namesLike, type NameTable } from "./internal/suggest.js"
 import { extendChain, type IgnoreChain, ignoreLevel, isIgnored, PRUNED_ALWAYS, statEntries } from "./internal/walk.js"
 import { Progress } from "./Progress.js"
 
@@ -71,6 +71,19 @@ export interface Scanned {
  */
 export type NameFilter = (name: string, folded: string) => boolean
 
+/**
+ * A filter that says what it may accept: only names equal to one of `like` but for case and
+ * look-alikes, or resembling one (`resemblanceTo`). An index that keeps names looks those up
+ * (`namesLike`) and asks `accepts` of them alone; one that lists asks it of every name.
+ */
+export interface NameQuery {
+  readonly like: ReadonlyArray<string>
+  readonly accepts: NameFilter
+}
+
+const filterOf = (wanted: NameFilter | NameQuery | undefined): NameFilter | undefined =>
+  typeof wanted === "object" ? wanted.accepts : wanted
+
 export interface FileIndexShape {
   /**
    * Call `visit` with each entry of `worktree` (an absolute path) whose name `accepts` accepts
@@ -81,7 +94,7 @@ export interface FileIndexShape {
     worktree: string,
     limits: ScanLimits,
     visit: (entry: Entry) => void,
-    accepts?: NameFilter
+    accepts?: NameFilter | NameQuery
   ) => Effect.Effect<Scanned, never, FileSystem.FileSystem | Path.Path>
   /**
    * List `worktree` now, so that the first miss finds the list made (a long-lived host calls it
@@ -120,7 +133,8 @@ const findGit = (worktree: string) =>
 const REMEMBERED_NAMES = 16_384
 
 /** `accepts`, asked once per distinct name (remembering a bounded number of answers). */
-const askOnce = (accepts: NameFilter | undefined): (name: string) => boolean => {
+const askOnce = (wanted: NameFilter | NameQuery | undefined): (name: string) => boolean => {
+  const accepts = filterOf(wanted)
   if (accepts === undefined) return () => true
   let known = new Map<string, boolean>()
   return (name) => {
@@ -413,12 +427,14 @@ interface Stamp {
 interface Snapshot {
   readonly names: ReadonlyArray<string>
   readonly folded: ReadonlyArray<string>
+  /** `folded` arranged for lookups (`NameQuery`). */
+  readonly table: NameTable
   readonly entries: ReadonlyArray<ReadonlyArray<Entry>>
   readonly complete: boolean
   /** The `.git` found when listed (undefined outside git): the stamp stats its index. */
   readonly git: string | undefined
   readonly stamp: Stamp
-  /** The directories seen (`""` the worktree), and their mtimes when listed. */
+  /** The directories seen, as absolute paths (the worktree first), and their mtimes when listed. */
   readonly dirs: ReadonlyArray<string>
   readonly mtimes: ReadonlyArray<Mtime>
   /** Some timestamp was within `RACY_MARGIN_MS` of the listing's start: the next use lists again. */
@@ -433,6 +449,9 @@ interface Kept {
   /** A background check of the directories' mtimes is under way. */
   checking: boolean
 }
+
+/** How long a background check of a kept list's directories waits before it starts. */
+const CHECK_DELAY_MS = 50
 
 /** Stats in flight when stamping every directory of a kept list. */
 const STAT_BATCH = 64
@@ -517,13 +536,15 @@ export const makeCached = (options: CachedOptions = {}): FileIndexShape => {
         const slash = entry.relative.lastIndexOf("/")
         if (slash !== -1) dirs.add(entry.relative.slice(0, slash))
       }, () => true)
-      const dirList = [...dirs]
-      const mtimes = yield* mtimesOf(absolutes(path, worktree, dirList))
+      const dirList = absolutes(path, worktree, [...dirs])
+      const mtimes = yield* mtimesOf(dirList)
       const threshold = started - RACY_MARGIN_MS
       const names = [...byName.keys()]
+      const folded = names.map(foldKey)
       return {
         names,
-        folded: names.map(foldKey),
+        folded,
+        table: nameTable(folded),
         entries: [...byName.values()],
         complete: scanned.complete,
         git,
@@ -562,11 +583,18 @@ export const makeCached = (options: CachedOptions = {}): FileIndexShape => {
       return yield* Deferred.await(listing)
     })
 
-  /** In the background: stat every directory kept; list again only when one moved. */
+  /**
+   * In the background: stat every directory kept; list again only when one moved. It waits a
+   * moment first (the wall clock's, like the stamps: a test clock must not hold it), so that
+   * the scan that started it answers before a few thousand stats share its thread.
+   */
   const check = (worktree: string, k: Kept, snapshot: Snapshot, limits: ScanLimits) =>
     Effect.gen(function*() {
-      const path = yield* Path.Path
-      const mtimes = yield* mtimesOf(absolutes(path, worktree, snapshot.dirs))
+      yield* Effect.async<void>((resume) => {
+        const timer = setTimeout(() => resume(Effect.void), CHECK_DELAY_MS)
+        return Effect.sync(() => clearTimeout(timer))
+      })
+      const mtimes = yield* mtimesOf(snapshot.dirs)
       if (mtimes.some((mtime, i) => mtime !== snapshot.mtimes[i])) yield* relist(worktree, limits)
       else if (k.current === snapshot) k.current = { ...snapshot, listedAt: yield* Clock.currentTimeMillis }
     }).pipe(
@@ -594,13 +622,21 @@ export const makeCached = (options: CachedOptions = {}): FileIndexShape => {
     })
 
   return {
-    scan: (worktree, limits, visit, accepts) =>
+    scan: (worktree, limits, visit, wanted) =>
       Effect.gen(function*() {
         const snapshot = yield* current(worktree, limits)
-        const { entries, folded, names } = snapshot
-        for (let i = 0; i < names.length; i++) {
-          if (accepts !== undefined && !accepts(names[i]!, folded[i]!)) continue
+        const { entries, folded, names, table } = snapshot
+        const accepts = filterOf(wanted)
+        const take = (i: number) => {
+          if (accepts !== undefined && !accepts(names[i]!, folded[i]!)) return
           for (const entry of entries[i]!) visit(entry)
+        }
+        if (typeof wanted === "object") {
+          const candidates = new Set<number>()
+          for (const like of wanted.like) for (const i of namesLike(table, like)) candidates.add(i)
+          for (const i of candidates) take(i)
+        } else {
+          for (let i = 0; i < names.length; i++) take(i)
         }
         return { complete: snapshot.complete, source: "cache" } satisfies Scanned
       }).pipe(Effect.withSpan("FileIndex.scan")),

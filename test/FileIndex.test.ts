@@ -160,6 +160,38 @@ describe("FileIndex: a name filter", () => {
       expect((yield* filtered(kept, root)).seen).toEqual(expected)
     }))
 
+  it.effect("given a query, a kept index asks only of the names like it; git and the walk ask of every name", () =>
+    Effect.gen(function*() {
+      const tree = { ...files, "b/indexes.ts": "", "b/idnex.ts": "", "b/unrelated.md": "", "c/index.json": "" }
+      const query = {
+        like: ["index.ts"],
+        // What it accepts resembles `index.ts`, as a query promises: a typo, another extension.
+        accepts: (_name: string, folded: string) => ["index.ts", "index.json", "idnex.ts"].includes(folded)
+      }
+      const queried = (index: FileIndex.FileIndexShape, root: string) =>
+        Effect.gen(function*() {
+          const asked = new Set<string>()
+          const seen = new Set<string>()
+          yield* index.scan(root, LIMITS, (entry) => seen.add(entry.relative), {
+            ...query,
+            accepts: (name, folded) => (asked.add(name), query.accepts(name, folded))
+          })
+          return { seen: [...seen].sort(), asked }
+        }).pipe(Effect.provide(nodeLayer(root)))
+      const wanted = ["a/index.ts", "b/deep/index.ts", "b/idnex.ts", "b/index.ts", "c/Index.TS", "c/index.json"]
+      const walked = yield* queried(FileIndex.perCall, project(tree))
+      expect(walked.seen).toEqual(wanted)
+      expect(walked.asked.has("unrelated.md")).toBe(true)
+      const kept = FileIndex.makeCached({ revalidateAfter: "1 hour" })
+      const root = repository(tree)
+      const first = yield* queried(kept, root)
+      expect(first.seen).toEqual(wanted)
+      // Looked up: the names of other lengths and letters (`unrelated.md`, `a`, `deep`) are never asked about.
+      expect(first.asked.has("unrelated.md")).toBe(false)
+      expect(first.asked.has("deep")).toBe(false)
+      expect(first.asked.has("idnex.ts")).toBe(true)
+    }))
+
   it.effect("each distinct name is asked about once per scan, however many entries bear it", () =>
     Effect.gen(function*() {
       for (const [index, root] of [

@@ -8,7 +8,10 @@ import * as fc from "fast-check"
 import * as fs from "node:fs"
 import {
   editDistance,
+  foldKey,
   maxEdits,
+  nameTable,
+  namesLike,
   nearEntries,
   resemblance,
   resemblanceTo,
@@ -193,6 +196,30 @@ describe("suggest.ts (pure)", () => {
     const edits = editDistance(a.toLowerCase(), b.toLowerCase(), max)
     const found = resemblanceTo(a)(b)
     if (a !== b && max > 0 && edits <= max) expect(found?.rank).toBeLessThanOrEqual(2)
+  })
+
+  it.prop("namesLike finds every name resemblanceTo accepts, or that folds alike, without asking of each", [
+    fc.stringMatching(/^[abcAB.\u00e9_1-]{0,14}$/),
+    fc.array(fc.stringMatching(/^[abcAB.\u00e9_1-]{1,14}$/), { maxLength: 40 })
+  ], ([wanted, names]) => {
+    const folded = names.map(foldKey)
+    const found = namesLike(nameTable(folded), wanted)
+    const resembles = resemblanceTo(wanted)
+    const expected = names.flatMap((name, at) =>
+      resembles(name, folded[at]) !== undefined || folded[at] === foldKey(wanted) ? [at] : []
+    )
+    expect(found.filter((at) => expected.includes(at))).toEqual(expected)
+    // Each once, in order.
+    expect([...found].sort((a, b) => a - b)).toEqual([...new Set(found)])
+  }, { fastCheck: { numRuns: 2_000 } })
+
+  it("namesLike narrows: a typo, another extension, containment in both directions, nothing unrelated", () => {
+    const names = ["fiberRuntime.ts", "fiberRuntime.js", "runtime.ts", "core-effect.ts", "Schema.ts", "index.js", "fiberRuntimeExtra.ts"]
+    const table = nameTable(names.map(foldKey))
+    expect(namesLike(table, "fibreRuntime.ts").map((at) => names[at])).toEqual(["fiberRuntime.ts", "fiberRuntime.js", "runtime.ts"])
+    expect(namesLike(table, "Runtime.ts").map((at) => names[at])).toEqual(["fiberRuntime.ts", "runtime.ts"])
+    expect(namesLike(table, "xruntime.ts.bak").map((at) => names[at])).toContain("runtime.ts")
+    expect(namesLike(table, "zzz.md")).toEqual([])
   })
 
   it("the threshold grows with the stem's length", () => {

@@ -208,7 +208,9 @@ export const recoverMissing = Effect.fn("Read.recoverMissing")(function*(target:
     if (found.rank === 3 && Math.min(entry.name.length, name.length) < MIN_WORKSPACE_CONTAINED) return
     nearest.push({ entry, ...found })
   }
-  const scanning = inside ? yield* Effect.fork(index.scan(worktree, limits, visit, accepts)) : undefined
+  // Every name `accepts` takes is one of these or resembles one: an index that keeps names looks them up.
+  const query = { like: suffixBase === undefined || suffixBase === name ? [name] : [name, suffixBase], accepts }
+  const scanning = inside ? yield* Effect.fork(index.scan(worktree, limits, visit, query)) : undefined
 
   // 1. Look-alikes. Missing directories on the way may be look-alikes too (`café/` typed NFC,
   // stored NFD), recovered silently; or near misses (`scr/`), recovered only as suggestions.

@@ -193,3 +193,119 @@ export const compareNames = (a: string, b: string): number => {
   const lb = b.toLowerCase()
   return la < lb ? -1 : la > lb ? 1 : a < b ? -1 : a > b ? 1 : 0
 }
+
+/**
+ * The names an index keeps, arranged so that those which may resemble a wanted name are found
+ * without asking of each (a miss in a long-lived server then costs lookups, not a pass over
+ * every name of the workspace). Built once per listing from the names and their `foldKey`s.
+ */
+export interface NameTable {
+  /** Each folded key, its names' positions. */
+  readonly byFolded: ReadonlyMap<string, ReadonlyArray<number>>
+  /** Each folded stem (the key without its extension), its names' positions. */
+  readonly byStem: ReadonlyMap<string, ReadonlyArray<number>>
+  /** By the folded key's length, the names' positions. */
+  readonly byLength: ReadonlyArray<ReadonlyArray<number>>
+  /** Per name, the classes of characters its folded key has (see `classMask`). */
+  readonly classes: Int32Array
+  /** Every folded key, each followed by NUL (no name holds one): searched for containment. */
+  readonly joined: string
+  /** Where each key starts in `joined`. */
+  readonly starts: Int32Array
+}
+
+/**
+ * A character's class for `classMask`: 26 letters, digits, and five catch-alls. Distinct
+ * characters sharing a class only weaken the bound built on it, never break it.
+ */
+const classOf = (code: number): number =>
+  code >= 97 && code <= 122 ? code - 97 : code >= 48 && code <= 57 ? 26 : code === 46 ? 27 : code === 45 || code === 95 ? 28 : 29 + (code % 3)
+
+/** The classes of characters `key` has, one bit each. */
+const classMask = (key: string): number => {
+  let mask = 0
+  for (let i = 0; i < key.length; i++) mask |= 1 << classOf(key.charCodeAt(i))
+  return mask
+}
+
+/** Set bits. */
+const bitCount = (mask: number): number => {
+  let n = mask - ((mask >>> 1) & 0x55555555)
+  n = (n & 0x33333333) + ((n >>> 2) & 0x33333333)
+  return (((n + (n >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24
+}
+
+const push = <K>(map: Map<K, Array<number>>, key: K, at: number) => {
+  const list = map.get(key)
+  if (list === undefined) map.set(key, [at])
+  else list.push(at)
+}
+
+/** Arrange `folded` (the `foldKey`s of an index's names, by position) for `namesLike`. */
+export const nameTable = (folded: ReadonlyArray<string>): NameTable => {
+  const byFolded = new Map<string, Array<number>>()
+  const byStem = new Map<string, Array<number>>()
+  const byLength: Array<Array<number>> = []
+  const classes = new Int32Array(folded.length)
+  const starts = new Int32Array(folded.length)
+  let offset = 0
+  for (let i = 0; i < folded.length; i++) {
+    const key = folded[i]!
+    push(byFolded, key, i)
+    push(byStem, stemOf(key), i)
+    ;(byLength[key.length] ??= []).push(i)
+    classes[i] = classMask(key)
+    starts[i] = offset
+    offset += key.length + 1
+  }
+  return { byFolded, byStem, byLength, classes, joined: folded.map((key) => `${key}\0`).join(""), starts }
+}
+
+/** The position of the key `joined` holds at `offset`. */
+const keyAt = (starts: Int32Array, offset: number): number => {
+  let low = 0
+  let high = starts.length - 1
+  while (low < high) {
+    const mid = (low + high + 1) >> 1
+    if (starts[mid]! <= offset) low = mid
+    else high = mid - 1
+  }
+  return low
+}
+
+/**
+ * The positions of the names that may equal `wanted` but for case and look-alikes or resemble
+ * it (`resemblanceTo`): a superset of what it accepts, each once, in order. Found by lookups:
+ * the folded key and the stem; for a typo, the names within `maxEdits` in length whose classes
+ * of characters differ by no more than as many (an edit adds at most one, and takes away at most
+ * one); names containing it, by a search of the joined keys; names it contains, by its substrings.
+ */
+export const namesLike = (table: NameTable, wanted: string): ReadonlyArray<number> => {
+  const lower = foldKey(wanted)
+  const found = new Set<number>()
+  const add = (positions: ReadonlyArray<number> | undefined) => {
+    if (positions !== undefined) for (const at of positions) found.add(at)
+  }
+  add(table.byFolded.get(lower))
+  const stem = stemOf(lower)
+  if (stem.length > 0) add(table.byStem.get(stem))
+  const max = maxEdits(lower)
+  if (max > 0) {
+    const mask = classMask(lower)
+    for (let length = Math.max(0, lower.length - max); length <= lower.length + max; length++) {
+      for (const at of table.byLength[length] ?? []) {
+        const other = table.classes[at]!
+        if (bitCount(other & ~mask) <= max && bitCount(mask & ~other) <= max) found.add(at)
+      }
+    }
+  }
+  if (lower.length >= MIN_CONTAINED_LENGTH) {
+    for (let offset = table.joined.indexOf(lower); offset !== -1; offset = table.joined.indexOf(lower, offset + 1)) {
+      found.add(keyAt(table.starts, offset))
+    }
+    for (let length = MIN_CONTAINED_LENGTH; length < lower.length; length++) {
+      for (let from = 0; from + length <= lower.length; from++) add(table.byFolded.get(lower.slice(from, from + length)))
+    }
+  }
+  return [...found].sort((a, b) => a - b)
+}
