@@ -5,7 +5,9 @@
  */
 import type { File } from "@effect/platform/FileSystem"
 import type * as FileSystem from "@effect/platform/FileSystem"
+import type { PlatformError } from "@effect/platform/Error"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import { LineIndex } from "../LineIndex.js"
 import { Progress } from "../Progress.js"
@@ -83,24 +85,51 @@ const streamPage = (file: FileSystem.File, start: number, size: number, pager: L
     const progress = yield* Progress
     const task = `Reading ${path}`
     yield* file.seek(start, "start")
-    let buffer = Buffer.allocUnsafe(Math.max(1, Math.min(CHUNK_BYTES, size - start)))
+    // Two buffers: while the pager skips lines in one chunk, the next is read into the other, so
+    // counting and reading overlap (the read waits on the disk or page cache, the count on the CPU).
+    const buffers: Array<Buffer | undefined> = [undefined, undefined]
+    const view = (which: number, length: number): Buffer => {
+      let buffer = buffers[which]
+      if (buffer === undefined || buffer.length < length) buffer = buffers[which] = Buffer.allocUnsafe(length)
+      return buffer.subarray(0, length)
+    }
+    let current = 0
+    let chunk = CHUNK_BYTES
+    let ahead: { readonly fiber: Fiber.RuntimeFiber<number, PlatformError>; readonly into: Buffer } | undefined
     let position = start
     let eof = position >= size
     while (!pager.done && !eof) {
       // Still skipping after a whole chunk: the page is deep, read on in larger chunks.
-      if (pager.skipping && position > start && buffer.length < SKIP_CHUNK_BYTES && size - position > buffer.length) {
-        buffer = Buffer.allocUnsafe(Math.min(SKIP_CHUNK_BYTES, size - position))
+      if (pager.skipping && position > start) chunk = SKIP_CHUNK_BYTES
+      let into: Buffer
+      let n: number
+      if (ahead !== undefined) {
+        into = ahead.into
+        n = yield* Fiber.join(ahead.fiber)
+        ahead = undefined
+        current = 1 - current
+      } else {
+        into = view(current, Math.min(chunk, size - position))
+        n = yield* readFully(file, into)
       }
-      const n = yield* readFully(file, buffer)
       // Bytes appended since the open are not this version's: the read ends at the size it had.
       const taken = Math.min(n, size - position)
-      pager.push(buffer.subarray(0, taken))
+      if (pager.skipping && n === into.length && position + taken < size) {
+        // The size the next read would have had: larger only once a whole chunk was skipped.
+        const next = view(1 - current, Math.min(position > start ? SKIP_CHUNK_BYTES : chunk, size - position - taken))
+        ahead = { fiber: yield* Effect.fork(readFully(file, next)), into: next }
+        // Let the read start before the count takes the thread.
+        yield* Effect.yieldNow()
+      }
+      pager.push(into.subarray(0, taken))
       position += taken
       progress.report({ task, done: position, total: size, unit: "bytes" })
       eof = position >= size
       // The bytes ended before the size the file had when opened (see `endedEarly`).
-      if (!eof && n < buffer.length) return { page: pager.end(true), early: true }
+      if (!eof && n < into.length) return { page: pager.end(true), early: true }
     }
+    // The page ended inside the chunk before the one read ahead: that read is let finish, unused.
+    if (ahead !== undefined) yield* Fiber.await(ahead.fiber)
     return { page: pager.end(eof), early: false }
   })
 

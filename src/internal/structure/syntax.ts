@@ -108,11 +108,13 @@ class Runtime {
     if (parser === undefined) {
       const { Parser, Language } = this.treeSitter
       this.ready ??= Parser.init()
-      parser = this.ready.then(async () => {
-        const packed = await fs.promises.readFile(nodePath.join(this.module.grammarsDirectory, `${language}.wasm.br`))
-        const grammar = await Language.load(zlib.brotliDecompressSync(packed))
-        return new Parser().setLanguage(grammar)
-      })
+      // The grammar is read and decoded (on libuv's threads) while the runtime compiles.
+      const bytes = fs.promises.readFile(nodePath.join(this.module.grammarsDirectory, `${language}.wasm.br`)).then((packed) =>
+        new Promise<Buffer>((resolve, reject) =>
+          zlib.brotliDecompress(packed, (error, decoded) => (error === null ? resolve(decoded) : reject(error)))
+        )
+      )
+      parser = Promise.all([this.ready, bytes]).then(async ([, decoded]) => new Parser().setLanguage(await Language.load(decoded)))
       parser.catch(() => this.parsers.delete(language))
       this.parsers.set(language, parser)
     }
