@@ -18,6 +18,7 @@ import { AnchorStore, anchorPath } from "./anchorStore.js"
 import { binaryExtensions, binarySignature, SAMPLE_BYTES } from "./core/binary.js"
 import { type Codec, type Detection, detect, detectionFor, firstTelling, LOOKAHEAD_BYTES } from "./core/encoding.js"
 import { anchorHeader, HASHLINE_MAX_BYTES, linesBetween, normalize, tagOfNormal } from "./core/hashline.js"
+import { searchableBuffers } from "./core/lineFeeds.js"
 import { COUNT_AHEAD_BYTES, LinePager, MAX_BYTES, MAX_LINE_LENGTH, pastEnd } from "./core/lines.js"
 import { TailScanner } from "./core/tail.js"
 import { MAX_MEDIA_BYTES, mediaExtensions, mediaKind } from "./core/media.js"
@@ -87,10 +88,15 @@ const streamPage = (file: FileSystem.File, start: number, size: number, pager: L
     yield* file.seek(start, "start")
     // Two buffers: while the pager skips lines in one chunk, the next is read into the other, so
     // counting and reading overlap (the read waits on the disk or page cache, the count on the CPU).
-    const buffers: Array<Buffer | undefined> = [undefined, undefined]
+    // Skipping chunks live where the pager's line-feed search is fastest (`searchableBuffers`).
+    let buffers: ReadonlyArray<Buffer | undefined> = [undefined, undefined]
     const view = (which: number, length: number): Buffer => {
       let buffer = buffers[which]
-      if (buffer === undefined || buffer.length < length) buffer = buffers[which] = Buffer.allocUnsafe(length)
+      if (buffer === undefined || buffer.length < length) {
+        if (length > CHUNK_BYTES) buffers = searchableBuffers(SKIP_CHUNK_BYTES)
+        else buffers = which === 0 ? [Buffer.allocUnsafe(length), buffers[1]] : [buffers[0], Buffer.allocUnsafe(length)]
+        buffer = buffers[which]!
+      }
       return buffer.subarray(0, length)
     }
     let current = 0

@@ -10,6 +10,7 @@
  */
 import type { Codec, ShiftTracker } from "./encoding.js"
 import { utf8 } from "./encoding.js"
+import { nthLineFeed } from "./lineFeeds.js"
 
 export const DEFAULT_LIMIT = 2000
 export const MAX_LINE_LENGTH = 2000
@@ -342,10 +343,20 @@ export class LinePager {
     let completed = this.completed
     let at = from
     while (completed < target) {
-      const hit = chunk.indexOf(LF, at)
-      if (hit === -1 || hit >= stop) break
-      completed++
-      at = hit + 1
+      // As many lines as lead to the page or the next checkpoint, found in one search.
+      const wanted = every > 0 ? Math.min(target - completed, every - (completed % every)) : target - completed
+      const found = nthLineFeed(chunk, at, stop, wanted)
+      if (found < 0) {
+        // Fewer here: the lines up to the last line feed before `stop` are skipped.
+        const fewer = -1 - found
+        if (fewer > 0) {
+          completed += fewer
+          at = chunk.lastIndexOf(LF, stop - 1) + 1
+        }
+        break
+      }
+      completed += wanted
+      at = found
       if (every > 0 && completed % every === 0) this.checkpoints.push([completed, this.position + at])
     }
     if (at === from) return from
