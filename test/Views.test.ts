@@ -112,6 +112,22 @@ describe("structure views through read", () => {
       const summary = yield* read({ filePath: "flat.py", view: "summary" }).pipe(Effect.provide(nodeLayer(root2)))
       expect(summary.metadata.structure?.view).toBe("outline")
       expect(summary.output).toContain("is longer than a page, so this is the outline")
+      // The outline it became is paged like any outline: its footer's offset continues it, as a
+      // view or as a selector.
+      const functions = Array.from({ length: 2100 }, (_, i) => `def f${i}():\n    a = 1\n    b = 2\n    c = 3\n    return ${i}\n`)
+      const root3 = project({ "many.py": functions.join("\n") })
+      const first = yield* read({ filePath: "many.py", view: "summary" }).pipe(Effect.provide(nodeLayer(root3)))
+      expect(first.output).toContain("is longer than a page, so this is the outline")
+      const next = Number(/Use offset=(\d+) to continue\.\)\n/.exec(first.output)?.[1])
+      expect(next).toBeGreaterThan(1)
+      expect(first.metadata.nextOffset).toBe(next)
+      for (const request of [{ filePath: "many.py", view: "summary" as const, offset: next }, { filePath: "many.py:summary", offset: next }]) {
+        const more = yield* read(request).pipe(Effect.provide(nodeLayer(root3)))
+        expect(more.metadata.structure?.view).toBe("outline")
+        expect(more.output).toContain(`: def f${next - 1}():`)
+        expect(more.output).not.toContain(": def f0():")
+        expect(more.output).toContain("(End of outline - total 2100 declarations)")
+      }
     }))
 
   it.effect("context syntax widens a range to the statements it cuts and says so; never unasked", () =>

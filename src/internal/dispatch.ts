@@ -56,8 +56,10 @@ export const selectionOf = (selector: string, path: string, request: Request) =>
     if (parsed instanceof SelectorError) return yield* new InvalidSelector({ path, reason: parsed.message })
     // `report.pdf:pages=3-5` picks pages; offset/limit still page the text they convert to.
     const pagesOnly = parsed.ranges.length === 0 && !parsed.raw && parsed.pages !== undefined
-    // `:outline` and `:conflicts` page over declarations and regions: their footers' offset applies.
-    const pagedView = (parsed.view === "outline" || parsed.view === "conflicts") && request.column === undefined
+    // `:outline` and `:conflicts` page over declarations and regions, and `:summary` over the
+    // outline it becomes when longer than a page: their footers' offset applies.
+    const pagedView = (parsed.view === "outline" || parsed.view === "conflicts" || parsed.view === "summary") &&
+      request.column === undefined
     if (explicitOf(request) && !pagesOnly && !pagedView) return yield* selectorWithParams(request.filePath)
     return parsed
   })

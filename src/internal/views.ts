@@ -257,7 +257,7 @@ const structureResult = <E, R>(
     }
     const shown = view === "outline"
       ? outline(structure, lines, { path, offset: params.offset, limit: params.limit, maxBytes: budget, because })
-      : summary(structure, lines, { path, maxBytes: budget })
+      : summary(structure, lines, { path, maxBytes: budget, offset: params.offset, limit: params.limit })
     if (shown.pastEnd) {
       return yield* new InvalidParams({
         reason: `offset ${params.offset} is past the last declaration of the outline (${shown.counts.declarations}); an outline's offset and limit count declarations`

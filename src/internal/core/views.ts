@@ -168,6 +168,12 @@ export interface SummaryOptions {
   readonly maxRows?: number | undefined
   /** Most bytes of rows before the summary becomes an outline (a page: 50 KB). */
   readonly maxBytes?: number | undefined
+  /**
+   * When the summary becomes an outline: the declaration it starts at and how many it shows, so
+   * that its footer's `offset=N` pages it (a summary that fits a page has nothing to page).
+   */
+  readonly offset?: number | undefined
+  readonly limit?: number | undefined
 }
 
 /** A folded span: one row for lines `from`..`to`. */
@@ -359,7 +365,8 @@ export const summary = (structure: FileStructure, lines: ReadonlyArray<string>, 
   if (rows.length > maxRows || bytes > maxBytes) {
     return outline(structure, lines, {
       path: options.path,
-      limit: maxRows,
+      offset: options.offset,
+      limit: options.limit ?? maxRows,
       maxBytes,
       because: `its summary (${plural(rows.length, "row")}, ${
         Math.ceil(bytes / 1024)
