@@ -632,7 +632,8 @@ export const errorLines = (root: SyntaxNode, lines: number): { readonly lines: n
   const marked = new Uint8Array(lines + 1)
   const errors = root.type === "ERROR" ? [root] : root.descendantsOfType("ERROR")
   for (const node of errors) {
-    for (let row = node.startPosition.row; row <= endRow(node) && row < marked.length; row++) marked[row] = 1
+    const last = Math.min(endRow(node), marked.length - 1)
+    for (let row = node.startPosition.row; row <= last; row++) marked[row] = 1
   }
   let count = 0
   for (const mark of marked) count += mark
