@@ -656,6 +656,13 @@ describe("the indentation engine and the views", () => {
       }
       const statement = Views.statementAt(lines, line, language)
       if (statement !== undefined) expect(statement.start <= line && line <= statement.end).toBe(true)
+      // Outside every statement, a line that is not blank is in a run of comment lines that holds it.
+      const comment = Views.commentAt(lines, line, language)
+      if (statement !== undefined || lines[line - 1]!.trim() === "") expect(comment).toBeUndefined()
+      else {
+        expect(comment !== undefined && comment.start <= line && line <= comment.end).toBe(true)
+        expect(lines.slice(comment!.start - 1, comment!.end).every((text) => text.trim() !== "")).toBe(true)
+      }
       const to = Math.min(lines.length, line + (anchor % 5))
       const context = Views.syntaxContext(structure, lines, line, to)
       expect(context.from).toBeLessThanOrEqual(line)

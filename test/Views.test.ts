@@ -145,6 +145,34 @@ describe("structure views through read", () => {
       expect(bySelector.output).toBe(widened.output)
     }))
 
+  it.effect("a file that ends with blank lines: the views count them, as a page does", () =>
+    Effect.gen(function*() {
+      // Python with the syntax engine, Markdown with the headings engine: both see 4 lines.
+      const files = { "/project/tail.py": "def f():\n    return 1\n\n\n", "/project/tail.md": "# A\n\ntext\n\n" }
+      const tail = (params: unknown) => read(params).pipe(Effect.provide(memoryLayer(files)))
+      for (const name of ["tail.py", "tail.md"]) {
+        const outline = yield* tail({ filePath: `${name}:outline` })
+        expect(outline.output).toContain(`(Outline of /project/${name}: 1 declaration in 4 lines.`)
+        expect(outline.metadata).toMatchObject({ totalLines: 4, structure: { lines: 4 } })
+        expect((yield* tail({ filePath: `${name}:1:block` })).output).toContain(" of 4.)")
+      }
+    }))
+
+  it.effect("block on a comment that no declaration or statement holds: the comment, not 'blank'", () =>
+    Effect.gen(function*() {
+      const files = {
+        "/project/lic.py": "# Copyright Someone.\n# Licensed under X.\n\nimport os\n\n\ndef f():\n    return 1\n",
+        "/project/lic.go": "// Copyright Someone.\n// Licensed under X.\n\npackage main\n\n/* a note\n   that stands alone */\n\nfunc f() {}\n"
+      }
+      const lic = (params: unknown) => read(params).pipe(Effect.provide(memoryLayer(files)))
+      const py = yield* lic({ filePath: "lic.py:2:block" })
+      expect(py.output).toContain("(Block: comment, lines 1-2 of 8.)\n1: # Copyright Someone.\n2: # Licensed under X.\n\n(End of block: lines 1-2 of 8.)")
+      const go = yield* lic({ filePath: "lic.go:7:block" })
+      expect(go.output).toContain("(Block: comment, lines 6-7 of 9.)\n6: /* a note\n7:    that stands alone */\n")
+      // A blank line is still said to be one.
+      expect((yield* lic({ filePath: "lic.py:3:block" })).output).toContain("(Line 3 is blank, between statements")
+    }))
+
   it.effect("an archive member's outline, from memory", () =>
     Effect.gen(function*() {
       const root = project({ "a.zip": zip([{ name: "pkg/mod.py", data: PY }]) })

@@ -9,7 +9,17 @@ import type { ReadResult } from "../ReadResult.js"
 import { InvalidParams, OffsetOutOfRange } from "../ReadError.js"
 import { header } from "./core/render.js"
 import type { FileStructure } from "./core/structure.js"
-import { blockAt, numberedLine, outline, statementAt, summary, syntaxContext, type ViewResult } from "./core/views.js"
+import {
+  blockAt,
+  commentAt,
+  describeDeclaration,
+  numberedLine,
+  outline,
+  statementAt,
+  summary,
+  syntaxContext,
+  type ViewResult
+} from "./core/views.js"
 import * as Context from "effect/Context"
 import { plainStructure } from "./core/headings.js"
 import { structureOf } from "./structure.js"
@@ -37,7 +47,8 @@ export class StructureDefaults extends Context.Reference<StructureDefaults>()("e
  */
 const structureOfLines = (path: string, lines: ReadonlyArray<string>, hint: string | undefined) =>
   Effect.map(
-    structureOf(path, lines.join("\n")),
+    // Each line ends with its terminator: joined without the last one, a last blank line is lost.
+    structureOf(path, lines.length === 0 ? "" : `${lines.join("\n")}\n`),
     (structure) => structure.language === undefined && hint !== undefined ? plainStructure(lines, hint) : structure
   )
 import type { Page } from "./core/lines.js"
@@ -124,7 +135,9 @@ const blockView = (
   budget: number
 ) => {
   const block = blockAt(structure, line, levels)
-  const span = block?.span ?? statementAt(lines, line, structure.language)
+  const statement = block === undefined ? statementAt(lines, line, structure.language) : undefined
+  const comment = block === undefined && statement === undefined ? commentAt(lines, line, structure.language) : undefined
+  const span = block?.span ?? statement ?? comment
   if (span === undefined) {
     return {
       lead: `(Line ${line} is blank, between statements: no block holds it. Read around it with offset=${
@@ -136,7 +149,7 @@ const blockView = (
       summarised: undefined
     }
   }
-  const what = block === undefined ? "statement" : block.header.replace(/^\(Block: /, "").replace(/, lines .*$/, "")
+  const what = block !== undefined ? describeDeclaration(block.declaration) : statement !== undefined ? "statement" : "comment"
   const rows = lines.slice(span.start - 1, span.end).map((text, i) => numberedLine(span.start + i, text))
   const bytes = rows.reduce((sum, row) => sum + Buffer.byteLength(row) + 1, 0)
   const outer = block !== undefined && blockAt(structure, line, levels + 1)?.declaration !== block.declaration

@@ -443,6 +443,32 @@ export const statementAt = (lines: ReadonlyArray<string>, line: number, language
   return found === undefined ? undefined : spanOfStatement(found)
 }
 
+/**
+ * The comment lines around `line` that no top-level statement holds (a licence header, a note
+ * with a blank line below it): what a block read shows there instead of calling the line blank.
+ * Undefined on a blank line or a line a statement holds.
+ */
+export const commentAt = (lines: ReadonlyArray<string>, line: number, language?: string): LineSpan | undefined => {
+  if ((lines[line - 1] ?? "").trim() === "") return undefined
+  let start = 1
+  let end = lines.length
+  for (const statement of statementsOf(lines, language)) {
+    const span = spanOfStatement(statement)
+    if (span.start <= line && line <= span.end) return undefined
+    if (span.end < line) start = span.end + 1
+    else {
+      end = span.start - 1
+      break
+    }
+  }
+  // The run of lines that are not blank, between the statements before and after it.
+  let from = line
+  while (from > start && lines[from - 2]!.trim() !== "") from--
+  let to = line
+  while (to < end && lines[to]!.trim() !== "") to++
+  return { start: from, end: to }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Syntax context
 
