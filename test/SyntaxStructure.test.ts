@@ -302,6 +302,29 @@ describe("declarations of each language", () => {
       ])
     }))
 
+  it.effect("a name written over several lines is one line (a block's header and a context note show it)", () =>
+    Effect.gen(function*() {
+      // libstdc++'s pb_ds writes `PB_DS_CLASS_C_DEC::` on the line above the method's name;
+      // CPython's tests unpack a tuple over two lines.
+      const cpp = ["template<typename T>", "Box<T>::", "size(int n)", "{", "  return n;", "}", ""].join("\n")
+      const py = ["(Frozen_Tests,", " Source_Tests", " ) = make(", "    a=1,", ")", ""].join("\n")
+      const names = [
+        ...all((yield* syntaxStructure("box.hpp", cpp, GENEROUS))!.declarations),
+        ...all((yield* syntaxStructure("mod.py", py, GENEROUS))!.declarations)
+      ].map((d) => d.name)
+      expect(names).toEqual(["Box<T>:: size", "(Frozen_Tests, Source_Tests )"])
+    }))
+
+  it.effect("JSON keys on one line: the first is the row, as the core's engine has it (siblings never overlap)", () =>
+    Effect.gen(function*() {
+      const structure = (yield* syntaxStructure("package.json", `{"type":"module","main":"index.js"}\n`, GENEROUS))!
+      expect(structure.declarations.map((d) => [d.name, d.span])).toEqual([["type", { start: 1, end: 1 }]])
+      expectWellFormed(structure)
+      // JSON Lines: one record a line, each line's first key.
+      const lines = (yield* syntaxStructure("log.json", `{"a":1,"b":2}\n{"a":3,"b":4}\n`, GENEROUS))!
+      expect(lines.declarations.map((d) => [d.name, d.span.start])).toEqual([["a", 1], ["a", 2]])
+    }))
+
   it.effect("a shebang names the language of a file without an extension", () =>
     Effect.gen(function*() {
       const structure = yield* structureOfFixture("deploy")

@@ -129,6 +129,11 @@ class Extractor {
     return this.text.slice(node.startIndex, Math.min(node.endIndex, node.startIndex + MAX_HEADER_SOURCE))
   }
 
+  /** A name as one line: C++ writes `Foo<T>::` above the method's name, Python unpacks over lines. */
+  private nameText(node: SyntaxNode): string {
+    return this.source(node).replace(/\s+/g, " ").trim()
+  }
+
   private header(start: number, end: number): string {
     return this.text.slice(start, Math.min(end, start + MAX_HEADER_SOURCE)).replace(/\s+/g, " ").trim()
   }
@@ -272,30 +277,30 @@ class Extractor {
 
   private nameOf(node: SyntaxNode): string | undefined {
     const name = node.childForFieldName("name")
-    if (name !== null) return this.source(name)
+    if (name !== null) return this.nameText(name)
     switch (node.type) {
       case "lexical_declaration":
       case "variable_declaration": {
         const declarator = namedChildren(node).find((child) => child.type === "variable_declarator")
         const id = declarator?.childForFieldName("name")
-        return id == null ? undefined : this.source(id)
+        return id == null ? undefined : this.nameText(id)
       }
       case "expression_statement": {
         const left = namedChildren(node)[0]?.childForFieldName("left")
-        return left == null ? undefined : this.source(left)
+        return left == null ? undefined : this.nameText(left)
       }
       case "type_declaration":
       case "const_declaration":
       case "var_declaration": {
         const spec = namedChildren(node).find((child) => child.type.endsWith("_spec"))
         const id = spec?.childForFieldName("name")
-        return id == null ? undefined : this.source(id)
+        return id == null ? undefined : this.nameText(id)
       }
       case "impl_item": {
         const type = node.childForFieldName("type")
         const trait = node.childForFieldName("trait")
         if (type === null) return undefined
-        return trait === null ? this.source(type) : `${this.source(trait)} for ${this.source(type)}`
+        return trait === null ? this.nameText(type) : `${this.nameText(trait)} for ${this.nameText(type)}`
       }
       case "type_definition": {
         const declarator = node.childForFieldName("declarator")
@@ -310,7 +315,7 @@ class Extractor {
         const element = namedChildren(node).find((child) => ELEMENTS.has(child.type))
         if (element === undefined) return undefined
         const named = element.childForFieldName("name") ?? namedChildren(element)[0] ?? element
-        return this.source(named)
+        return this.nameText(named)
       }
     }
   }
@@ -319,7 +324,7 @@ class Extractor {
   private declaratorName(declarator: SyntaxNode): string | undefined {
     let node: SyntaxNode | null = declarator
     for (let depth = 0; node !== null && depth < 8; depth++) {
-      if (DECLARATOR_NAMES.has(node.type)) return this.source(node)
+      if (DECLARATOR_NAMES.has(node.type)) return this.nameText(node)
       node = node.childForFieldName("declarator") ?? namedChildren(node).find((child) => DECLARATOR_NAMES.has(child.type)) ?? null
     }
     return undefined
@@ -441,7 +446,7 @@ class Extractor {
     if (!body.intact || body.span === undefined) return undefined
     const callee = call.childForFieldName("function")
     const label = namedChildren(args!).find((arg) => arg.type === "string" || arg.type === "template_string")
-    const name = [callee === null ? "" : this.source(callee), label === undefined ? "" : this.source(label)].filter((part) => part !== "").join(" ")
+    const name = [callee === null ? "" : this.nameText(callee), label === undefined ? "" : this.nameText(label)].filter((part) => part !== "").join(" ")
     return {
       kind: "call",
       name: name === "" ? undefined : name.slice(0, 160),
@@ -562,8 +567,10 @@ class Extractor {
     const visit = (parent: SyntaxNode) => {
       for (const child of namedChildren(parent)) {
         const entry = this.keyEntry(child, depth)
-        if (entry !== undefined) found.push(entry)
-        else if (!/pair|comment|sequence|array/.test(child.type)) visit(child)
+        if (entry !== undefined) {
+          // Siblings never overlap: a key on the line another ended on (minified JSON) is left out.
+          if (found.length === 0 || entry.span.start > found.at(-1)!.span.end) found.push(entry)
+        } else if (!/pair|comment|sequence|array/.test(child.type)) visit(child)
       }
     }
     visit(node)
@@ -605,7 +612,7 @@ class Extractor {
     }
     return {
       kind,
-      name: this.source(key).replace(/^["']|["']$/g, ""),
+      name: this.nameText(key).replace(/^["']|["']$/g, ""),
       span: { start: first(start), end: first(end) },
       headerLine: first(start),
       header: this.header(node.startIndex, Math.max(node.startIndex, Math.min(headerEnd, node.endIndex))),
