@@ -221,6 +221,18 @@ const isWord = (c: string | undefined) => c !== undefined && /[\w$]/.test(c)
 /** Characters after which a `/` starts a regular expression rather than a division. */
 const REGEX_AFTER = new Set(["(", ",", "=", ":", "[", "!", "&", "|", "?", "{", "}", ";", "+", "-", "*", "%", "<", ">", "~", "^"])
 
+/** Words after which a `/` starts a regular expression (`return /x/`). */
+const REGEX_AFTER_WORD = new Set(["return", "typeof", "case", "do", "else", "in", "of", "yield", "await", "void"])
+
+/** The identifier that ends just before `i`, whitespace between skipped ("" when none). */
+const wordBefore = (line: string, i: number): string => {
+  let end = i
+  while (end > 0 && /\s/.test(line[end - 1]!)) end--
+  let start = end
+  while (start > 0 && isWord(line[start - 1])) start--
+  return line.slice(start, end)
+}
+
 /** Characters the lexer must look at in code; every other one is plain code. */
 const SPECIAL = new Uint8Array(128)
 for (const c of "/#\"'`{}$ \t\r") SPECIAL[c.charCodeAt(0)] = 1
@@ -257,10 +269,22 @@ const lex = (lines: ReadonlyArray<string>, lexicon: Lexicon): Lexed => {
     const blank = (from: number, to: number) => {
       if (to > from) ranges.push(from, to)
     }
-    /** The last significant code character before `i`, for the regex rule. */
+    /**
+     * The last significant code character before `i`, for the regex rule: walked back from `i`
+     * over whitespace and the blanked ranges (masking the whole prefix at each `/` made a
+     * minified line quadratic: 1.4 s for pdf.js's 1 MB worker).
+     */
     const before = (i: number): string | undefined => {
-      const masked = maskOf(line.slice(0, i), ranges).trimEnd()
-      return masked === "" ? undefined : masked[masked.length - 1]
+      let range = ranges.length - 2
+      for (let k = i - 1; k >= 0; k--) {
+        while (range >= 0 && ranges[range]! > k) range -= 2
+        if (range >= 0 && k < ranges[range + 1]!) {
+          k = ranges[range]!
+          continue
+        }
+        if (!/\s/.test(line[k]!)) return line[k]
+      }
+      return undefined
     }
     let i = 0
     const first = line.search(/\S/)
@@ -403,7 +427,7 @@ const lex = (lines: ReadonlyArray<string>, lexicon: Lexicon): Lexed => {
       }
       if (lexicon.regex && c === "/") {
         const prev = before(i)
-        const word = /(?:^|[^\w$])(?:return|typeof|case|do|else|in|of|yield|await|void)\s*$/.test(line.slice(0, i))
+        const word = REGEX_AFTER_WORD.has(wordBefore(line, i))
         if (prev === undefined || REGEX_AFTER.has(prev) || word) {
           let k = i + 1
           let inClass = false
