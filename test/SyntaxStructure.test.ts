@@ -315,6 +315,63 @@ describe("declarations of each language", () => {
       expect(names).toEqual(["Box<T>:: size", "(Frozen_Tests, Source_Tests )"])
     }))
 
+  it.effect("definitions under a top-level if or try are found (Python compatibility modules, PHP polyfills)", () =>
+    Effect.gen(function*() {
+      // As pip's vendored distlib/compat.py and App Engine's CurlLiteStub.php are written.
+      const py = [
+        "import sys",
+        "",
+        "try:",
+        "    from shutil import which",
+        "except ImportError:",
+        "    def which(cmd):",
+        "        return None",
+        "",
+        "if sys.version_info[0] < 3:",
+        "    class Text(unicode):",
+        "        def upper(self):",
+        "            return self",
+        "elif sys.platform == 'win32':",
+        "    def quote(s):",
+        "        return s",
+        "else:",
+        "    # The usual one.",
+        "    def quote(s):",
+        "        return repr(s)",
+        "",
+        "if __name__ == '__main__':",
+        "    print(quote('x'))",
+        ""
+      ].join("\n")
+      const python = (yield* syntaxStructure("compat.py", py, GENEROUS))!
+      expect(all(python.declarations).map((d) => [d.kind, d.name, d.span.start, d.span.end])).toEqual([
+        ["function", "which", 6, 7],
+        ["class", "Text", 10, 12],
+        ["method", "upper", 11, 12],
+        ["function", "quote", 14, 15],
+        ["function", "quote", 17, 19]
+      ])
+      expectWellFormed(python)
+      const php = [
+        "<?php",
+        "if (!function_exists('curl_init')) {",
+        "  function curl_init($url = null) {",
+        "    return new CurlLite($url);",
+        "  }",
+        "} else {",
+        "  function other() {",
+        "    return 1;",
+        "  }",
+        "}",
+        ""
+      ].join("\n")
+      const polyfill = (yield* syntaxStructure("stub.php", php, GENEROUS))!
+      expect(all(polyfill.declarations).map((d) => [d.kind, d.name, d.span.start, d.body])).toEqual([
+        ["function", "curl_init", 3, { start: 4, end: 4 }],
+        ["function", "other", 7, { start: 8, end: 8 }]
+      ])
+    }))
+
   it.effect("JSON keys on one line: the first is the row, as the core's engine has it (siblings never overlap)", () =>
     Effect.gen(function*() {
       const structure = (yield* syntaxStructure("package.json", `{"type":"module","main":"index.js"}\n`, GENEROUS))!

@@ -526,7 +526,13 @@ class Extractor {
       const attached = attachedFrom !== undefined && attachedEnd + 1 >= start ? attachedFrom : undefined
       attachedFrom = undefined
       if (this.spec.transparent.has(child.type)) {
-        for (const inner of this.level(child, level)) {
+        const inners = this.level(child, level)
+        // A comment just above a branch's block (Python's `else:` then `# why`) leads its first declaration.
+        const lead = inners[0]
+        if (attached !== undefined && lead !== undefined && lead.span.start === first(start)) {
+          inners[0] = { ...lead, span: { start: first(attached), end: lead.span.end } }
+        }
+        for (const inner of inners) {
           const before = found.at(-1)
           if (before === undefined || inner.span.start > before.span.end) found.push(inner)
         }

@@ -72,7 +72,9 @@ const python: LanguageSpec = {
   declarations: { function_definition: "function", class_definition: "class" },
   containers: set("class_definition"),
   wrappers: set("decorated_definition"),
-  transparent: set(),
+  // Definitions under `if sys.version_info …:` or `try: … except ImportError:` (compatibility
+  // modules). Function bodies are never walked, so a `block` seen here is such a branch's.
+  transparent: set("if_statement", "elif_clause", "else_clause", "try_statement", "except_clause", "finally_clause", "block"),
   comments: set("comment"),
   attributes: set("decorator"),
   values: { expression_statement: "variable" },
@@ -231,7 +233,9 @@ const php: LanguageSpec = {
   },
   containers: set("class_declaration", "interface_declaration", "trait_declaration", "namespace_definition"),
   wrappers: set(),
-  transparent: set(),
+  // Polyfills: `if (!function_exists('f')) { function f() {…} }`. Function bodies are never
+  // walked, so a `compound_statement` seen here is such a branch's.
+  transparent: set("if_statement", "else_if_clause", "else_clause", "compound_statement", "colon_block"),
   comments: set("comment"),
   attributes: set("attribute_list"),
   values: {},
