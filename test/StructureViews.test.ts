@@ -355,6 +355,33 @@ describe("the indentation engine and the views", () => {
     ])
   })
 
+  it("a comment at column 0 inside an indented body does not end it (commented-out code in CPython's compiler/transformer.py)", () => {
+    const lines = [
+      "class Transformer:",
+      "    def if_stmt(self, nodelist):",
+      "        if len(nodelist) % 4 == 3:",
+      "            elseNode = self.com_node(nodelist[-1])",
+      "##      elseNode.lineno = nodelist[-1][1][2]",
+      "        else:",
+      "            elseNode = None",
+      "        return elseNode",
+      "",
+      "    def other(self):",
+      "        return 1",
+      "",
+      "# A comment above the next function.",
+      "def last():",
+      "    return 2"
+    ]
+    const structure = indentationStructure(lines, "python")
+    expect(flatten(structure.declarations).map((d) => [d.kind, d.name, d.span.start, d.span.end])).toEqual([
+      ["class", "Transformer", 1, 11],
+      ["method", "if_stmt", 2, 8],
+      ["method", "other", 10, 11],
+      ["function", "last", 13, 15]
+    ])
+  })
+
   it("a minified line's slashes are told apart from regexes in one pass (a 1 MB line used to take minutes)", () => {
     // Divisions, a regex after `return` and after `(`, a regex holding `{` and a string holding `/`.
     const unit = "n=a/b+c/d;function g(s){return /[{]/.test(s)||(/\\}/).test(\"/\")}"

@@ -604,6 +604,19 @@ const scan = (s: Scanner, from: number, to: number): Array<Statement> => {
       let next = end + 1
       while (next <= to && lx.kinds[next] === "blank") next++
       if (next > to) break
+      if (
+        lx.kinds[next] === "comment" && end > start && lx.indents[next]! < lx.indents[end]! && lx.indents[next]! <= startIndent &&
+        br.closesFrom[end] === undefined && !CLOSER_WORD.test(lx.masked[end]!.trim())
+      ) {
+        // A comment dedented out of a body the code below it goes on with (commented-out code at
+        // column 0) does not end the body; after a closing `}` or `end`, the statement is over.
+        let code = next
+        while (code <= to && (lx.kinds[code] === "blank" || lx.kinds[code] === "comment")) code++
+        if (code <= to && lx.kinds[code] === "code" && lx.indents[code]! > startIndent) {
+          end = cur = code
+          continue
+        }
+      }
       const text = lx.masked[next]!.trim()
       if (lx.indents[next]! > startIndent) {
         end = cur = next
