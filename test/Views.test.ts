@@ -173,6 +173,15 @@ describe("structure views through read", () => {
       expect((yield* lic({ filePath: "lic.py:3:block" })).output).toContain("(Line 3 is blank, between statements")
     }))
 
+  it.effect("a text over 2 MiB on few lines (a minified bundle) is over the views' cap, not an outline of its first 2,000 characters", () =>
+    Effect.gen(function*() {
+      const bundle = `${"function f(){return 1};".repeat(100_000)}\n`
+      const files = { "/project/bundle.min.js": bundle }
+      const result = yield* read({ filePath: "bundle.min.js:outline" }).pipe(Effect.provide(memoryLayer(files)))
+      expect(result.output).toContain("(The outline view is for texts up to 20,000 lines and 2 MiB;")
+      expect(result.output).not.toContain("declaration")
+    }))
+
   it.effect("an archive member's outline, from memory", () =>
     Effect.gen(function*() {
       const root = project({ "a.zip": zip([{ name: "pkg/mod.py", data: PY }]) })

@@ -91,14 +91,12 @@ export type StructureView = "outline" | "summary" | "block"
 export const collectLines = <E, R>(pageAt: PageAt<E, R>) =>
   Effect.gen(function*() {
     const lines: Array<string> = []
-    let bytes = 0
     for (;;) {
       const page = yield* pageAt({ offset: lines.length + 1, limit: SCAN_LINES, column: 1, maxBytes: SCAN_BYTES })
-      for (const line of page.lines) {
-        lines.push(line)
-        bytes += line.length
-      }
-      if (lines.length > MAX_STRUCTURE_LINES || bytes > MAX_STRUCTURE_BYTES) return undefined
+      for (const line of page.lines) lines.push(line)
+      // The bytes read, not the lines' lengths: a page's lines are cut at 2,000 characters, so a
+      // 3 MB one-line bundle summed to 2 KB and was outlined from its first 2,000 characters.
+      if (lines.length > MAX_STRUCTURE_LINES || page.position > MAX_STRUCTURE_BYTES) return undefined
       if (page.stoppedBy === "eof" || page.lines.length === 0) return lines
     }
   })
