@@ -228,10 +228,8 @@ describe("resolve", () => {
       { _tag: "Container", path: "a.zip", inner: "b.zip:c.ts:3" },
       { _tag: "Selected", path: "a.zip:b.zip:c.ts", selector: "3" }
     ])
-    expect(localMeanings("~/x.ts", options)).toEqual([
-      { _tag: "AsWritten", path: "/home/u/x.ts" },
-      { _tag: "AsWritten", path: "/home/u/x.ts" }
-    ])
+    // A plain path has one meaning.
+    expect(localMeanings("~/x.ts", options)).toEqual([{ _tag: "AsWritten", path: "/home/u/x.ts" }])
     // `..` after a colon never reads the directory holding the container.
     expect(localMeanings("a.zip:pkg/..", options)[0]).toEqual({ _tag: "Container", path: "a.zip", inner: "pkg/.." })
     // A leading colon: the literal path after it, and nothing else.
@@ -250,6 +248,8 @@ describe("resolve", () => {
       const meanings = localMeanings(input, options)
       expect(meanings.length).toBeGreaterThan(0)
       expect(meanings.at(-1)!._tag).not.toBe("Container")
+      // No meaning is tried twice in a row.
+      meanings.forEach((meaning, i) => expect(meaning).not.toEqual(meanings[i - 1]))
       // `~` and `~/…` name the home directory.
       const expanded = input === "~" || input.startsWith("~/") ? options.home + input.slice(1) : input
       for (const meaning of meanings) {

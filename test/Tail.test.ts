@@ -123,10 +123,18 @@ describe("tail by negative offset", () => {
       // Cold: the lines before the tail are counted once, in bounded chunks: about the file, never twice.
       expect(counting.stats.bytes).toBeLessThan(size * 1.2)
       counting.stats.bytes = 0
+      counting.stats.ranges.length = 0
       const warm = yield* tail(-5)
       expect(warm.output).toContain(`${count - 4}: row ${count - 4}\n`)
       // Warm: the index has the total; only the end of the file is read.
       expect(counting.stats.bytes).toBeLessThan(1024 * 1024)
+      // …once: the bytes walked back over are counted and paged from memory. Only the change
+      // check's last 4 KB (read at open and again after the read) lie under another read.
+      const end = counting.stats.ranges.filter(([from]) => from >= size - 1024 * 1024)
+      const check = ([from, to]: readonly [number, number]) => from === size - 4096 && to === size
+      const others = end.filter((range) => !check(range))
+      expect(end.filter(check)).toHaveLength(2)
+      expect(others).toHaveLength(1)
       // The count filled the index: a deep forward page starts near its line too.
       counting.stats.bytes = 0
       const deep = yield* counting.wrap(read({ filePath: "big.log", offset: 200_000, limit: 1 })).pipe(
@@ -146,6 +154,58 @@ describe("tail by negative offset", () => {
       expect(result.output).toContain("2: second\n3: third\n\n(Showing the last 2 lines: 2-3 of 3.")
       expect(result.metadata.encoding).toBe("utf-16le")
     }))
+})
+
+/** Rendered `N: text` lines of an output, between `<content>` and its blank line. */
+const numbered = (output: string): ReadonlyArray<string> => {
+  const body = output.slice(output.indexOf("<content>\n") + 10)
+  return body.slice(0, body.indexOf("\n\n")).split("\n").filter((line) => /^\d+: /.test(line))
+}
+
+describe("tail over a real file (property)", () => {
+  // Lines of 0-3,000 characters with any terminator, a last line with or without one, files of
+  // tens of KB to a few MB: the walk back ends inside its first read, after several, or past the
+  // bytes it keeps (1 MB), and the count before it starts at the index's checkpoint or the start.
+  const fileArb = FastCheck.record({
+    lines: FastCheck.array(
+      FastCheck.tuple(
+        FastCheck.oneof(FastCheck.integer({ min: 0, max: 120 }), FastCheck.integer({ min: 0, max: 3000 })),
+        FastCheck.constantFrom("\n", "\n", "\n", "\r\n", "\r")
+      ),
+      { minLength: 1, maxLength: 4000 }
+    ),
+    finalNewline: FastCheck.boolean(),
+    count: FastCheck.oneof(FastCheck.integer({ min: 1, max: 50 }), FastCheck.integer({ min: 1, max: 5000 })),
+    limit: FastCheck.option(FastCheck.integer({ min: 1, max: 300 }), { nil: undefined })
+  })
+
+  it.effect.prop(
+    "shows the same lines, numbered the same, as the forward read of its range; index cold, then warm",
+    [fileArb],
+    ([spec]) =>
+      Effect.gen(function*() {
+        const text = spec.lines.map(([length, end], i) =>
+          `${i + 1}:${"abcdefghij".repeat(Math.ceil(length / 10)).slice(0, length)}${i === spec.lines.length - 1 && !spec.finalNewline ? "" : end}`
+        ).join("")
+        const root = project({ "t.log": text })
+        const index = LineIndex.makeMemory()
+        const inRoot = <A, E>(self: Effect.Effect<A, E, any>) =>
+          self.pipe(Effect.provideService(LineIndex.LineIndex, index), Effect.provide(nodeLayer(root))) as Effect.Effect<A, E>
+        const params = { filePath: "t.log", offset: -spec.count, ...(spec.limit === undefined ? {} : { limit: spec.limit }) }
+        for (const _ of ["cold", "warm"]) {
+          const tail = yield* inRoot(read(params))
+          const { startLine, endLine, totalLines } = tail.metadata
+          expect(startLine).toBeDefined()
+          expect(totalLines).toBeDefined()
+          expect(endLine! - startLine! + 1).toBe(numbered(tail.output).length)
+          if (spec.limit === undefined && !tail.metadata.truncated) expect(endLine).toBe(totalLines)
+          const forward = yield* inRoot(read({ filePath: "t.log", offset: startLine!, limit: endLine! - startLine! + 1 }))
+          expect(numbered(tail.output)).toEqual(numbered(forward.output))
+          expect(totalLines).toBe(forward.metadata.totalLines ?? totalLines)
+        }
+      }),
+    { fastCheck: { numRuns: 25 } }
+  )
 })
 
 describe("tail selector", () => {

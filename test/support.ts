@@ -85,22 +85,32 @@ export const writeTree = (root: string, files: Readonly<Record<string, string | 
  * provided. `wrap` the effect to measure; `stats.bytes` is the running total.
  */
 export const countingReads = () => {
-  const stats = { bytes: 0 }
+  const stats = { bytes: 0, ranges: [] as Array<readonly [number, number]> }
   const wrap = <A, E, R>(self: Effect.Effect<A, E, R>) =>
     Effect.flatMap(FileSystem.FileSystem, (original) =>
       Effect.provideService(self, FileSystem.FileSystem, {
         ...original,
         open: (path, options) =>
-          Effect.map(original.open(path, options), (file) =>
+          Effect.map(original.open(path, options), (file) => {
+            // Where the next read starts, for `ranges` (seeks from the start and reads move it).
+            let position = 0
             // Delegate explicitly: the Node File keeps its position on the original object.
-            ({
+            return {
               ...file,
               // `stat` lives on the Node File's prototype, which a spread does not copy.
               stat: file.stat,
-              seek: (offset, from) => file.seek(offset, from),
+              seek: (offset, from) =>
+                Effect.tap(file.seek(offset, from), () =>
+                  Effect.sync(() => void (position = from === "start" ? Number(offset) : position + Number(offset)))),
               read: (buffer: Uint8Array) =>
-                Effect.tap(file.read(buffer), (n) => Effect.sync(() => void (stats.bytes += Number(n))))
-            }) as FileSystem.File)
+                Effect.tap(file.read(buffer), (n) =>
+                  Effect.sync(() => {
+                    stats.bytes += Number(n)
+                    stats.ranges.push([position, position + Number(n)])
+                    position += Number(n)
+                  }))
+            } as FileSystem.File
+          })
       }))
   return { stats, wrap }
 }

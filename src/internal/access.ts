@@ -150,38 +150,43 @@ const sameIdentity = (a: FileSystem.File.Info, b: FileSystem.File.Info): boolean
  * kernel names what a descriptor holds (`/proc/self/fd`, Linux), that name must be the checked
  * real path; elsewhere (other systems, an in-memory filesystem) the descriptor's device and
  * inode must be those of the checked real path. A link swapped in between the check and the
- * open is caught either way and fails closed with `FileChanged`.
+ * open is caught either way and fails closed with `FileChanged`. Also returns the descriptor's
+ * `stat` at open: the version every byte of the read must come from.
  */
-export const openChecked = Effect.fn("Read.openChecked")(function*(target: Target) {
+export const openCheckedAt = Effect.fn("Read.openChecked")(function*(target: Target) {
   const fs = yield* FileSystem.FileSystem
   const failed = (error: Parameters<typeof fromPlatformError>[1]) => fromPlatformError(target.absolute, error)
   const file = yield* fs.open(target.absolute, { flag: "r" }).pipe(Effect.mapError(failed))
   const checked = target.real
-  if (checked === undefined) return file
-  const swapped = new FileChanged({
-    path: target.absolute,
-    detail: "it was replaced between the permission check and opening it"
-  })
+  const info = yield* file.stat.pipe(Effect.mapError(failed))
+  if (checked === undefined) return { file, info }
   const named = yield* fs.readLink(`/proc/self/fd/${file.fd}`).pipe(Effect.option)
-  const opened = yield* file.stat.pipe(Effect.mapError(failed))
+  const swapped = () =>
+    new FileChanged({
+      path: target.absolute,
+      detail: "it was replaced between the permission check and opening it"
+    })
   // A descriptor number of another filesystem layer (in-memory) names some other file here:
   // the kernel's name counts only when that file is the one the descriptor holds.
   const kernelName = Option.isSome(named) && (yield* fs.stat(named.value).pipe(
-      Effect.map((info) => sameIdentity(info, opened)),
+      Effect.map((found) => sameIdentity(found, info)),
       Effect.orElseSucceed(() => false)
     ))
     ? named.value
     : undefined
   if (kernelName !== undefined) {
-    if (kernelName !== checked) return yield* swapped
-    return file
+    if (kernelName !== checked) return yield* swapped()
+    return { file, info }
   }
   // The checked path must still be real (no link swapped in on the way) and hold that file.
   const real = yield* fs.realPath(checked).pipe(Effect.orElseSucceed(() => undefined))
   const now = yield* fs.stat(checked).pipe(Effect.orElseSucceed(() => undefined))
-  if (real !== checked || now === undefined || !sameIdentity(now, opened)) return yield* swapped
-  return file
+  if (real !== checked || now === undefined || !sameIdentity(now, info)) return yield* swapped()
+  return { file, info }
 })
+
+/** `openCheckedAt`, for callers that need only the descriptor. */
+export const openChecked = (target: Target) => Effect.map(openCheckedAt(target), ({ file }) => file)
 
 /**
  * After listing a checked directory: its real path must still be the one checked, or a link
@@ -229,8 +234,7 @@ export const readAllFrom = (file: FileSystem.File, target: Target, size: number)
 /** The whole of a checked file (callers cap its size first), read from the checked descriptor. */
 export const readChecked = (target: Target) =>
   Effect.scoped(Effect.gen(function*() {
-    const file = yield* openChecked(target)
-    const before = yield* file.stat.pipe(Effect.mapError((error) => fromPlatformError(target.absolute, error)))
+    const { file, info: before } = yield* openCheckedAt(target)
     const size = Number(before.size)
     const tail = yield* tailOf(file, size)
     return yield* confirmUnchanged(file, target, before, readAllFrom(file, target, size), {
@@ -294,39 +298,33 @@ export const confirmUnchanged = <A, E, R>(
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const result = yield* Effect.either(use)
-    const after = yield* file.stat.pipe(Effect.option)
-    // Without a stat of the descriptor, its old end still tells a rewrite.
-    const rewritten = Effect.gen(function*() {
-      if (tail?.before === undefined) return false
-      const tailNow = yield* tail.again
-      return tailNow !== undefined && Buffer.compare(tail.before, tailNow) !== 0
-    })
-    const checking = Option.match(after, {
-      onNone: () =>
-        Effect.map(rewritten, (changed) => changed ? "it was rewritten while it was being read" : undefined),
-      onSome: (now) =>
-        Effect.gen(function*() {
-          const size = Number(before.size)
-          const sizeNow = Number(now.size)
-          if (sizeNow < size) return `it shrank while it was being read (${formatBytes(size)} → ${formatBytes(sizeNow)})`
-          const mtime = Option.getOrUndefined(Option.map(before.mtime, (date) => date.getTime()))
-          const mtimeNow = Option.getOrUndefined(Option.map(now.mtime, (date) => date.getTime()))
-          if (sizeNow === size && mtime !== mtimeNow) return "it was rewritten while it was being read"
-          // A rewrite that grew the file, or one within the same mtime tick: the old end changed.
-          // It grew, and its old end could not be read at open: an append cannot be told apart.
-          if (sizeNow > size && size > 0 && tail !== undefined && tail.before === undefined) {
-            return `it grew while it was being read (${formatBytes(size)} → ${formatBytes(sizeNow)})`
-          }
-          if (yield* rewritten) {
-            return sizeNow > size
-              ? `it was rewritten while it was being read (${formatBytes(size)} → ${formatBytes(sizeNow)})`
-              : "it was rewritten while it was being read"
-          }
-          const atPath = yield* fs.stat(target.absolute).pipe(Effect.option)
-          if (Option.isNone(atPath)) return "it was removed while it was being read"
-          if (!sameIdentity(atPath.value, now)) return "it was replaced while it was being read"
-          return undefined
-        })
+    const checking = Effect.gen(function*() {
+      const after = yield* file.stat.pipe(Effect.option)
+      // Its old end changed: a rewrite (also told when the descriptor's stat fails).
+      const tailNow = tail?.before === undefined ? undefined : yield* tail.again
+      const rewritten = tail?.before !== undefined && tailNow !== undefined && Buffer.compare(tail.before, tailNow) !== 0
+      if (Option.isNone(after)) return rewritten ? "it was rewritten while it was being read" : undefined
+      const now = after.value
+      const size = Number(before.size)
+      const sizeNow = Number(now.size)
+      if (sizeNow < size) return `it shrank while it was being read (${formatBytes(size)} → ${formatBytes(sizeNow)})`
+      const mtime = Option.getOrUndefined(Option.map(before.mtime, (date) => date.getTime()))
+      const mtimeNow = Option.getOrUndefined(Option.map(now.mtime, (date) => date.getTime()))
+      if (sizeNow === size && mtime !== mtimeNow) return "it was rewritten while it was being read"
+      // A rewrite that grew the file, or one within the same mtime tick: the old end changed.
+      // It grew, and its old end could not be read at open: an append cannot be told apart.
+      if (sizeNow > size && size > 0 && tail !== undefined && tail.before === undefined) {
+        return `it grew while it was being read (${formatBytes(size)} → ${formatBytes(sizeNow)})`
+      }
+      if (rewritten) {
+        return sizeNow > size
+          ? `it was rewritten while it was being read (${formatBytes(size)} → ${formatBytes(sizeNow)})`
+          : "it was rewritten while it was being read"
+      }
+      const atPath = yield* fs.stat(target.absolute).pipe(Effect.option)
+      if (Option.isNone(atPath)) return "it was removed while it was being read"
+      if (!sameIdentity(atPath.value, now)) return "it was replaced while it was being read"
+      return undefined
     })
     // A file that stops answering (a hung mount) must not hang the read after its answer.
     const checked = yield* Effect.timeoutOption(checking, CONFIRM_TIMEOUT)
@@ -353,8 +351,7 @@ const CONFIRM_TIMEOUT = "5 seconds"
  */
 export const whileUnchanged = <A, E, R>(target: Target, info: FileSystem.File.Info, use: Effect.Effect<A, E, R>) =>
   Effect.scoped(Effect.gen(function*() {
-    const file = yield* openChecked(target)
-    const opened = yield* file.stat.pipe(Effect.mapError((error) => fromPlatformError(target.absolute, error)))
+    const { file, info: opened } = yield* openCheckedAt(target)
     const time = (i: FileSystem.File.Info) => Option.getOrUndefined(Option.map(i.mtime, (date) => date.getTime()))
     if (!sameIdentity(info, opened) || Number(info.size) !== Number(opened.size) || time(info) !== time(opened)) {
       const [was, is] = [Number(info.size), Number(opened.size)]

@@ -18,7 +18,7 @@ import { FileChanged, InvalidParams, InvalidSelector, NotAFile, type ReadError }
 import type { ReadResult } from "../ReadResult.js"
 import { type Registry, Sources } from "../Sources.js"
 import { Workspace } from "../Workspace.js"
-import { checkAccess, confirmUnchanged, endedEarly, openChecked, resolveTarget, tailOf, type Target } from "./access.js"
+import { checkAccess, confirmUnchanged, endedEarly, openCheckedAt, resolveTarget, tailOf, type Target } from "./access.js"
 import { binarySignature, SAMPLE_BYTES } from "./core/binary.js"
 import { readHead } from "./bytes.js"
 import { readDirectory, readTree } from "./directory.js"
@@ -81,8 +81,8 @@ export const readLocal = Effect.fnUntraced(function*(path: string, request: Requ
     switch (meaning._tag) {
       case "AsWritten": {
         const target = yield* resolveTarget(meaning.path)
-        const exists = yield* fs.stat(target.absolute).pipe(Effect.as(true), Effect.orElseSucceed(() => false))
-        if (!exists && !last) continue
+        // Another meaning follows: this one is read only if it is there.
+        if (!last && !(yield* fs.stat(target.absolute).pipe(Effect.as(true), Effect.orElseSucceed(() => false)))) continue
         return yield* readTarget(target, noSelection, request, meaning.path, check)
       }
       case "Container": {
@@ -97,8 +97,7 @@ export const readLocal = Effect.fnUntraced(function*(path: string, request: Requ
         const target = yield* check(container)
         const read = yield* onceMoreIfChanged(
           target.absolute,
-          info.value,
-          (current) => readFile(registry, target, current, request, noSelection, meaning.inner, undefined)
+          readFile(registry, target, request, noSelection, meaning.inner, undefined)
         )
         // No container source claims it (a `.db` holding text): `notes.db:5` is line 5 of it.
         if (Option.isSome(read)) return read.value
@@ -167,12 +166,7 @@ const readTarget = (
       })
     }
     if (request.view === "list" || request.view === "tree") return yield* viewMismatch(request.view, target.absolute, "file")
-    const opened = target
-    const read = yield* onceMoreIfChanged(
-      target.absolute,
-      stat,
-      (current) => readFile(registry, opened, current, request, selection, undefined, note)
-    )
+    const read = yield* onceMoreIfChanged(target.absolute, readFile(registry, target, request, selection, undefined, note))
     const result = Option.getOrThrow(read)
     // read_many may keep fewer lines than were read: it records what it kept (recording.ts).
     yield* recordOrDefer((lastShown) => recordRead(target.absolute, clipShown(shownOf(result), lastShown)))
@@ -306,7 +300,6 @@ const factsOf = (
 const readFile = (
   registry: Registry,
   target: Target,
-  stat: File.Info,
   request: Request,
   selection: Selection,
   inner: string | undefined,
@@ -315,9 +308,8 @@ const readFile = (
   Effect.gen(function*() {
     const path = yield* Path.Path
     const extension = path.extname(target.absolute).toLowerCase()
-    const opened = yield* openChecked(target)
     // What was opened, as it was when opened: the version every byte of this read must come from.
-    const before = yield* opened.stat.pipe(Effect.orElseSucceed(() => stat))
+    const { file: opened, info: before } = yield* openCheckedAt(target)
     // Its last bytes: an append leaves them, a rewrite that grew the file does not.
     const tail = yield* tailOf(opened, Number(before.size))
     yield* opened.seek(0, "start")
@@ -356,7 +348,7 @@ const readFile = (
         if (source === undefined) {
           return inner === undefined ? yield* refuseBinary(facts) : Option.none<ReadResult>()
         }
-        const read = source.read({ ...facts, file, note })
+        const read = source.read({ ...facts, file, note, end: tail })
         return Option.some(
           yield* unsized === undefined ? read : Effect.provideService(read, LineIndex.LineIndex, LineIndex.noop)
         )
@@ -370,18 +362,14 @@ const readFile = (
  * fresh `stat`: the new version is usually stable by then. If it changes again, the answer is
  * the first change (it says what the file was when the read began).
  */
-const onceMoreIfChanged = <A, E, R>(
-  absolute: string,
-  info: FileSystem.File.Info,
-  attempt: (info: FileSystem.File.Info) => Effect.Effect<A, E | FileChanged, R>
-) =>
-  attempt(info).pipe(
+const onceMoreIfChanged = <A, E, R>(absolute: string, attempt: Effect.Effect<A, E | FileChanged, R>) =>
+  attempt.pipe(
     Effect.catchIf(
       (error): error is FileChanged => error instanceof FileChanged,
       (changed) =>
         Effect.flatMap(FileSystem.FileSystem, (fs) => fs.stat(absolute)).pipe(
           Effect.orElseFail(() => changed),
-          Effect.flatMap((current) => current.type === "File" ? attempt(current) : Effect.fail(changed)),
+          Effect.flatMap((current) => current.type === "File" ? attempt : Effect.fail(changed)),
           Effect.catchIf((error): error is FileChanged => error instanceof FileChanged, () => Effect.fail(changed))
         )
     )

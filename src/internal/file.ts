@@ -19,7 +19,7 @@ import { binaryExtensions, binarySignature, SAMPLE_BYTES } from "./core/binary.j
 import { type Codec, type Detection, detect, detectionFor, firstTelling, LOOKAHEAD_BYTES } from "./core/encoding.js"
 import { anchorHeader, HASHLINE_MAX_BYTES, linesBetween, normalize, tagOfNormal } from "./core/hashline.js"
 import { searchableBuffers } from "./core/lineFeeds.js"
-import { COUNT_AHEAD_BYTES, LinePager, MAX_BYTES, MAX_LINE_LENGTH, pastEnd } from "./core/lines.js"
+import { COUNT_AHEAD_BYTES, LinePager, MAX_BYTES, MAX_LINE_LENGTH, type Page, pastEnd } from "./core/lines.js"
 import { TailScanner } from "./core/tail.js"
 import { MAX_MEDIA_BYTES, mediaExtensions, mediaKind } from "./core/media.js"
 import { fromPlatformError } from "./platformError.js"
@@ -39,6 +39,10 @@ import {
 export const CHUNK_BYTES = 256 * 1024
 /** Bytes read per call while the pager skips lines before a deep page: fewer, larger reads. */
 export const SKIP_CHUNK_BYTES = 4 * 1024 * 1024
+/** A tail's first read from the end: a page of lines of up to ~100 bytes, before the 50 KB cap. */
+export const TAIL_FIRST_READ = 64 * 1024
+/** Most bytes a tail keeps to page and count from; past that it reads them again, a chunk at a time. */
+export const TAIL_WINDOW_BYTES = 1024 * 1024
 
 const facts = (info: File.Info) => ({
   size: Number(info.size),
@@ -182,11 +186,13 @@ const isTerminator = (unit: Uint8Array, codec: Codec): boolean => {
   return (unit[low] === 10 || unit[low] === 13) && unit.every((byte, k) => k === low || byte === 0)
 }
 
-/** The last code unit of the file is a line terminator. */
-const endsWithNewline = (file: FileSystem.File, size: number, detection: Text) =>
-  size - detection.bomLength < detection.codec.unit
-    ? Effect.succeed(false)
-    : Effect.map(unitBefore(file, size, detection.codec.unit), (last) => isTerminator(last, detection.codec))
+/** The last code unit of the file is a line terminator (from `end`, its last bytes, when read at open). */
+const endsWithNewline = (file: FileSystem.File, size: number, detection: Text, end: Uint8Array | undefined) => {
+  const { bomLength, codec } = detection
+  if (size - bomLength < codec.unit) return Effect.succeed(false)
+  if (end !== undefined && end.length >= codec.unit) return Effect.succeed(isTerminator(end.subarray(end.length - codec.unit), codec))
+  return Effect.map(unitBefore(file, size, codec.unit), (last) => isTerminator(last, codec))
+}
 
 type Text = Extract<Detection, { readonly _tag: "Text" }>
 /** What a binary file looks like, for a refusal the model can act on. */
@@ -267,53 +273,109 @@ export const readText = Effect.fn("Read.text")(function*(request: FileSourceRequ
 
   /**
    * The last lines: walk back from the end to where they start (reading only their bytes), number
-   * them by the index's total or by counting the lines before them (a forward scan in bounded
-   * memory that also fills the index), then page forward from there.
+   * them by counting the lines before them from the index's last checkpoint (or from the start:
+   * a forward scan in bounded memory that also fills the index), then page forward from there.
+   *
+   * The bytes read walking back are kept (up to `TAIL_WINDOW_BYTES`): the page and the count come
+   * from them, not from second reads. With the index warm its last checkpoint lies near the end,
+   * so the first read starts there and a tail is one read of the file.
    */
   const tailAt: TailAt<ReadFailed | FileChanged, never> = (request) =>
     detection.codec.tracker !== undefined ? tailByCounting(pageAt, request) : Effect.gen(function*() {
       const { bomLength: origin, codec } = detection
+      const unit = codec.unit
+      const alignDown = (position: number) => Math.max(origin, origin + Math.floor((position - origin) / unit) * unit)
       const scanner = new TailScanner({
         count: request.count,
         maxBytes: reachesEnd(request) ? request.maxBytes : Infinity,
-        unit: codec.unit,
-        low: codec.bigEndian ? codec.unit - 1 : 0,
+        unit,
+        low: codec.bigEndian ? unit - 1 : 0,
         origin,
         end: size,
         maxLineBytes: MAX_TAIL_LINE_BYTES
       })
-      const buffer = Buffer.allocUnsafe(Math.max(1, Math.min(CHUNK_BYTES, size)))
+      const last = yield* index.lookup(target.absolute, key, Number.MAX_SAFE_INTEGER)
+      // The unit before the checkpoint is read too: it must be a line terminator (see `pageAt`).
+      const checkpointFrom = last.position > origin ? last.position - unit : undefined
+      let next = alignDown(Math.min(
+        size - TAIL_FIRST_READ,
+        checkpointFrom !== undefined && size - checkpointFrom <= TAIL_WINDOW_BYTES ? checkpointFrom : size
+      ))
+      // Chunks read, the last first, while they fit the window; then one buffer, reused.
+      const kept: Array<Uint8Array> = []
+      let keptFrom: number | undefined = size
+      let reused: Buffer | undefined
       let position = size
       while (!scanner.done && position > origin) {
-        const start = Math.max(origin, origin + Math.floor((position - CHUNK_BYTES - origin) / codec.unit) * codec.unit)
+        const start = Math.min(next, alignDown(position - unit))
+        const length = position - start
+        if (keptFrom !== undefined && size - start > TAIL_WINDOW_BYTES) {
+          kept.length = 0
+          keptFrom = undefined
+        }
+        const buffer = keptFrom !== undefined
+          ? Buffer.allocUnsafe(length)
+          : (reused ??= Buffer.allocUnsafe(CHUNK_BYTES + unit)).subarray(0, length)
         yield* file.seek(start, "start")
-        const n = yield* readFully(file, buffer.subarray(0, position - start))
-        if (n < position - start) yield* endedEarly(file, target, size)
+        const n = yield* readFully(file, buffer)
+        if (n < length) yield* endedEarly(file, target, size)
         scanner.pushBackward(buffer.subarray(0, n), start)
+        if (keptFrom !== undefined) {
+          kept.push(buffer)
+          keptFrom = start
+        }
         position = start
+        next = alignDown(position - CHUNK_BYTES)
       }
       const scan = scanner.result()
-      const before = scan.atOrigin ? 0 : yield* linesBefore(scan.position)
+      // The bytes from `keptFrom` to the end, in one piece.
+      const window = keptFrom === undefined ? undefined : kept.length === 1 ? kept[0]! : Buffer.concat(kept.reverse())
+      const held = (from: number, to: number) =>
+        window !== undefined && keptFrom !== undefined && from >= keptFrom ? window.subarray(from - keptFrom, to - keptFrom) : undefined
+
+      const before = scan.atOrigin ? 0 : yield* linesBefore(scan.position, last, held)
       const pager = new LinePager(
         { ...tailPageOptions(request, before + 1, scan.lines), checkpointEvery: index.every },
         codec,
         { lines: before, position: scan.position },
         origin
       )
-      const streamed = yield* streamPage(file, scan.position, size, pager, target.absolute)
-      if (streamed.early) yield* endedEarly(file, target, size)
-      yield* index.record(target.absolute, key, streamed.page.checkpoints, streamed.page.totalLines)
-      return streamed.page
+      const tail = held(scan.position, size)
+      let page: Page
+      if (tail !== undefined) {
+        pager.push(tail)
+        page = pager.end(true)
+      } else {
+        const streamed = yield* streamPage(file, scan.position, size, pager, target.absolute)
+        if (streamed.early) yield* endedEarly(file, target, size)
+        page = streamed.page
+      }
+      yield* index.record(target.absolute, key, page.checkpoints, page.totalLines)
+      return page
     }).pipe(Effect.mapError((error) => error._tag === "FileChanged" ? error : failed(error)))
 
-  /** Lines before byte `position` (a line start): the index's total minus the tail, or a count. */
-  const linesBefore = (position: number) =>
+  /**
+   * Lines before byte `position` (a line start), counted from the index's `last` checkpoint when
+   * it lies before the position, else from the start; from the bytes `held` when they cover the
+   * count, else read again.
+   */
+  const linesBefore = (
+    position: number,
+    last: { readonly lines: number; readonly position: number },
+    held: (from: number, to: number) => Uint8Array | undefined
+  ) =>
     Effect.gen(function*() {
-      // The last checkpoint the index has, when it lies before the position; else the start.
-      const last = yield* index.lookup(target.absolute, key, Number.MAX_SAFE_INTEGER)
-      const valid = last.position > detection.bomLength && last.position <= position &&
-        isTerminator(yield* unitBefore(file, last.position, detection.codec.unit), detection.codec)
-      const start = valid ? last : { lines: 0, position: detection.bomLength }
+      const { bomLength: origin, codec } = detection
+      const terminated = (at: number) =>
+        Effect.map(
+          Effect.suspend(() => {
+            const unit = held(at - codec.unit, at)
+            return unit !== undefined ? Effect.succeed(unit) : unitBefore(file, at, codec.unit)
+          }),
+          (unit) => isTerminator(unit, codec)
+        )
+      const valid = last.position > origin && last.position <= position && (yield* terminated(last.position))
+      const start = valid ? last : { lines: 0, position: origin }
       const counter = new LinePager(
         {
           offset: Number.MAX_SAFE_INTEGER,
@@ -322,16 +384,23 @@ export const readText = Effect.fn("Read.text")(function*(request: FileSourceRequ
           maxBytes: MAX_BYTES,
           checkpointEvery: index.every
         },
-        detection.codec,
+        codec,
         start,
-        detection.bomLength
+        origin
       )
-      const counted = yield* streamPage(file, start.position, position, counter, target.absolute)
-      yield* index.record(target.absolute, key, counted.page.checkpoints, undefined)
-      return counted.page.totalLines ?? counted.page.linesAtLeast
+      const bytes = held(start.position, position)
+      let counted: Page
+      if (bytes !== undefined) {
+        counter.push(bytes)
+        counted = counter.end(true)
+      } else {
+        counted = (yield* streamPage(file, start.position, position, counter, target.absolute)).page
+      }
+      yield* index.record(target.absolute, key, counted.checkpoints, undefined)
+      return counted.totalLines ?? counted.linesAtLeast
     })
 
-  const finalNewline = yield* endsWithNewline(file, size, detection).pipe(Effect.mapError(failed))
+  const finalNewline = yield* endsWithNewline(file, size, detection, request.end).pipe(Effect.mapError(failed))
   const anchor = params.lineFormat === "hashline" && !selection.raw
     ? yield* anchorOf(file, target, size, detection)
     : undefined

@@ -74,6 +74,8 @@ export const localMeanings = (input: string, options: Pick<ResolveOptions, "cont
   const last: Meaning = split.selector === undefined
     ? { _tag: "AsWritten", path }
     : { _tag: "Selected", path: split.path, selector: split.selector }
+  // A plain path is one meaning, not the same one twice (a read stats each meaning it passes over).
+  if (containers.length === 0 && asWritten.length === 1 && last._tag === "AsWritten") return asWritten
   return [...asWritten, ...containers, last]
 }
 

@@ -85,6 +85,8 @@ export interface FileSourceRequest extends FileFacts {
   readonly file: FileSystem.File
   /** `(Showing X instead: …)` when the path was recovered; sources that page text print it first. */
   readonly note: string | undefined
+  /** The file's last bytes (up to 4 KB) as they were when it was opened, when they could be read. */
+  readonly end?: Uint8Array | undefined
 }
 
 export interface FileSource {
