@@ -372,6 +372,17 @@ describe("declarations of each language", () => {
       ])
     }))
 
+  it.effect("a long comment sharing a line with code folds without that line (pdf.js's minified bundles: ` */const A=…`)", () =>
+    Effect.gen(function*() {
+      const text = ["/**", " * @licstart", " * Copyright 2024.", " * @licend", " */const A = {", "  x: 1,", "  y: 2,", "  z: 3,", "  w: 4", "}", "let b = 1; /* and", " * a note", " * on b", " * that runs on */", ""]
+        .join("\n")
+      const structure = (yield* syntaxStructure("pdf.min.mjs", text, GENEROUS))!
+      expect(structure.comments).toEqual([{ start: 1, end: 4 }])
+      const rows = summary(structure, text.split("\n").slice(0, -1), { path: "pdf.min.mjs" }).rows
+      // The declaration's header line is its fold's opener, never hidden inside a comment's fold.
+      expect(rows.slice(0, 2)).toEqual(["1-4: /** Copyright 2024. … */", "5-10:  */const A = { … }"])
+    }))
+
   it.effect("JSON keys on one line: the first is the row, as the core's engine has it (siblings never overlap)", () =>
     Effect.gen(function*() {
       const structure = (yield* syntaxStructure("package.json", `{"type":"module","main":"index.js"}\n`, GENEROUS))!

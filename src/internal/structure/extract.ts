@@ -501,7 +501,11 @@ class Extractor {
         if (isComment) {
           if (start !== end) {
             closeRun()
-            if (end - start + 1 >= MIN_COMMENT_LINES) this.commentSpans.push({ start: first(start), end: first(end) })
+            // A fold hides whole lines: not a first or last line the comment shares with code
+            // (` */const A = …` after a minified bundle's licence).
+            const from = start <= previousEnd ? start + 1 : start
+            const to = children[index + 1]?.startPosition.row === end ? end - 1 : end
+            if (to - from + 1 >= MIN_COMMENT_LINES) this.commentSpans.push({ start: first(from), end: first(to) })
           } else if (start > previousEnd) {
             if (commentRun !== undefined && commentRun.end === start) commentRun = { start: commentRun.start, end: first(start) }
             else {
