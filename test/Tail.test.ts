@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
 import * as fs from "node:fs"
-import { tailStartOf } from "../src/internal/core/tail.js"
+import { TailScanner, tailStartOf } from "../src/internal/core/tail.js"
 import { memoryTailAt } from "../src/internal/text.js"
 import * as LineIndex from "../src/LineIndex.js"
 import { read } from "../src/Read.js"
@@ -271,6 +271,86 @@ describe("the tail scanner", () => {
       expect(page.totalLines).toBe(all.length)
     },
     { fastCheck: { numRuns: 500 } }
+  )
+
+  it.prop(
+    "the walk back ends where it would have with the text in one piece, however it is cut in chunks",
+    [
+      FastCheck.array(FastCheck.constantFrom("a", "bcdefgh", "\n", "\r", "\r\n", "é", "\n\n"), { maxLength: 80 }).map((parts) =>
+        parts.join("")
+      ),
+      FastCheck.array(FastCheck.integer({ min: 1, max: 9 }), { minLength: 1, maxLength: 40 }),
+      FastCheck.integer({ min: 1, max: 30 }),
+      FastCheck.oneof(FastCheck.constant(Infinity), FastCheck.integer({ min: 1, max: 400 })),
+      FastCheck.boolean()
+    ],
+    ([text, cuts, count, maxBytes, wide]) => {
+      const bytes = wide ? new Uint8Array(Buffer.from(text, "utf16le")) : new TextEncoder().encode(text)
+      const options = { count, maxBytes, unit: wide ? 2 : 1, low: 0, origin: 0, maxLineBytes: 6160 }
+      const whole = tailStartOf(bytes, options)
+      const scanner = new TailScanner({ ...options, end: bytes.length })
+      let position = bytes.length
+      for (let i = 0; position > 0 && !scanner.done; i++) {
+        const start = Math.max(0, position - cuts[i % cuts.length]! * options.unit)
+        scanner.pushBackward(bytes.subarray(start, position), start)
+        position = start
+      }
+      expect(scanner.result()).toEqual(whole)
+    },
+    { fastCheck: { numRuns: 1000 } }
+  )
+
+  /**
+   * What the walk back should find, worked out forwards: each line's start and bytes (a CRLF's
+   * `\r` counts as the line's, its `\n` does not), then the last lines taken while they fit.
+   */
+  const expectedStart = (bytes: Uint8Array, count: number, maxBytes: number) => {
+    const lines: Array<{ start: number; bytes: number }> = []
+    let start = 0
+    for (let i = 0; i < bytes.length; i++) {
+      const crlf = bytes[i] === 13 && bytes[i + 1] === 10
+      if (bytes[i] === 10 || bytes[i] === 13) {
+        lines.push({ start, bytes: i - start + (crlf ? 1 : 0) })
+        if (crlf) i++
+        start = i + 1
+      }
+    }
+    if (start < bytes.length) lines.push({ start, bytes: bytes.length - start })
+    let found = 0
+    let total = 0
+    let capped = false
+    let position = bytes.length
+    for (let k = lines.length - 1; k >= 0 && found < count; k--) {
+      const cost = Math.min(lines[k]!.bytes, 6160) + 16
+      if (found > 0 && total + cost > maxBytes) {
+        capped = true
+        break
+      }
+      total += cost
+      found++
+      position = lines[k]!.start
+    }
+    return { position, lines: found, atOrigin: !capped && position === 0, cappedByBytes: capped }
+  }
+
+  it.prop(
+    "one-byte text: where the last lines start, how many, and whether the budget stopped it",
+    [
+      FastCheck.array(FastCheck.constantFrom("a", "bcdefgh", "\n", "\r", "\r\n", "é", "\n\n"), { maxLength: 80 }).map((parts) =>
+        parts.join("")
+      ),
+      FastCheck.integer({ min: 1, max: 30 }),
+      FastCheck.oneof(FastCheck.constant(Infinity), FastCheck.integer({ min: 1, max: 400 }))
+    ],
+    ([text, count, maxBytes]) => {
+      const bytes = new TextEncoder().encode(text)
+      const found = tailStartOf(bytes, { count, maxBytes, unit: 1, low: 0, origin: 0, maxLineBytes: 6160 })
+      const expected = expectedStart(bytes, count, maxBytes)
+      expect(found.lines).toBe(expected.lines)
+      expect(found.cappedByBytes).toBe(expected.cappedByBytes)
+      if (expected.lines > 0) expect(found.position).toBe(expected.position)
+    },
+    { fastCheck: { numRuns: 1000 } }
   )
 
   it("stops at the byte budget but always keeps one line", () => {

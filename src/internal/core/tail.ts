@@ -76,6 +76,7 @@ export class TailScanner {
    * to a code unit from `origin`). The first chunk ends at `end`.
    */
   pushBackward(chunk: Uint8Array, position: number): void {
+    if (this.options.unit === 1) return this.pushBytesBackward(chunk, position)
     const { unit, low } = this.options
     // A partial code unit at the very end belongs to the last line (the decoder replaces it).
     const whole = chunk.length - (chunk.length % unit)
@@ -93,6 +94,36 @@ export class TailScanner {
       // A terminator ends a line: the line after it starts at `next`, unless `next` is the end.
       if (terminator && next < this.options.end) this.lineStart(next)
       else if (!terminator) this.lineBytes += unit
+    }
+  }
+
+  /**
+   * `pushBackward` for one-byte units: the terminators found by native searches (`lastIndexOf`,
+   * memrchr) instead of a look at every byte; the bytes between them are one line's.
+   */
+  private pushBytesBackward(chunk: Uint8Array, position: number): void {
+    let at = chunk.length - 1
+    let cr = at >= 0 ? chunk.lastIndexOf(CR, at) : -1
+    while (at >= 0 && this.state === "walk") {
+      if (cr > at) cr = chunk.lastIndexOf(CR, at)
+      const t = Math.max(chunk.lastIndexOf(LF, at), cr)
+      if (t === -1) {
+        this.lineBytes += at + 1
+        this.afterIsLF = false
+        return
+      }
+      // Bytes after the terminator (to `at`) belong to the line it ends; none is a `\n`.
+      if (at > t) {
+        this.lineBytes += at - t
+        this.afterIsLF = false
+      }
+      const isLF = chunk[t] === LF
+      const terminator = isLF || !this.afterIsLF
+      this.afterIsLF = isLF
+      const next = position + t + 1
+      if (terminator && next < this.options.end) this.lineStart(next)
+      else if (!terminator) this.lineBytes += 1
+      at = t - 1
     }
   }
 
