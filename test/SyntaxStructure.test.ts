@@ -383,6 +383,31 @@ describe("declarations of each language", () => {
       expect(rows.slice(0, 2)).toEqual(["1-4: /** Copyright 2024. … */", "5-10:  */const A = { … }"])
     }))
 
+  it.effect("a comment among Java's modifiers is not the header; JavaScript class fields have their names", () =>
+    Effect.gen(function*() {
+      // As OpenJDK's javax/swing/text/html/CommentView.java writes it.
+      const java = [
+        "class CommentView {",
+        "    @SuppressWarnings(\"serial\") // Superclass is not serializable across versions",
+        "    static class CommentBorder extends LineBorder {",
+        "        int x;",
+        "    }",
+        "}",
+        ""
+      ].join("\n")
+      const border = (yield* syntaxStructure("CommentView.java", java, GENEROUS))!.declarations[0]!.children[0]!
+      expect(border).toMatchObject({
+        name: "CommentBorder",
+        span: { start: 2, end: 5 },
+        headerLine: 3,
+        header: "static class CommentBorder extends LineBorder {"
+      })
+      // effect's dist/esm/String.js: `class LinesIterator { s; stripped; … }`.
+      const js = ["class LinesIterator {", "  s;", "  #index = 0;", "  static length = 1;", "}", ""].join("\n")
+      const fields = (yield* syntaxStructure("String.js", js, GENEROUS))!.declarations[0]!.children
+      expect(fields.map((d) => [d.kind, d.name])).toEqual([["field", "s"], ["field", "#index"], ["field", "length"]])
+    }))
+
   it.effect("JSON keys on one line: the first is the row, as the core's engine has it (siblings never overlap)", () =>
     Effect.gen(function*() {
       const structure = (yield* syntaxStructure("package.json", `{"type":"module","main":"index.js"}\n`, GENEROUS))!

@@ -309,6 +309,9 @@ class Extractor {
       default: {
         const declarator = node.childForFieldName("declarator")
         if (declarator !== null) return this.declaratorName(declarator)
+        // JavaScript's class fields: `s;`, `#index = 0;`.
+        const property = node.childForFieldName("property")
+        if (property !== null) return this.nameText(property)
         const type = node.childForFieldName("type")
         if (type !== null && type.childForFieldName("name") !== null) return this.nameOf(type)
         // Fields and properties: `public $x = null;`, `private int x, y;`.
@@ -382,7 +385,8 @@ class Extractor {
     for (const child of childrenOf(node)) {
       if (this.spec.attributes.has(child.type) || this.spec.comments.has(child.type)) continue
       if (child.type === "modifiers") {
-        const own = childrenOf(child).find((part) => !/annotation$/.test(part.type))
+        // (A comment after an annotation, `@SuppressWarnings("serial") // why`, sits among them.)
+        const own = childrenOf(child).find((part) => !/annotation$/.test(part.type) && !this.spec.comments.has(part.type))
         if (own === undefined) continue
         return own
       }
