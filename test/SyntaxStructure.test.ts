@@ -408,6 +408,23 @@ describe("declarations of each language", () => {
       expect(fields.map((d) => [d.kind, d.name])).toEqual([["field", "s"], ["field", "#index"], ["field", "length"]])
     }))
 
+  it.effect("names behind pointers and references (C, C++) and of PHP's class constants", () =>
+    Effect.gen(function*() {
+      const names = (path: string, text: string) =>
+        Effect.map(syntaxStructure(path, text, GENEROUS), (structure) => all(structure!.declarations).map((d) => [d.kind, d.name]))
+      // git's contrib/credential/gnome-keyring and Go's runtime/cgo write these.
+      expect(yield* names("cb.c", "typedef int (*credential_op_cb)(struct credential *);\nstatic void (*setg_gcc)(void*);\n")).toEqual([
+        ["typedef", "credential_op_cb"],
+        ["function", "setg_gcc"]
+      ])
+      // libstdc++'s pb_ds: methods returning a reference.
+      const cpp = ["class It {", "  It& operator++() {", "    return *this;", "  }", "  const Cmp& get_cmp() const;", "};", ""].join("\n")
+      expect(yield* names("it.hpp", cpp)).toEqual([["class", "It"], ["method", "operator++"], ["method", "get_cmp"]])
+      // App Engine's generated *_pb.php.
+      const php = ["<?php", "class Snapshot {", "  const INACTIVE = 0;", "  public const ACTIVE = 1;", "}", ""].join("\n")
+      expect(yield* names("snapshot_pb.php", php)).toEqual([["class", "Snapshot"], ["const", "INACTIVE"], ["const", "ACTIVE"]])
+    }))
+
   it.effect("JSON keys on one line: the first is the row, as the core's engine has it (siblings never overlap)", () =>
     Effect.gen(function*() {
       const structure = (yield* syntaxStructure("package.json", `{"type":"module","main":"index.js"}\n`, GENEROUS))!

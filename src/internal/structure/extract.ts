@@ -86,6 +86,10 @@ const childrenMemo = (node: SyntaxNode) => {
 const childrenOf = (node: SyntaxNode): ReadonlyArray<SyntaxNode> => childrenMemo(node).all
 const namedChildren = (node: SyntaxNode): ReadonlyArray<SyntaxNode> => childrenMemo(node).named
 
+/** The declarator inside one: `(*cb)(…)` and `T& f()` hold theirs as a plain child, not in a field. */
+const innerDeclarator = (node: SyntaxNode): SyntaxNode | null =>
+  node.childForFieldName("declarator") ?? namedChildren(node).find((child) => child.type.endsWith("declarator")) ?? null
+
 /** The last element that passes (ES2022 has no `findLast`). */
 const findLast = <A>(items: ReadonlyArray<A>, test: (item: A) => boolean): A | undefined => {
   for (let index = items.length - 1; index >= 0; index--) if (test(items[index]!)) return items[index]
@@ -293,7 +297,9 @@ class Extractor {
       case "const_declaration":
       case "var_declaration": {
         const spec = namedChildren(node).find((child) => child.type.endsWith("_spec"))
-        const id = spec?.childForFieldName("name")
+        // PHP's `const A = 0;` is a const_declaration too, of const_elements.
+        if (spec === undefined) return this.elementName(node)
+        const id = spec.childForFieldName("name")
         return id == null ? undefined : this.nameText(id)
       }
       case "impl_item": {
@@ -314,13 +320,17 @@ class Extractor {
         if (property !== null) return this.nameText(property)
         const type = node.childForFieldName("type")
         if (type !== null && type.childForFieldName("name") !== null) return this.nameOf(type)
-        // Fields and properties: `public $x = null;`, `private int x, y;`.
-        const element = namedChildren(node).find((child) => ELEMENTS.has(child.type))
-        if (element === undefined) return undefined
-        const named = element.childForFieldName("name") ?? namedChildren(element)[0] ?? element
-        return this.nameText(named)
+        return this.elementName(node)
       }
     }
+  }
+
+  /** Fields, properties and constants: `public $x = null;`, `private int x, y;`, `const A = 0;`. */
+  private elementName(node: SyntaxNode): string | undefined {
+    const element = namedChildren(node).find((child) => ELEMENTS.has(child.type))
+    if (element === undefined) return undefined
+    const named = element.childForFieldName("name") ?? namedChildren(element)[0] ?? element
+    return this.nameText(named)
   }
 
   /** C and C++: the name inside `*f(int)`, `Foo::bar() const`, `x[3] = …`. */
@@ -328,7 +338,7 @@ class Extractor {
     let node: SyntaxNode | null = declarator
     for (let depth = 0; node !== null && depth < 8; depth++) {
       if (DECLARATOR_NAMES.has(node.type)) return this.nameText(node)
-      node = node.childForFieldName("declarator") ?? namedChildren(node).find((child) => DECLARATOR_NAMES.has(child.type)) ?? null
+      node = innerDeclarator(node) ?? namedChildren(node).find((child) => DECLARATOR_NAMES.has(child.type)) ?? null
     }
     return undefined
   }
@@ -337,7 +347,7 @@ class Extractor {
     let declarator = node.childForFieldName("declarator")
     for (let depth = 0; declarator !== null && depth < 8; depth++) {
       if (declarator.type === "function_declarator") return true
-      declarator = declarator.childForFieldName("declarator")
+      declarator = innerDeclarator(declarator)
     }
     return false
   }
