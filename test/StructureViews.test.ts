@@ -597,6 +597,32 @@ describe("the indentation engine and the views", () => {
     expect(Views.summary(structure, lines, { path: "guide.md" }).rows).toContain("9-13: ## Install …")
   })
 
+  it("Markdown: inline code of three backticks opens no fence; <pre> blocks and HTML comments hold no headings", () => {
+    // @tokenizer/inflate's README writes "```InflatedDataHandler```" in a paragraph; the JDK's
+    // legal/libpng.md is one <pre> block with setext-looking lines in it.
+    const lines = [
+      "# API",
+      "```Handler``` is called per file.",
+      "## Types",
+      "```ts",
+      "# not a heading",
+      "```",
+      "<pre>",
+      "COPYRIGHT NOTICE",
+      "================",
+      "</pre>",
+      "<!--",
+      "## commented out",
+      "-->",
+      "## Last"
+    ]
+    expect(flatten(headingsStructure(lines).declarations).map((d) => [d.name, d.headerLine])).toEqual([
+      ["# API", 1],
+      ["## Types", 3],
+      ["## Last", 14]
+    ])
+  })
+
   it("JSON: a tolerant scan: comments, trailing commas, a broken tail, top-level arrays; keys to depth 2", () => {
     const lines = [
       "{",

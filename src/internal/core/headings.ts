@@ -80,12 +80,16 @@ const siblings = (drafts: ReadonlyArray<Draft>): Array<Draft> => {
 
 const ATX = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/
 const FENCE = /^ {0,3}(`{3,}|~{3,})/
+/** HTML blocks that run to their closing tag whatever lines they hold (CommonMark's kinds 1 and 2). */
+const HTML_BLOCK = /^ {0,3}(?:<(pre|script|style|textarea)(?:[\s>]|$)|<!--)/i
 const SETEXT = /^ {0,3}(=+|-+)[ \t]*$/
 
 /** Markdown headings as declarations (engine "headings"). */
 export const headingsStructure = (lines: ReadonlyArray<string>): FileStructure => {
   const headings: Array<{ readonly line: number; readonly level: number; readonly text: string; readonly size: number }> = []
   let fence: string | undefined
+  /** The text that ends the HTML block we are in (`</pre>`, `-->`). */
+  let html: string | undefined
   let start = 0
   if (lines[0]?.trim() === "---") {
     // Front matter: up to the next `---` (or `...`), when there is one.
@@ -101,8 +105,20 @@ export const headingsStructure = (lines: ReadonlyArray<string>): FileStructure =
       }
       continue
     }
-    if (fenceMatch !== null) {
+    if (html !== undefined) {
+      if (line.toLowerCase().includes(html)) html = undefined
+      continue
+    }
+    // A backtick fence's info string holds no backtick: "```code``` text" is inline code.
+    if (fenceMatch !== null && !(fenceMatch[1]![0] === "`" && line.slice(fenceMatch[0].length).includes("`"))) {
       fence = fenceMatch[1]
+      continue
+    }
+    const block = HTML_BLOCK.exec(line)
+    if (block !== null) {
+      const close = block[1] === undefined ? "-->" : `</${block[1].toLowerCase()}>`
+      // The closing text may be on the opening line itself (`<!-- note -->`).
+      if (!line.toLowerCase().includes(close, block[0].length)) html = close
       continue
     }
     const atx = ATX.exec(line)
