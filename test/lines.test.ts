@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
 import { cutLine, LinePager, MAX_BYTES, pageBytes, type PageOptions } from "../src/internal/core/lines.js"
+import { codecFor } from "../src/internal/core/encoding.js"
 
 const encode = (text: string) => new TextEncoder().encode(text)
 const options = (overrides: Partial<PageOptions> = {}): PageOptions => ({
@@ -34,14 +35,25 @@ const textArb = fc.array(
 )
 
 /** Push `bytes` split at the given cut points, to exercise state carried across chunks. */
+/**
+ * Page `bytes` pushed in pieces, each from one reused buffer that is overwritten after the push,
+ * as a reader reuses its buffer: the pager must keep copies of what it still needs.
+ */
 const pageInChunks = (bytes: Uint8Array, cuts: ReadonlyArray<number>, opts: PageOptions) => {
   const pager = new LinePager(opts)
+  const buffer = new Uint8Array(bytes.length)
+  const push = (from: number, to: number) => {
+    const piece = buffer.subarray(0, to - from)
+    piece.set(bytes.subarray(from, to))
+    pager.push(piece)
+    piece.fill(0x3f)
+  }
   let at = 0
   for (const cut of [...cuts].map((c) => c % (bytes.length + 1)).sort((a, b) => a - b)) {
-    pager.push(bytes.subarray(at, cut))
+    push(at, cut)
     at = cut
   }
-  pager.push(bytes.subarray(at))
+  push(at, bytes.length)
   return pager.end(true)
 }
 
@@ -239,6 +251,21 @@ describe("LinePager", () => {
     const bytes = page.rendered.reduce((sum, line) => sum + encode(line).length + 1, 0)
     // The first line is always shown so paging makes progress; after it the cap holds.
     if (page.rendered.length > 1) expect(bytes).toBeLessThanOrEqual(maxBytes)
+  })
+
+  it.prop("the byte cap counts the bytes shown, for any bytes in any encoding, and stops only when the next line would not fit", [
+    fc.uint8Array({ minLength: 100, maxLength: 600, size: "max" }).map((bytes) => bytes.map((byte) => (byte % 7 === 0 ? 10 : byte))),
+    fc.constantFrom("utf-8", "windows-1252", "shift_jis"),
+    fc.integer({ min: 30, max: 400 })
+  ], ([bytes, encoding, maxBytes]) => {
+    const page = pageBytes(bytes, options({ maxBytes, maxLineLength: 2000 }), codecFor(encoding)!)
+    const shown = page.rendered.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0)
+    if (page.rendered.length > 1) expect(shown).toBeLessThanOrEqual(maxBytes)
+    if (page.stoppedBy === "bytes") {
+      // The line after the last one shown is what did not fit.
+      const all = pageBytes(bytes, options({ maxBytes: Infinity, maxLineLength: 2000 }), codecFor(encoding)!).rendered
+      expect(shown + Buffer.byteLength(all[page.rendered.length]!) + 1).toBeGreaterThan(maxBytes)
+    }
   })
 
   it.prop("following the next offset reproduces every line exactly once", [

@@ -136,6 +136,14 @@ export class LinePager {
   /** Kept bytes of the current line when it is in the window. */
   private lineParts: Array<Uint8Array> = []
   private lineKept = 0
+  /**
+   * The kept bytes of the current line that lie in the chunk being pushed, by position: a line
+   * that ends in its chunk is decoded from the chunk itself, and only one still open when the
+   * chunk ends is copied (a copy per line was most of a page's time).
+   */
+  private chunk: Uint8Array | undefined
+  private heldFrom = -1
+  private heldTo = -1
   private lineOverflow = false
   /** Bytes of the current line scanned while it is in the window. */
   private lineBytes = 0
@@ -197,6 +205,24 @@ export class LinePager {
 
   /** Feed the next chunk. The pager copies what it keeps, so the caller may reuse the buffer. */
   push(chunk: Uint8Array): void {
+    this.chunk = chunk
+    try {
+      this.pushChunk(chunk)
+    } finally {
+      this.copyHeld()
+      this.chunk = undefined
+    }
+  }
+
+  /** The current line's bytes held in the chunk become a copy of its own. */
+  private copyHeld(): void {
+    if (this.heldFrom === -1) return
+    // `new Uint8Array` copies (a Buffer's `slice` is a view).
+    this.lineParts.push(new Uint8Array(this.chunk!.subarray(this.heldFrom, this.heldTo)))
+    this.heldFrom = this.heldTo = -1
+  }
+
+  private pushChunk(chunk: Uint8Array): void {
     const n = chunk.length
     let i = 0
     this.nextLF = -2
@@ -378,8 +404,10 @@ export class LinePager {
     }
     const end = Math.min(to, from + room)
     if (end < to) this.lineOverflow = true
-    // A copy: `Buffer#subarray` is a view, and the caller reuses its buffer for the next chunk.
-    this.lineParts.push(new Uint8Array(chunk.subarray(from, end)))
+    // Held in the chunk (copied if the line is still open when the chunk ends: see `push`).
+    if (this.heldFrom !== -1 && this.heldTo !== from) this.copyHeld()
+    if (this.heldFrom === -1) this.heldFrom = from
+    this.heldTo = end
     this.lineKept += end - from
   }
 
@@ -448,6 +476,8 @@ export class LinePager {
   private show(): boolean {
     const number = this.completed + 1
     let decoded: string
+    /** UTF-8 bytes of `decoded`, when known without counting: the bytes of valid UTF-8. */
+    let decodedBytes: number | undefined
     let start = 1
     let overflow = this.lineOverflow
     if (this.skipDecoder !== undefined) {
@@ -464,9 +494,16 @@ export class LinePager {
       start = this.column
       overflow = false
     } else {
-      const bytes = this.lineParts.length === 1 ? this.lineParts[0]! : concat(this.lineParts, this.lineKept)
+      if (this.heldFrom !== -1 && this.lineParts.length > 0) this.copyHeld()
+      const bytes = this.heldFrom !== -1
+        ? this.chunk!.subarray(this.heldFrom, this.heldTo)
+        : this.lineParts.length === 1
+        ? this.lineParts[0]!
+        : concat(this.lineParts, this.lineKept)
+      this.heldFrom = this.heldTo = -1
       const result = this.codec.decode(bytes, this.lineState)
       decoded = result.text
+      if (this.codec === utf8 && !result.replaced) decodedBytes = bytes.length
       // Bytes kept up to the cap may end inside a character: only what is shown counts.
       if (result.replaced && (!overflow || cutLine(decoded, this.options.maxLineLength).includes("\ufffd"))) {
         this.replaced = true
@@ -482,7 +519,8 @@ export class LinePager {
     const kept = cut ? cutLine(decoded, this.options.maxLineLength) : decoded
     const text = cut ? kept + lineCutSuffix(this.options.maxLineLength, number, start + kept.length) : kept
     const line = `${number}: ${text}`
-    const size = byteLength(line) + 1
+    // The number and ": " are ASCII.
+    const size = (cut || decodedBytes === undefined ? byteLength(line) : line.length - text.length + decodedBytes) + 1
     if (this.lines.length > 0 && this.bytes + size > this.options.maxBytes) {
       this.stoppedBy = "bytes"
       this.state = "done"
