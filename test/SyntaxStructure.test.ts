@@ -425,6 +425,23 @@ describe("declarations of each language", () => {
       expect(yield* names("snapshot_pb.php", php)).toEqual([["class", "Snapshot"], ["const", "INACTIVE"], ["const", "ACTIVE"]])
     }))
 
+  it.effect("export default of an anonymous function, class or value is a declaration named default", () =>
+    Effect.gen(function*() {
+      // zod's v4/locales/*.ts end with `export default function () {…}`; configs export a call.
+      const locale = ["const error = () => 1", "", "/** The map. */", "export default function (): Map {", "  return {", "    localeError: error(),", "  };", "}", ""].join("\n")
+      expect((yield* syntaxStructure("de.ts", locale, GENEROUS))!.declarations.map((d) => [d.kind, d.name, d.span, d.body, d.header])).toEqual([
+        ["const", "error", { start: 1, end: 1 }, undefined, "const error = () => 1"],
+        ["function", "default", { start: 3, end: 8 }, { start: 5, end: 7 }, "export default function (): Map {"]
+      ])
+      const config = ["import { defineConfig } from \"vite\"", "export default defineConfig({", "  root: \".\",", "  base: \"/\"", "})", ""].join("\n")
+      expect((yield* syntaxStructure("vite.config.js", config, GENEROUS))!.declarations.map((d) => [d.kind, d.name, d.body])).toEqual([
+        ["export", "default", { start: 3, end: 4 }]
+      ])
+      const klass = ["export default class {", "  run() {", "    return 1", "  }", "}", ""].join("\n")
+      const structure = (yield* syntaxStructure("k.ts", klass, GENEROUS))!
+      expect(all(structure.declarations).map((d) => [d.kind, d.name, d.container])).toEqual([["class", "default", true], ["method", "run", false]])
+    }))
+
   it.effect("JSON keys on one line: the first is the row, as the core's engine has it (siblings never overlap)", () =>
     Effect.gen(function*() {
       const structure = (yield* syntaxStructure("package.json", `{"type":"module","main":"index.js"}\n`, GENEROUS))!

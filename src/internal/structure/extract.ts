@@ -414,6 +414,12 @@ class Extractor {
   }
 
   private declaration(outer: SyntaxNode, level: Level, attachedFrom: number | undefined): Declaration | undefined {
+    if (outer.type === "export_statement" && outer.childForFieldName("declaration") === null) {
+      const value = outer.childForFieldName("value")
+      if (value !== null && childrenOf(outer).some((child) => child.type === "default")) {
+        return this.defaultExport(outer, value, level, attachedFrom)
+      }
+    }
     let node = outer
     for (let depth = 0; this.spec.wrappers.has(node.type) && depth < 4; depth++) {
       const inner = this.unwrap(node)
@@ -444,6 +450,30 @@ class Extractor {
       body: body?.span,
       container,
       children
+    }
+  }
+
+  /**
+   * `export default function () {…}`, `export default class {…}`, `export default defineConfig({…})`:
+   * a value with no declaration around it, named `default` (zod's locales end with one).
+   */
+  private defaultExport(outer: SyntaxNode, value: SyntaxNode, level: Level, attachedFrom: number | undefined): Declaration | undefined {
+    const kind = FUNCTIONS.has(value.type) ? "function" : value.type === "class" ? "class" : "export"
+    const found = kind === "class" ? this.bodyOf(value) : this.valueBody(value, outer)
+    const body = found === undefined || kind === "class" ? found : this.innermost(found, outer)
+    if (body !== undefined && !body.intact) return undefined
+    const own = this.headerStart(outer)
+    const headerEnd = body !== undefined ? body.headerEnd : Math.min(outer.endIndex, this.rowEnd(own.startPosition.row))
+    const container = kind === "class" && body?.span !== undefined
+    return {
+      kind,
+      name: "default",
+      span: { start: first(attachedFrom ?? outer.startPosition.row), end: first(endRow(outer)) },
+      headerLine: first(own.startPosition.row),
+      header: this.header(own.startIndex, headerEnd),
+      body: body?.span,
+      container,
+      children: container ? this.level(body!.node, { inType: true, inFunction: false, depth: level.depth + 1 }, true) : []
     }
   }
 
