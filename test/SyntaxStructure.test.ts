@@ -442,6 +442,36 @@ describe("declarations of each language", () => {
       expect(all(structure.declarations).map((d) => [d.kind, d.name, d.container])).toEqual([["class", "default", true], ["method", "run", false]])
     }))
 
+  it.effect("CommonJS: top-level assignments of several lines are declarations (exports.f = function, Foo.prototype.m = …)", () =>
+    Effect.gen(function*() {
+      // As bare-url's index.js and older libraries write their exports.
+      const text = [
+        "exports.URL = URL",
+        "exports.isURL = function isURL(value) {",
+        "  return value instanceof URL",
+        "}",
+        "Parser.prototype.parse = function (input) {",
+        "  return input",
+        "}",
+        "module.exports = {",
+        "  a: 1",
+        "}",
+        "function local() {",
+        "  exports.inner = function () {",
+        "    return 1",
+        "  }",
+        "}",
+        ""
+      ].join("\n")
+      const structure = (yield* syntaxStructure("index.js", text, GENEROUS))!
+      expect(all(structure.declarations).map((d) => [d.kind, d.name, d.span.start, d.body])).toEqual([
+        ["function", "exports.isURL", 2, { start: 3, end: 3 }],
+        ["function", "Parser.prototype.parse", 5, { start: 6, end: 6 }],
+        ["variable", "module.exports", 8, { start: 9, end: 9 }],
+        ["function", "local", 11, { start: 12, end: 14 }]
+      ])
+    }))
+
   it.effect("JSON keys on one line: the first is the row, as the core's engine has it (siblings never overlap)", () =>
     Effect.gen(function*() {
       const structure = (yield* syntaxStructure("package.json", `{"type":"module","main":"index.js"}\n`, GENEROUS))!

@@ -49,6 +49,8 @@ const FUNCTIONS = new Set([
   "func_literal",
   "closure_expression"
 ])
+/** Assignment statements whose target a value declaration names: Python's and JavaScript's. */
+const ASSIGNMENTS = new Set(["assignment", "assignment_expression"])
 /** Expressions wrapping the value a declaration's body is in (`{…} as const`). */
 const WRAPPED = new Set(["as_expression", "satisfies_expression", "non_null_expression", "parenthesized_expression", "await_expression"])
 const DECLARATOR_NAMES = new Set([
@@ -270,7 +272,7 @@ class Extractor {
   private valueOf(node: SyntaxNode): SyntaxNode | undefined {
     if (node.type === "expression_statement") {
       const assignment = namedChildren(node)[0]
-      return assignment?.type === "assignment" ? assignment.childForFieldName("right") ?? undefined : undefined
+      return assignment !== undefined && ASSIGNMENTS.has(assignment.type) ? assignment.childForFieldName("right") ?? undefined : undefined
     }
     if (node.type === "const_item" || node.type === "static_item") return node.childForFieldName("value") ?? undefined
     const declarator = namedChildren(node).find((child) => child.type === "variable_declarator")
@@ -381,7 +383,15 @@ class Extractor {
     const value = this.spec.values[node.type]
     if (value === undefined) return undefined
     if (node.type === "expression_statement") {
-      if (namedChildren(node)[0]?.type !== "assignment") return undefined
+      const assignment = namedChildren(node)[0]
+      if (assignment === undefined || !ASSIGNMENTS.has(assignment.type)) return undefined
+      if (assignment.type === "assignment_expression") {
+        // JavaScript: `exports.f = function …`, `Foo.prototype.m = …`, `module.exports = {…}` of
+        // several lines; one-line assignments are statements, not declarations.
+        if (node.startPosition.row === endRow(node)) return undefined
+        const right = assignment.childForFieldName("right")
+        return right !== null && FUNCTIONS.has(right.type) ? "function" : value
+      }
     }
     if (this.spec.multiLineValuesOnly === true && node.startPosition.row === endRow(node)) return undefined
     if (node.type === "lexical_declaration") return node.firstChild?.type === "let" ? "let" : "const"

@@ -63,7 +63,7 @@ const typescript: LanguageSpec = {
   transparent: set(),
   comments: set("comment"),
   attributes: set("decorator"),
-  values: { lexical_declaration: "const", variable_declaration: "var" },
+  values: { lexical_declaration: "const", variable_declaration: "var", expression_statement: "variable" },
   bodies: set("statement_block", "class_body", "interface_body", "object_type", "enum_body"),
   callBlocks: true
 }
