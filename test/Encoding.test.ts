@@ -10,7 +10,7 @@ import { execFile, execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import * as zlib from "node:zlib"
-import { detect } from "../src/internal/core/encoding.js"
+import { detect, firstTelling } from "../src/internal/core/encoding.js"
 import { read } from "../src/Read.js"
 import * as ReadTool from "../src/ReadTool.js"
 import { nodeLayer, tempDir } from "./support.js"
@@ -216,6 +216,24 @@ describe("encodings", () => {
       expect(body(cont.output)).toBe(`2: ${line.slice(2000)}`)
       expect(cont.output).toContain("(Line 2 is shown from character 2001.)")
     }))
+})
+
+describe("the first telling byte", () => {
+  /** Byte by byte: the first byte past ASCII, an ESC, a NUL, or the `~` of a `~{`. */
+  const reference = (bytes: Uint8Array): number =>
+    bytes.findIndex((b, i) => b >= 0x80 || b === 0x1b || b === 0 || (b === 0x7e && bytes[i + 1] === 0x7b))
+
+  it.prop(
+    "is found where a look at every byte finds it, in ASCII and in any other bytes",
+    [fc.array(fc.constantFrom(0x41, 0x20, 0x0a, 0x7e, 0x7b, 0x1b, 0x00, 0xe9, 0x7f), { maxLength: 300 }), fc.nat({ max: 40 })],
+    ([bytes, pad]) => {
+      // Mostly ASCII with the odd telling byte, after an ASCII run of any length.
+      const text = new Uint8Array([...Array<number>(pad).fill(0x61), ...bytes])
+      expect(firstTelling(text)).toBe(reference(text))
+      expect(firstTelling(text.subarray(pad))).toBe(reference(text.subarray(pad)))
+    },
+    { fastCheck: { numRuns: 2000 } }
+  )
 })
 
 describe("line endings and final newline", () => {

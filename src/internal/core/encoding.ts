@@ -6,6 +6,7 @@
  * guess checked by decoding the sample, and the superset preferred that decodes it cleanly.
  */
 import chardet from "chardet"
+import { isAscii } from "node:buffer"
 import iconv from "iconv-lite"
 import { binarySignature, isBinarySample } from "./binary.js"
 import {
@@ -634,6 +635,12 @@ export const LOOKAHEAD_BYTES = 64 * 1024
  * (ISO-2022), a `~{` (HZ) — or -1. A NUL says the bytes are binary, which is told already.
  */
 export const firstTelling = (bytes: Uint8Array): number => {
+  // All ASCII (one native pass): only ESC, NUL or `~{` can tell, each found by a native search.
+  if (isAscii(bytes)) {
+    const view = asBuffer(bytes)
+    const found = [view.indexOf(0x1b), view.indexOf(0), view.indexOf("~{")].filter((at) => at !== -1)
+    return found.length === 0 ? -1 : Math.min(...found)
+  }
   for (let i = 0; i < bytes.length; i++) {
     const b = bytes[i]!
     if (b >= 0x80 || b === 0x1b || b === 0 || (b === 0x7e && bytes[i + 1] === 0x7b)) return i
