@@ -472,6 +472,24 @@ describe("declarations of each language", () => {
       ])
     }))
 
+  it.effect("Java and C# fields are declarations (only C's rule for struct members left them out)", () =>
+    Effect.gen(function*() {
+      const names = (path: string, text: string) =>
+        Effect.map(syntaxStructure(path, text, GENEROUS), (structure) => all(structure!.declarations).map((d) => [d.kind, d.name]))
+      const java = ["public class A {", "    private int x, y;", "    static final String NAME = \"a\";", "    public int get() {", "        return x;", "    }", "}", ""]
+      expect(yield* names("A.java", java.join("\n"))).toEqual([["class", "A"], ["field", "x"], ["field", "NAME"], ["method", "get"]])
+      // As .NET's System.Collections.Generic.Stack<T> starts.
+      const cs = [
+        "public class Stack<T> {",
+        "    private T[] _array; // Storage for stack elements.",
+        "    private const int DefaultCapacity = 4;",
+        "    public int Count => _size;",
+        "}",
+        ""
+      ]
+      expect(yield* names("Stack.cs", cs.join("\n"))).toEqual([["class", "Stack"], ["field", "_array"], ["field", "DefaultCapacity"], ["property", "Count"]])
+    }))
+
   it.effect("JSON keys on one line: the first is the row, as the core's engine has it (siblings never overlap)", () =>
     Effect.gen(function*() {
       const structure = (yield* syntaxStructure("package.json", `{"type":"module","main":"index.js"}\n`, GENEROUS))!

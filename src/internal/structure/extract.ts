@@ -329,8 +329,10 @@ class Extractor {
 
   /** Fields, properties and constants: `public $x = null;`, `private int x, y;`, `const A = 0;`. */
   private elementName(node: SyntaxNode): string | undefined {
-    const element = namedChildren(node).find((child) => ELEMENTS.has(child.type))
+    let element = namedChildren(node).find((child) => ELEMENTS.has(child.type))
     if (element === undefined) return undefined
+    // C#'s `int x = 1;` holds its type before the declarator.
+    if (element.type === "variable_declaration") element = namedChildren(element).find((child) => child.type === "variable_declarator") ?? element
     const named = element.childForFieldName("name") ?? namedChildren(element)[0] ?? element
     return this.nameText(named)
   }
@@ -361,6 +363,7 @@ class Extractor {
       switch (node.type) {
         case "declaration":
         case "field_declaration": {
+          if (this.spec.cDeclarators !== true) return kind
           if (this.isPrototype(node)) return level.inType ? "method" : "function"
           if (node.type === "field_declaration" && this.spec.declarations.class_specifier === undefined) return undefined
           const type = node.childForFieldName("type")

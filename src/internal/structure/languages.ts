@@ -32,6 +32,12 @@ export interface LanguageSpec {
   readonly callBlocks?: boolean
   /** A string statement at the top of a module or class body is its doc comment (Python). */
   readonly docStrings?: boolean
+  /**
+   * C and C++: a `declaration` or `field_declaration` is a function when its declarator is one,
+   * a struct, union or enum when its type has a body, and a field only in a C++ class (Java's
+   * and C#'s `field_declaration` are plain fields).
+   */
+  readonly cDeclarators?: boolean
   /** Keys of a data format down to this depth, instead of declarations. */
   readonly keyDepth?: number
 }
@@ -160,7 +166,8 @@ const c: LanguageSpec = {
   comments: set("comment"),
   attributes: set(),
   values: {},
-  bodies: set("compound_statement", "field_declaration_list", "enumerator_list")
+  bodies: set("compound_statement", "field_declaration_list", "enumerator_list"),
+  cDeclarators: true
 }
 
 const cpp: LanguageSpec = {
