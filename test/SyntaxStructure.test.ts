@@ -490,6 +490,14 @@ describe("declarations of each language", () => {
       expect(yield* names("Stack.cs", cs.join("\n"))).toEqual([["class", "Stack"], ["field", "_array"], ["field", "DefaultCapacity"], ["property", "Count"]])
     }))
 
+  it.effect("Go: an interface's header ends at its brace and its methods are listed, as a Rust trait's are", () =>
+    Effect.gen(function*() {
+      const text = ["package http", "", "type Handler interface {", "\tServeHTTP(w ResponseWriter, r *Request)", "\tClose() error", "}", ""].join("\n")
+      const [handler] = (yield* syntaxStructure("server.go", text, GENEROUS))!.declarations
+      expect(handler).toMatchObject({ kind: "interface", name: "Handler", header: "type Handler interface {", body: { start: 4, end: 5 }, container: true })
+      expect(handler!.children.map((d) => [d.kind, d.name, d.span.start])).toEqual([["method", "ServeHTTP", 4], ["method", "Close", 5]])
+    }))
+
   it.effect("JSON keys on one line: the first is the row, as the core's engine has it (siblings never overlap)", () =>
     Effect.gen(function*() {
       const structure = (yield* syntaxStructure("package.json", `{"type":"module","main":"index.js"}\n`, GENEROUS))!

@@ -219,7 +219,8 @@ class Extractor {
           const type = namedChildren(node).find((child) => child.type === "type_spec")?.childForFieldName("type")
           if (type == null) return undefined
           if (type.type === "struct_type") body = namedChildren(type).find((child) => child.type === "field_declaration_list") ?? null
-          else if (type.type === "interface_type") body = type
+          // Its `{`, not the `interface` keyword, opens the body (the header ends at the brace).
+          else if (type.type === "interface_type") return this.groupBody(type, "{", "}")
           else return undefined
           break
         }

@@ -90,7 +90,14 @@ const python: LanguageSpec = {
 }
 
 const go: LanguageSpec = {
-  declarations: { function_declaration: "function", method_declaration: "method", type_declaration: "type" },
+  // An interface's methods: `method_elem` in tree-sitter-go 0.25, `method_spec` before.
+  declarations: {
+    function_declaration: "function",
+    method_declaration: "method",
+    type_declaration: "type",
+    method_elem: "method",
+    method_spec: "method"
+  },
   containers: set("type_declaration"),
   wrappers: set(),
   transparent: set(),
