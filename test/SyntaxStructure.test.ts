@@ -599,6 +599,17 @@ describe("limits and fallbacks", () => {
       expect(after?.declarations[0]?.name).toBe("TypeIdAfter")
     }), 60_000)
 
+  it.effect("a text past its deadline stays declined: the engine does not change from read to read with the load", () =>
+    Effect.gen(function*() {
+      const unit = fixture("micro.ts")
+      const text = Array.from({ length: 20 }, (_, i) => unit.replaceAll("Micro", `Pinned${i}`)).join("\n")
+      expect(yield* syntaxAnalysis("pinned.ts", text, { deadlineMs: 0.001 })).toEqual({ declined: "deadline" })
+      // Asked again, even with time to spare: the same answer, from the cache, without a parse.
+      expect(yield* syntaxAnalysis("pinned.ts", text, GENEROUS)).toEqual({ declined: "deadline" })
+      // Another text is parsed as usual.
+      expect(yield* syntaxAnalysis("pinned.ts", `${text}\n// changed\n`, GENEROUS)).toHaveProperty("structure")
+    }), 60_000)
+
   it.effect("over 20,000 lines or 2 MiB: no parse", () =>
     Effect.gen(function*() {
       expect(yield* syntaxAnalysis("long.py", "x = 1\n".repeat(20_001), GENEROUS)).toEqual({ declined: "too-large" })
@@ -656,6 +667,33 @@ describe("structureOf: the syntax engine first, then the core's engines", () => 
       const text = yield* readStructure("notes.txt", "plain\n  text\n", GENEROUS)
       expect([text.structure.engine, text.fallback]).toEqual(["indentation", "no-grammar"])
     }), 60_000)
+
+  it.effect("a .h header the C grammar cannot read is read as C++; a C header stays C", () =>
+    Effect.gen(function*() {
+      const cpp = [
+        "#pragma once",
+        "#include <vector>",
+        "namespace geo {",
+        "template <typename T>",
+        "class Shape {",
+        " public:",
+        "  virtual ~Shape() = default;",
+        "  virtual T area() const = 0;",
+        "  std::vector<T> points() const {",
+        "    return points_;",
+        "  }",
+        " private:",
+        "  std::vector<T> points_;",
+        "};",
+        "}  // namespace geo",
+        ""
+      ].join("\n")
+      const header = yield* readStructure("include/geo.h", cpp, GENEROUS)
+      expect([header.structure.engine, header.structure.language, header.fallback]).toEqual(["syntax", "cpp", undefined])
+      expect(JSON.stringify(header.structure.declarations)).toContain("class Shape")
+      const c = yield* readStructure("include/point.h", "struct point {\n  int x;\n  int y;\n};\n\nint distance(struct point a, struct point b);\n", GENEROUS)
+      expect([c.structure.engine, c.structure.language]).toEqual(["syntax", "c"])
+    }))
 
   it.effect("lines ended by a lone CR are numbered as the views number them", () =>
     Effect.gen(function*() {

@@ -182,6 +182,24 @@ describe("structure views through read", () => {
       expect(result.output).not.toContain("declaration")
     }))
 
+  it.effect("lines longer than a page shows them are read whole by the engines, shown cut", () =>
+    Effect.gen(function*() {
+      // A string of 2,500 characters: cut at 2,000 it loses its closing quote, and the engines
+      // saw a statement running on; read whole, the first const ends on line 2 (its comment above it).
+      const long = "x".repeat(2500)
+      const text = `// long\nconst s = "${long}"\nconst t = 1\nfunction f() {\n  return t\n}\n`
+      const node = project({ "long.ts": text })
+      const files = { "/project/long.ts": text }
+      for (const layer of [memoryLayer(files), nodeLayer(node)]) {
+        const block = yield* read({ filePath: "long.ts:2:block" }).pipe(Effect.provide(layer))
+        expect(block.output).toContain("(Block: const s, lines 1-2 of 6.)")
+        // Shown as a page shows it: cut at 2,000 characters, with the notice.
+        expect(block.output).toContain(`2: const s = "${"x".repeat(2000 - 11)}... (line truncated to 2000 chars; use offset=2 column=2001`)
+        const outline = yield* read({ filePath: "long.ts:outline" }).pipe(Effect.provide(layer))
+        expect(outline.output).toContain("\n4-6: function f() {")
+      }
+    }))
+
   it.effect("an archive member's outline, from memory", () =>
     Effect.gen(function*() {
       const root = project({ "a.zip": zip([{ name: "pkg/mod.py", data: PY }]) })

@@ -248,7 +248,7 @@ export const readText = Effect.fn("Read.text")(function*(request: FileSourceRequ
       const pager = new LinePager(
         {
           ...request,
-          maxLineLength: MAX_LINE_LENGTH,
+          maxLineLength: request.maxLineLength ?? MAX_LINE_LENGTH,
           countAhead: COUNT_AHEAD_BYTES,
           checkpointEvery: index.every
         },

@@ -36,6 +36,8 @@ export interface PageRequest {
   readonly limit: number
   readonly column: number
   readonly maxBytes: number
+  /** Characters kept of a line (default `MAX_LINE_LENGTH`): the structure views read lines whole. */
+  readonly maxLineLength?: number | undefined
 }
 
 /** Produces a page of lines: from a file through the line index, or from bytes in memory. */
@@ -125,7 +127,7 @@ export const memoryPageAt = (bytes: Uint8Array, codec: Codec = utf8): PageAt<nev
     const pager = new LinePager({
       offset: request.offset,
       limit: request.limit,
-      maxLineLength: MAX_LINE_LENGTH,
+      maxLineLength: request.maxLineLength ?? MAX_LINE_LENGTH,
       maxBytes: request.maxBytes,
       column: request.column
     }, codec)

@@ -57,7 +57,13 @@ import type { Params } from "./sources/types.js"
 
 /** A page of the text from its pager (as `text.ts` has it; restated so the modules import one way). */
 type PageAt<E, R> = (
-  request: { readonly offset: number; readonly limit: number; readonly column: number; readonly maxBytes: number }
+  request: {
+    readonly offset: number
+    readonly limit: number
+    readonly column: number
+    readonly maxBytes: number
+    readonly maxLineLength?: number | undefined
+  }
 ) => Effect.Effect<Page, E, R>
 
 /** What a view needs of the text being presented (`text.ts`'s `PresentOptions` extends it). */
@@ -92,7 +98,15 @@ export const collectLines = <E, R>(pageAt: PageAt<E, R>) =>
   Effect.gen(function*() {
     const lines: Array<string> = []
     for (;;) {
-      const page = yield* pageAt({ offset: lines.length + 1, limit: SCAN_LINES, column: 1, maxBytes: SCAN_BYTES })
+      // Whole lines: the engines must see the text as it is, not lines cut for display (a string
+      // past 2,000 characters cut off its closing quote, and the block around it ended early).
+      const page = yield* pageAt({
+        offset: lines.length + 1,
+        limit: SCAN_LINES,
+        column: 1,
+        maxBytes: SCAN_BYTES,
+        maxLineLength: MAX_STRUCTURE_BYTES
+      })
       for (const line of page.lines) lines.push(line)
       // The bytes read, not the lines' lengths: a page's lines are cut at 2,000 characters, so a
       // 3 MB one-line bundle summed to 2 KB and was outlined from its first 2,000 characters.

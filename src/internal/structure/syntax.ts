@@ -152,11 +152,18 @@ const runtimeOf = (module: Modules["effect-read-grammars"]): Runtime => {
 }
 
 /** Content hash → structure; the oldest entry leaves first. */
-const cache = new Map<string, FileStructure | undefined>()
-const remember = (key: string, structure: FileStructure | undefined) => {
+type Analysis = { readonly structure: FileStructure } | { readonly declined: "deadline" | "errors" }
+const cache = new Map<string, Analysis>()
+/**
+ * A parse past its deadline is remembered too: the same text is not parsed to the deadline again
+ * at every view, and the engine a text gets does not change from one read to the next with the
+ * machine's load (until the entry leaves the cache or the text changes).
+ */
+const remember = (key: string, analysis: Analysis): Analysis => {
   cache.delete(key)
-  cache.set(key, structure)
+  cache.set(key, analysis)
   if (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value!)
+  return analysis
 }
 
 /**
@@ -229,46 +236,55 @@ export const syntaxAnalysis = Effect.fn("syntaxAnalysis")(function*(path: string
   if (module === undefined) return { declined: "no-package" } as const
   const runtime = runtimeOf(module)
   const language = runtime.languageOf(path, text)
-  const spec = language === undefined ? undefined : specs[language]
-  if (language === undefined || spec === undefined) return { declined: "no-grammar" } as const
+  if (language === undefined || specs[language] === undefined) return { declined: "no-grammar" } as const
   if (text.length > MAX_SYNTAX_BYTES || Buffer.byteLength(text) > MAX_SYNTAX_BYTES) return { declined: "too-large" } as const
   // tree-sitter starts a row at `\n` only; an old Mac file's lone `\r` ends a line for the views.
   // The same length, so the node indices still index `text`.
   if (text.includes("\r")) text = text.replace(/\r(?!\n)/g, "\n")
   const lines = countLines(text)
   if (lines > MAX_SYNTAX_LINES) return { declined: "too-large" } as const
-  const key = `${language}:${createHash("sha256").update(text).digest("base64")}`
-  if (cache.has(key)) {
-    const cached = cache.get(key)
-    remember(key, cached)
-    return cached === undefined ? { declined: "errors" } as const : { structure: cached }
+  const analysis = yield* analyse(runtime, path, text, language, lines, options)
+  // A `.h` header is C or C++: one the C grammar cannot read (classes, templates) is read as C++.
+  if ("declined" in analysis && analysis.declined === "errors" && language === "c" && nodePath.extname(path) === ".h") {
+    return yield* analyse(runtime, path, text, "cpp", lines, options)
   }
-  const parser = yield* Effect.promise(() => runtime.parser(language))
-  // A grammar's first parse runs its wasm before V8 has optimised it (88 ms against 27 ms warm
-  // for 5,000 lines of TypeScript on the build machine): it gets four times the deadline.
-  const deadlineMs = (options.deadlineMs ?? DEFAULT_DEADLINE_MS) * (runtime.parsed.has(language) ? 1 : FIRST_PARSE_ALLOWANCE)
-  return yield* Effect.sync(() => {
-    const deadline = performance.now() + deadlineMs
-    const last = trees.get(path)
-    const oldTree = last !== undefined && last.language === language ? last.tree : null
-    if (oldTree !== null) oldTree.edit(editBetween(last!.text, text))
-    const tree = parser.parse(text, oldTree, { progressCallback: () => performance.now() > deadline })
-    runtime.parsed.add(language)
-    if (tree === null) {
-      // A cancelled parse would resume on the next call; start that one afresh.
-      parser.reset()
-      dropTree(path)
-      return { declined: "deadline" } as const
-    }
-    keepTree(path, language, text, tree)
-    const errors = errorLines(tree.rootNode, lines)
-    const structure = errors.lines > Math.max(MIN_ERROR_LINES, lines * MAX_ERROR_SHARE)
-      ? undefined
-      : extract(tree.rootNode, text, language, spec, lines, errors.lines)
-    remember(key, structure)
-    return structure === undefined ? { declined: "errors" } as const : { structure }
-  })
+  return analysis
 })
+
+/** The text parsed as `language` (or its answer from the cache), within the deadline. */
+const analyse = (runtime: Runtime, path: string, text: string, language: string, lines: number, options: SyntaxOptions) =>
+  Effect.gen(function*() {
+    const spec = specs[language]!
+    const key = `${language}:${createHash("sha256").update(text).digest("base64")}`
+    const cached = cache.get(key)
+    if (cached !== undefined) return remember(key, cached)
+    const parser = yield* Effect.promise(() => runtime.parser(language))
+    // A grammar's first parse runs its wasm before V8 has optimised it (88 ms against 27 ms warm
+    // for 5,000 lines of TypeScript on the build machine): it gets four times the deadline.
+    const deadlineMs = (options.deadlineMs ?? DEFAULT_DEADLINE_MS) * (runtime.parsed.has(language) ? 1 : FIRST_PARSE_ALLOWANCE)
+    return yield* Effect.sync(() => {
+      const deadline = performance.now() + deadlineMs
+      const last = trees.get(path)
+      const oldTree = last !== undefined && last.language === language ? last.tree : null
+      if (oldTree !== null) oldTree.edit(editBetween(last!.text, text))
+      const tree = parser.parse(text, oldTree, { progressCallback: () => performance.now() > deadline })
+      runtime.parsed.add(language)
+      if (tree === null) {
+        // A cancelled parse would resume on the next call; start that one afresh.
+        parser.reset()
+        dropTree(path)
+        return remember(key, { declined: "deadline" })
+      }
+      keepTree(path, language, text, tree)
+      const errors = errorLines(tree.rootNode, lines)
+      return remember(
+        key,
+        errors.lines > Math.max(MIN_ERROR_LINES, lines * MAX_ERROR_SHARE)
+          ? { declined: "errors" }
+          : { structure: extract(tree.rootNode, text, language, spec, lines, errors.lines) }
+      )
+    })
+  })
 
 /** The structure tree-sitter finds, or undefined (the caller falls back to the indentation engine). */
 export const syntaxStructure = (path: string, text: string, options?: SyntaxOptions): Effect.Effect<FileStructure | undefined> =>
