@@ -19,7 +19,7 @@ import { binaryExtensions, binarySignature, SAMPLE_BYTES } from "./core/binary.j
 import { type Codec, type Detection, detect, detectionFor, firstTelling, LOOKAHEAD_BYTES } from "./core/encoding.js"
 import { anchorHeader, HASHLINE_MAX_BYTES, linesBetween, normalize, tagOfNormal } from "./core/hashline.js"
 import { searchableBuffers } from "./core/lineFeeds.js"
-import { COUNT_AHEAD_BYTES, LinePager, MAX_BYTES, MAX_LINE_LENGTH, type Page, pastEnd } from "./core/lines.js"
+import { COUNT_AHEAD_BYTES, LinePager, MAX_BYTES, MAX_LINE_LENGTH, pastEnd } from "./core/lines.js"
 import { TailScanner } from "./core/tail.js"
 import { MAX_MEDIA_BYTES, mediaExtensions, mediaKind } from "./core/media.js"
 import { fromPlatformError } from "./platformError.js"
@@ -330,7 +330,7 @@ export const readText = Effect.fn("Read.text")(function*(request: FileSourceRequ
       const scan = scanner.result()
       // The bytes from `keptFrom` to the end, in one piece.
       const window = keptFrom === undefined ? undefined : kept.length === 1 ? kept[0]! : Buffer.concat(kept.reverse())
-      const held = (from: number, to: number) =>
+      const held: Held = (from, to) =>
         window !== undefined && keptFrom !== undefined && from >= keptFrom ? window.subarray(from - keptFrom, to - keptFrom) : undefined
 
       const before = scan.atOrigin ? 0 : yield* linesBefore(scan.position, last, held)
@@ -340,30 +340,33 @@ export const readText = Effect.fn("Read.text")(function*(request: FileSourceRequ
         { lines: before, position: scan.position },
         origin
       )
-      const tail = held(scan.position, size)
-      let page: Page
-      if (tail !== undefined) {
-        pager.push(tail)
-        page = pager.end(true)
-      } else {
-        const streamed = yield* streamPage(file, scan.position, size, pager, target.absolute)
-        if (streamed.early) yield* endedEarly(file, target, size)
-        page = streamed.page
-      }
+      const page = yield* pageBetween(pager, scan.position, size, held)
       yield* index.record(target.absolute, key, page.checkpoints, page.totalLines)
       return page
     }).pipe(Effect.mapError((error) => error._tag === "FileChanged" ? error : failed(error)))
+
+  /** The bytes of a tail's walk back, `from`–`to` of them when it kept those. */
+  type Held = (from: number, to: number) => Uint8Array | undefined
+
+  /** The pager fed the bytes from `from` to `to`: those `held` when it has them, else read. */
+  const pageBetween = (pager: LinePager, from: number, to: number, held: Held) =>
+    Effect.gen(function*() {
+      const bytes = held(from, to)
+      if (bytes !== undefined) {
+        pager.push(bytes)
+        return pager.end(true)
+      }
+      const streamed = yield* streamPage(file, from, to, pager, target.absolute)
+      if (streamed.early) yield* endedEarly(file, target, size)
+      return streamed.page
+    })
 
   /**
    * Lines before byte `position` (a line start), counted from the index's `last` checkpoint when
    * it lies before the position, else from the start; from the bytes `held` when they cover the
    * count, else read again.
    */
-  const linesBefore = (
-    position: number,
-    last: { readonly lines: number; readonly position: number },
-    held: (from: number, to: number) => Uint8Array | undefined
-  ) =>
+  const linesBefore = (position: number, last: { readonly lines: number; readonly position: number }, held: Held) =>
     Effect.gen(function*() {
       const { bomLength: origin, codec } = detection
       const terminated = (at: number) =>
@@ -388,14 +391,7 @@ export const readText = Effect.fn("Read.text")(function*(request: FileSourceRequ
         start,
         origin
       )
-      const bytes = held(start.position, position)
-      let counted: Page
-      if (bytes !== undefined) {
-        counter.push(bytes)
-        counted = counter.end(true)
-      } else {
-        counted = (yield* streamPage(file, start.position, position, counter, target.absolute)).page
-      }
+      const counted = yield* pageBetween(counter, start.position, position, held)
       yield* index.record(target.absolute, key, counted.checkpoints, undefined)
       return counted.totalLines ?? counted.linesAtLeast
     })
