@@ -4,6 +4,7 @@
  * scanner.
  */
 import { afterAll, describe, expect, it } from "@effect/vitest"
+import * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
 import * as fs from "node:fs"
@@ -143,6 +144,38 @@ describe("tail by negative offset", () => {
       )
       expect(deep.output).toContain("200000: row 200000\n")
       expect(counting.stats.bytes).toBeLessThan(2 * 1024 * 1024)
+    }))
+
+  it.effect("a file that reports more bytes than it holds (FUSE): the tail shows only bytes it read", () =>
+    Effect.gen(function*() {
+      const text = Array.from({ length: 20_000 }, (_, i) => `row ${i + 1}`).join("\n") + "\n"
+      const claimed = Buffer.byteLength(text) + 200_000
+      // Every stat says 200,000 bytes more than the reads give.
+      const lie = (info: FileSystem.File.Info): FileSystem.File.Info => ({ ...info, size: FileSystem.Size(claimed) })
+      const lying = <A, E, R>(self: Effect.Effect<A, E, R>) =>
+        Effect.flatMap(FileSystem.FileSystem, (fs) =>
+          Effect.provideService(self, FileSystem.FileSystem, {
+            ...fs,
+            stat: (path) => Effect.map(fs.stat(path), lie),
+            open: (path, options) =>
+              Effect.map(fs.open(path, options), (file) =>
+                ({
+                  ...file,
+                  stat: Effect.map(file.stat, lie),
+                  seek: (offset, from) => file.seek(offset, from),
+                  read: (buffer: Uint8Array) => file.read(buffer)
+                }) as FileSystem.File)
+          }))
+      for (const offset of [-3, -2500]) {
+        const result = yield* lying(read({ filePath: "big.log", offset })).pipe(
+          Effect.provide(memoryLayer({ "/project/big.log": text }))
+        )
+        const shown = result.output.slice(result.output.indexOf("<content>\n") + 10).split("\n\n")[0]!.split("\n")
+        expect(shown.length).toBeGreaterThan(0)
+        // Each line is a line of the file, under its own number: no byte the reads did not give.
+        for (const line of shown) expect(line).toMatch(/^(\d+): row \1$/)
+        expect(shown.at(-1)).toBe("20000: row 20000")
+      }
     }))
 
   it.effect("UTF-16 text: the walk back keeps to whole code units", () =>

@@ -318,7 +318,13 @@ export const readText = Effect.fn("Read.text")(function*(request: FileSourceRequ
           : (reused ??= Buffer.allocUnsafe(CHUNK_BYTES + unit)).subarray(0, length)
         yield* file.seek(start, "start")
         const n = yield* readFully(file, buffer)
-        if (n < length) yield* endedEarly(file, target, size)
+        if (n < length) {
+          yield* endedEarly(file, target, size)
+          // A file that reports more than it holds (FUSE): the rest of the buffer was never
+          // written, so nothing is kept; the page and the count read what is there.
+          kept.length = 0
+          keptFrom = undefined
+        }
         scanner.pushBackward(buffer.subarray(0, n), start)
         if (keptFrom !== undefined) {
           kept.push(buffer)
