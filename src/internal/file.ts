@@ -13,7 +13,7 @@ import { LineIndex } from "../LineIndex.js"
 import { Progress } from "../Progress.js"
 import { BinaryFile, type FileChanged, InvalidMedia, MediaTooLarge, type ReadFailed } from "../ReadError.js"
 import { Workspace } from "../Workspace.js"
-import { endedEarly, readAllFrom, type Target } from "./access.js"
+import { endedEarly, readAllFrom, TAIL_BYTES, type Target } from "./access.js"
 import { AnchorStore, anchorPath } from "./anchorStore.js"
 import { binaryExtensions, binarySignature, SAMPLE_BYTES } from "./core/binary.js"
 import { type Codec, type Detection, detect, detectionFor, firstTelling, LOOKAHEAD_BYTES } from "./core/encoding.js"
@@ -190,7 +190,10 @@ const isTerminator = (unit: Uint8Array, codec: Codec): boolean => {
 const endsWithNewline = (file: FileSystem.File, size: number, detection: Text, end: Uint8Array | undefined) => {
   const { bomLength, codec } = detection
   if (size - bomLength < codec.unit) return Effect.succeed(false)
-  if (end !== undefined && end.length >= codec.unit) return Effect.succeed(isTerminator(end.subarray(end.length - codec.unit), codec))
+  // Only when they are all there: fewer means the file holds less than it reports.
+  if (end !== undefined && end.length >= codec.unit && end.length === Math.min(TAIL_BYTES, size)) {
+    return Effect.succeed(isTerminator(end.subarray(end.length - codec.unit), codec))
+  }
   return Effect.map(unitBefore(file, size, codec.unit), (last) => isTerminator(last, codec))
 }
 
