@@ -181,6 +181,39 @@ describe("LinePager", () => {
     expect(page.rendered).toEqual(page.lines.map((line, i) => `${offset + i}: ${line}`))
   })
 
+  it.prop("any chunking gives the page the whole text gives, with a column, caps and a count ahead", [
+    fc.array(
+      fc.tuple(
+        fc.string({ unit: fc.constantFrom("a", "é", "中", "😀", " ", "\t"), maxLength: 40 }),
+        fc.constantFrom("\n", "\r\n", "\r")
+      ),
+      { maxLength: 40 }
+    ).map((lines) => lines.map(([line, end]) => line + end).join("")),
+    fc.array(fc.nat(), { maxLength: 12 }),
+    fc.record({
+      offset: fc.integer({ min: 1, max: 30 }),
+      limit: fc.integer({ min: 1, max: 30 }),
+      maxLineLength: fc.integer({ min: 1, max: 12 }),
+      column: fc.integer({ min: 1, max: 5 }),
+      countAhead: fc.integer({ min: 0, max: 60 }),
+      maxBytes: fc.integer({ min: 20, max: 600 })
+    })
+  ], ([text, cuts, page]) => {
+    const bytes = encode(text)
+    const whole = pageBytes(bytes, options(page))
+    const chunked = pageInChunks(bytes, cuts, options(page))
+    expect(chunked.rendered).toEqual(whole.rendered)
+    expect(chunked.lines).toEqual(whole.lines)
+  }, { fastCheck: { numRuns: 2000 } })
+
+  it("a column inside a surrogate pair, its line split between chunks, is still shown cut", () => {
+    // From column 4 the line is "\uDE00aa😀a😀": the pair's second half is dropped when shown,
+    // so five units are "aa😀a" and the last 😀 (in the second chunk) is what was cut.
+    const bytes = encode("\naa😀aa😀a😀")
+    const page = pageInChunks(bytes, [14], options({ offset: 2, limit: 1, maxLineLength: 5, column: 4 }))
+    expect(page.rendered).toEqual(["2: aa😀a... (line truncated to 5 chars; use offset=2 column=9 to read more of it)"])
+  })
+
   it.prop("a total is given only when the pager saw the end: a count-ahead that stops inside a chunk gives none", [
     textArb,
     fc.integer({ min: 1, max: 20 }),

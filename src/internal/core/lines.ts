@@ -412,8 +412,16 @@ export class LinePager {
   }
 
   /** Column mode: decode as we go, drop the first `column - 1` characters, keep what follows. */
+  /**
+   * The column text holds more than a line shows. One unit of slack: a column inside a surrogate
+   * pair keeps the pair's second half, which is dropped when the line is shown.
+   */
+  private columnFull(): boolean {
+    return this.columnText.length > this.options.maxLineLength + 1
+  }
+
   private keepFromColumn(bytes: Uint8Array): void {
-    if (this.columnText.length > this.options.maxLineLength) return
+    if (this.columnFull()) return
     this.takeColumnText(this.skipDecoder!.write(bytes))
   }
 
@@ -453,7 +461,7 @@ export class LinePager {
 
   /** The current line holds all of itself that can be shown: the rest only says where it ends. */
   private lineFull(): boolean {
-    return this.skipDecoder !== undefined ? this.columnText.length > this.options.maxLineLength : this.lineOverflow
+    return this.skipDecoder !== undefined ? this.columnFull() : this.lineOverflow
   }
 
   /**
@@ -481,7 +489,7 @@ export class LinePager {
     let start = 1
     let overflow = this.lineOverflow
     if (this.skipDecoder !== undefined) {
-      if (this.columnText.length <= this.options.maxLineLength) this.takeColumnText(this.skipDecoder.end())
+      if (!this.columnFull()) this.takeColumnText(this.skipDecoder.end())
       this.skipDecoder = undefined
       if (this.skipped < this.column - 1) {
         this.columnPastEnd = this.skipped
