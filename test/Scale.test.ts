@@ -74,6 +74,27 @@ describe("line index", () => {
       expect(firstShown(after.output)).toBe(`600: ${String(600).padStart(14, "0")}`)
     }).pipe(Effect.provide(withIndex(100))))
 
+  it.effect("a CRLF split between two read chunks where a page's count stops records no checkpoint between its CR and LF", () =>
+    Effect.gen(function*() {
+      // Line 1, then 100-byte CRLF lines to ~1 MB, then one long line whose \r is the last byte of
+      // the fifth chunk read and whose \n is the first of the sixth: the first page's count ahead
+      // (1 MB) is done at that line end, with the \n not read. Then line `after`.
+      const chunks = 5
+      const filler = Array.from({ length: 9_900 }, (_, i) => `${String(i + 2).padStart(97, "0")}\r\n`).join("")
+      const head = `first\r\n${filler}`
+      const longLine = "L".repeat(chunks * CHUNK_BYTES - 1 - Buffer.byteLength(head))
+      const text = `${head}${longLine}\r\nafter\r\nend\r\n`
+      expect(text.charCodeAt(chunks * CHUNK_BYTES - 1)).toBe(13)
+      expect(chunks * CHUNK_BYTES - 1 - 7).toBeGreaterThan(COUNT_AHEAD_BYTES)
+      fs.writeFileSync(`${root}/split.log`, text)
+      const afterLine = 1 + 9_900 + 1 + 1
+      yield* read({ filePath: "split.log", limit: 1 })
+      // A checkpoint there would put the line after the long one at its \n: an empty line, and
+      // every later number one off.
+      const after = yield* read({ filePath: "split.log", offset: afterLine, limit: 2 })
+      expect(after.output).toContain(`\n${afterLine}: after\n${afterLine + 1}: end\n`)
+    }).pipe(Effect.provide(withIndex(1))))
+
   it.effect("without an index every deep page scans (LineIndex.layerNoop), with the same result", () =>
     Effect.gen(function*() {
       write("plain.log", 1, 3000)

@@ -206,6 +206,61 @@ describe("LinePager", () => {
     expect(chunked.lines).toEqual(whole.lines)
   }, { fastCheck: { numRuns: 2000 } })
 
+  it("a \\r that ends the bytes read before the end gives no checkpoint: a \\n may follow it", () => {
+    const bytes = encode("\n\r\nx\n")
+    const opts = options({ offset: 2, limit: 1, checkpointEvery: 1, countAhead: 0 })
+    expect(pageBytes(bytes, opts).checkpoints).toEqual([[1, 1], [2, 3]])
+    // The page is done at the \r that ends the first chunk: line 3 starts at 2 or at 3.
+    const pager = new LinePager(opts)
+    pager.push(bytes.subarray(0, 2))
+    expect(pager.done).toBe(true)
+    expect(pager.end(false).checkpoints).toEqual([[1, 1]])
+    // At the end of the text it ends the line, and the next would start after it.
+    const last = new LinePager(options({ offset: 1, limit: 5, checkpointEvery: 1 }))
+    last.push(encode("a\r"))
+    expect(last.end(true).checkpoints).toEqual([[1, 2]])
+  })
+
+  it.prop("chunked in any code-unit-aligned pieces, in UTF-8, UTF-16 and Shift_JIS: the page of the whole text, and only its checkpoints", [
+    fc.array(
+      fc.tuple(fc.string({ unit: fc.constantFrom("a", "é", "中", "😀", " "), maxLength: 30 }), fc.constantFrom("\n", "\r\n", "\r")),
+      { maxLength: 40 }
+    ).map((lines) => lines.map(([line, end]) => line + end).join("")),
+    fc.array(fc.nat(), { maxLength: 12 }),
+    fc.constantFrom("utf-8", "utf-16le", "shift_jis"),
+    fc.record({
+      offset: fc.integer({ min: 1, max: 30 }),
+      limit: fc.integer({ min: 1, max: 30 }),
+      maxLineLength: fc.integer({ min: 1, max: 12 }),
+      countAhead: fc.integer({ min: 0, max: 60 }),
+      maxBytes: fc.integer({ min: 20, max: 600 }),
+      checkpointEvery: fc.integer({ min: 0, max: 4 })
+    })
+  ], ([text, cuts, encoding, page]) => {
+    const codec = codecFor(encoding)!
+    const unit = encoding === "utf-16le" ? 2 : 1
+    const bytes = encoding === "utf-16le"
+      ? new Uint8Array(Buffer.from(text, "utf16le"))
+      : encode(encoding === "shift_jis" ? text.replace(/[^\x00-\x7f]/g, "x") : text)
+    const whole = pageBytes(bytes, options(page), codec)
+    const pager = new LinePager(options(page), codec)
+    const buffer = new Uint8Array(bytes.length)
+    let at = 0
+    for (const cut of [...cuts.map((c) => c % (bytes.length + 1)).map((c) => c - (c % unit)).sort((a, b) => a - b), bytes.length]) {
+      if (pager.done) break
+      // From one reused buffer, overwritten after each push.
+      const piece = buffer.subarray(0, cut - at)
+      piece.set(bytes.subarray(at, cut))
+      pager.push(piece)
+      piece.fill(0x3f)
+      at = cut
+    }
+    const chunked = pager.end(at >= bytes.length)
+    expect(chunked.rendered).toEqual(whole.rendered)
+    // A reader that stops early may know fewer checkpoints, never another one.
+    expect(whole.checkpoints.slice(0, chunked.checkpoints.length)).toEqual(chunked.checkpoints)
+  }, { fastCheck: { numRuns: 3000 } })
+
   it("a column inside a surrogate pair, its line split between chunks, is still shown cut", () => {
     // From column 4 the line is "\uDE00aa😀a😀": the pair's second half is dropped when shown,
     // so five units are "aa😀a" and the last 😀 (in the second chunk) is what was cut.

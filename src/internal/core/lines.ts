@@ -293,7 +293,13 @@ export class LinePager {
     const finalNewline = eof && this.state !== "done" ? !this.lineOpen && this.position > this.origin : undefined
     // The last line needs no terminator; a page stopped by the byte cap shows nothing more.
     if (eof && this.lineOpen && this.stoppedBy !== "bytes") this.lineEnd(this.position, false)
-    if (this.pendingCheckpoint) this.recordCheckpoint(this.position)
+    // A checkpoint waits on a `\r` that ended the last chunk: at the end of the text the next line
+    // starts after it; short of it a `\n` may follow, and the line after starts past that, so
+    // the checkpoint is not known and not recorded (a wrong one would misnumber later reads).
+    if (this.pendingCheckpoint) {
+      if (eof) this.recordCheckpoint(this.position)
+      else this.pendingCheckpoint = false
+    }
     this.state = "done"
     const shownLast = this.options.offset - 1 + this.lines.length
     const known = eof && this.stoppedBy !== "bytes"
