@@ -421,6 +421,49 @@ describe("SQLite reads", () => {
       )
     }))
 
+  // PROJ's proj.db (shipped in pyproj, fiona and pyogrio wheels): the view `conversion` has 36
+  // INSTEAD OF triggers, and its schema read was 133 KB in one page.
+  it.effect("a schema whose triggers pass 50 KB shows those that fit and says how to list the rest", () =>
+    Effect.gen(function*() {
+      const dir = tempDir()
+      roots.push(dir)
+      const triggers = Array.from({ length: 30 }, (_, i) =>
+        `CREATE TRIGGER v_check_${String(i).padStart(2, "0")} INSTEAD OF INSERT ON v BEGIN
+${Array.from({ length: 40 }, (_, k) => `  SELECT RAISE(ABORT, 'check ${i}.${k}: ${"x".repeat(40)}') WHERE NEW.a = ${k};`).join("\n")}
+END;`)
+      makeDb(
+        nodePath.join(dir, "proj.db"),
+        `CREATE TABLE t (a INTEGER, b TEXT);
+         INSERT INTO t VALUES (1, 'one'), (2, 'two');
+         CREATE VIEW v AS SELECT a, b FROM t;
+         ${triggers.join("\n")}`
+      )
+      const text = (yield* readAt(dir, { filePath: "proj.db:v" })).output
+      expect(Buffer.byteLength(text)).toBeLessThanOrEqual(50 * 1024)
+      expect(text).toContain("<content>\nCREATE VIEW v AS SELECT a, b FROM t\nCREATE TRIGGER v_check_00 INSTEAD OF INSERT ON v BEGIN\n")
+      const shown = text.split("\n").filter((line) => line.startsWith("CREATE TRIGGER")).length
+      expect(shown).toBeGreaterThan(0)
+      expect(shown).toBeLessThan(30)
+      // Whole statements only: the last trigger shown ends.
+      const notice = `[${30 - shown} of 30 indexes and triggers not shown (output capped at 50 KB); ` +
+        "append ?q=SELECT type, name FROM sqlite_master WHERE tbl_name = 'v' AND type IN ('index', 'trigger') " +
+        "to the database path to list them]"
+      expect(text).toContain(`END\n${notice}\n\nSample rows:\n| a | b   |\n| - | --- |\n| 1 | one |\n| 2 | two |\n</content>`)
+      const listed = (yield* readAt(dir, { filePath: notice.match(/append (\?q=.*) to the/)![1]!.replace(/^/, "proj.db") }))
+        .output
+      expect(listed).toContain("| trigger | v_check_29 |")
+
+      // A CREATE statement over the page itself: cut, and the page still ends.
+      const columns = Array.from({ length: 1500 }, (_, i) => `  column_with_a_long_name_${i} TEXT`)
+      makeDb(nodePath.join(dir, "wide.db"), `CREATE TABLE w (\n${columns.join(",\n")}\n);\nINSERT INTO w (column_with_a_long_name_0) VALUES ('x');`)
+      const wide = (yield* readAt(dir, { filePath: "wide.db:w" })).output
+      expect(Buffer.byteLength(wide)).toBeLessThanOrEqual(50 * 1024)
+      expect(wide).toContain(
+        "\n… (the CREATE statement is cut at 50 KB; append ?q=SELECT substr(sql, 1, 2000) FROM sqlite_master WHERE name = 'w' " +
+          "to the database path to read it 2000 characters at a time)\n\nSample rows:\n── Row 1 ──\ncolumn_with_a_long_name_0: x\n"
+      )
+    }))
+
   it.effect("a SQLite file inside MemoryFileSystem is read from its bytes", () =>
     Effect.gen(function*() {
       const bytes = fs.readFileSync(nodePath.join(root, "app.db"))

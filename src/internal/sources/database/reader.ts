@@ -64,8 +64,12 @@ export class Budget {
     return true
   }
   takeAll(lines: ReadonlyArray<string>): boolean {
+    return this.takeAllLeaving(lines, 0)
+  }
+  /** Take all of `lines` only if `reserve` bytes are still left after them. */
+  takeAllLeaving(lines: ReadonlyArray<string>, reserve: number): boolean {
     const bytes = lines.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0)
-    if (bytes > this.left) return false
+    if (bytes + reserve > this.left) return false
     this.left -= bytes
     return true
   }
@@ -388,6 +392,51 @@ const schemaLines = (sql: string): Array<string> =>
     line.length > MAX_VALUE_CHARS ? `${line.slice(0, MAX_VALUE_CHARS)}…` : line
   )
 
+/** Bytes a schema leaves for the sample rows and its notices when its indexes and triggers are long. */
+const SAMPLE_RESERVE = 12 * 1024
+
+/**
+ * The CREATE statement, then its indexes and triggers while they fit the page with room left for
+ * the sample rows: whole statements only, and a line saying how to list those left out (PROJ's
+ * proj.db has views with 36 triggers, 130 KB of SQL).
+ */
+const schemaText = (info: TableInfo, related: ReadonlyArray<string>, budget: Budget): Array<string> => {
+  const lines: Array<string> = []
+  const own = schemaLines(info.object.sql!)
+  if (budget.takeAllLeaving(own, SAMPLE_RESERVE)) lines.push(...own)
+  else {
+    for (const line of own) {
+      if (!budget.takeAllLeaving([line], SAMPLE_RESERVE)) break
+      lines.push(line)
+    }
+    lines.push(`… (the CREATE statement is cut at ${MAX_BYTES_LABEL}; append ?q=SELECT substr(sql, 1, ${MAX_VALUE_CHARS}) FROM sqlite_master WHERE name = ${
+      sqlString(info.object.name)
+    } to the database path to read it ${MAX_VALUE_CHARS} characters at a time)`)
+    budget.take(lines[lines.length - 1]!)
+  }
+  let shown = 0
+  if (lines.length === own.length) {
+    for (const statement of related) {
+      const statementLines = schemaLines(statement)
+      if (!budget.takeAllLeaving(statementLines, SAMPLE_RESERVE)) break
+      lines.push(...statementLines)
+      shown++
+    }
+  }
+  if (shown < related.length) {
+    const notice = `[${related.length - shown} of ${related.length} indexes and triggers not shown (output capped at ${MAX_BYTES_LABEL}); ` +
+      `append ?q=SELECT type, name FROM sqlite_master WHERE tbl_name = ${
+        sqlString(info.object.name)
+      } AND type IN ('index', 'trigger') to the database path to list them]`
+    budget.take(notice)
+    lines.push(notice)
+  }
+  return lines
+}
+
+/** A SQL string literal. */
+const sqlString = (text: string): string => `'${escapeText(text).replace(/'/g, "''")}'`
+
 /** `app.db:users`: the CREATE statement (with its indexes and triggers) and the first rows. */
 export const showSchema = (db: Connection, info: TableInfo, budget: Budget): Plan => {
   const name = info.object.name
@@ -401,8 +450,7 @@ export const showSchema = (db: Connection, info: TableInfo, budget: Budget): Pla
   return {
     fetches,
     show: (results) => {
-      const lines = [info.object.sql!, ...related].flatMap(schemaLines)
-      budget.takeAll(lines)
+      const lines = schemaText(info, related, budget)
       lines.push("", "Sample rows:")
       const page = pageOf(results)
       const table = fitTable(info.columns.map((c) => c.name), page.rows, 1, budget)
