@@ -14,7 +14,7 @@ import { Workspace } from "../Workspace.js"
 import { askRead, confirmDirectory, type Target, targetOf } from "./access.js"
 import { DEFAULT_LIMIT, MAX_BYTES } from "./core/lines.js"
 import { fromPlatformError } from "./platformError.js"
-import { FOOTER_RESERVE, header, renderDirectory, renderTree } from "./core/render.js"
+import { entriesWithin, FOOTER_RESERVE, header, renderDirectory, renderTree } from "./core/render.js"
 import { compareNames } from "./suggest.js"
 import { renderTreeLines, type TreeEntry, treeSummary } from "./core/tree.js"
 import {
@@ -112,7 +112,7 @@ export const readDirectory = Effect.fn("Read.directory")(function*(
   if (offset > total && !(total === 0 && offset === 1)) {
     return yield* new OffsetOutOfRange({ path: target.absolute, offset, totalLines: total, unit: "entries" })
   }
-  const shown = yield* Effect.forEach(
+  const listed = yield* Effect.forEach(
     sorted.slice(offset - 1, offset - 1 + limit),
     (name) => {
       const kind = known.get(name)
@@ -121,11 +121,15 @@ export const readDirectory = Effect.fn("Read.directory")(function*(
     },
     { concurrency: STAT_CONCURRENCY }
   )
+  // Whole entries up to the 50 KB cap: /usr/share/man/man1's first 2,000 names are 90 KB.
+  const fixed = new TextEncoder().encode(renderDirectory(target.absolute, { shown: [], offset, total }, note)).length
+  const shown = listed.slice(0, entriesWithin(listed, fixed, MAX_BYTES))
+  const capped = shown.length < listed.length
   const last = offset - 1 + shown.length
   const more = last < total
   return {
     title: target.relative,
-    output: renderDirectory(target.absolute, { shown, offset, total }, note),
+    output: renderDirectory(target.absolute, { shown, offset, total, capped }, note),
     metadata: {
       kind: "directory" as const,
       path: target.absolute,

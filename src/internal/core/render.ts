@@ -126,15 +126,31 @@ export interface DirectoryPage {
   readonly shown: ReadonlyArray<string>
   readonly offset: number
   readonly total: number
+  /** The 50 KB cap ended the page before `limit` entries. */
+  readonly capped?: boolean
 }
 
 /** As the newest opencode: the entry named is the `offset` that continues (offset + shown). */
 export const directoryFooter = (page: DirectoryPage): string =>
   page.offset - 1 + page.shown.length < page.total
-    ? `(Showing ${page.shown.length} of ${page.total} entries. Use 'offset' parameter to read beyond entry ${
+    ? `(${page.capped === true ? `Output capped at ${MAX_BYTES_LABEL}. ` : ""}Showing ${page.shown.length} of ${page.total} entries. Use 'offset' parameter to read beyond entry ${
       page.offset + page.shown.length
     })`
     : `(${page.total} entries)`
+
+/**
+ * How many of a listing's entries fit the 50 KB cap, one line each, after `fixed` bytes of tags
+ * and notices: at least one, so paging moves on.
+ */
+export const entriesWithin = (entries: ReadonlyArray<string>, fixed: number, maxBytes: number): number => {
+  const encoder = new TextEncoder()
+  let left = maxBytes - FOOTER_RESERVE - fixed
+  for (let i = 0; i < entries.length; i++) {
+    left -= encoder.encode(entries[i]!).length + 1
+    if (left < 0) return Math.max(1, i)
+  }
+  return entries.length
+}
 
 export const renderDirectory = (path: string, page: DirectoryPage, note?: string): string =>
   [...lead({ note }), header(path, "directory"), ...page.shown, "", directoryFooter(page), "</entries>"].join("\n")

@@ -22,9 +22,9 @@ import { ArchiveError, formatBytes, InvalidParams, InvalidSelector, OffsetOutOfR
 import { confirmUnchanged, openChecked, TAIL_BYTES } from "../access.js"
 import { isBinarySample } from "../core/binary.js"
 import { archiveFormat, looksLikeArchive } from "../containers.js"
-import { DEFAULT_LIMIT } from "../core/lines.js"
+import { DEFAULT_LIMIT, MAX_BYTES } from "../core/lines.js"
 import { fromPlatformError } from "../platformError.js"
-import { directoryFooter } from "../core/render.js"
+import { directoryFooter, entriesWithin } from "../core/render.js"
 import { noSelection, parseSelector, type Selection, SelectorError, splitSelector } from "../core/selector.js"
 import { memoryPageAt, memoryTailAt, presentText } from "../text.js"
 import type { ByteSource, Content, ScanResult } from "./archive/content.js"
@@ -177,19 +177,23 @@ const listing = (
     if (offset > total && !(total === 0 && offset === 1)) {
       return yield* new OffsetOutOfRange({ path, offset, totalLines: total, unit: "entries" })
     }
-    const shown = entries.slice(offset - 1, offset - 1 + limit)
+    const page = entries.slice(offset - 1, offset - 1 + limit)
+    const render = (shown: ReadonlyArray<string>, capped: boolean) =>
+      [
+        `<path>${path}</path>`,
+        "<type>archive</type>",
+        "<entries>",
+        ...shown,
+        "",
+        ...notices,
+        directoryFooter({ shown, offset, total, capped }),
+        "</entries>"
+      ].join("\n")
+    // Whole entries up to the 50 KB cap: torch's wheel lists 7,048 headers in one directory.
+    const shown = page.slice(0, entriesWithin(page, Buffer.byteLength(render([], false)), MAX_BYTES))
     const last = offset - 1 + shown.length
     const more = last < total
-    const output = [
-      `<path>${path}</path>`,
-      "<type>archive</type>",
-      "<entries>",
-      ...shown,
-      "",
-      ...notices,
-      directoryFooter({ shown, offset, total }),
-      "</entries>"
-    ].join("\n")
+    const output = render(shown, shown.length < page.length)
     const result: ReadResult = {
       title: listingPath(request.target.relative, directory),
       output,
