@@ -11,7 +11,7 @@ import { ImageLimits } from "../src/internal/sources/image.js"
 import * as OptionalPackages from "../src/OptionalPackages.js"
 import { read } from "../src/Read.js"
 import type { Attachment } from "../src/Read.js"
-import { PDF, PNG } from "./media.js"
+import { GIF, PDF, PNG } from "./media.js"
 import { type LayerOptions, nodeLayer, tempDir, writeTree } from "./support.js"
 
 const roots: Array<string> = []
@@ -251,6 +251,35 @@ describe("images: corrupt", () => {
       const error = yield* failIn(root, { filePath: "logo.png" })
       expect(error).toMatchObject({ _tag: "InvalidMedia" })
       expect(error.message).toBe(`Cannot read ${root}/logo.png: the name says image/png but the content is text`)
+    }))
+})
+
+describe("images: complete without a trailer", () => {
+  // CPython 2.7-3.8 ship IDLE's minusnode.gif: whole image data, then no 0x3B trailer. Decoders
+  // (sharp, browsers, PIL) show it; it was refused as "truncated (no trailer byte)".
+  const noTrailer = GIF.subarray(0, GIF.length - 1)
+
+  it.effect("a GIF whose blocks are whole but which has no trailer byte is attached", () =>
+    Effect.gen(function*() {
+      const root = project({ "minusnode.gif": noTrailer, "padded.gif": Buffer.concat([noTrailer, Buffer.alloc(4)]) })
+      for (const name of ["minusnode.gif", "padded.gif"]) {
+        const result = yield* readIn(root, { filePath: name })
+        expect(result.output).toMatch(/^Image read successfully/)
+        expect(result.attachments![0]!.mime).toBe("image/gif")
+        const bare = yield* readIn(root, { filePath: name }).pipe(Effect.provide(OptionalPackages.layerWithout(["sharp"])))
+        expect(bare.attachments![0]!.mime).toBe("image/gif")
+      }
+    }))
+
+  it.effect("a GIF cut inside its image data, its extension or its colour table is InvalidMedia", () =>
+    Effect.gen(function*() {
+      // 13 bytes of header and screen, a 6-byte colour table, an 8-byte extension, then the image.
+      const root = project({ "data.gif": GIF.subarray(0, GIF.length - 3), "ext.gif": GIF.subarray(0, 22), "table.gif": GIF.subarray(0, 16) })
+      for (const name of ["data.gif", "ext.gif", "table.gif"]) {
+        const error = yield* failIn(root, { filePath: name }).pipe(Effect.provide(OptionalPackages.layerWithout(["sharp"])))
+        expect(error._tag).toBe("InvalidMedia")
+        expect(error.message).toBe(`Cannot read ${root}/${name}: the GIF is truncated (its blocks end before the image data does)`)
+      }
     }))
 })
 

@@ -682,7 +682,8 @@ describe("read: images and PDFs", () => {
     Effect.gen(function*() {
       const root = project({
         "a.jpg": JPEG.subarray(0, JPEG.length - 2),
-        "a.gif": GIF.subarray(0, GIF.length - 1),
+        // Cut inside the image data (a GIF missing only its trailer is whole: Image.test.ts).
+        "a.gif": GIF.subarray(0, GIF.length - 3),
         "a.webp": WEBP.subarray(0, WEBP.length - 4),
         "a.pdf": PDF.subarray(0, PDF.length - 7)
       })
