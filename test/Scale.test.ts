@@ -4,6 +4,8 @@
  */
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as FastCheck from "effect/FastCheck"
 import * as Layer from "effect/Layer"
 import * as fs from "node:fs"
 import { TAIL_BYTES } from "../src/internal/access.js"
@@ -94,6 +96,46 @@ describe("line index", () => {
       const after = yield* read({ filePath: "split.log", offset: afterLine, limit: 2 })
       expect(after.output).toContain(`\n${afterLine}: after\n${afterLine + 1}: end\n`)
     }).pipe(Effect.provide(withIndex(1))))
+
+  it.live.prop(
+    "any reads in any order, pages and tails, answer with a shared index exactly as without one",
+    [
+      FastCheck.record({
+        lines: FastCheck.array(
+          FastCheck.tuple(
+            FastCheck.oneof(
+              { weight: 9, arbitrary: FastCheck.integer({ min: 0, max: 80 }) },
+              { weight: 1, arbitrary: FastCheck.integer({ min: 0, max: 1500 }) }
+            ),
+            FastCheck.constantFrom("\n", "\n", "\r\n", "\r")
+          ),
+          { minLength: 2000, maxLength: 6000 }
+        ),
+        every: FastCheck.integer({ min: 1, max: 50 }),
+        reads: FastCheck.array(
+          FastCheck.record({
+            offset: FastCheck.oneof(FastCheck.integer({ min: 1, max: 6100 }), FastCheck.integer({ min: -3000, max: -1 })),
+            limit: FastCheck.option(FastCheck.integer({ min: 1, max: 2500 }), { nil: undefined })
+          }),
+          { minLength: 3, maxLength: 6 }
+        )
+      })
+    ],
+    ([spec]) =>
+      Effect.gen(function*() {
+        // Lines of any terminator, some long: files of ~0.1-2 MB, read in several 256 KB chunks.
+        const name = `shared-${Math.random().toString(36).slice(2)}.log`
+        fs.writeFileSync(`${root}/${name}`, spec.lines.map(([length, end], i) => `${i + 1}:${"x".repeat(length)}${end}`).join(""))
+        const index = LineIndex.makeMemory({ every: spec.every })
+        for (const { limit, offset } of spec.reads) {
+          const params = { filePath: name, offset, ...(limit === undefined ? {} : { limit }) }
+          const shared = yield* read(params).pipe(Effect.provideService(LineIndex.LineIndex, index), Effect.either)
+          const alone = yield* read(params).pipe(Effect.provideService(LineIndex.LineIndex, LineIndex.noop), Effect.either)
+          expect(Either.map(shared, (result) => result.output)).toEqual(Either.map(alone, (result) => result.output))
+        }
+      }).pipe(Effect.provide(nodeLayer(root))),
+    { timeout: 240_000, fastCheck: { numRuns: 12 } }
+  )
 
   it.effect("without an index every deep page scans (LineIndex.layerNoop), with the same result", () =>
     Effect.gen(function*() {
