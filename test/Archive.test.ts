@@ -442,6 +442,27 @@ describe("zip members", () => {
       expect(nested._tag).toBe("ArchiveError")
     }))
 
+  // virtualenv's wheel embeds pip's: 'virtualenv-….whl:…/pip-26.0.1-py3-none-any.whl:pip/__init__.py' was
+  // "not found" and suggested the inner wheel, whose read is a binary notice.
+  it.effect("a path into an archive inside the archive says archives inside archives are not read", () =>
+    Effect.gen(function*() {
+      const inner = zip([{ name: "pip/__init__.py", data: "__version__ = '26.0.1'\n" }])
+      const root = project({
+        "outer.whl": zip([{ name: "embed/pip.whl", data: inner, method: 0 }, { name: "embed/notes.txt", data: "x\n" }])
+      })
+      const reason = (rest: string) =>
+        `Archive member 'embed/pip.whl' is itself an archive; archives inside archives are not read, so '${rest}' inside it cannot be reached. Read ${root}/outer.whl:embed/pip.whl for what it is.`
+      for (const [path, rest] of [["pip/__init__.py", "pip/__init__.py"], ["pip/__init__.py:1-5", "pip/__init__.py"], ["pip/", "pip"]]) {
+        const error = yield* failPath(root, `outer.whl:embed/pip.whl:${path}`)
+        expect(error._tag).toBe("ArchiveError")
+        expect(error.message).toBe(reason(rest))
+      }
+      // A member that is not an archive keeps the not-found answer.
+      expect((yield* failPath(root, "outer.whl:embed/notes.txt:more")).message).toContain(
+        "Path 'embed/notes.txt:more' not found inside archive"
+      )
+    }))
+
   it.effect("a binary member answers with a notice, not bytes", () =>
     Effect.gen(function*() {
       // An ELF header and zeros.

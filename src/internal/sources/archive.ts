@@ -21,7 +21,7 @@ import type { ReadResult } from "../../ReadResult.js"
 import { ArchiveError, formatBytes, InvalidParams, InvalidSelector, OffsetOutOfRange } from "../../ReadError.js"
 import { confirmUnchanged, openChecked, TAIL_BYTES } from "../access.js"
 import { isBinarySample } from "../core/binary.js"
-import { archiveFormat, looksLikeArchive } from "../containers.js"
+import { archiveExtension, archiveFormat, looksLikeArchive } from "../containers.js"
 import { DEFAULT_LIMIT, MAX_BYTES } from "../core/lines.js"
 import { fromPlatformError } from "../platformError.js"
 import { directoryFooter, entriesWithin } from "../core/render.js"
@@ -377,6 +377,14 @@ const resolve = (request: ContainerRequest, p: Plan, scan: ScanResult) =>
       }
     }
     const missing = p.split?.member ?? p.whole
+    // `inner.zip:x` names a member of an archive inside this one: say that, not "not found".
+    for (const match of missing.matchAll(/:/g)) {
+      const outer = missing.slice(0, match.index)
+      if (tree.entry(outer)?.kind === "file" && archiveExtension.test(outer)) {
+        const rest = missing.slice(match.index + 1)
+        return yield* new ArchiveError({ path: archive, member: missing, reason: messages.nested(outer, rest, archive) })
+      }
+    }
     const suggestions = tree.suggest(missing).map((path) => `${archive}:${path}`)
     const omitted = scan.table.omitted > 0
       ? `\n\n(Only the first ${scan.table.entries.length} entries of the archive were indexed.)`

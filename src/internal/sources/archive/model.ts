@@ -88,6 +88,8 @@ export const messages = {
     `Archive member '${member}' is a ${hard ? "hard link" : "symbolic link"}${
       target === undefined ? "" : ` to '${target}'`
     }; links inside archives are not followed.${readInstead === undefined ? "" : ` Read ${readInstead} instead.`}`,
+  nested: (member: string, rest: string, archive: string) =>
+    `Archive member '${member}' is itself an archive; archives inside archives are not read, so '${rest}' inside it cannot be reached. Read ${archive}:${member} for what it is.`,
   special: (member: string, kind: string) =>
     `Archive member '${member}' is a ${kind}, not a regular file: it has no content to show, and nothing on this machine is opened for it`,
   encrypted: (member: string) => `Encrypted ZIP entries are not supported: '${member}' is encrypted`,
