@@ -434,6 +434,36 @@ describe("ZIP variants", () => {
       }
     }))
 
+  // Go's archive/zip testdata: test-trailing-junk.zip and test-prefix.zip end in "some nonsense"
+  // after the comment, readme.zip's comment length is one byte short; unzip, Go and Python read all three.
+  it.effect("a ZIP followed by other bytes after its end record and comment is read", () =>
+    Effect.gen(function*() {
+      const members = [{ name: "test.txt", data: "This is a test text file.\n" }, { name: "dir/b.txt", data: "b\n" }]
+      const withComment = (archive: Buffer, comment: string, declared = comment.length) => {
+        const out = Buffer.concat([archive, Buffer.from(comment)])
+        out.writeUInt16LE(declared, archive.length - 2)
+        return out
+      }
+      const junk = Buffer.from("some nonsense\n")
+      // Junk holding an end-record signature that leads nowhere is passed over.
+      const decoy = Buffer.concat([Buffer.from("PK\x05\x06"), Buffer.alloc(30, 0xee)])
+      const root = project({
+        "junk.zip": Buffer.concat([zip(members), junk]),
+        "comment-junk.zip": Buffer.concat([withComment(zip(members), "This is a zipfile comment."), junk]),
+        "short-comment.zip": withComment(zip(members), "README text\n", 11),
+        "prefix-junk.zip": Buffer.concat([zip(members, { prefix: Buffer.alloc(500, 7) }), junk]),
+        "zip64-junk.zip": Buffer.concat([zip(members.map((m) => ({ ...m, zip64: true })), { zip64End: true }), junk]),
+        "decoy.zip": Buffer.concat([zip(members), decoy])
+      })
+      for (const archive of ["junk.zip", "comment-junk.zip", "short-comment.zip", "prefix-junk.zip", "zip64-junk.zip", "decoy.zip"]) {
+        const listing = yield* readPath(root, archive)
+        expect(listing.output).toBe(archivePage(`${root}/${archive}`, ["dir/", "test.txt (26 bytes)"], ["(2 entries)"]))
+        expect((yield* readPath(root, `${archive}:test.txt`)).output).toBe(
+          filePage(`${root}/${archive}:test.txt`, ["1: This is a test text file."], "(End of file - total 1 lines)")
+        )
+      }
+    }))
+
   it.effect("offsets pointing outside the file are a typed error, not a failed platform read", () =>
     Effect.gen(function*() {
       // Found by the fuzz: the ZIP64 end record's central directory offset with its top bit set.

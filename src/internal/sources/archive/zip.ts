@@ -239,32 +239,55 @@ const extract = (
 const MAX_LINK_TARGET = 4096
 
 /**
- * Where the ZIP data starts in the file: after whatever was prepended to it (a self-extractor's
- * stub, a script) when its offsets count from its own start, as `cat stub a.zip` leaves them.
- * The end record's offset of the central directory is compared with where the directory really
- * lies (just before the end record, or before the ZIP64 end record and its locator).
+ * Where the ZIP data lies in the file: `start`, after whatever was prepended to it (a
+ * self-extractor's stub, a script) when its offsets count from its own start, as `cat stub a.zip`
+ * leaves them; `end`, after the end record and its comment, before whatever was appended to it
+ * (unzip, Go and Python read such files; yauzl wants the comment to end the file). The end
+ * record's offset of the central directory is compared with where the directory really lies (just
+ * before the end record, or before the ZIP64 end record and its locator); a signature whose
+ * directory is not there (in a comment, in appended bytes) is passed over.
  */
-const zipStart = async (source: ByteSource): Promise<number> => {
-  const tailLength = Math.min(source.size, 22 + 0xffff + 20 + 56)
+const zipBounds = async (source: ByteSource): Promise<{ readonly start: number; readonly end: number }> => {
+  const tailLength = Math.min(source.size, 22 + 0xffff + 20 + 56 + TRAILING_BYTES)
   const tailStart = source.size - tailLength
   const tail = Buffer.from(await source.readAt(tailStart, tailLength))
+  const whole = { start: 0, end: source.size }
+  let exact: { readonly start: number; readonly end: number } | undefined
   for (let i = tail.length - 22; i >= 0; i--) {
-    if (tail.readUInt32LE(i) !== 0x06054b50 || tail.readUInt16LE(i + 20) !== tail.length - 22 - i) continue
+    if (tail.readUInt32LE(i) !== 0x06054b50) continue
+    const end = i + 22 + tail.readUInt16LE(i + 20)
+    if (end > tail.length) continue
+    const bounds = (start: number) => ({ start: start > 0 && Number.isSafeInteger(start) ? start : 0, end: tailStart + end })
     const locator = i - 20
     const record = locator - 56
+    let found: { readonly start: number; readonly end: number } | undefined
+    let directory: number
     if (locator >= 0 && tail.readUInt32LE(locator) === 0x07064b50) {
-      if (record < 0 || tail.readUInt32LE(record) !== 0x06064b50) return 0
-      const declared = Number(tail.readBigUInt64LE(locator + 8))
-      const shift = tailStart + record - declared
-      return shift > 0 && Number.isSafeInteger(shift) ? shift : 0
+      if (record < 0 || tail.readUInt32LE(record) !== 0x06064b50) continue
+      const size = Number(tail.readBigUInt64LE(record + 40))
+      found = bounds(tailStart + record - Number(tail.readBigUInt64LE(locator + 8)))
+      directory = record - size
+    } else {
+      const size = tail.readUInt32LE(i + 12)
+      found = bounds(tailStart + i - size - tail.readUInt32LE(i + 16))
+      directory = i - size
     }
-    const size = tail.readUInt32LE(i + 12)
-    const offset = tail.readUInt32LE(i + 16)
-    const shift = tailStart + i - size - offset
-    return shift > 0 ? shift : 0
+    // The first record from the end whose comment ends the file is taken as it stands (yauzl
+    // checks the rest); one followed by other bytes only when its directory is really there.
+    if (end === tail.length) return found
+    const entries = tail.readUInt16LE(i + 10)
+    if (directory >= 0 && (entries === 0 || tail.readUInt32LE(directory) === 0x02014b50)) exact ??= found
+    else if (directory < 0 && exact === undefined) {
+      // The directory starts before the tail read here: look at its first bytes in the file.
+      const head = await source.readAt(tailStart + directory, 4)
+      if (head.length === 4 && Buffer.from(head).readUInt32LE(0) === 0x02014b50) exact = found
+    }
   }
-  return 0
+  return exact ?? whole
 }
+
+/** Bytes after the end record (and its comment) that are still searched for it. */
+const TRAILING_BYTES = 64 * 1024
 
 /** A symbolic link's target: its entry's data, when short text. */
 const linkTarget = async (
@@ -296,10 +319,13 @@ export const scanZip = async (
 ): Promise<ScanResult> => {
   let zip: yauzl.ZipFile
   try {
-    const shift = await zipStart(whole)
-    const source: ByteSource = shift === 0
+    const { start, end } = await zipBounds(whole)
+    const source: ByteSource = start === 0 && end === whole.size
       ? whole
-      : { size: whole.size - shift, readAt: (position, length) => whole.readAt(position + shift, length) }
+      : {
+        size: end - start,
+        readAt: (position, length) => whole.readAt(position + start, Math.max(0, Math.min(length, end - start - position)))
+      }
     zip = await openZip(new SourceReader(source), source.size)
   } catch (error) {
     throw describe(error, undefined)
