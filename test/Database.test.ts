@@ -464,6 +464,26 @@ END;`)
       )
     }))
 
+  it.effect("a row by key with many long values stops at 50 KB and says how to see the rest", () =>
+    Effect.gen(function*() {
+      const dir = tempDir()
+      roots.push(dir)
+      const columns = Array.from({ length: 40 }, (_, i) => `c${i}`)
+      makeDb(
+        nodePath.join(dir, "wide.db"),
+        `CREATE TABLE t (id INTEGER PRIMARY KEY, ${columns.map((c) => `${c} TEXT`).join(", ")});
+         INSERT INTO t VALUES (1, ${columns.map(() => `'${"x".repeat(3000)}'`).join(", ")});`
+      )
+      const text = (yield* readAt(dir, { filePath: "wide.db:t:1" })).output
+      expect(Buffer.byteLength(text)).toBeLessThanOrEqual(50 * 1024)
+      expect(text).toContain(`<content>\nid: 1\nc0: ${"x".repeat(2000)}… (3000 characters)\n`)
+      const shown = text.split("\n").filter((line) => /^c\d+: /.test(line)).length
+      expect(shown).toBeGreaterThan(10)
+      expect(text).toContain(
+        `\n… (row cut at 50 KB after ${shown + 1} columns of 41; use ?q=SELECT with the columns you need to see the rest)\n</content>`
+      )
+    }))
+
   it.effect("a SQLite file inside MemoryFileSystem is read from its bytes", () =>
     Effect.gen(function*() {
       const bytes = fs.readFileSync(nodePath.join(root, "app.db"))

@@ -84,7 +84,7 @@ const plan = (db: Connection, selector: DatabaseSelector, request: ContainerRequ
         if (selector.query !== undefined) {
           throw new DatabaseFailure("SQLite row lookups cannot be combined with query parameters")
         }
-        return showRow(db, info, key)
+        return showRow(db, info, key, budget)
       }
       return selector.query === undefined ? showSchema(db, info, budget) : showPage(db, info, selector.query, budget)
     }

@@ -504,7 +504,7 @@ const keyValue = (column: Column, key: string): unknown => {
 }
 
 /** `app.db:users:42`: one row by its primary key, or by rowid when there is none. */
-export const showRow = (db: Connection, info: TableInfo, key: string): Plan => {
+export const showRow = (db: Connection, info: TableInfo, key: string, budget: Budget): Plan => {
   const name = info.object.name
   if (key.length === 0) {
     throw new DatabaseFailure(`SQLite row lookups need a key after the table name, e.g. ':${name}:1'`)
@@ -528,11 +528,26 @@ export const showRow = (db: Connection, info: TableInfo, key: string): Plan => {
     fetches: [fetchOf(db, `SELECT ${sql} FROM ${quote(name)} WHERE ${where} = ? LIMIT 1`, [value], 1)],
     show: ([result]) => {
       const row = result?.rows[0]
+      if (row === undefined) {
+        return { lines: [`No row found in table '${name}' for key '${key}'.`], truncated: false, suffix: `:${escapeText(name)}:${escapeText(key)}` }
+      }
+      // Each value may be 2,000 characters: a row of many long columns is cut at the page's cap.
+      const all = rowLines(info.columns.map((c) => c.name), decode(row))
+      const lines: Array<string> = []
+      for (const line of all) {
+        if (!budget.take(line)) break
+        lines.push(line)
+      }
+      const cut = lines.length < all.length
+      if (cut) {
+        lines.push(
+          `… (row cut at ${MAX_BYTES_LABEL} after ${plural(lines.length, "column")} of ${all.length}; ` +
+            "use ?q=SELECT with the columns you need to see the rest)"
+        )
+      }
       return {
-        lines: row === undefined
-          ? [`No row found in table '${name}' for key '${key}'.`]
-          : rowLines(info.columns.map((c) => c.name), decode(row)),
-        truncated: false,
+        lines,
+        truncated: cut,
         suffix: `:${escapeText(name)}:${escapeText(key)}`
       }
     }
