@@ -404,6 +404,29 @@ describe("ZIP variants", () => {
       }
     }))
 
+  // Go's archive/zip testdata utf8-osx.zip (macOS Archive Utility): '世界' in UTF-8 without the
+  // UTF-8 flag was listed as CP437 'Σ╕ûτòî'; unzip and Go show 世界.
+  it.effect("unflagged names from Unix and macOS archivers are UTF-8 when they decode as UTF-8; others are CP437", () =>
+    Effect.gen(function*() {
+      const world = Buffer.from("世界/naïve.txt", "utf8")
+      const root = project({
+        "osx.zip": zip([{ name: "x", rawName: world, utf8: false, host: 19, data: "osx\n" }]),
+        "unix.zip": zip([{ name: "x", rawName: world, utf8: false, data: "unix\n" }]),
+        "fat.zip": zip([{ name: "x", rawName: world, utf8: false, host: 0, data: "fat\n" }]),
+        "latin.zip": zip([{ name: "x", rawName: Buffer.from("caf\xe9.txt", "latin1"), utf8: false, data: "latin\n" }])
+      })
+      for (const [archive, line] of [["osx.zip", "osx"], ["unix.zip", "unix"]]) {
+        expect((yield* readPath(root, archive)).output).toBe(archivePage(`${root}/${archive}`, ["世界/"], ["(1 entries)"]))
+        expect((yield* readPath(root, `${archive}:世界/naïve.txt`)).output).toBe(
+          filePage(`${root}/${archive}:世界/naïve.txt`, [`1: ${line}`], "(End of file - total 1 lines)")
+        )
+      }
+      // A DOS or Windows archiver wrote its code page: the same bytes are CP437 there.
+      expect((yield* readPath(root, "fat.zip")).output).toBe(archivePage(`${root}/fat.zip`, ["Σ╕ûτòî/"], ["(1 entries)"]))
+      // Bytes that are not UTF-8 stay CP437 from any host.
+      expect((yield* readPath(root, "latin.zip")).output).toBe(archivePage(`${root}/latin.zip`, ["cafΘ.txt (6 bytes)"], ["(1 entries)"]))
+    }))
+
   it.effect("data descriptors, stored and deflated", () =>
     Effect.gen(function*() {
       const root = project({

@@ -38,6 +38,8 @@ export interface ZipMember {
   readonly declaredSize?: number
   /** Unix mode kept in the external attributes (e.g. 0o120777 for a symlink). */
   readonly mode?: number
+  /** The "version made by" host: 3 Unix (default), 0 MS-DOS/FAT, 11 NTFS, 19 OS X. */
+  readonly host?: number
   /** Sizes and CRC in a descriptor after the data (bit 3), zeros in the local header. */
   readonly dataDescriptor?: boolean
   /** Sizes and offset in a ZIP64 extra field, 0xffffffff in the headers. */
@@ -111,7 +113,7 @@ export const zip = (members: ReadonlyArray<ZipMember>, options: ZipOptions = {})
     }
     const central = Buffer.alloc(46)
     central.writeUInt32LE(0x02014b50, 0)
-    central.writeUInt16LE((3 << 8) | 30, 4)
+    central.writeUInt16LE(((member.host ?? 3) << 8) | 30, 4)
     central.writeUInt16LE(version, 6)
     central.writeUInt16LE(flags, 8)
     central.writeUInt16LE(method, 10)

@@ -91,9 +91,32 @@ const specialModes: Record<number, string> = {
   0o140000: "socket"
 }
 
-const rawEntry = (entry: yauzl.Entry): RawEntry => {
-  // Info-ZIP's Unicode path field, else UTF-8 when flagged, else CP437; `\` (Windows zips) becomes `/`.
+/** "Version made by" hosts whose archivers store names as the filesystem's bytes: Unix, OS X. */
+const UTF8_HOSTS = new Set([3, 19])
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true })
+
+/**
+ * Info-ZIP's Unicode path field, else UTF-8 when flagged, else CP437; `\` (Windows zips) becomes
+ * `/`. An unflagged name from a Unix or macOS archiver (Archive Utility, ditto, zip without its
+ * Unicode option) is the bytes its filesystem held, UTF-8 there: read as UTF-8 when it decodes as
+ * UTF-8, as unzip and Go read it.
+ */
+const entryName = (entry: yauzl.Entry): string => {
   const name = yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, entry.fileNameRaw, entry.extraFields, false)
+  const raw = entry.fileNameRaw
+  if (
+    (entry.generalPurposeBitFlag & 0x800) !== 0 || !UTF8_HOSTS.has(entry.versionMadeBy >> 8) ||
+    entry.extraFields.some((field) => field.id === 0x7075) || raw.every((byte) => byte < 0x80)
+  ) return name
+  try {
+    return strictUtf8.decode(raw).replace(/\\/g, "/")
+  } catch {
+    return name
+  }
+}
+
+const rawEntry = (entry: yauzl.Entry): RawEntry => {
+  const name = entryName(entry)
   // Unix "version made by" (3) keeps the mode in the high half of the external attributes.
   const mode = entry.versionMadeBy >> 8 === 3 ? (entry.externalFileAttributes >>> 16) & S_IFMT : 0
   const kind = name.endsWith("/") || mode === S_IFDIR
