@@ -487,6 +487,24 @@ describe("ZIP variants", () => {
       }
     }))
 
+  // Go's archive/zip testdata test-baddirsz.zip: the end record's directory size is wrong, which
+  // made the directory look moved by a prefix; unzip and Go read the directory where its offset says.
+  it.effect("a wrong central directory size in the end record is not taken for a prefix", () =>
+    Effect.gen(function*() {
+      const members = [{ name: "test.txt", data: "This is a test text file.\n" }]
+      const sized = (delta: number) => {
+        const archive = zip(members)
+        archive.writeUInt32LE(archive.readUInt32LE(archive.length - 22 + 12) + delta, archive.length - 22 + 12)
+        return archive
+      }
+      const root = project({ "smaller.zip": sized(-7), "larger.zip": sized(5), "stub.zip": zip(members, { prefix: Buffer.alloc(64, 1) }) })
+      for (const archive of ["smaller.zip", "larger.zip", "stub.zip"]) {
+        expect((yield* readPath(root, `${archive}:test.txt`)).output).toBe(
+          filePage(`${root}/${archive}:test.txt`, ["1: This is a test text file."], "(End of file - total 1 lines)")
+        )
+      }
+    }))
+
   it.effect("offsets pointing outside the file are a typed error, not a failed platform read", () =>
     Effect.gen(function*() {
       // Found by the fuzz: the ZIP64 end record's central directory offset with its top bit set.

@@ -274,39 +274,47 @@ const zipBounds = async (source: ByteSource): Promise<{ readonly start: number; 
   const tailLength = Math.min(source.size, 22 + 0xffff + 20 + 56 + TRAILING_BYTES)
   const tailStart = source.size - tailLength
   const tail = Buffer.from(await source.readAt(tailStart, tailLength))
-  const whole = { start: 0, end: source.size }
-  let exact: { readonly start: number; readonly end: number } | undefined
+  /** A central directory header starts at `position` in the file. */
+  const directoryAt = async (position: number): Promise<boolean> => {
+    if (!Number.isSafeInteger(position) || position < 0 || position + 4 > source.size) return false
+    const at = position - tailStart
+    const bytes = at >= 0 && at + 4 <= tail.length ? tail.subarray(at, at + 4) : Buffer.from(await source.readAt(position, 4))
+    return bytes.length === 4 && bytes.readUInt32LE(0) === 0x02014b50
+  }
+  let appended: { readonly start: number; readonly end: number } | undefined
   for (let i = tail.length - 22; i >= 0; i--) {
     if (tail.readUInt32LE(i) !== 0x06054b50) continue
     const end = i + 22 + tail.readUInt16LE(i + 20)
     if (end > tail.length) continue
-    const bounds = (start: number) => ({ start: start > 0 && Number.isSafeInteger(start) ? start : 0, end: tailStart + end })
     const locator = i - 20
     const record = locator - 56
-    let found: { readonly start: number; readonly end: number } | undefined
-    let directory: number
+    let shift: number
+    let offset: number
+    let entries: number
     if (locator >= 0 && tail.readUInt32LE(locator) === 0x07064b50) {
       if (record < 0 || tail.readUInt32LE(record) !== 0x06064b50) continue
-      const size = Number(tail.readBigUInt64LE(record + 40))
-      found = bounds(tailStart + record - Number(tail.readBigUInt64LE(locator + 8)))
-      directory = record - size
+      shift = tailStart + record - Number(tail.readBigUInt64LE(locator + 8))
+      offset = Number(tail.readBigUInt64LE(record + 48))
+      entries = Number(tail.readBigUInt64LE(record + 32))
     } else {
-      const size = tail.readUInt32LE(i + 12)
-      found = bounds(tailStart + i - size - tail.readUInt32LE(i + 16))
-      directory = i - size
+      shift = tailStart + i - tail.readUInt32LE(i + 12) - tail.readUInt32LE(i + 16)
+      offset = tail.readUInt32LE(i + 16)
+      entries = tail.readUInt16LE(i + 10)
+    }
+    let start = shift > 0 && Number.isSafeInteger(shift) ? shift : 0
+    let found = entries === 0 || await directoryAt(start + offset)
+    // A wrong directory size looks like a prefix; the directory where the offset says is the
+    // truth then (Go's test-baddirsz.zip, which unzip and Go read).
+    if (!found && start > 0 && await directoryAt(offset)) {
+      start = 0
+      found = true
     }
     // The first record from the end whose comment ends the file is taken as it stands (yauzl
     // checks the rest); one followed by other bytes only when its directory is really there.
-    if (end === tail.length) return found
-    const entries = tail.readUInt16LE(i + 10)
-    if (directory >= 0 && (entries === 0 || tail.readUInt32LE(directory) === 0x02014b50)) exact ??= found
-    else if (directory < 0 && exact === undefined) {
-      // The directory starts before the tail read here: look at its first bytes in the file.
-      const head = await source.readAt(tailStart + directory, 4)
-      if (head.length === 4 && Buffer.from(head).readUInt32LE(0) === 0x02014b50) exact = found
-    }
+    if (end === tail.length) return { start, end: tailStart + end }
+    if (found) appended ??= { start, end: tailStart + end }
   }
-  return exact ?? whole
+  return appended ?? { start: 0, end: source.size }
 }
 
 /** Bytes after the end record (and its comment) that are still searched for it. */
