@@ -228,6 +228,24 @@ describe("tar headers from old and unusual archivers", () => {
       expect(named.metadata.mtime).toBe(1700000000500)
     }))
 
+  // Go's archive/tar testdata pax-nul-path.tar: a pax path with a NUL and bytes after it. GNU and
+  // BSD tar and Go end the name at the NUL; it was listed with the NUL in it, and no path reads it.
+  it.effect("pax path and linkpath values end at a NUL, as GNU and BSD tar read them", () =>
+    Effect.gen(function*() {
+      const root = project({
+        "nul.tar": tarOf(
+          member({ name: "PaxHeaders/x", type: "x", data: paxRecords({ path: "dir/name.txt\u0000garbage" }) }),
+          member({ name: "short-name", data: TEXT }),
+          member({ name: "PaxHeaders/y", type: "x", data: paxRecords({ linkpath: "dir/name.txt\u0000junk" }) }),
+          member({ name: "link", type: "2", linkname: "x" })
+        )
+      })
+      expect((yield* readPath(root, "nul.tar")).output).toBe(
+        archivePage(`${root}/nul.tar`, ["dir/", "link -> dir/name.txt"], ["(2 entries)"])
+      )
+      expect((yield* readPath(root, "nul.tar:dir/name.txt")).output).toContain("1: seven thousand bytes of prose\n")
+    }))
+
   it.effect("malformed pax records and oversized extended headers are typed errors, read no further", () =>
     Effect.gen(function*() {
       const record = (text: string) => member({ name: "PaxHeaders/bad", type: "x", data: text })

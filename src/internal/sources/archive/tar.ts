@@ -348,6 +348,9 @@ const specialKind = (type: string, header: Header): string | undefined => {
   }
 }
 
+/** pax keys that hold a path. */
+const NAME_KEYS = new Set(["path", "linkpath", "GNU.sparse.name"])
+
 /** Types whose data follows their header; links, devices, fifos and directories carry none. */
 const carriesData = (type: string): boolean => !["1", "2", "3", "4", "5", "6"].includes(type)
 
@@ -624,7 +627,11 @@ const scanInput = async (
         continue
       }
 
-      const values = new Map(pax)
+      // Names end at a NUL, as GNU and BSD tar read them (Go's pax-nul-path.tar); other values
+      // (extended attributes) may hold NULs.
+      const values = new Map(pax.map(([key, value]) =>
+        NAME_KEYS.has(key) && value.includes("\0") ? [key, value.slice(0, value.indexOf("\0"))] as const : [key, value] as const
+      ))
       const sparseKeys = pax.some(([key]) => key.startsWith("GNU.sparse."))
       let name = values.get("GNU.sparse.name") ?? values.get("path") ?? longName ?? header.name
       const linkname = values.get("linkpath") ?? longLink ?? header.linkname
