@@ -358,6 +358,28 @@ describe("PDF text", () => {
       expect(past.message).toBe("Offset 40 is out of range for this file (10 lines)")
     }))
 
+  // libtasn1.pdf:-20 (or view outline) attached the PDF: the tail and the views ask for its text
+  // as much as a line selector does, and a .docx answered them from its text.
+  it.effect("a tail or a view of a PDF reads its text, as a line selector does", () =>
+    Effect.gen(function*() {
+      const root = project({ "report.pdf": REPORT })
+      const path = nodePath.join(root, "report.pdf")
+      for (const params of [{ filePath: "report.pdf:-2" }, { filePath: "report.pdf", offset: -2 }]) {
+        const tail = yield* readIn(root, params)
+        expect(tail.attachments).toBeUndefined()
+        expect(tail.metadata).toMatchObject({ kind: "document", startLine: 9, endLine: 10, totalLines: 10 })
+        expect(tail.output).toContain(`<content>\n9: --- page 3 ---\n10: Outlook: steady\n`)
+      }
+      for (const params of [{ filePath: "report.pdf:outline" }, { filePath: "report.pdf", view: "summary" as const }]) {
+        const view = yield* readIn(root, params)
+        expect(view.attachments).toBeUndefined()
+        expect(view.metadata.kind).toBe("document")
+        expect(view.output).toContain(path)
+      }
+      // A plain read still attaches it.
+      expect((yield* readIn(root, { filePath: "report.pdf" })).attachments?.[0]?.mime).toBe("application/pdf")
+    }))
+
   it.effect("a page range running past the end shows the pages that exist, with a note", () =>
     Effect.gen(function*() {
       const root = project({ "report.pdf": REPORT })

@@ -39,13 +39,17 @@ export const archive: FileSource = {
     Effect.flatMap(Effect.promise(() => import("./archive.js")), (m) => m.readArchive({ ...request, inner: request.inner ?? "" }))
 }
 
-/** A page or line selector, or offset/limit, asks for a PDF's text instead of the attachment. */
+/**
+ * A page or line selector, a tail, a view, or offset/limit asks for a PDF's text instead of the
+ * attachment.
+ */
 export const pdfText: FileSource = {
   _tag: "FileSource",
   name: "pdf-text",
   claims: ({ params, selection, sniffed }) =>
     sniffed?.mime === "application/pdf" &&
-    (selection.pages !== undefined || selection.raw || selection.ranges.length > 0 || params.offset !== undefined ||
+    (selection.pages !== undefined || selection.raw || selection.ranges.length > 0 || selection.tail !== undefined ||
+      selection.view !== undefined || params.view !== undefined || params.offset !== undefined ||
       params.limit !== undefined),
   read: (request) => Effect.flatMap(Effect.promise(() => import("./document.js")), (m) => m.readDocument(request))
 }
