@@ -23,7 +23,6 @@
  * Permissions are not the index's business: recovery asks about the directories leading to
  * each match, and about each path it offers, before naming any.
  */
-import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as Clock from "effect/Clock"
@@ -35,8 +34,8 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type { Dirent } from "node:fs"
 import * as fsp from "node:fs/promises"
-import { unwrapPatient } from "./internal/descriptors.js"
 import { listGitFiles } from "./internal/gitFiles.js"
+import { isNodeFileSystem } from "./internal/nodeFileSystem.js"
 import { foldKey, nameTable, namesLike, type NameTable } from "./internal/suggest.js"
 import { extendChain, type IgnoreChain, ignoreLevel, isIgnored, PRUNED_ALWAYS, statEntries } from "./internal/walk.js"
 import { Progress } from "./Progress.js"
@@ -364,16 +363,6 @@ const walkNode = (worktree: string, limits: ScanLimits, visit: (entry: Entry) =>
     }).pipe(Effect.timeoutOption(limits.timeout))
     return { complete: Option.getOrElse(finished, () => false) && !overLimit, source: "walk" } satisfies Scanned
   })
-
-/**
- * Node's own filesystem (made patient by `read` or not), recognised by its `readDirectory` (a
- * module function, the same in every layer built).
- */
-let nodeReadDirectory: FileSystem.FileSystem["readDirectory"] | undefined
-const isNodeFileSystem = (fs: FileSystem.FileSystem): boolean => {
-  nodeReadDirectory ??= Effect.runSync(Effect.provide(FileSystem.FileSystem, NodeFileSystem.layer)).readDirectory
-  return unwrapPatient(fs).readDirectory === nodeReadDirectory
-}
 
 /** List `worktree` once: from git in a git work tree, else (or when git fails) by walking. */
 const scanOnce = (worktree: string, limits: ScanLimits, visit: (entry: Entry) => void, wanted: (name: string) => boolean) =>

@@ -256,6 +256,30 @@ describe("check-then-open race", () => {
         "Cannot read /project/target.txt: it was replaced between the permission check and opening it. Read it again."
       )
     }))
+
+  it.effect("on Node's filesystem, the kernel's name for the opened descriptor must be the checked path", () =>
+    Effect.gen(function*() {
+      // The `read` ask is the check's last step: the file becomes a link out of the worktree
+      // while the session is being asked, and Node's own open follows it.
+      const root = project({ "target.txt": "SAFE\n" })
+      const outside = project({ "secret.txt": "SECRET\n" })
+      const target = nodePath.join(root, "target.txt")
+      const swapping = Layer.succeed(Permission.Permission, {
+        ask: (request) =>
+          Effect.sync(() => {
+            if (request.permission === "read" && fs.lstatSync(target).isFile()) {
+              fs.rmSync(target)
+              fs.symlinkSync(nodePath.join(outside, "secret.txt"), target)
+            }
+          }),
+        check: () => Effect.succeed("allow" as const)
+      })
+      const error = yield* Effect.flip(readIn(root, { filePath: "target.txt" }, { permission: swapping }))
+      expect(error).toMatchObject({ _tag: "FileChanged", path: target })
+      expect(error.message).not.toContain("SECRET")
+      // The link was in place when opened: the read would have shown the secret.
+      expect(fs.readFileSync(target, "utf8")).toBe("SECRET\n")
+    }))
 })
 
 describe("files that report size 0", () => {

@@ -15,6 +15,7 @@ import { type Action, Permission } from "../Permission.js"
 import { FileChanged, formatBytes } from "../ReadError.js"
 import { Workspace } from "../Workspace.js"
 import { readHead } from "./bytes.js"
+import { opensKernelDescriptors, realPathOf } from "./nodeFileSystem.js"
 import { fromPlatformError } from "./platformError.js"
 
 export interface Target {
@@ -51,7 +52,7 @@ export const realPathOfNearest = Effect.fn("Read.realPath")(function*(absolute: 
   let current = absolute
   const rest: Array<string> = []
   for (;;) {
-    const real = yield* fs.realPath(current).pipe(Effect.option)
+    const real = yield* realPathOf(fs, current)
     if (real._tag === "Some") return rest.length === 0 ? real.value : path.join(real.value, ...rest.reverse())
     const parent = path.dirname(current)
     if (parent === current) return absolute
@@ -167,11 +168,12 @@ export const openCheckedAt = Effect.fn("Read.openChecked")(function*(target: Tar
       detail: "it was replaced between the permission check and opening it"
     })
   // A descriptor number of another filesystem layer (in-memory) names some other file here:
-  // the kernel's name counts only when that file is the one the descriptor holds.
-  const kernelName = Option.isSome(named) && (yield* fs.stat(named.value).pipe(
+  // the kernel's name counts only when that file is the one the descriptor holds (Node's own
+  // descriptors are the kernel's).
+  const kernelName = Option.isSome(named) && (opensKernelDescriptors(fs) || (yield* fs.stat(named.value).pipe(
       Effect.map((found) => sameIdentity(found, info)),
       Effect.orElseSucceed(() => false)
-    ))
+    )))
     ? named.value
     : undefined
   if (kernelName !== undefined) {
@@ -179,7 +181,7 @@ export const openCheckedAt = Effect.fn("Read.openChecked")(function*(target: Tar
     return { file, info }
   }
   // The checked path must still be real (no link swapped in on the way) and hold that file.
-  const real = yield* fs.realPath(checked).pipe(Effect.orElseSucceed(() => undefined))
+  const real = Option.getOrUndefined(yield* realPathOf(fs, checked))
   const now = yield* fs.stat(checked).pipe(Effect.orElseSucceed(() => undefined))
   if (real !== checked || now === undefined || !sameIdentity(now, info)) return yield* swapped()
   return { file, info }
