@@ -1290,3 +1290,24 @@ describe("read: result and services", () => {
       expect(counter.stats.bytes).toBeLessThan(1024 * 1024)
     }), 120_000)
 })
+
+describe("reads of a small file", () => {
+  it.effect("read it once, plus its last 4 KB again to confirm it did not change", () =>
+    Effect.gen(function*() {
+      const sizes = [1, 100, 4096, 4097, 20_000, 64 * 1024]
+      const root = project(Object.fromEntries(sizes.map((size) => [`f${size}.txt`, "ab\n".repeat(size).slice(0, size)])))
+      for (const size of sizes) {
+        const counter = countingReads()
+        const result = yield* read({ filePath: `f${size}.txt` }).pipe(counter.wrap, Effect.provide(nodeLayer(root)))
+        expect(result.output).toContain("1: a")
+        const last = Math.min(4096, size)
+        expect([size, counter.stats.ranges]).toEqual([size, [[0, size], [size - last, size]]])
+      }
+      // Over 64 KB it is read in pages: its last 4 KB are read at open and again at the end.
+      const big = 64 * 1024 + 1
+      const bigRoot = project({ "big.txt": "ab\n".repeat(big).slice(0, big) })
+      const counter = countingReads()
+      yield* read({ filePath: "big.txt" }).pipe(counter.wrap, Effect.provide(nodeLayer(bigRoot)))
+      expect(counter.stats.ranges.filter(([from, to]) => from === big - 4096 && to === big)).toHaveLength(2)
+    }))
+})

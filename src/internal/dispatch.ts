@@ -18,7 +18,7 @@ import { FileChanged, InvalidParams, InvalidSelector, NotAFile, type ReadError }
 import type { ReadResult } from "../ReadResult.js"
 import { type Registry, Sources } from "../Sources.js"
 import { Workspace } from "../Workspace.js"
-import { checkAccess, confirmUnchanged, endedEarly, openCheckedAt, resolveTarget, tailOf, type Target } from "./access.js"
+import { checkAccess, confirmUnchanged, endedEarly, openCheckedAt, resolveTarget, TAIL_BYTES, tailOf, type Target } from "./access.js"
 import { binarySignature, SAMPLE_BYTES } from "./core/binary.js"
 import { readHead } from "./bytes.js"
 import { readDirectory, readTree } from "./directory.js"
@@ -310,18 +310,27 @@ const readFile = (
     const extension = path.extname(target.absolute).toLowerCase()
     // What was opened, as it was when opened: the version every byte of this read must come from.
     const { file: opened, info: before } = yield* openCheckedAt(target)
+    // A small file is read whole, once: its sample, page and last bytes come from memory. Read
+    // here, at open, its last bytes need no read of their own; a read that fails or comes short
+    // is left to `readWhole` below, which says why.
+    const size = Number(before.size)
+    const whole = size > 0 && size <= SMALL_FILE_BYTES
+      ? yield* readHead(opened, size).pipe(
+        Effect.map((bytes) => bytes.length === size ? bytes : undefined),
+        Effect.orElseSucceed(() => undefined)
+      )
+      : undefined
     // Its last bytes: an append leaves them, a rewrite that grew the file does not.
-    const tail = yield* tailOf(opened, Number(before.size))
+    const tail = whole !== undefined ? whole.subarray(size - Math.min(TAIL_BYTES, size)) : yield* tailOf(opened, size)
     yield* opened.seek(0, "start")
     return yield* confirmUnchanged(
       opened,
       target,
       before,
       Effect.gen(function*() {
-        const unsized = Number(before.size) === 0 ? yield* readUnsized(opened, target) : undefined
-        // A small file is read whole, once: every later read of it comes from memory.
-        const small = unsized === undefined && Number(before.size) <= SMALL_FILE_BYTES
-          ? yield* readWhole(opened, target, Number(before.size))
+        const unsized = size === 0 ? yield* readUnsized(opened, target) : undefined
+        const small = unsized === undefined && size <= SMALL_FILE_BYTES
+          ? whole ?? (yield* readWhole(opened, target, size))
           : undefined
         if (small !== undefined && small.length === Number(before.size)) {
           // The ledger's stamp after this read hashes these bytes instead of reading the file again.
