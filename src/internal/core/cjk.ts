@@ -12,6 +12,7 @@
  * outlive a line is ISO-2022-JP's designation of G0 (`Iso2022JpState`).
  */
 import iconv from "iconv-lite"
+import { isAscii } from "node:buffer"
 import { conflicts, pairs, plane1, plane2 } from "./jisx0213.js"
 
 const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
@@ -663,7 +664,9 @@ export const chunked = (decode: (bytes: Uint8Array) => string, length: CharLengt
 
 /** The escape-based encoding a 7-bit sample is written in, judged by its escape sequences. */
 export const escapeEncoding = (sample: Uint8Array): "iso-2022-jp" | "iso-2022-kr" | "hz-gb-2312" | undefined => {
-  for (let i = 0; i < sample.length; i++) if (sample[i]! >= 0x80) return undefined
+  if (!isAscii(sample)) return undefined
+  // Neither an escape sequence nor an HZ run (`~{`) can start: most ASCII text, told natively.
+  if (!sample.includes(ESC) && !sample.includes(0x7e)) return undefined
   let jp = false
   let kr = false
   for (let at = sample.indexOf(ESC); at !== -1; at = sample.indexOf(ESC, at + 1)) {
