@@ -257,6 +257,8 @@ const utf16ByZeros = (sample: Uint8Array, complete: boolean): Codec | undefined 
   if (pairs < 2) return undefined
   // A whole file of UTF-16 is whole code units.
   if (complete && sample.length % 2 === 1) return undefined
+  // No zero byte, no UTF-16 by zeros (most text, told natively).
+  if (!sample.includes(0)) return undefined
   let evenZeros = 0
   let oddZeros = 0
   for (let i = 0; i + 1 < sample.length; i += 2) {
@@ -360,6 +362,7 @@ const isUtf16Text = (sample: Uint8Array, bigEndian: boolean, strong: boolean, co
 
 /** Valid UTF-8, allowing a character cut by the end of the sample when more follows. */
 const isUtf8 = (sample: Uint8Array, complete: boolean): boolean => {
+  if (isAscii(sample)) return true
   let end = sample.length
   if (!complete) {
     // Drop a trailing partial sequence: up to 3 bytes after the last lead byte.
