@@ -29,6 +29,11 @@ export const isNodeFileSystem = (fs: FileSystem.FileSystem): boolean => isNodes(
 /** Whether the descriptors `fs` opens are the kernel's (so `/proc/self/fd` names what they hold). */
 export const opensKernelDescriptors = (fs: FileSystem.FileSystem): boolean => isNodes(fs, "open")
 
+// Windows' native real path (`GetFinalPathNameByHandle`) resolves subst drives and mapped shares
+// to their targets, where the JavaScript one keeps them, and is not tested here: there, the
+// service's way.
+const nativeAgrees = process.platform !== "win32"
+
 const nativeRealPath = (path: string): Effect.Effect<Option.Option<string>> =>
   Effect.async((resume) => {
     realpath.native(path, (error, resolved) => resume(Effect.succeed(error ? Option.none() : Option.some(resolved))))
@@ -40,4 +45,4 @@ const nativeRealPath = (path: string): Effect.Effect<Option.Option<string>> =>
  * which `lstat`s every component of the path in turn (five round trips for `/a/b/c/d/e`).
  */
 export const realPathOf = (fs: FileSystem.FileSystem, path: string): Effect.Effect<Option.Option<string>> =>
-  isNodes(fs, "realPath") ? nativeRealPath(path) : Effect.option(fs.realPath(path))
+  isNodes(fs, "realPath") && nativeAgrees ? nativeRealPath(path) : Effect.option(fs.realPath(path))
