@@ -261,6 +261,22 @@ describe("LinePager", () => {
     expect(whole.checkpoints.slice(0, chunked.checkpoints.length)).toEqual(chunked.checkpoints)
   }, { fastCheck: { numRuns: 3000 } })
 
+  it("a count ahead spends the same bytes on a CRLF split between two chunks", () => {
+    // After line 1, the count ahead spends its 9 bytes on "b\n", "ccc\r\n" and "d\n", and stops
+    // there. Split after the "\r", the "\n" was not counted: it went on to count "e" as well.
+    const bytes = encode("a\nb\nccc\r\nd\ne\n")
+    const opts = options({ offset: 1, limit: 1, countAhead: 9, checkpointEvery: 1 })
+    const whole = pageBytes(bytes, opts)
+    expect([whole.totalLines, whole.linesAtLeast]).toEqual([undefined, 4])
+    const split = pageInChunks(bytes, [8], opts)
+    expect([split.totalLines, split.linesAtLeast, split.checkpoints]).toEqual([undefined, 4, whole.checkpoints])
+    // With 7 bytes the count stops on the "\n" of that CRLF, which the second chunk holds.
+    const onLF = options({ offset: 1, limit: 1, countAhead: 7, checkpointEvery: 1 })
+    expect(pageBytes(bytes, onLF).linesAtLeast).toBe(3)
+    const stopped = pageInChunks(bytes, [8], onLF)
+    expect([stopped.linesAtLeast, stopped.checkpoints]).toEqual([3, pageBytes(bytes, onLF).checkpoints])
+  })
+
   it("a column inside a surrogate pair, its line split between chunks, is still shown cut", () => {
     // From column 4 the line is "\uDE00aa😀a😀": the pair's second half is dropped when shown,
     // so five units are "aa😀a" and the last 😀 (in the second chunk) is what was cut.

@@ -232,6 +232,12 @@ export class LinePager {
       if (this.isUnit(chunk, 0, LF)) {
         i = this.unit
         this.endings.crlf++
+        // The count ahead spends a CRLF's bytes whole, however the chunks cut it, and may stop
+        // on its last byte as it would have on the whole text.
+        if (this.state === "count") {
+          this.counted += this.unit
+          if (this.counted >= this.countAhead) this.state = "done"
+        }
       } else {
         this.endings.cr++
       }
