@@ -43,6 +43,25 @@ const project = (files: Readonly<Record<string, string | Uint8Array>>): string =
 
 const readIn = (root: string, params: ReadParams) => read(params).pipe(Effect.provide(nodeLayer(root)))
 const readPath = (root: string, filePath: string) => readIn(root, { filePath })
+
+/** Each archive in `root` lists `listed` (when given: all its entries) and reads its `member` as the one line `line`. */
+const expectEachReads = (
+  root: string,
+  archives: ReadonlyArray<string>,
+  listed: ReadonlyArray<string> | undefined,
+  member: string,
+  line: string
+) =>
+  Effect.gen(function*() {
+    for (const archive of archives) {
+      if (listed !== undefined) {
+        expect((yield* readPath(root, archive)).output).toBe(archivePage(`${root}/${archive}`, listed, [`(${listed.length} entries)`]))
+      }
+      expect((yield* readPath(root, `${archive}:${member}`)).output).toBe(
+        filePage(`${root}/${archive}:${member}`, [`1: ${line}`], "(End of file - total 1 lines)")
+      )
+    }
+  })
 const failPath = (root: string, filePath: string) => Effect.flip(readIn(root, { filePath }))
 
 const archivePage = (path: string, entries: ReadonlyArray<string>, footer: ReadonlyArray<string>) =>
@@ -466,13 +485,7 @@ describe("ZIP variants", () => {
         "sfx64.zip": zip(members.map((m) => ({ ...m, zip64: true })), { prefix: stub, zip64End: true }),
         "plain64.zip": zip(members.map((m) => ({ ...m, zip64: true })), { zip64End: true })
       })
-      for (const archive of ["sfx.zip", "sfx64.zip", "plain64.zip"]) {
-        const listing = yield* readPath(root, archive)
-        expect(listing.output).toBe(archivePage(`${root}/${archive}`, ["bin/", "inside.txt (20 bytes)"], ["(2 entries)"]))
-        expect((yield* readPath(root, `${archive}:inside.txt`)).output).toBe(
-          filePage(`${root}/${archive}:inside.txt`, ["1: found past the stub"], "(End of file - total 1 lines)")
-        )
-      }
+      yield* expectEachReads(root, ["sfx.zip", "sfx64.zip", "plain64.zip"], ["bin/", "inside.txt (20 bytes)"], "inside.txt", "found past the stub")
     }))
 
   // Go's archive/zip testdata: test-trailing-junk.zip and test-prefix.zip end in "some nonsense"
@@ -496,13 +509,13 @@ describe("ZIP variants", () => {
         "zip64-junk.zip": Buffer.concat([zip(members.map((m) => ({ ...m, zip64: true })), { zip64End: true }), junk]),
         "decoy.zip": Buffer.concat([zip(members), decoy])
       })
-      for (const archive of ["junk.zip", "comment-junk.zip", "short-comment.zip", "prefix-junk.zip", "zip64-junk.zip", "decoy.zip"]) {
-        const listing = yield* readPath(root, archive)
-        expect(listing.output).toBe(archivePage(`${root}/${archive}`, ["dir/", "test.txt (26 bytes)"], ["(2 entries)"]))
-        expect((yield* readPath(root, `${archive}:test.txt`)).output).toBe(
-          filePage(`${root}/${archive}:test.txt`, ["1: This is a test text file."], "(End of file - total 1 lines)")
-        )
-      }
+      yield* expectEachReads(
+        root,
+        ["junk.zip", "comment-junk.zip", "short-comment.zip", "prefix-junk.zip", "zip64-junk.zip", "decoy.zip"],
+        ["dir/", "test.txt (26 bytes)"],
+        "test.txt",
+        "This is a test text file."
+      )
     }))
 
   // Go's archive/zip testdata test-baddirsz.zip: the end record's directory size is wrong, which
@@ -516,11 +529,7 @@ describe("ZIP variants", () => {
         return archive
       }
       const root = project({ "smaller.zip": sized(-7), "larger.zip": sized(5), "stub.zip": zip(members, { prefix: Buffer.alloc(64, 1) }) })
-      for (const archive of ["smaller.zip", "larger.zip", "stub.zip"]) {
-        expect((yield* readPath(root, `${archive}:test.txt`)).output).toBe(
-          filePage(`${root}/${archive}:test.txt`, ["1: This is a test text file."], "(End of file - total 1 lines)")
-        )
-      }
+      yield* expectEachReads(root, ["smaller.zip", "larger.zip", "stub.zip"], undefined, "test.txt", "This is a test text file.")
     }))
 
   it.effect("offsets pointing outside the file are a typed error, not a failed platform read", () =>

@@ -20,19 +20,28 @@ const referenceLines = (text: string): Array<string> => {
   return lines
 }
 
+/** Lines of `units`, each ended by `\n`, `\r\n` or `\r`, joined. */
+const terminatedLines = (units: ReadonlyArray<string>, maxLineLength: number, maxLines: number) =>
+  fc.array(
+    fc.tuple(fc.string({ unit: fc.constantFrom(...units), maxLength: maxLineLength }), fc.constantFrom("\n", "\r\n", "\r")),
+    { maxLength: maxLines }
+  ).map((lines) => lines.map(([line, end]) => line + end).join(""))
+
 /** Text made of lines with every terminator style, CJK, emoji and control characters. */
-const textArb = fc.array(
-  fc.tuple(
-    fc.string({ unit: fc.constantFrom("a", "b", " ", "é", "中", "😀", "\t", "\u001b", "x") , maxLength: 30 }),
-    fc.constantFrom("\n", "\r\n", "\r")
-  ),
-  { maxLength: 60 }
-).chain((lines) =>
-  fc.boolean().map((finalTerminator) => {
-    const text = lines.map(([line, end]) => line + end).join("")
-    return finalTerminator || lines.length === 0 ? text : text.replace(/(\r\n|\r|\n)$/, "")
-  })
+const textArb = terminatedLines(["a", "b", " ", "é", "中", "😀", "\t", "\u001b", "x"], 30, 60).chain((text) =>
+  fc.boolean().map((finalTerminator) => finalTerminator ? text : text.replace(/(\r\n|\r|\n)$/, ""))
 )
+
+/** A page's window, caps and count ahead, small enough that chunk edges fall inside them; plus `more`. */
+const pageArb = <A extends Record<string, fc.Arbitrary<unknown>>>(more: A) =>
+  fc.record({
+    offset: fc.integer({ min: 1, max: 30 }),
+    limit: fc.integer({ min: 1, max: 30 }),
+    maxLineLength: fc.integer({ min: 1, max: 12 }),
+    countAhead: fc.integer({ min: 0, max: 60 }),
+    maxBytes: fc.integer({ min: 20, max: 600 }),
+    ...more
+  })
 
 /** Push `bytes` split at the given cut points, to exercise state carried across chunks. */
 /**
@@ -182,22 +191,9 @@ describe("LinePager", () => {
   })
 
   it.prop("any chunking gives the page the whole text gives, with a column, caps and a count ahead", [
-    fc.array(
-      fc.tuple(
-        fc.string({ unit: fc.constantFrom("a", "é", "中", "😀", " ", "\t"), maxLength: 40 }),
-        fc.constantFrom("\n", "\r\n", "\r")
-      ),
-      { maxLength: 40 }
-    ).map((lines) => lines.map(([line, end]) => line + end).join("")),
+    terminatedLines(["a", "é", "中", "😀", " ", "\t"], 40, 40),
     fc.array(fc.nat(), { maxLength: 12 }),
-    fc.record({
-      offset: fc.integer({ min: 1, max: 30 }),
-      limit: fc.integer({ min: 1, max: 30 }),
-      maxLineLength: fc.integer({ min: 1, max: 12 }),
-      column: fc.integer({ min: 1, max: 5 }),
-      countAhead: fc.integer({ min: 0, max: 60 }),
-      maxBytes: fc.integer({ min: 20, max: 600 })
-    })
+    pageArb({ column: fc.integer({ min: 1, max: 5 }) })
   ], ([text, cuts, page]) => {
     const bytes = encode(text)
     const whole = pageBytes(bytes, options(page))
@@ -222,20 +218,10 @@ describe("LinePager", () => {
   })
 
   it.prop("chunked in any code-unit-aligned pieces, in UTF-8, UTF-16 and Shift_JIS: the page of the whole text, and only its checkpoints", [
-    fc.array(
-      fc.tuple(fc.string({ unit: fc.constantFrom("a", "é", "中", "😀", " "), maxLength: 30 }), fc.constantFrom("\n", "\r\n", "\r")),
-      { maxLength: 40 }
-    ).map((lines) => lines.map(([line, end]) => line + end).join("")),
+    terminatedLines(["a", "é", "中", "😀", " "], 30, 40),
     fc.array(fc.nat(), { maxLength: 12 }),
     fc.constantFrom("utf-8", "utf-16le", "shift_jis"),
-    fc.record({
-      offset: fc.integer({ min: 1, max: 30 }),
-      limit: fc.integer({ min: 1, max: 30 }),
-      maxLineLength: fc.integer({ min: 1, max: 12 }),
-      countAhead: fc.integer({ min: 0, max: 60 }),
-      maxBytes: fc.integer({ min: 20, max: 600 }),
-      checkpointEvery: fc.integer({ min: 0, max: 4 })
-    })
+    pageArb({ checkpointEvery: fc.integer({ min: 0, max: 4 }) })
   ], ([text, cuts, encoding, page]) => {
     const codec = codecFor(encoding)!
     const unit = encoding === "utf-16le" ? 2 : 1

@@ -1,7 +1,7 @@
 /**
  * Test wiring: the `read` layers over a real temp directory (Node) or over MemoryFileSystem.
  */
-import { afterAll } from "@effect/vitest"
+import { afterAll, expect } from "@effect/vitest"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
 import * as FileSystem from "@effect/platform/FileSystem"
@@ -16,6 +16,7 @@ import * as FileTime from "../src/FileTime.js"
 import * as Lsp from "../src/Lsp.js"
 import * as MemoryFileSystem from "../src/MemoryFileSystem.js"
 import * as Permission from "../src/Permission.js"
+import type { ReadResult } from "../src/ReadResult.js"
 import * as Workspace from "../src/Workspace.js"
 
 export interface LayerOptions {
@@ -114,6 +115,33 @@ export const countingReads = () => {
       }))
   return { stats, wrap }
 }
+
+/**
+ * A listing of `total` entries capped at 50 KB a page, read page by page from offset 1 until its
+ * footer gives no next offset: every page within 50 KB, the first cut short of `total` with the
+ * next offset after it. Returns the first page, how many entries it shows, and every line that
+ * `isEntry` picks from all the pages, in order.
+ */
+export const readCappedListing = <E, R>(
+  readAt: (offset: number) => Effect.Effect<ReadResult, E, R>,
+  total: number,
+  isEntry: (line: string) => boolean
+) =>
+  Effect.gen(function*() {
+    const first = yield* readAt(1)
+    const shown = first.metadata.endLine!
+    expect(shown).toBeLessThan(total)
+    expect(first.metadata).toMatchObject({ truncated: true, nextOffset: shown + 1, totalLines: total })
+    const listed: Array<string> = []
+    let offset: number | undefined = 1
+    while (offset !== undefined) {
+      const page: ReadResult = yield* readAt(offset)
+      expect(Buffer.byteLength(page.output)).toBeLessThanOrEqual(50 * 1024)
+      listed.push(...page.output.split("\n").filter(isEntry))
+      offset = page.metadata.nextOffset
+    }
+    return { first, shown, listed }
+  })
 
 /** A ustar archive of text members, written header by header (no tar library involved). */
 export const ustar = (members: ReadonlyArray<{ readonly name: string; readonly content: string }>): Uint8Array => {
