@@ -423,7 +423,6 @@ export class LinePager {
     this.lineKept += end - from
   }
 
-  /** Column mode: decode as we go, drop the first `column - 1` characters, keep what follows. */
   /**
    * The column text holds more than a line shows. One unit of slack: a column inside a surrogate
    * pair keeps the pair's second half, which is dropped when the line is shown.
@@ -432,6 +431,7 @@ export class LinePager {
     return this.columnText.length > this.options.maxLineLength + 1
   }
 
+  /** Column mode: decode as we go, drop the first `column - 1` characters, keep what follows. */
   private keepFromColumn(bytes: Uint8Array): void {
     if (this.columnFull()) return
     this.takeColumnText(this.skipDecoder!.write(bytes))
