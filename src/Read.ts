@@ -22,6 +22,7 @@ import { Lsp } from "./Lsp.js"
 import { Permission } from "./Permission.js"
 import type { ReadResult } from "./ReadResult.js"
 import { InvalidParams, type ReadError } from "./ReadError.js"
+import * as Secrets from "./Secrets.js"
 import * as SessionMemory from "./SessionMemory.js"
 import { Sources } from "./Sources.js"
 import { Workspace } from "./Workspace.js"
@@ -170,7 +171,10 @@ export const read: (
     ? result
     : yield* SessionMemory.apply(params, result)
   // Nearby instructions (off by default): AGENTS.md files this session was not shown, once.
-  return yield* Instructions.append(shown)
+  const full = yield* Instructions.append(shown)
+  // Secret values masked (off by default) in all of it: a diff of session memory, instructions,
+  // a web page or an archive member too (a file's page was masked before it was recorded).
+  return yield* Secrets.apply(full)
 }, withPatientFileSystem)
 
 /** The services `read` needs; every one is swappable by layer. */

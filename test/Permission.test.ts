@@ -159,7 +159,8 @@ describe("Permission layers", () => {
         expect(error.permission).toBe("read")
         expect(error.patterns).toEqual(["config/.env"])
         expect(error.message).toBe("Permission denied: the user refused reading config/.env.")
-        expect(yield* calls).toEqual([req])
+        // The asker is told which rule asks.
+        expect(yield* calls).toEqual([{ ...req, metadata: { rule: "*.env" } }])
       })))
 
   it.effect("rejected external directory reads say so", () =>
@@ -254,7 +255,7 @@ describe("Permission layers", () => {
       Effect.gen(function*() {
         const req = request("read", ["src/a.ts", ".env", "b/.env.local"])
         yield* ask(req)
-        expect(yield* calls).toEqual([req])
+        expect(yield* calls).toEqual([{ ...req, metadata: { rule: "*.env" } }])
       })))
 
   it.effect("several patterns: asks only while some ask-pattern is unapproved", () =>

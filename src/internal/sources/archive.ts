@@ -19,7 +19,17 @@ import * as Runtime from "effect/Runtime"
 import { Progress } from "../../Progress.js"
 import type { ReadResult } from "../../ReadResult.js"
 import { ArchiveError, formatBytes, InvalidParams, InvalidSelector, OffsetOutOfRange } from "../../ReadError.js"
-import { confirmUnchanged, openChecked, TAIL_BYTES } from "../access.js"
+import {
+  askContent,
+  askRead,
+  checkRead,
+  confirmUnchanged,
+  CONTENT_SNIFF_BYTES,
+  memberTarget,
+  openChecked,
+  TAIL_BYTES,
+  textOf
+} from "../access.js"
 import { isBinarySample } from "../core/binary.js"
 import { archiveExtension, archiveFormat, looksLikeArchive } from "../containers.js"
 import { DEFAULT_LIMIT, MAX_BYTES } from "../core/lines.js"
@@ -256,6 +266,12 @@ const member = (
     const shown = path === undefined ? request.target.absolute : `${request.target.absolute}:${path}`
     if (selection.pages !== undefined) return yield* new InvalidSelector({ path: shown, reason: messages.pages })
     yield* noParamsWith(request, selection)
+    // A member is asked about as a file at `<archive>/<member>` is: by name, then by what it holds.
+    const inside = memberTarget(request.target, path ?? entry.name)
+    yield* askRead(inside, inside.real)
+    if (content._tag !== "Binary") {
+      yield* askContent(inside, Effect.sync(() => textOf(content.bytes.subarray(0, CONTENT_SNIFF_BYTES))))
+    }
     const title = path === undefined ? request.target.relative : `${request.target.relative}:${path}`
     const mtime = entry.mtime === undefined ? {} : { mtime: entry.mtime }
     if (content._tag === "Binary") {
@@ -385,7 +401,11 @@ const resolve = (request: ContainerRequest, p: Plan, scan: ScanResult) =>
         return yield* new ArchiveError({ path: archive, member: missing, reason: messages.nested(outer, rest, archive) })
       }
     }
-    const suggestions = tree.suggest(missing).map((path) => `${archive}:${path}`)
+    // A member a rule denies is never named.
+    const suggestions = yield* Effect.filter(
+      tree.suggest(missing),
+      (path) => Effect.map(checkRead(memberTarget(request.target, path)), (action) => action !== "deny")
+    ).pipe(Effect.map((paths) => paths.map((path) => `${archive}:${path}`)))
     const omitted = scan.table.omitted > 0
       ? `\n\n(Only the first ${scan.table.entries.length} entries of the archive were indexed.)`
       : ""
