@@ -296,6 +296,18 @@ export class Prompt extends Context.Reference<Prompt>()("effect-read/Permission/
   defaultValue: (): Asker => unavailable("nobody can be asked here")
 }) {}
 
+/** Why a rule asks, in words the person asked can judge (the request's metadata names the rule). */
+export const whyAsked = (request: PermissionRequest): string => {
+  const rule = request.metadata["rule"]
+  if (request.permission === "external_directory") return "it is outside the project"
+  if (rule === "*.env" || rule === "*.env.*") {
+    return "env files usually hold secrets, and what is read is sent to the model's provider"
+  }
+  if (request.permission === contentPermissions.privateKey) return "the file holds a private key"
+  if (request.permission === contentPermissions.secret) return "the file holds credentials"
+  return typeof rule === "string" ? `a rule asks before reading ${rule}` : "a rule asks before reading it"
+}
+
 /** An asker that asks whoever `Prompt` holds for the request being served. */
 export const askPrompt: Asker = (request) => Effect.flatMap(Prompt, (prompt) => prompt(request))
 

@@ -22,6 +22,7 @@
 export const placeholder = (kind: string): string => `‹secret: ${kind}›`
 
 const PLACEHOLDER = /‹secret: [^›\n]*›/
+const PLACEHOLDERS = /‹secret: [^›\n]*›/g
 
 /** Does the text carry a placeholder? An Edit tool given one must not write it (it is not the value). */
 export const hasPlaceholder = (text: string): boolean => PLACEHOLDER.test(text)
@@ -224,7 +225,7 @@ const REFERENCE =
   /^(?:\$\{?[A-Za-z_]|\$\(|%[A-Za-z_][\w]*%|\{\{|<%|\$\{\{|!(?:Ref|Sub|GetAtt|ImportValue)\b|ENC\[|vault:|secretref:|ref\+|op:\/\/|arn:aws:secretsmanager|@Microsoft\.KeyVault|process\.env\b|os\.environ\b|env\(|ENV\[)/
 /** Values no secret has: placeholders for one, empty values, versions, YAML structure, our own placeholder. */
 const NOT_A_VALUE =
-  /^(?:|null|none|nil|undefined|true|false|yes|no|on|off|read|write|~|[\^~<>=v]*\d+(?:\.\d+){1,3}(?:[-+][\w.-]+)?|[|>][-+]?\d*|[^A-Za-z0-9]*|<[^>]*>|\[[^\]]*\]|x{3,}|\*{3,}|your[-_ ].*|.*[-_]here|‹secret: [^›]*›.*)$/i
+  /^(?:|null|none|nil|undefined|true|false|yes|no|on|off|read|write|~|[\^~<>=v]*\d+(?:\.\d+){1,3}(?:[-+][\w.-]+)?|[|>][-+]?\d*|[^A-Za-z0-9]*|<[^>]*>|\[[^\]]*\]|x{3,}|\*{3,}|your[-_ ].*|.*[-_]here|‹.*)$/i
 /** A template that is filled in elsewhere: `{password}`, `%s`, `%(name)s`, `{0}:{1}`, `$1`. */
 const TEMPLATE = /\{[^}]*\}|%\(?\w*\)?[sd]\b|\$\d/
 const IDENTIFIER_PATH = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/
@@ -501,8 +502,9 @@ const lineSpans = (content: string, options: MaskOptions, cut: boolean, continue
     const lead = /^[A-Za-z0-9_.+/=-]+/.exec(content)
     if (lead !== null && looksRandom(lead[0])) spans.push({ start: 0, end: lead[0].length, kind: "value (cut)" })
   }
-  // Our own placeholders are never masked again.
-  return mergeSpans(spans).filter((span) => !PLACEHOLDER.test(content.slice(span.start, span.end)))
+  // Our own placeholders are never masked again, nor any part of one.
+  const taken = [...content.matchAll(PLACEHOLDERS)].map((match) => [match.index, match.index + match[0].length] as const)
+  return mergeSpans(spans).filter((span) => !taken.some(([start, end]) => span.start < end && start < span.end))
 }
 
 /**
