@@ -60,12 +60,13 @@ const lineNumberOf = (line: string): number | undefined => {
 /**
  * A result with its secret values masked (pure): the output and preview, and `metadata.masked`
  * (`secrets` found, the file's `lines` they were on when numbered, counts by kind), added to what an
- * earlier pass counted. A result with nothing to mask is returned as it is.
+ * earlier pass counted. A result with nothing to mask is returned as it is. `path` names the file
+ * the text is from when it is not `metadata.path` (a link's target), for the file's style.
  */
-export const maskResult = (result: ReadResult): ReadResult => {
+export const maskResult = (result: ReadResult, path: string = result.metadata.path): ReadResult => {
   const metadata = result.metadata
   if (metadata.kind === "image" || metadata.kind === "pdf" || metadata.kind === "directory") return result
-  const name = nameOf(metadata.path)
+  const name = nameOf(path)
   const options: MaskOptions = { style: styleOf(name), name }
   const startsInside = (metadata.startLine ?? 1) > 1
   const outputLines = result.output.split("\n")
@@ -98,8 +99,8 @@ export const maskResult = (result: ReadResult): ReadResult => {
 }
 
 /** `maskResult` when masking is on (`Masking`), else the result as it is. */
-export const apply = (result: ReadResult): Effect.Effect<ReadResult> =>
-  Effect.map(Masking, (masking) => masking.enabled ? maskResult(result) : result)
+export const apply = (result: ReadResult, path?: string): Effect.Effect<ReadResult> =>
+  Effect.map(Masking, (masking) => masking.enabled ? maskResult(result, path) : result)
 
 /** `maskText` for a file's whole text when masking is on (hashline tags and anchor lines). */
 export const maskFileText = (text: string, path: string): Effect.Effect<string> =>

@@ -181,7 +181,7 @@ const readTarget = (
     if (request.view === "list" || request.view === "tree") return yield* viewMismatch(request.view, target.absolute, "file")
     const read = yield* onceMoreIfChanged(target.absolute, readFile(registry, target, request, selection, undefined, note))
     // Masked before it is recorded: a line whose secret was masked was not shown, so not read.
-    const result = yield* Secrets.apply(Option.getOrThrow(read))
+    const result = yield* Secrets.apply(Option.getOrThrow(read), target.real)
     // read_many may keep fewer lines than were read: it records what it kept (recording.ts).
     yield* recordOrDefer((lastShown) =>
       recordRead(target.absolute, clipShown(withoutLines(shownOf(result), result.metadata.masked?.lines), lastShown))
