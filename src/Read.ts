@@ -172,8 +172,8 @@ export const read: (
     : yield* SessionMemory.apply(params, result)
   // Nearby instructions (off by default): AGENTS.md files this session was not shown, once.
   const full = yield* Instructions.append(shown)
-  // Secret values masked (off by default) in all of it: a diff of session memory, instructions,
-  // a web page or an archive member too (a file's page was masked before it was recorded).
+  // Secret values masked (off by default) in all of it: the page, a diff of session memory,
+  // instructions, archive members, web pages.
   return yield* Secrets.apply(full)
 }, withPatientFileSystem)
 

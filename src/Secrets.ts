@@ -15,6 +15,7 @@
  * tokens, passwords in URLs and private-key blocks anywhere; values of assignments whose key names
  * a secret, judged by the file's kind (`styleOf`).
  */
+import * as FileSystem from "@effect/platform/FileSystem"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -48,6 +49,9 @@ export const layerMask: Layer.Layer<Masking> = Layer.succeed(Masking, { enabled:
 /** The rendering prefix of a line of output: `12: ` (default), `12:` (hashline), `3-9: ` (outline), a diff's mark. */
 const OUTPUT_GUTTER = /^(?:\d+(?:-\d+)?: ?|[-+ ](?![-+]))/
 
+/** Lines of the rendering, not of the file: tags and parenthesised notices and footers. */
+const OUTPUT_FRAME = /^(?:<\/?(?:path|type|content|entries)>.*|\(.*\))$/
+
 /** The file a result's text came from, for its style: an archive member's own name. */
 const nameOf = (path: string): string => path.split(/[/\\:]/).pop() ?? path
 
@@ -73,7 +77,7 @@ export const maskResult = (result: ReadResult, path: string = result.metadata.pa
   const continuesAt = metadata.column !== undefined && metadata.column > 1
     ? outputLines.findIndex((line) => lineNumberOf(line) !== undefined)
     : undefined
-  const output = maskText(result.output, { ...options, gutter: OUTPUT_GUTTER, startsInside, continuesAt })
+  const output = maskText(result.output, { ...options, gutter: OUTPUT_GUTTER, frame: OUTPUT_FRAME, startsInside, continuesAt })
   const preview = maskText(metadata.preview, { ...options, startsInside })
   if (output.count === 0 && preview.count === 0) return result
   const lines = new Set(metadata.masked?.lines ?? [])
@@ -98,9 +102,24 @@ export const maskResult = (result: ReadResult, path: string = result.metadata.pa
   }
 }
 
-/** `maskResult` when masking is on (`Masking`), else the result as it is. */
-export const apply = (result: ReadResult, path?: string): Effect.Effect<ReadResult> =>
-  Effect.map(Masking, (masking) => masking.enabled ? maskResult(result, path) : result)
+/**
+ * `maskResult` when masking is on (`Masking`), else the result as it is. The file's style comes
+ * from its real path: a link named `notes.txt` to `.env` is masked as an env file.
+ */
+export const apply = (result: ReadResult): Effect.Effect<ReadResult, never, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    if (!(yield* Masking).enabled) return result
+    const fs = yield* FileSystem.FileSystem
+    const real = yield* fs.realPath(result.metadata.path).pipe(Effect.orElseSucceed(() => result.metadata.path))
+    return maskResult(result, real)
+  })
+
+/**
+ * The file's lines that masking would change in `result` (none when masking is off): what the
+ * model is not shown, so not recorded as read.
+ */
+export const maskedLines = (result: ReadResult, path?: string): Effect.Effect<ReadonlyArray<number>> =>
+  Effect.map(Masking, (masking) => masking.enabled ? maskResult(result, path).metadata.masked?.lines ?? [] : [])
 
 /** `maskText` for a file's whole text when masking is on (hashline tags and anchor lines). */
 export const maskFileText = (text: string, path: string): Effect.Effect<string> =>

@@ -180,11 +180,12 @@ const readTarget = (
     }
     if (request.view === "list" || request.view === "tree") return yield* viewMismatch(request.view, target.absolute, "file")
     const read = yield* onceMoreIfChanged(target.absolute, readFile(registry, target, request, selection, undefined, note))
-    // Masked before it is recorded: a line whose secret was masked was not shown, so not read.
-    const result = yield* Secrets.apply(Option.getOrThrow(read), target.real)
+    const result = Option.getOrThrow(read)
+    // A line whose secret is masked (`read` masks its result last) was not shown, so not read.
+    const masked = yield* Secrets.maskedLines(result, target.real)
     // read_many may keep fewer lines than were read: it records what it kept (recording.ts).
     yield* recordOrDefer((lastShown) =>
-      recordRead(target.absolute, clipShown(withoutLines(shownOf(result), result.metadata.masked?.lines), lastShown))
+      recordRead(target.absolute, clipShown(withoutLines(shownOf(result), masked), lastShown))
     )
     // Sources that do not print the note themselves (media, containers) get it as a first line.
     return note === undefined || result.output.startsWith(note) ? result : { ...result, output: `${note}\n${result.output}` }

@@ -234,20 +234,21 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const CODE_WORDS = new Set(["string", "number", "boolean", "any", "unknown", "object", "str", "int", "bytes", "bool", "optional", "required", "secret", "password", "token", "key", "default"])
 
 /**
- * A name made of words (`NextToken`, `V1SecretVolumeSource`, `Unexpected_token_1012`): words of
- * two or more letters each with a vowel, short acronyms and numbers. Random strings break into
- * single letters and vowel-less runs (`ad180jjd733klru7`).
+ * A name made of words (`NextToken`, `notificationsToolLastEventId`, `V1SecretVolumeSource`,
+ * `Unexpected_token_1012`, `AUTH_CLIENT_SECRET`): every piece a word with a vowel, a short
+ * abbreviation (`css`, `Xml`), an acronym or a short number. Random strings have pieces no name
+ * has: a lone lower-case letter, a long run of consonants (`K7xPqL2m`).
  */
 export const identifierLike = (value: string): boolean => {
-  const tokens = value.match(/[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+|[^A-Za-z\d]+/g) ?? []
-  return tokens.length > 0 && tokens.every((token) =>
-    /^[^A-Za-z\d]+$/.test(token)
-      ? true
-      : /^\d+$/.test(token)
+  const tokens = value.match(/[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+/g) ?? []
+  return /[A-Za-z]/.test(value) && tokens.every((token) =>
+    /^\d/.test(token)
       ? token.length <= 4
       : /^[A-Z]+$/.test(token)
       ? token.length <= 5 || /[AEIOUY]/.test(token)
-      : token.length >= 2 && (token.length <= 4 || /[aeiouy]/i.test(token))
+      : /^[A-Z]/.test(token)
+      ? /[aeiouy]/i.test(token) || token.length <= 4
+      : /[aeiouy]/.test(token) || (token.length >= 2 && token.length <= 4)
   )
 }
 
@@ -262,11 +263,18 @@ export const looksRandom = (value: string): boolean => {
   return classes >= 3 || (classes === 2 && (digit || value.length >= 20))
 }
 
-/** A short password: printable, not a plain word, nor a name of several words (`SetPassword`, `AUTH_CLIENT_SECRET_value`). */
-const looksLikePassword = (value: string): boolean =>
-  value.length >= 4 && /^[!-~]+$/.test(value) && !/^[a-z]+$/.test(value) && !/^[A-Z][a-z]+$/.test(value) &&
-  !/^[A-Z_]+$/.test(value) && !KEBAB_OR_SNAKE.test(value) &&
-  !(identifierLike(value) && (value.match(/[A-Z]?[a-z]{2,}|[A-Z]{2,}/g) ?? []).length >= 2)
+/**
+ * A short password: printable, not a plain word, nor a name of several words (`SetPassword`,
+ * `AUTH_CLIENT_SECRET_value`) unless it has what names do not: a symbol, or digits inside a word
+ * (`Pa55word`).
+ */
+const looksLikePassword = (value: string): boolean => {
+  if (value.length < 4 || !/^[!-~]+$/.test(value) || /^[a-z]+$/.test(value) || /^[A-Z][a-z]+$/.test(value)) return false
+  if (/^[A-Z_]+$/.test(value)) return false
+  const named = KEBAB_OR_SNAKE.test(value) ||
+    (identifierLike(value) && (value.match(/[A-Z]?[a-z]{2,}|[A-Z]{2,}/g) ?? []).length >= 2)
+  return !named || /[a-z]\d+[a-z]/.test(value) || /[!@#%^&*+=?~]/.test(value)
+}
 
 /** Is `value` (unquoted) a secret for a key of `kind`, judged in `style`? */
 const acceptValue = (value: string, kind: string, style: Style, quoted: boolean): boolean => {
@@ -274,12 +282,8 @@ const acceptValue = (value: string, kind: string, style: Style, quoted: boolean)
   // The start of a structure (`auth: {`, `"tokens": [`), not a value.
   if (!quoted && /^[[{(]/.test(value)) return false
   const phrase = kind === "password" || kind === "passphrase"
-  if (style === "env") {
-    // A bare value that is code, not a literal (`password = options.password` in a script).
-    if (!quoted && (IDENTIFIER_PATH.test(value) || /[()]/.test(value))) return false
-    // Keys and tokens are printable ASCII without spaces; a sentence is a message about one.
-    return phrase || /^[\x21-\x7e]+$/.test(value)
-  }
+  // In env files a value is a literal, whatever it looks like.
+  if (style === "env") return quoted || !/\s/.test(value)
   if (/\s/.test(value) || TEMPLATE.test(value) || IDENTIFIER_PATH.test(value) || CODE_WORDS.has(value.toLowerCase())) {
     return false
   }
@@ -339,25 +343,26 @@ const valueIn = (rest: string, style: Style): { readonly start: number; readonly
 }
 
 /** Secret values of assignments in one line's content. */
-const assignmentSpans = (content: string, style: Style, spans: Array<Span>): void => {
-  const lineValue = (offset: number, rest: string, kind: string) => {
+const assignmentSpans = (content: string, fileStyle: Style, spans: Array<Span>): void => {
+  // An environment variable's name (`DB_PASSWORD:` under a CI job's or a container's `env`) is
+  // judged as in an env file.
+  const styleFor = (key: string): Style => fileStyle === "config" && /^[A-Z][A-Z0-9_]*$/.test(key) ? "env" : fileStyle
+  const lineValue = (offset: number, rest: string, key: string) => {
+    const style = styleFor(key)
+    const kind = secretKeyKind(key, style)
+    if (kind === undefined) return
     const value = valueIn(rest, style)
     if (value === undefined) return
     const text = rest.slice(value.start, value.end)
     if (acceptValue(text, kind, style, value.quoted)) spans.push({ start: offset + value.start, end: offset + value.end, kind })
   }
   const equals = LINE_EQUALS.exec(content)
-  if (equals !== null) {
-    const kind = secretKeyKind(equals[2]!, style)
-    if (kind !== undefined) lineValue(equals[1]!.length + equals[2]!.length + equals[3]!.length, equals[4]!, kind)
-  }
+  if (equals !== null) lineValue(equals[1]!.length + equals[2]!.length + equals[3]!.length, equals[4]!, equals[2]!)
   const colon = LINE_COLON.exec(content)
   if (colon !== null) {
-    const kind = secretKeyKind(colon[3]!, style)
-    if (kind !== undefined) {
-      lineValue(colon[1]!.length + colon[2]!.length * 2 + colon[3]!.length + colon[4]!.length, colon[5]!, kind)
-    }
+    lineValue(colon[1]!.length + colon[2]!.length * 2 + colon[3]!.length + colon[4]!.length, colon[5]!, colon[3]!)
   }
+  const style = fileStyle
   for (const match of content.matchAll(INLINE_QUOTED)) {
     const kind = secretKeyKind(match[2]!, style)
     if (kind === undefined) continue
@@ -419,6 +424,8 @@ const END_OTHER = /-----END [A-Z0-9 ]+-----/
 const BODY = /^\s*(?:[A-Za-z0-9+/]+={0,2}|=[A-Za-z0-9+/]{4}|(?:Proc-Type|DEK-Info|Version|Comment|Hash|Charset|Encryption|Key-Derivation|Argon2-[A-Za-z]+):.*)\s*$/
 /** Full-width lines of PEM (64), OpenSSH (70) and PGP armour (64/76), for a block whose start is not in view. */
 const FULL_WIDTH = /^\s*[A-Za-z0-9+/]{64}\s*$|^\s*[A-Za-z0-9+/]{70}\s*$|^\s*[A-Za-z0-9+/]{76}\s*$/
+/** A line of key material cut short by the end of the view: base64 with something no word has. */
+const KEY_MATERIAL = /^\s*(?=[A-Za-z]*[0-9+/=])[A-Za-z0-9+/]{4,}={0,2}\s*$/
 
 /** The kind of private key a text holds (PEM, OpenSSH, PGP, PuTTY), or undefined. */
 export const privateKeyIn = (text: string): string | undefined => {
@@ -453,6 +460,11 @@ export interface MaskOptions {
   readonly startsInside?: boolean | undefined
   /** This line (0-based) continues a line cut before it (`column`): a leading token-like run is masked. */
   readonly continuesAt?: number | undefined
+  /**
+   * Lines of the rendering around the text (tags, footers): they neither continue nor end a block
+   * whose start is not in view.
+   */
+  readonly frame?: RegExp | undefined
 }
 
 export interface Masked {
@@ -589,6 +601,7 @@ export const maskText = (text: string, options: MaskOptions = {}): Masked => {
   for (let i = 0; i < lines.length; i++) {
     const { content } = split(i)
     if (state === "unknown") {
+      if (options.frame?.test(lines[i]!) === true) continue
       if (END_KEY.test(content)) {
         settle(true)
         maskEnd(i)
@@ -638,7 +651,10 @@ export const maskText = (text: string, options: MaskOptions = {}): Masked => {
     }
     maskLine(i)
   }
-  if (state === "unknown") settle(pending.some((j) => FULL_WIDTH.test(split(j).content)))
+  // The view ended inside the run: nothing says what it is; key material is taken for a key.
+  if (state === "unknown") {
+    settle(pending.some((j) => FULL_WIDTH.test(split(j).content)) || pending.some((j) => KEY_MATERIAL.test(split(j).content)))
+  }
 
   return { text: out.join("\n"), count, lines: [...changed].sort((a, b) => a - b), kinds }
 }
