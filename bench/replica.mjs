@@ -50,7 +50,8 @@ const program = command === "start"
       const version = { ...shown, size: Number(info.size), mtime: info.mtime._tag === "Some" ? info.mtime.value.getTime() : undefined }
       yield* Effect.forEach(
         Array.from({ length: Number(sessions) }, (_, i) => `s${i}`),
-        (session) => ledger.read(session, file, version),
+        // Each after a random few milliseconds: the two processes' reads of a session overlap in every way.
+        (session) => Effect.zipRight(Effect.sleep(Math.random() * 30), ledger.read(session, file, version)),
         { concurrency: "unbounded", discard: true }
       )
     }).pipe(Effect.provide(services))
