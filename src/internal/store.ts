@@ -4,6 +4,7 @@
  * (better-sqlite3 through `@effect/sql-sqlite-node`, or `@effect/sql-pg`).
  */
 import type * as FileSystem from "@effect/platform/FileSystem"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -88,6 +89,10 @@ export const layer = (
     options.sessionMemory === false ? Layer.succeed(SessionMemory, none) : SqlSessionMemory.layerClient(options.sessionMemory)
   )
   return Layer.unwrapEffect(Effect.map(client, (clientLayer) => services.pipe(Layer.provide(clientLayer)))).pipe(
-    Layer.mapError((error) => error instanceof StoreError ? error : new StoreError(store, reasonOf(error)))
+    // A client that throws while opening (better-sqlite3 on a missing directory) dies: told the same way.
+    Layer.catchAllCause((cause) => {
+      const error = Cause.squash(cause)
+      return Layer.fail(error instanceof StoreError ? error : new StoreError(store, reasonOf(error)))
+    })
   )
 }
