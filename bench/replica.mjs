@@ -8,6 +8,10 @@
  *   node bench/replica.mjs coverage <store> <file> <start> <end> <sessions> [--at MS]
  *     records that each of <sessions> sessions (s0, s1, …) was shown lines <start>-<end> of
  *     <file>, all at once.
+ *   node bench/replica.mjs serve <store> <root>
+ *     a replica serving the conversation "bench" in <root>: one JSON command per stdin line
+ *     ({"read": filePath} | {"compacted": true} | {"mark": true} | {"rewound": mark}), one JSON
+ *     answer per stdout line ({ output, metadata } | { mark } | {}), until stdin ends.
  *
  * <store> is sqlite:FILE or a postgres:// URL. `--at` waits until that epoch millisecond once
  * everything is loaded, so that several processes start their work together. Prints one JSON line:
@@ -18,8 +22,14 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
+import * as readline from "node:readline"
 import * as FileTime from "../dist/FileTime.js"
 import * as Store from "../dist/internal/store.js"
+import * as Lsp from "../dist/Lsp.js"
+import * as Permission from "../dist/Permission.js"
+import * as Read from "../dist/Read.js"
+import * as SessionMemory from "../dist/SessionMemory.js"
+import * as Workspace from "../dist/Workspace.js"
 
 const [command, storeText, ...rest] = process.argv.slice(2)
 const at = rest.includes("--at") ? Number(rest[rest.indexOf("--at") + 1]) : undefined
@@ -30,7 +40,37 @@ const services = Store.layer(spec, { sessionMemory: {} }).pipe(Layer.provideMerg
 
 const waitUntil = Effect.suspend(() => at === undefined ? Effect.void : Effect.sleep(Math.max(0, at - Date.now())))
 
-const program = command === "start"
+const serve = Effect.gen(function*() {
+  const [root] = args
+  const runtime = yield* Effect.runtime()
+  const memory = yield* SessionMemory.SessionMemory
+  const run = (effect) => Effect.runPromise(Effect.provide(effect, runtime.context))
+  const lines = readline.createInterface({ input: process.stdin })
+  yield* Effect.promise(async () => {
+    for await (const line of lines) {
+      const command = JSON.parse(line)
+      const answer = command.read !== undefined
+        ? await run(Effect.map(Read.read({ filePath: command.read }), (result) => ({ output: result.output, metadata: result.metadata })))
+        : command.compacted
+        ? await run(Effect.as(memory.compacted("bench"), {}))
+        : command.mark
+        ? { mark: await run(memory.mark("bench")) }
+        : await run(Effect.as(memory.rewound("bench", command.rewound), {}))
+      process.stdout.write(JSON.stringify(answer) + "\n")
+    }
+  })
+  return {}
+}).pipe(
+  Effect.provide(Layer.mergeAll(
+    Workspace.layer({ directory: args[0], sessionId: "bench" }),
+    Permission.layerAllowAll,
+    Lsp.layerNoop
+  )),
+  Effect.provide(services),
+  Effect.scoped
+)
+
+const program = command === "serve" ? serve : command === "start"
   ? Effect.gen(function*() {
     yield* waitUntil
     const started = performance.now()
