@@ -163,15 +163,40 @@ export const make: Effect.Effect<FileTimeShape, never, SqlClient.SqlClient | Fil
       return coversAt(yield* coverage(sessionId, path), Option.getOrUndefined(now)?.hash, start, end)
     })
 
+    const decodeRanges = Schema.decodeUnknown(Schema.Array(RangeRow))
+
+    /**
+     * Write the stamp and read the coverage, in one round trip where the database allows it
+     * (PostgreSQL: a data-modifying CTE); two statements on SQLite, where a statement costs no trip.
+     */
+    const upsertAndFind = (sessionId: string, path: string, stamped: ReadStamp) =>
+      sql.onDialectOrElse({
+        pg: () =>
+          sql`WITH stamp AS (
+            INSERT INTO file_reads (session_id, path, read_at, size, mtime, hash)
+            VALUES (${sessionId}, ${stamped.path}, ${stamped.readAt}, ${stamped.size}, ${stamped.mtime ?? null}, ${
+            stamped.hash ?? null
+          })
+            ON CONFLICT (session_id, path) DO UPDATE SET
+              read_at = excluded.read_at, size = excluded.size, mtime = excluded.mtime, hash = excluded.hash
+            RETURNING 1)
+          SELECT hash, start_line, end_line FROM file_read_ranges
+          WHERE session_id = ${sessionId} AND path = ${path} ORDER BY seq`.withoutTransform.pipe(
+            Effect.flatMap(decodeRanges)
+          ),
+        orElse: () => Effect.zipRight(upsert(sessionId, stamped), findRanges({ sessionId, path }))
+      })
+
     /** Write the stamp and, when `shown` adds to it, the coverage, in one transaction. */
     const save = (sessionId: string, path: string, stamped: ReadStamp, shown: Shown | undefined) =>
       Effect.gen(function*() {
         const key = keyOf(sessionId, path)
         const kept = unsavedCoverage.get(key)
-        if (shown !== undefined && kept === undefined) {
+        if (kept === undefined) {
+          if (shown === undefined) return yield* upsert(sessionId, stamped)
           // Lines already covered (the common re-read): the stamp alone, no transaction.
-          const before = toCoverage(yield* findRanges({ sessionId, path }))
-          if (sameCoverage(addShown(before, stamped, shown), before)) return yield* upsert(sessionId, stamped)
+          const before = toCoverage(yield* upsertAndFind(sessionId, path, stamped))
+          if (sameCoverage(addShown(before, stamped, shown), before)) return
         }
         yield* sql.withTransaction(Effect.gen(function*() {
           // The stamp first: its lock makes concurrent updates of this coverage take turns.
