@@ -38,7 +38,7 @@ import * as SessionMemory from "../dist/SessionMemory.js"
 import * as SqlFileTime from "../dist/SqlFileTime.js"
 import * as SqlSessionMemory from "../dist/SqlSessionMemory.js"
 import * as Workspace from "../dist/Workspace.js"
-import { playScript, writeProject } from "./sessionScript.mjs"
+import { playScript, runtimeBackend, writeProject } from "./sessionScript.mjs"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const repo = path.join(here, "..")
@@ -137,13 +137,7 @@ const servicesIn = (dir, state) =>
 const oneProcess = async () => {
   writeProject(root)
   const runtime = ManagedRuntime.make(servicesIn(root, Layer.merge(FileTime.layerMemory, SessionMemory.layerSession())))
-  const mem = await runtime.runPromise(SessionMemory.SessionMemory)
-  const result = await playScript(root, {
-    read: (filePath) => runtime.runPromise(Read.read({ filePath })),
-    compacted: () => runtime.runPromise(mem.compacted("bench")),
-    mark: () => runtime.runPromise(mem.mark("bench")),
-    rewound: (mark) => runtime.runPromise(mem.rewound("bench", mark))
-  }, true)
+  const result = await playScript(root, await runtimeBackend(runtime, Read, SessionMemory), true)
   await runtime.dispose()
   return result
 }

@@ -26,7 +26,7 @@ import * as Read from "../dist/Read.js"
 import * as ReadMany from "../dist/ReadMany.js"
 import * as SessionMemory from "../dist/SessionMemory.js"
 import * as Workspace from "../dist/Workspace.js"
-import { playScript, writeProject } from "./sessionScript.mjs"
+import { playScript, runtimeBackend, writeProject } from "./sessionScript.mjs"
 
 const args = process.argv.slice(2)
 const jsonOut = args.includes("--json") ? args[args.indexOf("--json") + 1] : undefined
@@ -47,13 +47,7 @@ const runtimeOf = (memory) =>
 const runSession = async (memory) => {
   writeProject(root)
   const runtime = runtimeOf(memory)
-  const mem = await runtime.runPromise(SessionMemory.SessionMemory)
-  const result = await playScript(root, {
-    read: (filePath) => runtime.runPromise(Read.read({ filePath })),
-    compacted: () => runtime.runPromise(mem.compacted("bench")),
-    mark: () => runtime.runPromise(mem.mark("bench")),
-    rewound: (mark) => runtime.runPromise(mem.rewound("bench", mark))
-  }, memory)
+  const result = await playScript(root, await runtimeBackend(runtime, Read, SessionMemory), memory)
   await runtime.dispose()
   return result
 }

@@ -154,3 +154,14 @@ export const playScript = async (root, backend, memory) => {
   }
   return { reads, bytes, stubs, wrong, notices, readMs }
 }
+
+/** The script's backend for one runtime holding `Read`'s services and a `SessionMemory` (session "bench"). */
+export const runtimeBackend = async (runtime, Read, SessionMemory) => {
+  const mem = await runtime.runPromise(SessionMemory.SessionMemory)
+  return {
+    read: (filePath) => runtime.runPromise(Read.read({ filePath })),
+    compacted: () => runtime.runPromise(mem.compacted("bench")),
+    mark: () => runtime.runPromise(mem.mark("bench")),
+    rewound: (mark) => runtime.runPromise(mem.rewound("bench", mark))
+  }
+}

@@ -211,6 +211,17 @@ const costOf = (version: Version): number => {
 
 const latest = (version: Version): number => version.seqs[version.seqs.length - 1] ?? 0
 
+/** The change notices' bounds a memory with `options` has. */
+export const limitsOf = (options: Options): SessionMemoryShape["limits"] => ({
+  // Bounds of the diff: at most 1,000 lines differing and 5 million steps (about 50 ms), then counts are not given.
+  maxEdits: 1_000,
+  maxWork: 5_000_000,
+  maxDiffLines: options.maxDiffLines ?? 40,
+  maxDiffChars: options.maxDiffChars ?? 8_000,
+  context: 3,
+  maxSnapshotFileBytes: options.maxSnapshotFileBytes ?? 4 * 1024 * 1024
+})
+
 /** A session memory in this process, per session id. */
 export const make = (options: Options = {}): SessionMemoryShape => {
   const maxFiles = options.maxFiles ?? 2_000
@@ -270,15 +281,7 @@ export const make = (options: Options = {}): SessionMemoryShape => {
   }
   return {
     enabled: true,
-    limits: {
-      // Bounds of the diff: at most 1,000 lines differing and 5 million steps (about 50 ms), then counts are not given.
-      maxEdits: 1_000,
-      maxWork: 5_000_000,
-      maxDiffLines: options.maxDiffLines ?? 40,
-      maxDiffChars: options.maxDiffChars ?? 8_000,
-      context: 3,
-      maxSnapshotFileBytes: options.maxSnapshotFileBytes ?? 4 * 1024 * 1024
-    },
+    limits: limitsOf(options),
     held: (sessionId, path) => Effect.sync(() => sessions.get(sessionId)?.files.get(path) ?? []),
     remember: (sessionId, path, seen) =>
       Effect.flatMap(Generation, (generation) =>

@@ -29,6 +29,7 @@ import * as Schema from "effect/Schema"
 import { Integer, migrate } from "./internal/sqlStore.js"
 import {
   Generation,
+  limitsOf,
   type Options as MemoryOptions,
   type Seen,
   SessionMemory,
@@ -234,14 +235,7 @@ export const make = (
 
     const shape: SessionMemoryShape = {
       enabled: true,
-      limits: {
-        maxEdits: 1_000,
-        maxWork: 5_000_000,
-        maxDiffLines: options.maxDiffLines ?? 40,
-        maxDiffChars: options.maxDiffChars ?? 8_000,
-        context: 3,
-        maxSnapshotFileBytes: options.maxSnapshotFileBytes ?? 4 * 1024 * 1024
-      },
+      limits: limitsOf(options),
 
       held: (sessionId, path) =>
         degrade(

@@ -8,7 +8,7 @@ import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import * as Read from "../src/Read.js"
 import * as SessionMemory from "../src/SessionMemory.js"
-import { sessionMemoryContract } from "./SessionMemoryContract.js"
+import { replaceLine, sessionMemoryContract } from "./SessionMemoryContract.js"
 import { nodeLayer, tempDir, writeTree } from "./support.js"
 
 sessionMemoryContract("layerSession", (options) => SessionMemory.layerSession(options))
@@ -23,11 +23,6 @@ const fresh = (content: string) => {
   const path = nodePath.join(root, `changed-${++fileCount}.txt`)
   fs.writeFileSync(path, content)
   return path
-}
-const replaceLine = (path: string, n: number, text: string) => {
-  const lines = fs.readFileSync(path, "utf8").split("\n")
-  lines[n - 1] = text
-  fs.writeFileSync(path, lines.join("\n"))
 }
 
 describe("SessionMemory: the default", () => {

@@ -19,6 +19,13 @@ import * as Workspace from "../src/Workspace.js"
 import { PNG } from "./media.js"
 import { nodeLayer, tempDir, writeTree } from "./support.js"
 
+/** Rewrite a file, line `n` (1-based) replaced by `text`. */
+export const replaceLine = (path: string, n: number, text: string) => {
+  const lines = fs.readFileSync(path, "utf8").split("\n")
+  lines[n - 1] = text
+  fs.writeFileSync(path, lines.join("\n"))
+}
+
 export const sessionMemoryContract = (
   name: string,
   makeLayer: (options?: SessionMemory.Options) => Layer.Layer<SessionMemory.SessionMemory, unknown>
@@ -248,12 +255,6 @@ const fresh = (content: string) => {
   const path = abs(`changed-${++fileCount}.txt`)
   fs.writeFileSync(path, content)
   return path
-}
-/** Rewrite a file, line `n` (1-based) replaced by `text`. */
-const replaceLine = (path: string, n: number, text: string) => {
-  const lines = fs.readFileSync(path, "utf8").split("\n")
-  lines[n - 1] = text
-  fs.writeFileSync(path, lines.join("\n"))
 }
 const envelope = (path: string) => `<path>${path}</path>`
 
