@@ -5,7 +5,8 @@
  *   [--format text|json|envelope] [--json] [--files-only] [PERMISSIONS] <filePath>` reads once. stdout carries exactly the tool's
  *   output, or one JSON object (`json`: the `ReadResult` or `{"error": …}`; `envelope`: seed 002's
  *   envelope). `--json` is short for `--format json`.
- * - `effect-read mcp [--cwd DIR] [--ask-timeout SECONDS] [PERMISSIONS]` serves the tool over MCP on stdio.
+ * - `effect-read mcp [--cwd DIR] [--store sqlite:FILE|postgres://…] [--session-memory] [--ask-timeout SECONDS] [PERMISSIONS]`
+ *   serves the tool over MCP on stdio; each request's conversation is its `_meta["effect-read/session"]`.
  * - `effect-read many [--cwd DIR] [--glob PATTERN] [--json] [PERMISSIONS] <filePath>...` reads
  *   several files at once (`read_many`); exit 1 when any of them failed (the others are shown).
  *
@@ -17,6 +18,7 @@
  * Exit codes: 0 success, 1 tool failure, 2 usage error.
  */
 import * as Args from "@effect/cli/Args"
+import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as ValidationError from "@effect/cli/ValidationError"
@@ -25,6 +27,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Duration from "effect/Duration"
+import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as nodePath from "node:path"
 import * as readline from "node:readline"
@@ -37,6 +40,7 @@ import * as Read from "./Read.js"
 import * as ReadMany from "./ReadMany.js"
 import { describePermission, type ReadError } from "./ReadError.js"
 import * as Secrets from "./Secrets.js"
+import * as SessionMemory from "./SessionMemory.js"
 import * as Workspace from "./Workspace.js"
 
 export const version = "0.1.0"
@@ -121,6 +125,33 @@ export const sessionLayer = (root: string, options: PermissionOptions) =>
     Lsp.layerNoop,
     FileTime.layerMemory
   )
+
+/**
+ * The MCP server's state: the ledger and (with `sessionMemory`) session memory, on the store
+ * `--store` names, else in this process. Loaded only for `mcp`: a plain read never loads `@effect/sql`.
+ */
+const mcpState = (
+  store: string | undefined,
+  sessionMemory: boolean
+): Effect.Effect<
+  Either.Either<
+    Layer.Layer<FileTime.FileTime | SessionMemory.SessionMemory, { readonly message: string }, FileSystem.FileSystem>,
+    string
+  >
+> =>
+  Effect.gen(function*() {
+    if (store === undefined) {
+      return Either.right(Layer.merge(
+        FileTime.layerMemory,
+        sessionMemory ? SessionMemory.layerSession() : Layer.succeed(SessionMemory.SessionMemory, SessionMemory.none)
+      ))
+    }
+    const Store = yield* Effect.promise(() => import("./internal/store.js"))
+    return Either.map(
+      Store.parseStore(store, process.cwd()),
+      (spec) => Store.layer(spec, { sessionMemory: sessionMemory ? {} : false })
+    )
+  })
 
 /** `{"error": {_tag, message, …fields}}`: the error's own fields are its schema fields. */
 const errorJson = (error: ReadError) => ({ error: { ...error, _tag: error._tag, message: error.message } })
@@ -331,7 +362,18 @@ const mcp = Command.make(
       Options.withDescription("Seconds to wait for the person to answer a permission question (default 120)"),
       Options.optional
     ),
-    ...permissionOptions
+    ...permissionOptions,
+    store: Options.text("store").pipe(
+      Options.withDescription(
+        "Keep the read ledger and session memory on this store, shared by every server on it: sqlite:FILE or postgres://…"
+      ),
+      Options.optional
+    ),
+    sessionMemory: Options.boolean("session-memory").pipe(
+      Options.withDescription(
+        "Session memory: a re-read of lines the conversation still holds is a short stub; a changed file leads with a diff"
+      )
+    )
   },
   (args) =>
     Effect.gen(function*() {
@@ -343,11 +385,26 @@ const mcp = Command.make(
       if (Option.isSome(args.askTimeout) && !(args.askTimeout.value > 0)) {
         return yield* usageError("--ask-timeout must be a positive number of seconds")
       }
+      const permissions = mergePermissions(args, parent)
+      const rules = yield* Effect.either(userRules(permissions))
+      if (Either.isLeft(rules)) return yield* usageError(rules.left)
+      const state = yield* mcpState(Option.getOrUndefined(args.store), args.sessionMemory)
+      if (Either.isLeft(state)) return yield* usageError(state.left)
       // A question goes to the person through the client (MCP elicitation), per request; a client
       // that cannot ask gets the denial and how to allow it. Web pages at private addresses are
       // never fetched (`interactive: false`).
-      const built = yield* Effect.either(servicesFor(root, mergePermissions(args, parent), false))
-      if (built._tag === "Left") return yield* usageError(built.left)
+      const services = Layer.mergeAll(
+        Workspace.layer({ directory: root, worktree: root, sessionId: "cli" }),
+        permissionLayer({
+          allowExternal: permissions.allowExternal,
+          interactive: false,
+          maskSecrets: permissions.maskSecrets,
+          rules: rules.right
+        }),
+        Lsp.layerNoop,
+        state.right,
+        permissions.maskSecrets ? Secrets.layerMask : Layer.empty
+      )
       // Loaded here, not at the top: a plain read never pays for the MCP SDK (start-up, memory).
       const McpServer = yield* Effect.promise(() => import("./McpServer.js"))
       return yield* McpServer.runStdio({
@@ -357,7 +414,17 @@ const mcp = Command.make(
           onSome: (seconds) => ({ askTimeout: Duration.millis(Math.round(seconds * 1000)) })
         }),
         permissionHint: allowHint("mcp")
-      }).pipe(Effect.provide(built.right))
+      }).pipe(
+        Effect.provide(services),
+        // The store could not be opened (unreachable, a missing package): say so and exit 1.
+        Effect.catchAll((error) =>
+          Console.error(`effect-read: ${error.message}`).pipe(
+            Effect.zipRight(Effect.sync(() => {
+              process.exitCode = ExitCode.toolFailure
+            }))
+          )
+        )
+      )
     })
 ).pipe(Command.withDescription("Serve the read tool over MCP on stdin/stdout (logs go to stderr)."))
 
