@@ -97,6 +97,18 @@ describe("MCP: asking through the client (elicitation)", () => {
     await client.close()
   })
 
+  it("an approval kept for the conversation is kept for that conversation only (params._meta[\"effect-read/session\"])", async () => {
+    const { asked, client } = await connect(accept(true), { capability: {} })
+    const readIn = (session: string) =>
+      client.callTool({ name: "read", arguments: { filePath: ".env" }, _meta: { "effect-read/session": session } }) as Promise<CallResult>
+    expect((await readIn("conversation-a")).isError).toBe(false)
+    expect((await readIn("conversation-a")).isError).toBe(false)
+    expect(asked).toHaveLength(1)
+    expect((await readIn("conversation-b")).isError).toBe(false)
+    expect(asked).toHaveLength(2)
+    await client.close()
+  })
+
   it.each(["decline", "cancel"] as const)("%s is PermissionDenied (rejected), nothing of the file shown", async (action) => {
     const { asked, client, read } = await connect(() => Promise.resolve({ action }), { capability: {} })
     const result = await read(".env")
