@@ -86,8 +86,12 @@ export const ReadParams = Schema.Struct({
   encoding: Schema.optionalWith(
     Schema.String.pipe(
       Schema.filter((name) => encodingExists(name), {
+        // Effect asks for this message for a value that is not a string too (and then shows its
+        // own "Expected string"): it must not throw on a BigInt or a circular object.
         message: (issue) =>
-          `unknown encoding ${JSON.stringify(issue.actual)}; use a WHATWG or iconv-lite encoding name such as ${encodingExamples}, or leave encoding out to detect it`,
+          `unknown encoding ${
+            typeof issue.actual === "string" ? JSON.stringify(issue.actual) : typeof issue.actual
+          }; use a WHATWG or iconv-lite encoding name such as ${encodingExamples}, or leave encoding out to detect it`,
         jsonSchema: {}
       })
     ),
