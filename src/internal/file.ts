@@ -19,14 +19,13 @@ import { binaryExtensions, binarySignature, SAMPLE_BYTES } from "./core/binary.j
 import { type Codec, type Detection, detect, detectionFor, firstTelling, LOOKAHEAD_BYTES } from "./core/encoding.js"
 import { anchorHeader, HASHLINE_MAX_BYTES, linesBetween, normalize, tagOfNormal } from "./core/hashline.js"
 import { searchableBuffers } from "./core/lineFeeds.js"
-import { COUNT_AHEAD_BYTES, LinePager, MAX_BYTES, MAX_LINE_LENGTH, pastEnd } from "./core/lines.js"
-import { TailScanner } from "./core/tail.js"
+import { COUNT_AHEAD_BYTES, lineMeasure, LinePager, MAX_BYTES, MAX_LINE_LENGTH, pastEnd } from "./core/lines.js"
+import { fitNumbered, TailScanner } from "./core/tail.js"
 import { MAX_MEDIA_BYTES, mediaExtensions, mediaKind } from "./core/media.js"
 import { fromPlatformError } from "./platformError.js"
 import { attachBytes } from "./sources/attachment.js"
 import type { FileFacts, FileSourceRequest } from "./sources/types.js"
 import {
-  MAX_TAIL_LINE_BYTES,
   type PageAt,
   presentText,
   reachesEnd,
@@ -295,7 +294,7 @@ export const readText = Effect.fn("Read.text")(function*(request: FileSourceRequ
         low: codec.bigEndian ? unit - 1 : 0,
         origin,
         end: size,
-        maxLineBytes: MAX_TAIL_LINE_BYTES
+        measure: lineMeasure(codec)
       })
       const last = yield* index.lookup(target.absolute, key, Number.MAX_SAFE_INTEGER)
       // The unit before the checkpoint is read too: it must be a line terminator (see `pageAt`).
@@ -342,14 +341,16 @@ export const readText = Effect.fn("Read.text")(function*(request: FileSourceRequ
       const held: Held = (from, to) =>
         window !== undefined && keptFrom !== undefined && from >= keptFrom ? window.subarray(from - keptFrom, to - keptFrom) : undefined
 
-      const before = scan.atOrigin ? 0 : yield* linesBefore(scan.position, last, held)
+      const counted = scan.atOrigin ? 0 : yield* linesBefore(scan.position, last, held)
+      const { lines, position: from, skipped } = fitNumbered(scan, counted, request.maxBytes)
+      const before = counted + skipped
       const pager = new LinePager(
-        { ...tailPageOptions(request, before + 1, scan.lines), checkpointEvery: index.every },
+        { ...tailPageOptions(request, before + 1, lines), checkpointEvery: index.every },
         codec,
-        { lines: before, position: scan.position },
+        { lines: before, position: from },
         origin
       )
-      const page = yield* pageBetween(pager, scan.position, size, held)
+      const page = yield* pageBetween(pager, from, size, held)
       yield* index.record(target.absolute, key, page.checkpoints, page.totalLines)
       return page
     }).pipe(Effect.mapError((error) => error._tag === "FileChanged" ? error : failed(error)))
