@@ -15,7 +15,7 @@ import { BinaryFile, type FileChanged, InvalidMedia, MediaTooLarge, type ReadFai
 import { Workspace } from "../Workspace.js"
 import { endedEarly, readAllFrom, TAIL_BYTES, type Target } from "./access.js"
 import { AnchorStore, anchorPath } from "./anchorStore.js"
-import { binaryExtensions, binarySignature, SAMPLE_BYTES } from "./core/binary.js"
+import { describeBinary, SAMPLE_BYTES } from "./core/binary.js"
 import { type Codec, type Detection, detect, detectionFor, firstTelling, LOOKAHEAD_BYTES } from "./core/encoding.js"
 import { anchorHeader, HASHLINE_MAX_BYTES, linesBetween, normalize, tagOfNormal } from "./core/hashline.js"
 import { searchableBuffers } from "./core/lineFeeds.js"
@@ -198,14 +198,6 @@ const endsWithNewline = (file: FileSystem.File, size: number, detection: Text, e
 
 type Text = Extract<Detection, { readonly _tag: "Text" }>
 /** What a binary file looks like, for a refusal the model can act on. */
-const describeBinary = (sniffed: FileFacts["sniffed"], head: Uint8Array, ext: string): string => {
-  const signature = binarySignature(head)
-  if (signature !== undefined) return signature
-  if (sniffed !== undefined) return `${sniffed.mime} (.${sniffed.ext})`
-  const magic = Array.from(head.subarray(0, 8), (byte) => byte.toString(16).padStart(2, "0")).join(" ")
-  return `${binaryExtensions.has(ext) ? `${ext} file, ` : ""}unrecognised binary data starting with ${magic}`
-}
-
 export const readText = Effect.fn("Read.text")(function*(request: FileSourceRequest) {
   const { file, head, info, note, params, selection, sniffed, target } = request
   const failed = (error: Parameters<typeof fromPlatformError>[1]) => fromPlatformError(target.absolute, error)
