@@ -46,7 +46,7 @@ export { ImageLimits, type ImageLimitsShape } from "./internal/sources/image.js"
 export { StructureDefaults, type StructureDefaultsShape } from "./internal/views.js"
 /** The bounds of fetching a web page (a `Context.Reference`: 30 s, 10 MB, 5 redirects). */
 export { WebLimits, type WebLimitsShape } from "./internal/sources/web/limits.js"
-/** The time budget of a database read's statements (a `Context.Reference`: 5 s). */
+/** The time budget of a database read's statements, and the query processes kept for the next (a `Context.Reference`: 5 s; 2, 30 s). */
 export { QueryLimits, type QueryLimitsShape } from "./internal/sources/database/executor.js"
 
 /** The model-facing description of the tool, from `prompts/read.txt`. */
