@@ -37,6 +37,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import { randomUUID } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { pathToFileURL } from "node:url"
 import * as FileIndex from "./FileIndex.js"
@@ -48,6 +49,8 @@ import type * as Read from "./Read.js"
 import { InvalidParams, type ReadError } from "./ReadError.js"
 import type * as ReadMany from "./ReadMany.js"
 import * as ReadTool from "./ReadTool.js"
+import * as SessionMemory from "./SessionMemory.js"
+import { Workspace } from "./Workspace.js"
 
 export { StdioTransport, type StdioTransportOptions } from "./internal/stdioTransport.js"
 
@@ -199,6 +202,46 @@ type ParseOutcome =
   }
 
 /**
+ * The `_meta` key naming the conversation a `tools/call` belongs to: a string the host sets (the
+ * model never sees or chooses it). Session memory and the read ledger are kept per conversation,
+ * so any replica of a server on a shared store serves it.
+ */
+export const sessionMetaKey = "effect-read/session"
+
+/**
+ * The `_meta` key for the conversation's generation: a non-negative integer the host raises each
+ * time it compacts the conversation. Everything held from an earlier generation is then not held,
+ * with no other call; a request still carrying an older one is served without session memory.
+ */
+export const generationMetaKey = "effect-read/generation"
+
+/** Longest conversation id accepted (an id, not a payload). */
+export const maxSessionIdLength = 512
+
+/** The conversation a request names in its `_meta`, as far as it names one. */
+export interface Conversation {
+  readonly sessionId: string | undefined
+  readonly generation: number | undefined
+}
+
+/** `params._meta`'s conversation keys, checked: the conversation, or what is wrong with them. */
+export const conversationOf = (meta: unknown): Either.Either<Conversation, string> => {
+  const record = typeof meta === "object" && meta !== null ? meta as Record<string, unknown> : {}
+  const sessionId = record[sessionMetaKey]
+  const generation = record[generationMetaKey]
+  if (
+    sessionId !== undefined &&
+    (typeof sessionId !== "string" || sessionId.length === 0 || sessionId.length > maxSessionIdLength)
+  ) {
+    return Either.left(`_meta["${sessionMetaKey}"]: expected a non-empty string of at most ${maxSessionIdLength} characters`)
+  }
+  if (generation !== undefined && (typeof generation !== "number" || !Number.isSafeInteger(generation) || generation < 0)) {
+    return Either.left(`_meta["${generationMetaKey}"]: expected a non-negative integer`)
+  }
+  return Either.right({ sessionId, generation })
+}
+
+/**
  * Bad params of a method this server answers, as `-32602` with what is wrong where. The SDK
  * would validate them too, but answer `-32603` (internal error) with a dump of the issues.
  */
@@ -206,11 +249,17 @@ export const checkParams = (request: Request): ErrorResponse | undefined => {
   const schema = paramsSchemas[request.method]
   if (schema === undefined) return undefined
   const parsed = schema.safeParse(request)
-  if (parsed.success) return undefined
-  const issues = parsed.error.issues.map((issue) =>
-    issue.path.length === 0 ? issue.message : `${issue.path.map(String).join(".")}: ${issue.message}`
-  )
-  return errorResponse(request.id, ErrorCode.InvalidParams, `Invalid params for ${request.method}: ${issues.join("; ")}`)
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((issue) =>
+      issue.path.length === 0 ? issue.message : `${issue.path.map(String).join(".")}: ${issue.message}`
+    )
+    return errorResponse(request.id, ErrorCode.InvalidParams, `Invalid params for ${request.method}: ${issues.join("; ")}`)
+  }
+  if (request.method !== "tools/call") return undefined
+  const conversation = conversationOf((request.params as { readonly _meta?: unknown } | undefined)?._meta)
+  return Either.isLeft(conversation)
+    ? errorResponse(request.id, ErrorCode.InvalidParams, `Invalid params for tools/call: ${conversation.left}`)
+    : undefined
 }
 
 /** A transport on stdin/stdout (or the given streams) that answers bad params with `checkParams`. */
@@ -261,6 +310,11 @@ const progressFor = (extra: RequestExtra, options: Progress.ThrottleOptions | un
 export interface Options {
   readonly name?: string | undefined
   readonly version?: string | undefined
+  /**
+   * The conversation of a request whose `_meta` names none. Default: an id made at random for
+   * this server, so that clients of different servers never share a conversation by accident.
+   */
+  readonly sessionId?: string | undefined
   /** When progress starts and how often it is sent (default: after 1 s, every 250 ms). */
   readonly progress?: Progress.ThrottleOptions | undefined
 }
@@ -269,12 +323,27 @@ export interface Options {
  * An SDK `Server` offering `read`, not yet connected (`serve` it on a transport); it is closed
  * with the scope. Calls run on the current runtime, concurrently, each interrupted when its
  * request is cancelled.
+ *
+ * Each call runs as its conversation: the `Workspace` it sees has the `sessionId` its `_meta`
+ * names (`sessionMetaKey`; else `options.sessionId`, else this server's random id), which keys the
+ * ledger, session memory and anything else kept per conversation; with `generationMetaKey` it
+ * runs at that generation (`SessionMemory.atGeneration`).
  */
 export const make = (
   options: Options = {}
-): Effect.Effect<Server, never, Scope.Scope | Tool.Handler<"read"> | Tool.Handler<"read_many">> =>
+): Effect.Effect<Server, never, Scope.Scope | Workspace | Tool.Handler<"read"> | Tool.Handler<"read_many">> =>
   Effect.gen(function*() {
     const toolkit = yield* ReadTool.toolkit
+    const workspace = yield* Workspace
+    const ownSession = options.sessionId ?? `mcp-${randomUUID()}`
+    /** Run `self` as the conversation `_meta` names. */
+    const asConversation = (conversation: Conversation) => <A, E, R>(self: Effect.Effect<A, E, R>) => {
+      const sessionId = conversation.sessionId ?? ownSession
+      const atGeneration = conversation.generation === undefined
+        ? self
+        : SessionMemory.atGeneration(sessionId, conversation.generation)(self)
+      return Effect.provideService(atGeneration, Workspace, { ...workspace, sessionId })
+    }
     const runtime = yield* Effect.runtime<never>()
     const run = Runtime.runPromise(runtime)
     const server = new Server(
@@ -286,6 +355,10 @@ export const make = (
       const { arguments: args, name } = request.params
       if (name !== toolDefinition.name && name !== manyToolDefinition.name) {
         throw new RpcError(ErrorCode.InvalidParams, `Tool '${name}' not found: this server has the tools read and read_many`)
+      }
+      const conversation = conversationOf(request.params._meta)
+      if (Either.isLeft(conversation)) {
+        throw new RpcError(ErrorCode.InvalidParams, `Invalid params for tools/call: ${conversation.left}`)
       }
       const rejected = unexpectedArguments(name === manyToolDefinition.name ? ReadTool.manyTool : ReadTool.tool, args ?? {})
       if (rejected !== undefined) return rejected
@@ -301,6 +374,7 @@ export const make = (
           Effect.map(toCallToolResult),
           Effect.catchAll(fromHandleError),
           Effect.provideService(Progress.Progress, progressFor(extra, options.progress)),
+          asConversation(conversation.right),
           Effect.withSpan(name === manyToolDefinition.name ? "McpServer.readMany" : "McpServer.read")
         ),
         { signal: extra.signal }
