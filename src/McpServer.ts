@@ -38,6 +38,7 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as ParseResult from "effect/ParseResult"
 import * as Runtime from "effect/Runtime"
+import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import { randomUUID } from "node:crypto"
 import { readFileSync } from "node:fs"
@@ -49,7 +50,7 @@ import { StdioTransport, type StdioTransportOptions } from "./internal/stdioTran
 import * as Permission from "./Permission.js"
 import * as Progress from "./Progress.js"
 import type * as Read from "./Read.js"
-import { describePermission, PermissionDenied, type ReadError } from "./ReadError.js"
+import { describePermission, InvalidParams, PermissionDenied, type ReadError } from "./ReadError.js"
 import type * as ReadMany from "./ReadMany.js"
 import * as ReadTool from "./ReadTool.js"
 import * as SessionMemory from "./SessionMemory.js"
@@ -135,6 +136,26 @@ const fromHandleError = (error: unknown): Effect.Effect<CallToolResult> =>
         content: [{ type: "text", text: `Internal error: ${error instanceof Error ? error.message : String(error)}` }]
       })
     )
+
+/**
+ * Arguments a tool does not take (`offest`, `limt`, `globs`), in any request of `read_many`'s
+ * `files` too: `@effect/ai`'s decoding drops them, and the model would believe they were used.
+ * Answered as `Read.read` answers them: an `InvalidParams` naming each, in its words.
+ */
+const unexpectedArguments = (
+  tool: typeof ReadTool.tool | typeof ReadTool.manyTool,
+  args: unknown
+): CallToolResult | undefined => {
+  const decoded = Schema.decodeUnknownEither(tool.parametersSchema as Schema.Schema<unknown>, {
+    onExcessProperty: "error",
+    errors: "all"
+  })(args)
+  if (Either.isRight(decoded)) return undefined
+  const unexpected = ParseResult.ArrayFormatter.formatErrorSync(decoded.left).filter((issue) => issue._tag === "Unexpected")
+  if (unexpected.length === 0) return undefined
+  const reason = unexpected.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")
+  return failureResult(new InvalidParams({ reason }))
+}
 
 const definitionOf = (
   tool: typeof ReadTool.tool | typeof ReadTool.manyTool,
@@ -419,6 +440,8 @@ export const make = (
       if (Either.isLeft(conversation)) {
         throw new RpcError(ErrorCode.InvalidParams, `Invalid params for tools/call: ${conversation.left}`)
       }
+      const rejected = unexpectedArguments(name === manyToolDefinition.name ? ReadTool.manyTool : ReadTool.tool, args ?? {})
+      if (rejected !== undefined) return rejected
       // Arguments are decoded by the toolkit: anything malformed becomes an `InvalidParams` result.
       const handled = name === manyToolDefinition.name
         ? toolkit.handle("read_many", (args ?? {}) as Tool.Parameters<typeof ReadTool.manyTool>)

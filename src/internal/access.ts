@@ -63,12 +63,14 @@ export const realPathOfNearest = Effect.fn("Read.realPath")(function*(absolute: 
   }
 })
 
-/** Ask `external_directory` when the target, lexically or really, is outside the worktree. */
-const checkExternal = Effect.fn("Read.checkExternal")(function*(target: Target, real: string) {
+/**
+ * The `external_directory` request for a target that, lexically or really, is outside the
+ * worktree; undefined when it is inside on both counts.
+ */
+const externalRequest = Effect.fn("Read.externalRequest")(function*(target: Target, real: string) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const workspace = yield* Workspace
-  const permission = yield* Permission
   const worktree = path.resolve(workspace.worktree)
   const outside: Array<string> = []
   if (!within(path, worktree, target.absolute)) outside.push(target.absolute)
@@ -76,7 +78,7 @@ const checkExternal = Effect.fn("Read.checkExternal")(function*(target: Target, 
   if (!within(path, worktree, real) && !within(path, yield* realPathOfNearest(worktree), real) && !outside.includes(real)) {
     outside.push(real)
   }
-  if (outside.length === 0) return
+  if (outside.length === 0) return undefined
   const patterns: Array<string> = []
   for (const p of outside) {
     const isDirectory = yield* fs.stat(p).pipe(
@@ -87,13 +89,30 @@ const checkExternal = Effect.fn("Read.checkExternal")(function*(target: Target, 
     const pattern = `${dir.split(path.sep).join("/").replace(/\/$/, "")}/*`
     if (!patterns.includes(pattern)) patterns.push(pattern)
   }
-  yield* permission.ask({
+  return {
     permission: "external_directory",
     patterns,
     always: patterns,
     metadata: { filepath: target.absolute, realPath: real }
-  })
+  } satisfies PermissionRequest
 })
+
+/** Ask `external_directory` when the target, lexically or really, is outside the worktree. */
+const checkExternal = Effect.fn("Read.checkExternal")(function*(target: Target, real: string) {
+  const request = yield* externalRequest(target, real)
+  if (request === undefined) return
+  yield* Effect.flatMap(Permission, (permission) => permission.ask(request))
+})
+
+/**
+ * What the `external_directory` rules say about a target and its real path, asking nobody:
+ * `allow` for a target inside the worktree on both counts.
+ */
+export const checkExternalOf = (target: Target, real: string) =>
+  Effect.flatMap(externalRequest(target, real), (request) =>
+    request === undefined
+      ? Effect.succeed<Action>("allow")
+      : Effect.flatMap(Permission, (permission) => permission.check(request)))
 
 /**
  * The `read` pattern of a path: relative to the worktree with `/` separators (`../x/y` outside
@@ -130,16 +149,23 @@ const readRequest = Effect.fn("Read.readRequest")(function*(target: Target, real
 export const askRead = (target: Target, real?: string) =>
   Effect.flatMap(readRequest(target, real), (request) => Effect.flatMap(Permission, (permission) => permission.ask(request)))
 
-/** What the `read` rules say about a path and its real path, asking nobody; a file's first bytes too when a content rule needs them. */
+/**
+ * What a read of a path would meet, asking nobody: the `read` rules on the path and its real
+ * path, where either lies outside the worktree the `external_directory` rules, and the content
+ * permissions on the file's first bytes when a rule needs them (`deny` if any denies, `ask` if any
+ * would ask).
+ */
 export const checkRead = (target: Target): Effect.Effect<Action, never, FileSystem.FileSystem | Path.Path | Workspace | Permission> =>
   Effect.gen(function*() {
     const real = yield* realPathOfNearest(target.absolute)
+    const external = yield* checkExternalOf(target, real)
+    if (external === "deny") return external
     const request = yield* readRequest(target, real)
-    const permission = yield* Permission
-    const byName = yield* permission.check(request)
-    if (byName === "deny") return byName
-    const byContent = yield* contentChecks(request, target.absolute, peekText(real))
-    return byContent === "deny" || byContent === "ask" && byName === "allow" ? byContent : byName
+    const read = yield* Effect.flatMap(Permission, (permission) => permission.check(request))
+    if (read === "deny") return read
+    const content = yield* contentChecks(request, target.absolute, peekText(real))
+    if (content === "deny") return content
+    return read === "ask" || content === "ask" || external === "ask" ? "ask" : "allow"
   })
 
 /** How much of a file the content permissions look at. */

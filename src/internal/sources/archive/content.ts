@@ -29,7 +29,8 @@ export type Text = Extract<Detection, { readonly _tag: "Text" }>
 
 export type Content =
   | { readonly _tag: "Text"; readonly bytes: Uint8Array; readonly detection: Text }
-  | { readonly _tag: "Binary" }
+  /** Not text: its first bytes (up to `SAMPLE_BYTES`), to say what it looks like. */
+  | { readonly _tag: "Binary"; readonly head: Uint8Array }
 
 export interface CollectorOptions {
   readonly member: string
@@ -77,7 +78,12 @@ export class Collector {
   end(): Content {
     const bytes = this.bytes()
     const detection = detect(bytes.subarray(0, SAMPLE_BYTES), bytes.length <= SAMPLE_BYTES)
-    return detection._tag === "Binary" ? { _tag: "Binary" } : { _tag: "Text", bytes, detection }
+    return detection._tag === "Binary" ? this.binary() : { _tag: "Text", bytes, detection }
+  }
+
+  /** The member is binary (`push` said so, or `end` found it): what its first bytes are. */
+  binary(): Content {
+    return { _tag: "Binary", head: this.bytes().slice(0, SAMPLE_BYTES) }
   }
 
   bytes(): Uint8Array {

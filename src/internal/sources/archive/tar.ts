@@ -423,7 +423,7 @@ export const scanGzip = async (
       for await (const piece of input.pieces(Number.MAX_SAFE_INTEGER)) {
         if (signal.aborted) throw new ArchiveFailure("Interrupted")
         if (collector.push(piece) === "binary") {
-          const content: Content = { _tag: "Binary" }
+          const content: Content = collector.binary()
           return { table: new EntryTable(0), complete: true, single: { name, size: collector.size, content } }
         }
       }
@@ -524,7 +524,7 @@ const scanInput = async (
       return { _tag: "Failed", failure: error }
     }
     await skipRest(size, consumed)
-    return { _tag: "Found", entry, content: binary ? { _tag: "Binary" } : collector.end() }
+    return { _tag: "Found", entry, content: binary ? collector.binary() : collector.end() }
   }
 
   /** After a member's data was read in part: skip what is left of it and its padding. */
