@@ -3,7 +3,7 @@
  * without attachment bytes and without `metadata.preview` (the output already holds those
  * lines). Each attachment is a reference instead — its index in `attachments`, MIME type, size
  * and how the host carries the bytes — and the bytes go where the host puts media: MCP image
- * content, or a prompt's file parts (`ReadTool.attachmentParts`).
+ * content, or a prompt's file parts (`ReadTool.attachmentMessage`).
  *
  * Providers put a tool's encoded result into the prompt as JSON, and some MCP hosts (Codex)
  * hand the model `structuredContent` rather than `content`: a data URL there reaches the model
@@ -17,7 +17,7 @@ import { type Attachment, ReadMetadata, ReadResult } from "./ReadResult.js"
 /** How the host carries an attachment's bytes to the model. */
 export const Delivery = Schema.Literal("image-content", "resource-link", "prompt-file-part").annotations({
   description:
-    "How the bytes reach the model: image-content, an MCP image content block of this result; resource-link, an MCP resource_link block naming the file (its text was not extracted); prompt-file-part, a file part the host adds to the next prompt message (ReadTool.attachmentParts)"
+    "How the bytes reach the model: image-content, an MCP image content block of this result; resource-link, an MCP resource_link block naming the file (its text was not extracted); prompt-file-part, a file part the host adds to the next prompt (ReadTool.attachmentMessage)"
 })
 export type Delivery = typeof Delivery.Type
 

@@ -169,6 +169,5 @@ export const toGemini = (schema: JSONSchema.JsonSchema7): JSONSchema.JsonSchema7
         out.anyOf = others.map((type) => ({ type }))
       }
     }
-    if (isNode(out.properties)) out.propertyOrdering = Object.keys(out.properties)
     return out
   }) as JSONSchema.JsonSchema7
