@@ -11,9 +11,11 @@
  * invalid lines, a bounded line buffer) is `StdioTransport`'s job, and bad params of the
  * methods we serve are answered `-32602` before the SDK would call them internal errors.
  *
- * The tool definition is one: name, description and annotations from `ReadTool.tool`, the
- * input schema `ReadTool.jsonSchema` (from `Read.ReadParams`), and calls go through the
- * `ReadTool` toolkit's handler (decode → `Read.read` → encode).
+ * The tool definitions are the toolkit's: name, description and annotations from `ReadTool.tool`
+ * and `ReadTool.manyTool`, input schemas `ReadTool.inputSchema` (standard dialect), output schemas
+ * for `structuredContent` (`ModelResult`, or a failure); calls go through the toolkit's handler
+ * (`Read.read` decodes the arguments), and results are shaped here: the output as text, images as
+ * image blocks, PDFs read as text (`HostMedia`), no attachment bytes in `structuredContent`.
  */
 import * as Tool from "@effect/ai/Tool"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"

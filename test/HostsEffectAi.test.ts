@@ -23,17 +23,12 @@ import * as Redacted from "effect/Redacted"
 import * as fs from "node:fs"
 import * as ReadTool from "../src/ReadTool.js"
 import { strictViolations } from "./jsonSchemaRules.js"
-import { makePdf, PNG } from "./media.js"
+import { HOST_PDF, HOST_SOURCE, PNG } from "./media.js"
 import { nodeLayer, tempDir, writeTree } from "./support.js"
 
 const root = tempDir()
-const source = Array.from({ length: 120 }, (_, i) =>
-  i % 7 === 0
-    ? `export function step${i}(input: string): string {`
-    : i % 7 === 6
-    ? "}"
-    : `  const value${i} = input.replace(/"/g, "'").trim() // line ${i}`).join("\n") + "\n"
-const PDF = makePdf([["Quarterly report from the host test", "Revenue went up."]])
+const source = HOST_SOURCE
+const PDF = HOST_PDF
 writeTree(root, { "src/app.ts": source, "pixel.png": PNG, "report.pdf": PDF })
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
 

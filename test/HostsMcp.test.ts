@@ -22,18 +22,13 @@ import { MockLanguageModelV4 } from "ai/test"
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { makePdf, PNG } from "./media.js"
+import { HOST_PDF, HOST_SOURCE, PNG } from "./media.js"
 import { tempDir, ustar, writeTree } from "./support.js"
 
 const bin = path.resolve("dist/bin.js")
 const root = tempDir()
-const source = Array.from({ length: 120 }, (_, i) =>
-  i % 7 === 0
-    ? `export function step${i}(input: string): string {`
-    : i % 7 === 6
-    ? "}"
-    : `  const value${i} = input.replace(/"/g, "'").trim() // line ${i}`).join("\n") + "\n"
-const PDF = makePdf([["Quarterly report from the host test", "Revenue went up."]])
+const source = HOST_SOURCE
+const PDF = HOST_PDF
 writeTree(root, {
   "src/app.ts": source,
   "src/util.ts": "export const u = 2\n",

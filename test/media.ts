@@ -80,3 +80,12 @@ export const makePdf = (pages: ReadonlyArray<ReadonlyArray<string>>, trailerExtr
       )
     ]).map((object, i) => object.replace("__NEXT__", String(i + 5)))
   ], trailerExtra)
+
+/** What the host tests read: a 120-line source file (quotes included, as JSON escapes them) and a one-page text PDF. */
+export const HOST_SOURCE: string = Array.from({ length: 120 }, (_, i) =>
+  i % 7 === 0
+    ? `export function step${i}(input: string): string {`
+    : i % 7 === 6
+    ? "}"
+    : `  const value${i} = input.replace(/"/g, "'").trim() // line ${i}`).join("\n") + "\n"
+export const HOST_PDF: Buffer = makePdf([["Quarterly report from the host test", "Revenue went up."]])
