@@ -244,6 +244,16 @@ const main = async () => {
   process.stdout.write(`\n${session.stdout}`)
   process.stderr.write(session.stderr)
   if (session.status !== 0) process.exitCode = 1
+  // Several replicas on one store (bench/replicas.mjs, a process of its own; PostgreSQL from
+  // EFFECT_READ_TEST_PG_URL or scripts/pg-test.sh; it fails on a missed correctness target).
+  const replicas = spawnSync(
+    process.execPath,
+    [path.join(here, "replicas.mjs"), "--json", path.join(DATA_DIR, "replicas.json"), ...(quick ? ["--quick"] : [])],
+    { encoding: "utf8" }
+  )
+  process.stdout.write(`\n${replicas.stdout}`)
+  process.stderr.write(replicas.stderr)
+  if (replicas.status !== 0) process.exitCode = 1
 }
 
 /** Every row but the wrong-path ones, into `results`. */

@@ -18,7 +18,9 @@ export const guarded = {
   ReadTool: ["@effect/ai"],
   McpServer: ["@effect/ai", "@modelcontextprotocol/sdk"],
   MemoryFileSystem: ["memfs"],
-  SqliteFileTime: ["@effect/sql", "@effect/sql-sqlite-node"]
+  SqliteFileTime: ["@effect/sql", "@effect/sql-sqlite-node"],
+  SqlFileTime: ["@effect/sql"],
+  SqlSessionMemory: ["@effect/sql"]
 }
 
 fs.mkdirSync(path.join(dist, "entries"), { recursive: true })

@@ -5,7 +5,8 @@
  *   [--format text|json|envelope] [--json] [--files-only] [--allow-external] <filePath>` reads once. stdout carries exactly the tool's
  *   output, or one JSON object (`json`: the `ReadResult` or `{"error": …}`; `envelope`: seed 002's
  *   envelope). `--json` is short for `--format json`.
- * - `effect-read mcp [--cwd DIR] [--allow-external]` serves the tool over MCP on stdio.
+ * - `effect-read mcp [--cwd DIR] [--allow-external] [--store sqlite:FILE|postgres://…] [--session-memory]` serves
+ *   the tool over MCP on stdio; each request's conversation is its `_meta["effect-read/session"]`.
  * - `effect-read many [--cwd DIR] [--glob PATTERN] [--json] [--allow-external] <filePath>...` reads
  *   several files at once (`read_many`); exit 1 when any of them failed (the others are shown).
  *
@@ -21,6 +22,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Duration from "effect/Duration"
+import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as nodePath from "node:path"
 import * as readline from "node:readline"
@@ -31,6 +33,7 @@ import * as Permission from "./Permission.js"
 import * as Progress from "./Progress.js"
 import * as Read from "./Read.js"
 import * as ReadMany from "./ReadMany.js"
+import * as SessionMemory from "./SessionMemory.js"
 import type { ReadError } from "./ReadError.js"
 import * as Workspace from "./Workspace.js"
 
@@ -84,6 +87,33 @@ export const sessionLayer = (root: string, options: { readonly allowExternal: bo
     Lsp.layerNoop,
     FileTime.layerMemory
   )
+
+/**
+ * The MCP server's state: the ledger and (with `sessionMemory`) session memory, on the store
+ * `--store` names, else in this process. Loaded only for `mcp`: a plain read never loads `@effect/sql`.
+ */
+const mcpState = (
+  store: string | undefined,
+  sessionMemory: boolean
+): Effect.Effect<
+  Either.Either<
+    Layer.Layer<FileTime.FileTime | SessionMemory.SessionMemory, { readonly message: string }, FileSystem.FileSystem>,
+    string
+  >
+> =>
+  Effect.gen(function*() {
+    if (store === undefined) {
+      return Either.right(Layer.merge(
+        FileTime.layerMemory,
+        sessionMemory ? SessionMemory.layerSession() : Layer.succeed(SessionMemory.SessionMemory, SessionMemory.none)
+      ))
+    }
+    const Store = yield* Effect.promise(() => import("./internal/store.js"))
+    return Either.map(
+      Store.parseStore(store, process.cwd()),
+      (spec) => Store.layer(spec, { sessionMemory: sessionMemory ? {} : false })
+    )
+  })
 
 /** `{"error": {_tag, message, …fields}}`: the error's own fields are its schema fields. */
 const errorJson = (error: ReadError) => ({ error: { ...error, _tag: error._tag, message: error.message } })
@@ -234,7 +264,21 @@ const command = Command.make(
 
 const mcp = Command.make(
   "mcp",
-  { cwd: cwdOption, allowExternal: allowExternalOption },
+  {
+    cwd: cwdOption,
+    allowExternal: allowExternalOption,
+    store: Options.text("store").pipe(
+      Options.withDescription(
+        "Keep the read ledger and session memory on this store, shared by every server on it: sqlite:FILE or postgres://…"
+      ),
+      Options.optional
+    ),
+    sessionMemory: Options.boolean("session-memory").pipe(
+      Options.withDescription(
+        "Session memory: a re-read of lines the conversation still holds is a short stub; a changed file leads with a diff"
+      )
+    )
+  },
   (args) =>
     Effect.gen(function*() {
       // `effect-read --cwd DIR mcp` works too: the subcommand's own flags win.
@@ -242,15 +286,29 @@ const mcp = Command.make(
       const checkedRoot = yield* projectRoot(Option.orElse(args.cwd, () => parent.cwd))
       if (Option.isNone(checkedRoot)) return
       const root = checkedRoot.value
+      const state = yield* mcpState(Option.getOrUndefined(args.store), args.sessionMemory)
+      if (Either.isLeft(state)) return yield* usageError(state.left)
       // Nobody can answer a question on stdio (it carries the protocol): outside the project is
       // allowed with --allow-external and denied otherwise, as for the CLI without a terminal.
-      const services = sessionLayer(root, {
-        allowExternal: args.allowExternal || parent.allowExternal,
-        interactive: false
-      })
+      const services = Layer.mergeAll(
+        Workspace.layer({ directory: root, worktree: root, sessionId: "cli" }),
+        permissionLayer({ allowExternal: args.allowExternal || parent.allowExternal, interactive: false }),
+        Lsp.layerNoop,
+        state.right
+      )
       // Loaded here, not at the top: a plain read never pays for the MCP SDK (start-up, memory).
       const McpServer = yield* Effect.promise(() => import("./McpServer.js"))
-      return yield* McpServer.runStdio({ version }).pipe(Effect.provide(services))
+      return yield* McpServer.runStdio({ version }).pipe(
+        Effect.provide(services),
+        // The store could not be opened (unreachable, a missing package): say so and exit 1.
+        Effect.catchAll((error) =>
+          Console.error(`effect-read: ${error.message}`).pipe(
+            Effect.zipRight(Effect.sync(() => {
+              process.exitCode = ExitCode.toolFailure
+            }))
+          )
+        )
+      )
     })
 ).pipe(Command.withDescription("Serve the read tool over MCP on stdin/stdout (logs go to stderr)."))
 

@@ -31,11 +31,13 @@ import {
 } from "@modelcontextprotocol/sdk/types.js"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as ParseResult from "effect/ParseResult"
 import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
+import { randomUUID } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { pathToFileURL } from "node:url"
 import * as FileIndex from "./FileIndex.js"
@@ -51,6 +53,8 @@ import type { ReadError } from "./ReadError.js"
 import type * as ReadMany from "./ReadMany.js"
 import type { Attachment } from "./ReadResult.js"
 import * as ReadTool from "./ReadTool.js"
+import * as SessionMemory from "./SessionMemory.js"
+import { Workspace } from "./Workspace.js"
 
 export { StdioTransport, type StdioTransportOptions } from "./internal/stdioTransport.js"
 
@@ -181,6 +185,46 @@ type ParseOutcome =
   }
 
 /**
+ * The `_meta` key naming the conversation a `tools/call` belongs to: a string the host sets (the
+ * model never sees or chooses it). Session memory and the read ledger are kept per conversation,
+ * so any replica of a server on a shared store serves it.
+ */
+export const sessionMetaKey = "effect-read/session"
+
+/**
+ * The `_meta` key for the conversation's generation: a non-negative integer the host raises each
+ * time it compacts the conversation. Everything held from an earlier generation is then not held,
+ * with no other call; a request still carrying an older one is served without session memory.
+ */
+export const generationMetaKey = "effect-read/generation"
+
+/** Longest conversation id accepted (an id, not a payload). */
+export const maxSessionIdLength = 512
+
+/** The conversation a request names in its `_meta`, as far as it names one. */
+export interface Conversation {
+  readonly sessionId: string | undefined
+  readonly generation: number | undefined
+}
+
+/** `params._meta`'s conversation keys, checked: the conversation, or what is wrong with them. */
+export const conversationOf = (meta: unknown): Either.Either<Conversation, string> => {
+  const record = typeof meta === "object" && meta !== null ? meta as Record<string, unknown> : {}
+  const sessionId = record[sessionMetaKey]
+  const generation = record[generationMetaKey]
+  if (
+    sessionId !== undefined &&
+    (typeof sessionId !== "string" || sessionId.length === 0 || sessionId.length > maxSessionIdLength)
+  ) {
+    return Either.left(`_meta["${sessionMetaKey}"]: expected a non-empty string of at most ${maxSessionIdLength} characters`)
+  }
+  if (generation !== undefined && (typeof generation !== "number" || !Number.isSafeInteger(generation) || generation < 0)) {
+    return Either.left(`_meta["${generationMetaKey}"]: expected a non-negative integer`)
+  }
+  return Either.right({ sessionId, generation })
+}
+
+/**
  * Bad params of a method this server answers, as `-32602` with what is wrong where. The SDK
  * would validate them too, but answer `-32603` (internal error) with a dump of the issues.
  */
@@ -188,11 +232,17 @@ export const checkParams = (request: Request): ErrorResponse | undefined => {
   const schema = paramsSchemas[request.method]
   if (schema === undefined) return undefined
   const parsed = schema.safeParse(request)
-  if (parsed.success) return undefined
-  const issues = parsed.error.issues.map((issue) =>
-    issue.path.length === 0 ? issue.message : `${issue.path.map(String).join(".")}: ${issue.message}`
-  )
-  return errorResponse(request.id, ErrorCode.InvalidParams, `Invalid params for ${request.method}: ${issues.join("; ")}`)
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((issue) =>
+      issue.path.length === 0 ? issue.message : `${issue.path.map(String).join(".")}: ${issue.message}`
+    )
+    return errorResponse(request.id, ErrorCode.InvalidParams, `Invalid params for ${request.method}: ${issues.join("; ")}`)
+  }
+  if (request.method !== "tools/call") return undefined
+  const conversation = conversationOf((request.params as { readonly _meta?: unknown } | undefined)?._meta)
+  return Either.isLeft(conversation)
+    ? errorResponse(request.id, ErrorCode.InvalidParams, `Invalid params for tools/call: ${conversation.left}`)
+    : undefined
 }
 
 /** A transport on stdin/stdout (or the given streams) that answers bad params with `checkParams`. */
@@ -243,6 +293,11 @@ const progressFor = (extra: RequestExtra, options: Progress.ThrottleOptions | un
 export interface Options {
   readonly name?: string | undefined
   readonly version?: string | undefined
+  /**
+   * The conversation of a request whose `_meta` names none. Default: an id made at random for
+   * this server, so that clients of different servers never share a conversation by accident.
+   */
+  readonly sessionId?: string | undefined
   /** When progress starts and how often it is sent (default: after 1 s, every 250 ms). */
   readonly progress?: Progress.ThrottleOptions | undefined
 }
@@ -251,12 +306,27 @@ export interface Options {
  * An SDK `Server` offering `read`, not yet connected (`serve` it on a transport); it is closed
  * with the scope. Calls run on the current runtime, concurrently, each interrupted when its
  * request is cancelled.
+ *
+ * Each call runs as its conversation: the `Workspace` it sees has the `sessionId` its `_meta`
+ * names (`sessionMetaKey`; else `options.sessionId`, else this server's random id), which keys the
+ * ledger, session memory and anything else kept per conversation; with `generationMetaKey` it
+ * runs at that generation (`SessionMemory.atGeneration`).
  */
 export const make = (
   options: Options = {}
-): Effect.Effect<Server, never, Scope.Scope | Tool.Handler<"read"> | Tool.Handler<"read_many">> =>
+): Effect.Effect<Server, never, Scope.Scope | Workspace | Tool.Handler<"read"> | Tool.Handler<"read_many">> =>
   Effect.gen(function*() {
     const toolkit = yield* ReadTool.toolkit
+    const workspace = yield* Workspace
+    const ownSession = options.sessionId ?? `mcp-${randomUUID()}`
+    /** Run `self` as the conversation `_meta` names. */
+    const asConversation = (conversation: Conversation) => <A, E, R>(self: Effect.Effect<A, E, R>) => {
+      const sessionId = conversation.sessionId ?? ownSession
+      const atGeneration = conversation.generation === undefined
+        ? self
+        : SessionMemory.atGeneration(sessionId, conversation.generation)(self)
+      return Effect.provideService(atGeneration, Workspace, { ...workspace, sessionId })
+    }
     const runtime = yield* Effect.runtime<never>()
     const run = Runtime.runPromise(runtime)
     const server = new Server(
@@ -268,6 +338,10 @@ export const make = (
       const { arguments: args, name } = request.params
       if (name !== toolDefinition.name && name !== manyToolDefinition.name) {
         throw new RpcError(ErrorCode.InvalidParams, `Tool '${name}' not found: this server has the tools read and read_many`)
+      }
+      const conversation = conversationOf(request.params._meta)
+      if (Either.isLeft(conversation)) {
+        throw new RpcError(ErrorCode.InvalidParams, `Invalid params for tools/call: ${conversation.left}`)
       }
       // Arguments reach the handler as they are: `read` decodes them, and anything malformed
       // is an `InvalidParams` result the model reads.
@@ -284,6 +358,7 @@ export const make = (
           Effect.provideService(Progress.Progress, progressFor(extra, options.progress)),
           // A PDF is read as its text: hosts pass text and images on, not PDF files.
           Effect.provideService(HostMedia, { pdf: "text" }),
+          asConversation(conversation.right),
           Effect.withSpan(name === manyToolDefinition.name ? "McpServer.readMany" : "McpServer.read")
         ),
         { signal: extra.signal }

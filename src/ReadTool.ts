@@ -16,6 +16,7 @@
 import * as Prompt from "@effect/ai/Prompt"
 import * as Tool from "@effect/ai/Tool"
 import * as Toolkit from "@effect/ai/Toolkit"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as JSONSchema from "effect/JSONSchema"
 import type * as Layer from "effect/Layer"
@@ -153,15 +154,19 @@ export const toolkitFor = (dialect: Dialect) => {
 
 /**
  * The handlers for `read` and `read_many`. They need exactly what `Read.read` needs, so a server
- * adds Read with one `Layer.provide(ReadTool.layer)` next to its session layers.
+ * adds Read with one `Layer.provide(ReadTool.layer)` next to its session layers. A service the
+ * caller provides around a call wins over the layer's: a server that serves several
+ * conversations provides each request's `Workspace` (its `sessionId`) that way.
  */
 export const layer: Layer.Layer<Tool.Handler<"read"> | Tool.Handler<"read_many">, never, Read.EffectRequirements> =
   toolkit.toLayer(
     Effect.gen(function*() {
       const context = yield* Effect.context<Read.EffectRequirements>()
+      const underCaller = <A, E>(self: Effect.Effect<A, E, Read.EffectRequirements>) =>
+        Effect.contextWithEffect((caller: Context.Context<never>) => Effect.provide(self, Context.merge(context, caller)))
       return toolkit.of({
-        read: (params) => Read.read(params).pipe(Effect.provide(context)),
-        read_many: (params) => ReadMany.readMany(params).pipe(Effect.provide(context))
+        read: (params) => underCaller(Read.read(params)),
+        read_many: (params) => underCaller(ReadMany.readMany(params))
       })
     })
   )

@@ -21,6 +21,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { createHash } from "node:crypto"
 import { stamp } from "./FileTime.js"
 import * as Diff from "./internal/core/diff.js"
@@ -50,21 +51,49 @@ export interface Snapshot {
   readonly lines: ReadonlyMap<number, string>
 }
 
+/**
+ * A signal (or `mark`, `advance`) that the memory could not apply: its store could not be reached
+ * or refused the write. The host must not go on as if it had been applied — a compaction that was
+ * not recorded leaves stubs for content no longer in the context — so it is an error to retry or
+ * report, never swallowed. (Queries degrade instead: a store that cannot answer holds nothing, and
+ * the read gives its full content.)
+ */
+export class SessionMemoryError extends Schema.TaggedError<SessionMemoryError>()("SessionMemoryError", {
+  operation: Schema.String,
+  sessionId: Schema.String,
+  cause: Schema.Defect
+}) {
+  override get message(): string {
+    const reason = this.cause instanceof Error ? this.cause.message : String(this.cause)
+    return `Session memory could not record ${this.operation} for session ${this.sessionId}: ${reason}`
+  }
+}
+
 export interface SessionMemoryShape {
   /** Does this memory remember at all? `false` for the default: `read` then does nothing extra. */
   readonly enabled: boolean
   /** The held reads of `path` in `sessionId` (oldest first). */
   readonly held: (sessionId: string, path: string) => Effect.Effect<ReadonlyArray<Seen>>
-  /** Remember that the session was shown these lines; returns its `seq`. */
+  /**
+   * Remember that the session was shown these lines; returns its `seq`, or 0 when nothing was
+   * remembered (the request's `Generation` is older than the conversation's).
+   */
   readonly remember: (sessionId: string, path: string, seen: Omit<Seen, "seq">) => Effect.Effect<number>
-  /** A point in the session to rewind to later: the `seq` of its latest read. */
-  readonly mark: (sessionId: string) => Effect.Effect<number>
+  /** A point in the session to rewind to later: the `seq` of its latest read (0 before any). */
+  readonly mark: (sessionId: string) => Effect.Effect<number, SessionMemoryError>
   /** The host compacted the conversation: nothing read before is still in context. */
-  readonly compacted: (sessionId: string) => Effect.Effect<void>
+  readonly compacted: (sessionId: string) => Effect.Effect<void, SessionMemoryError>
   /** The host rewound the conversation to `to` (a `mark`): reads after it are gone. */
-  readonly rewound: (sessionId: string, to: number) => Effect.Effect<void>
+  readonly rewound: (sessionId: string, to: number) => Effect.Effect<void, SessionMemoryError>
   /** The host dropped a file's reads from the context (or wants it shown again). */
-  readonly forget: (sessionId: string, path: string) => Effect.Effect<void>
+  readonly forget: (sessionId: string, path: string) => Effect.Effect<void, SessionMemoryError>
+  /**
+   * The conversation is at `generation` (a number the host raises at each compaction): a newer one
+   * than the memory knows drops everything held, as `compacted` does, and is kept; the same one
+   * changes nothing. Succeeds with `false` for an older one: the request comes from before a
+   * compaction the memory already knows of (`atGeneration` then runs it without memory).
+   */
+  readonly advance: (sessionId: string, generation: number) => Effect.Effect<boolean, SessionMemoryError>
   /** What the session was last shown of `path` (the newest version it still holds), when kept. */
   readonly lastShown: (sessionId: string, path: string) => Effect.Effect<Snapshot | undefined>
   /** Keep what read `seq` showed of `path`: its version's line hashes and the lines shown. */
@@ -92,6 +121,7 @@ export const none: SessionMemoryShape = {
   compacted: () => Effect.void,
   rewound: () => Effect.void,
   forget: () => Effect.void,
+  advance: () => Effect.succeed(true),
   lastShown: () => Effect.succeed(undefined),
   keep: () => Effect.void,
   limits: {
@@ -108,6 +138,40 @@ export const none: SessionMemoryShape = {
 export class SessionMemory extends Context.Reference<SessionMemory>()("effect-read/SessionMemory", {
   defaultValue: (): SessionMemoryShape => none
 }) {}
+
+/**
+ * The conversation's generation as the current request states it (MCP: `params._meta
+ * ["effect-read/generation"]`), when it does. A memory records nothing for a request whose
+ * generation is older than the conversation's: a read that raced a compaction cannot bring back
+ * what the compaction dropped. Provided by `atGeneration`.
+ */
+export class Generation extends Context.Reference<Generation>()("effect-read/SessionMemory/Generation", {
+  defaultValue: (): number | undefined => undefined
+}) {}
+
+/**
+ * Run `self` as a request of `sessionId` at `generation`: the memory first `advance`s to it (a
+ * raised generation drops everything held). A request from an older generation, or one whose
+ * memory cannot be reached, runs without session memory (full content, nothing remembered), so
+ * a generation can never be missed: the next request carrying it applies it.
+ */
+export const atGeneration = (sessionId: string, generation: number) =>
+<A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.gen(function*() {
+    const memory = yield* SessionMemory
+    if (!memory.enabled) return yield* self
+    const current = yield* memory.advance(sessionId, generation).pipe(
+      Effect.catchAll((error) =>
+        Effect.logWarning("SessionMemory: the generation could not be checked; this request runs without memory").pipe(
+          Effect.annotateLogs({ sessionId, generation, error: error.message }),
+          Effect.as(false)
+        )
+      )
+    )
+    return yield* current
+      ? Effect.provideService(self, Generation, generation)
+      : Effect.provideService(self, SessionMemory, none)
+  })
 
 export interface Options {
   /** Files remembered per session (least recently read dropped first). Default 2,000. */
@@ -147,6 +211,17 @@ const costOf = (version: Version): number => {
 
 const latest = (version: Version): number => version.seqs[version.seqs.length - 1] ?? 0
 
+/** The change notices' bounds a memory with `options` has. */
+export const limitsOf = (options: Options): SessionMemoryShape["limits"] => ({
+  // Bounds of the diff: at most 1,000 lines differing and 5 million steps (about 50 ms), then counts are not given.
+  maxEdits: 1_000,
+  maxWork: 5_000_000,
+  maxDiffLines: options.maxDiffLines ?? 40,
+  maxDiffChars: options.maxDiffChars ?? 8_000,
+  context: 3,
+  maxSnapshotFileBytes: options.maxSnapshotFileBytes ?? 4 * 1024 * 1024
+})
+
 /** A session memory in this process, per session id. */
 export const make = (options: Options = {}): SessionMemoryShape => {
   const maxFiles = options.maxFiles ?? 2_000
@@ -156,6 +231,8 @@ export const make = (options: Options = {}): SessionMemoryShape => {
   const maxSnapshotBytes = options.maxSnapshotBytes ?? 64 * 1024 * 1024
   interface Session {
     seq: number
+    /** The newest generation `advance` was told of (0 until then). */
+    generation: number
     files: Map<string, Array<Seen>>
     /** Kept versions per file; Map order is the eviction order (least recently kept first). */
     snapshots: Map<string, Array<Version>>
@@ -165,7 +242,7 @@ export const make = (options: Options = {}): SessionMemoryShape => {
   const sessionOf = (id: string) => {
     let session = sessions.get(id)
     if (session === undefined) {
-      session = { seq: 0, files: new Map(), snapshots: new Map(), bytes: 0 }
+      session = { seq: 0, generation: 0, files: new Map(), snapshots: new Map(), bytes: 0 }
       sessions.set(id, session)
     }
     return session
@@ -194,37 +271,46 @@ export const make = (options: Options = {}): SessionMemoryShape => {
       setVersions(session, path, session.snapshots.get(path)!.filter((kept) => kept !== version))
     }
   }
+  /** Does the request's generation (when it states one) still allow recording in this session? */
+  const current = (id: string, generation: number | undefined) =>
+    generation === undefined || (sessions.get(id)?.generation ?? 0) <= generation
+  const clear = (session: Session) => {
+    session.files.clear()
+    session.snapshots.clear()
+    session.bytes = 0
+  }
   return {
     enabled: true,
-    limits: {
-      // Bounds of the diff: at most 1,000 lines differing and 5 million steps (about 50 ms), then counts are not given.
-      maxEdits: 1_000,
-      maxWork: 5_000_000,
-      maxDiffLines: options.maxDiffLines ?? 40,
-      maxDiffChars: options.maxDiffChars ?? 8_000,
-      context: 3,
-      maxSnapshotFileBytes: options.maxSnapshotFileBytes ?? 4 * 1024 * 1024
-    },
+    limits: limitsOf(options),
     held: (sessionId, path) => Effect.sync(() => sessions.get(sessionId)?.files.get(path) ?? []),
     remember: (sessionId, path, seen) =>
-      Effect.sync(() => {
-        const session = sessionOf(sessionId)
-        const seq = ++session.seq
-        // Reads of other content are older views the latest read replaced: never a stub's basis.
-        const reads = (session.files.get(path) ?? []).filter((read) => read.hash === seen.hash)
-        session.files.delete(path)
-        session.files.set(path, [...reads, { ...seen, seq }].slice(-maxReads))
-        if (session.files.size > maxFiles) session.files.delete(session.files.keys().next().value!)
-        return seq
-      }),
+      Effect.flatMap(Generation, (generation) =>
+        Effect.sync(() => {
+          if (!current(sessionId, generation)) return 0
+          const session = sessionOf(sessionId)
+          const seq = ++session.seq
+          // Reads of other content are older views the latest read replaced: never a stub's basis.
+          const reads = (session.files.get(path) ?? []).filter((read) => read.hash === seen.hash)
+          session.files.delete(path)
+          session.files.set(path, [...reads, { ...seen, seq }].slice(-maxReads))
+          if (session.files.size > maxFiles) session.files.delete(session.files.keys().next().value!)
+          return seq
+        })),
     mark: (sessionId) => Effect.sync(() => sessions.get(sessionId)?.seq ?? 0),
     compacted: (sessionId) =>
       Effect.sync(() => {
         const session = sessions.get(sessionId)
-        if (session === undefined) return
-        session.files.clear()
-        session.snapshots.clear()
-        session.bytes = 0
+        if (session !== undefined) clear(session)
+      }),
+    advance: (sessionId, generation) =>
+      Effect.sync(() => {
+        const session = sessionOf(sessionId)
+        if (generation < session.generation) return false
+        if (generation > session.generation) {
+          session.generation = generation
+          clear(session)
+        }
+        return true
       }),
     rewound: (sessionId, to) =>
       Effect.sync(() => {
@@ -273,26 +359,28 @@ export const make = (options: Options = {}): SessionMemoryShape => {
         return snapshot
       }),
     keep: (sessionId, path, seq, shown) =>
-      Effect.sync(() => {
-        const session = sessionOf(sessionId)
-        const versions = [...(session.snapshots.get(path) ?? [])]
-        const index = versions.findIndex((version) => version.hash === shown.hash && version.encoding === shown.encoding)
-        const previous = index < 0 ? undefined : versions.splice(index, 1)[0]!
-        const lines = new Map(previous?.lines)
-        for (const [line, text] of shown.lines) if (!lines.has(line)) lines.set(line, { text, seq })
-        const version: Version = {
-          hash: shown.hash,
-          encoding: shown.encoding,
-          hashes: previous?.hashes ?? shown.hashes,
-          lines,
-          seqs: [...(previous?.seqs ?? []), seq].slice(-maxReads),
-          bytes: 0
-        }
-        version.bytes = costOf(version)
-        versions.push(version)
-        setVersions(session, path, versions.sort((a, b) => latest(a) - latest(b)).slice(-maxVersions))
-        bound(session)
-      })
+      Effect.flatMap(Generation, (generation) =>
+        Effect.sync(() => {
+          if (!current(sessionId, generation)) return
+          const session = sessionOf(sessionId)
+          const versions = [...(session.snapshots.get(path) ?? [])]
+          const index = versions.findIndex((version) => version.hash === shown.hash && version.encoding === shown.encoding)
+          const previous = index < 0 ? undefined : versions.splice(index, 1)[0]!
+          const lines = new Map(previous?.lines)
+          for (const [line, text] of shown.lines) if (!lines.has(line)) lines.set(line, { text, seq })
+          const version: Version = {
+            hash: shown.hash,
+            encoding: shown.encoding,
+            hashes: previous?.hashes ?? shown.hashes,
+            lines,
+            seqs: [...(previous?.seqs ?? []), seq].slice(-maxReads),
+            bytes: 0
+          }
+          version.bytes = costOf(version)
+          versions.push(version)
+          setVersions(session, path, versions.sort((a, b) => latest(a) - latest(b)).slice(-maxVersions))
+          bound(session)
+        }))
   }
 }
 
@@ -405,7 +493,10 @@ export const apply = (request: { readonly column?: number | undefined }, result:
 const noLongerText = (memory: SessionMemoryShape, sessionId: string, result: ReadResult) =>
   Effect.gen(function*() {
     if ((yield* memory.lastShown(sessionId, result.metadata.path)) === undefined) return result
-    yield* memory.forget(sessionId, result.metadata.path)
+    // Not forgotten (the store failed): its reads are of text content, which this file no longer has.
+    yield* memory.forget(sessionId, result.metadata.path).pipe(
+      Effect.catchAll((error) => Effect.logWarning("SessionMemory: could not forget a file that is no longer text", error))
+    )
     return withNotice(result, {
       notice: [Diff.uncomparedNotice(`it is no longer text (now ${result.metadata.kind})`)],
       changed: { diff: false }

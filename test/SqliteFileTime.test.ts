@@ -165,7 +165,8 @@ describe("SqliteFileTime", () => {
         SELECT migration_id, name FROM ${sql(SqliteFileTime.migrationsTable)}`
       expect(migrations).toEqual([
         { migration_id: 1, name: "create_file_reads" },
-        { migration_id: 2, name: "create_file_read_ranges" }
+        { migration_id: 2, name: "create_file_read_ranges" },
+        { migration_id: 3, name: "create_session_memory" }
       ])
       const columns = yield* sql<{ name: string; pk: number }>`PRAGMA table_info(file_reads)`
       expect(columns.map((c) => [c.name, c.pk])).toEqual([
@@ -186,7 +187,7 @@ describe("SqliteFileTime", () => {
         const [mode] = yield* sql<{ journal_mode: string }>`PRAGMA journal_mode`
         expect(mode?.journal_mode).toBe("wal")
         const migrations = yield* sql`SELECT migration_id FROM ${sql(SqliteFileTime.migrationsTable)}`
-        expect(migrations).toHaveLength(2)
+        expect(migrations).toHaveLength(3)
       }).pipe(Effect.provide(SqliteClient.layer({ filename, disableWAL: true }))))
     )
   })

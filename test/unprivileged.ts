@@ -41,7 +41,8 @@ export const unprivilegedCli = (): UnprivilegedCli => {
     platform: "node",
     format: "esm",
     logLevel: "error",
-    external: ["better-sqlite3", "sharp", "pdfjs-dist", "@napi-rs/canvas", "exceljs", "mammoth", "typescript", "typescript-language-server"],
+    // The store clients too: a single-file bundle would hoist their static imports (better-sqlite3) to its top.
+    external: ["better-sqlite3", "@effect/sql-sqlite-node", "@effect/sql-pg", "sharp", "pdfjs-dist", "@napi-rs/canvas", "exceljs", "mammoth", "typescript", "typescript-language-server"],
     // Bundled CommonJS packages call `require` for Node's built-ins.
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" }
   })
