@@ -347,9 +347,9 @@ describePg("SqlSessionMemory on PostgreSQL, the server unreachable", () => {
 // ---------------------------------------------------------------------------------------------
 // Idle conversations are dropped.
 
-describe("SqlSessionMemory: idle conversations", () => {
-  const seen = { start: 1, end: 3, hash: "h", encoding: undefined }
+const seen = { start: 1, end: 3, hash: "h", encoding: undefined }
 
+const pruneDrops = (client: () => Layer.Layer<SqlClient.SqlClient, unknown>) =>
   it.effect("prune drops conversations idle past the timeout, and a returning one gets marks above its old ones", () =>
     Effect.gen(function*() {
       const memory = yield* SqlSessionMemory.make()
@@ -366,7 +366,14 @@ describe("SqlSessionMemory: idle conversations", () => {
       const sql = yield* SqlClient.SqlClient
       const left = yield* sql<{ n: number }>`SELECT COUNT(*) AS n FROM effect_read_held WHERE session_id = 'idle'`
       expect(Number(left[0]!.n)).toBe(1)
-    }).pipe(Effect.provide(Layer.effectDiscard(SqlSessionMemory.migrate).pipe(Layer.provideMerge(sqliteClient(freshFile()))))))
+    }).pipe(Effect.provide(Layer.effectDiscard(SqlSessionMemory.migrate).pipe(Layer.provideMerge(client())))))
+
+describePg("SqlSessionMemory on PostgreSQL: idle conversations", () => {
+  pruneDrops(() => onFreshPgDatabase(pgClient))
+})
+
+describe("SqlSessionMemory on SQLite: idle conversations", () => {
+  pruneDrops(() => sqliteClient(freshFile()))
 
   it.effect("the layer drops them on its schedule", () =>
     Effect.gen(function*() {
