@@ -33,7 +33,7 @@ export const paths = {
 }
 
 /** mulberry32: small, fast, deterministic. */
-const prng = (seed) => () => {
+export const prng = (seed) => () => {
   seed |= 0
   seed = (seed + 0x6d2b79f5) | 0
   let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)

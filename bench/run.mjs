@@ -6,6 +6,7 @@
  *   node bench/run.mjs [--quick] [--json FILE]   measure (the JSON defaults to bench/data/results.json)
  *   node bench/run.mjs --only recovery [--quick]  only the wrong-path rows (bench/recovery.mjs)
  *   node bench/run.mjs --only structure [--quick] only the syntax engine's rows (bench/structure.mjs)
+ *   node bench/run.mjs --only soak [--quick]      only the MCP soak: 10,000 mixed calls (bench/soak.mjs)
  *   node bench/run.mjs --render FILE             print the report of saved results again
  *
  * Ours runs in a fresh child process per run (bench/child.mjs) and is timed around the read
@@ -206,8 +207,9 @@ const main = async () => {
     throw new Error("dist/ is missing: run `npm run build` first (npm run bench does)")
   }
   const only = args.includes("--only") ? args[args.indexOf("--only") + 1] : undefined
+  if (only === "soak") return soak()
   if (only !== undefined && only !== "recovery" && only !== "structure") {
-    throw new Error(`--only ${only}: only "recovery" or "structure" can run alone`)
+    throw new Error(`--only ${only}: only "recovery", "structure" or "soak" can run alone`)
   }
   const manifest = only === undefined ? ensureData(log) : undefined
   const started = performance.now()
@@ -254,6 +256,18 @@ const main = async () => {
   process.stdout.write(`\n${replicas.stdout}`)
   process.stderr.write(replicas.stderr)
   if (replicas.status !== 0) process.exitCode = 1
+  soak()
+}
+
+/** The MCP soak (bench/soak.mjs, a process of its own; it fails on a wrong answer or memory growth). */
+const soak = () => {
+  log("MCP soak: one server, mixed calls (bench/soak.mjs) ...")
+  const soaked = spawnSync(process.execPath, [path.join(here, "soak.mjs"), ...(quick ? ["--quick"] : [])], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"]
+  })
+  process.stdout.write(`\n${soaked.stdout}`)
+  if (soaked.status !== 0) process.exitCode = 1
 }
 
 /** Every row but the wrong-path ones, into `results`. */

@@ -36,6 +36,7 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as ParseResult from "effect/ParseResult"
 import * as Runtime from "effect/Runtime"
+import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import { randomUUID } from "node:crypto"
 import { readFileSync } from "node:fs"
@@ -49,8 +50,9 @@ import { StdioTransport, type StdioTransportOptions } from "./internal/stdioTran
 import * as ModelResult from "./ModelResult.js"
 import * as Progress from "./Progress.js"
 import type * as Read from "./Read.js"
-import type { ReadError } from "./ReadError.js"
-import type * as ReadMany from "./ReadMany.js"
+import { ReadParams } from "./Read.js"
+import { InvalidParams, type ReadError } from "./ReadError.js"
+import * as ReadMany from "./ReadMany.js"
 import type { Attachment } from "./ReadResult.js"
 import * as ReadTool from "./ReadTool.js"
 import * as SessionMemory from "./SessionMemory.js"
@@ -134,6 +136,27 @@ const fromHandleError = (error: unknown): Effect.Effect<CallToolResult> =>
       content: [{ type: "text", text: `Internal error: ${error instanceof Error ? error.message : String(error)}` }]
     })
   )
+
+/**
+ * Arguments a tool does not take (`offest`, `limt`, `globs`), in any request of `read_many`'s
+ * `files` too, all named at once: the model must not believe they were used. Answered as
+ * `Read.read` answers them: an `InvalidParams` naming each, in its words (`read` rejects them
+ * too, but names only the first problem it meets).
+ */
+const unexpectedArguments = (
+  parameters: Schema.Schema<any, any>,
+  args: unknown
+): CallToolResult | undefined => {
+  const decoded = Schema.decodeUnknownEither(parameters, {
+    onExcessProperty: "error",
+    errors: "all"
+  })(args)
+  if (Either.isRight(decoded)) return undefined
+  const unexpected = ParseResult.ArrayFormatter.formatErrorSync(decoded.left).filter((issue) => issue._tag === "Unexpected")
+  if (unexpected.length === 0) return undefined
+  const reason = unexpected.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")
+  return failureResult(new InvalidParams({ reason }))
+}
 
 const definitionOf = (
   tool: typeof ReadTool.tool | typeof ReadTool.manyTool,
@@ -343,6 +366,8 @@ export const make = (
       if (Either.isLeft(conversation)) {
         throw new RpcError(ErrorCode.InvalidParams, `Invalid params for tools/call: ${conversation.left}`)
       }
+      const rejected = unexpectedArguments(name === manyToolDefinition.name ? ReadMany.ReadManyParams : ReadParams, args ?? {})
+      if (rejected !== undefined) return rejected
       // Arguments reach the handler as they are: `read` decodes them, and anything malformed
       // is an `InvalidParams` result the model reads.
       const handled = name === manyToolDefinition.name

@@ -49,7 +49,7 @@ export { HostMedia, type HostMediaShape } from "./internal/sources/hostMedia.js"
 export { StructureDefaults, type StructureDefaultsShape } from "./internal/views.js"
 /** The bounds of fetching a web page (a `Context.Reference`: 30 s, 10 MB, 5 redirects). */
 export { WebLimits, type WebLimitsShape } from "./internal/sources/web/limits.js"
-/** The time budget of a database read's statements (a `Context.Reference`: 5 s). */
+/** The time budget of a database read's statements, and the query processes kept for the next (a `Context.Reference`: 5 s; 2, 30 s). */
 export { QueryLimits, type QueryLimitsShape } from "./internal/sources/database/executor.js"
 
 /** The model-facing description of the tool, from `prompts/read.txt`. */
@@ -89,8 +89,12 @@ export const ReadParams = Schema.Struct({
   encoding: Schema.optionalWith(
     Schema.String.pipe(
       Schema.filter((name) => encodingExists(name), {
+        // Effect asks for this message for a value that is not a string too (and then shows its
+        // own "Expected string"): it must not throw on a BigInt or a circular object.
         message: (issue) =>
-          `unknown encoding ${JSON.stringify(issue.actual)}; use a WHATWG or iconv-lite encoding name such as ${encodingExamples}, or leave encoding out to detect it`,
+          `unknown encoding ${
+            typeof issue.actual === "string" ? JSON.stringify(issue.actual) : typeof issue.actual
+          }; use a WHATWG or iconv-lite encoding name such as ${encodingExamples}, or leave encoding out to detect it`,
         jsonSchema: {}
       })
     ),

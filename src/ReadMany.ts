@@ -15,6 +15,8 @@ import { DEFAULT_LIMIT, MAX_BYTES } from "./internal/core/lines.js"
 import { mend } from "./internal/lenient.js"
 import { deferring } from "./internal/recording.js"
 import { type IgnoreChain, ancestorChain, extendChain, isIgnored, PRUNED_ALWAYS, PRUNED_FILES, statEntries } from "./internal/walk.js"
+import { checkExternalOf, checkRead, realPathOfNearest, targetOf } from "./internal/access.js"
+import type { Permission } from "./Permission.js"
 import * as Read from "./Read.js"
 import { InvalidParams, type ReadError } from "./ReadError.js"
 import { Attachment, ReadMetadata, type ReadResult } from "./ReadResult.js"
@@ -216,10 +218,17 @@ const describeContinuation = (c: Continuation): string =>
 const failureBlock = (filePath: string, error: ReadError): string =>
   `<path>${filePath}</path>\n<error>\n${error.message}\n</error>`
 
+/** How many directories a glob did not search, as a note; "" when none. */
+const unsearchedNote = (count: number, open: string, close: string): string =>
+  count === 0
+    ? ""
+    : `${open}${count === 1 ? "1 directory" : `${count} directories`} the session may not read ${count === 1 ? "was" : "were"} not searched${close}`
+
 /**
  * The files a glob matches under the working directory, in path order: `.gitignore`d entries and
- * `.git`/`node_modules`/… left out, symlinked directories not entered, at most `max` files and
- * `maxEntries` entries visited. The glob's fixed prefix must lie inside the project.
+ * `.git`/`node_modules`/… left out, symlinked directories not entered, directories the session
+ * may not read (without being asked) not listed, at most `max` files and `maxEntries` entries
+ * visited. The glob's fixed prefix must lie inside the project, on its real path too.
  */
 export const globFiles = (pattern: string, max: number, maxEntries: number) =>
   Effect.gen(function*() {
@@ -237,14 +246,32 @@ export const globFiles = (pattern: string, max: number, maxEntries: number) =>
         reason: `glob ${JSON.stringify(pattern)} leads outside the project; name such files in files instead`
       })
     }
+    const worktree = path.resolve(workspace.worktree)
+    // A base reached through a link out of the project leads outside it as much as `../x` does.
+    const baseTarget = targetOf(path, worktree, base)
+    if ((yield* checkExternalOf(baseTarget, yield* realPathOfNearest(base))) !== "allow") {
+      return yield* new InvalidParams({
+        reason: `glob ${JSON.stringify(pattern)} leads outside the project; name such files in files instead`
+      })
+    }
     const matches = picomatch(pattern, { dot: false })
     const found: Array<string> = []
     let visited = 0
     let more = false
     let stopped = false
-    const walk = (dir: string, chain: IgnoreChain): Effect.Effect<void> =>
+    let unsearched = 0
+    const walk = (
+      dir: string,
+      chain: IgnoreChain
+    ): Effect.Effect<void, never, FileSystem.FileSystem | Path.Path | Workspace | Permission> =>
       Effect.gen(function*() {
         if (more || stopped) return
+        // A directory is listed only where the session may read without being asked: a glob
+        // names nothing of a directory a rule denies (nor asks about each one it passes).
+        if ((yield* checkRead(targetOf(path, worktree, dir))) !== "allow") {
+          unsearched++
+          return
+        }
         const names = (yield* fs.readDirectory(dir).pipe(Effect.orElseSucceed(() => [] as Array<string>))).sort()
         const here = yield* extendChain(chain, dir, names).pipe(
           Effect.provideService(FileSystem.FileSystem, fs),
@@ -277,7 +304,7 @@ export const globFiles = (pattern: string, max: number, maxEntries: number) =>
       const chain = yield* ancestorChain(workspace.worktree, base)
       yield* walk(base, chain)
     }
-    return { files: found, more, stopped }
+    return { files: found, more, stopped, unsearched }
   })
 
 /**
@@ -299,14 +326,14 @@ export const readMany: (
     })
   }
   const globbed = params.glob === undefined
-    ? { files: [] as Array<string>, more: false, stopped: false }
+    ? { files: [] as Array<string>, more: false, stopped: false, unsearched: 0 }
     : yield* globFiles(params.glob, limits.maxFiles - named.length, limits.globMaxEntries)
   const requests: Array<Read.ReadParams> = [...named, ...globbed.files.map((filePath) => ({ filePath }))]
   if (requests.length === 0) {
     return yield* new InvalidParams({
       reason: params.glob === undefined
         ? "name at least one file in files, or give a glob"
-        : `the glob ${JSON.stringify(params.glob)} matched no files`
+        : `the glob ${JSON.stringify(params.glob)} matched no files${unsearchedNote(globbed.unsearched, " (", ")")}`
     })
   }
 
@@ -391,6 +418,7 @@ export const readMany: (
   if (globbed.stopped) {
     closing.push(`(The glob stopped after visiting ${limits.globMaxEntries} entries; narrow it to reach files beyond.)`)
   }
+  if (globbed.unsearched > 0) closing.push(unsearchedNote(globbed.unsearched, "(The glob: ", ".)"))
   const output = [...blocks, ...closing].join("\n\n")
   const readCount = files.filter((file) => file.metadata !== undefined).length
   return {

@@ -455,16 +455,17 @@ describe("zip members", () => {
       )
     }))
 
-  it.effect("a binary member answers with a notice, not bytes", () =>
+  it.effect("a binary member is BinaryFile, word for word as the same bytes in a file of their own", () =>
     Effect.gen(function*() {
       // An ELF header and zeros.
       const binary = Buffer.concat([Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0]), Buffer.alloc(1252)])
-      const root = project({ "b.zip": zip([{ name: "x.bin", data: binary }]) })
-      const result = yield* readPath(root, "b.zip:x.bin")
-      expect(result.output).toBe(
-        `<path>${root}/b.zip:x.bin</path>\n<type>file</type>\n<content>\n(Cannot show binary archive entry 'x.bin' (1.2 KB))\n</content>`
-      )
-      expect(result.metadata).toMatchObject({ kind: "archive", size: 1260, truncated: false })
+      const root = project({ "b.zip": zip([{ name: "x.bin", data: binary }]), "x.bin": binary })
+      const error = yield* failPath(root, "b.zip:x.bin")
+      expect(error._tag).toBe("BinaryFile")
+      expect(error).toMatchObject({ path: `${root}/b.zip:x.bin`, size: 1260 })
+      const alone = yield* failPath(root, "x.bin")
+      expect(error.message).toBe(alone.message.replace(`${root}/x.bin`, `${root}/b.zip:x.bin`))
+      expect(error.message).toMatch(/^Cannot read binary file: .*\/b\.zip:x\.bin \(application\/x-elf \(\.elf\), 1\.2 KB\)$/)
     }))
 
   it.effect("UTF-16 members are decoded like files", () =>
@@ -708,9 +709,10 @@ describe("plain gzip", () => {
       const small = readArchiveWith({ ...ARCHIVE_LIMITS, maxMemberBytes: 256 * 1024 })
       const streamed = yield* direct(root, "big.gz", "", {}, small)
       expect(streamed.output).toContain("... (line truncated to 2000 chars; use offset=1 column=2001 to read more of it)\n\n(End of file - total 1 lines)")
-      const blob = yield* readPath(root, "blob.gz")
-      expect(blob.output).toBe(
-        `<path>${root}/blob.gz</path>\n<type>file</type>\n<content>\n(Cannot show binary data: blob.gz compresses a binary file, 'blob')\n</content>`
+      const blob = yield* failPath(root, "blob.gz")
+      expect(blob._tag).toBe("BinaryFile")
+      expect(blob.message).toMatch(
+        new RegExp(`^Cannot read binary file: ${root}/blob\\.gz \\(it compresses 'blob', unrecognised binary data starting with 00 `)
       )
     }))
 
@@ -1023,10 +1025,14 @@ describe("streaming", () => {
 
   it.effect("a binary member stops inflating after its first bytes", () =>
     Effect.gen(function*() {
-      const root = project({ "bin.zip": zip([{ name: "blob.bin", data: binaryBytes(4 * 1024 * 1024), method: 0 }]) })
+      const blob = binaryBytes(4 * 1024 * 1024)
+      const binaryHead = blob.subarray(0, 8)
+      const root = project({ "bin.zip": zip([{ name: "blob.bin", data: blob, method: 0 }]) })
       const counter = { bytes: 0 }
-      const result = yield* read({ filePath: "bin.zip:blob.bin" }).pipe(Effect.provide(countingLayer(root, counter)))
-      expect(result.output).toContain("Cannot show binary archive entry 'blob.bin' (4.0 MB)")
+      const error = yield* Effect.flip(read({ filePath: "bin.zip:blob.bin" }).pipe(Effect.provide(countingLayer(root, counter))))
+      expect(error.message).toBe(`Cannot read binary file: ${root}/bin.zip:blob.bin (.bin file, unrecognised binary data starting with ${
+        [...binaryHead].map((byte) => byte.toString(16).padStart(2, "0")).join(" ")
+      }, 4.0 MB)`)
       expect(counter.bytes).toBeLessThan(512 * 1024)
     }))
 

@@ -11,7 +11,7 @@ import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import * as nodePath from "node:path"
-import { QueryLimits, read, type ReadParams } from "../src/Read.js"
+import { QueryLimits, type QueryLimitsShape, read, type ReadParams } from "../src/Read.js"
 import { execute, MAX_FETCH_BYTES } from "../src/internal/sources/database/executor.js"
 import { committedImage } from "../src/internal/sources/database/wal.js"
 import { memoryLayer, nodeLayer, tempDir, writeTree } from "./support.js"
@@ -432,6 +432,60 @@ describe("a runaway statement is stopped at its time budget", () => {
 
 const HUGE = "WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s LIMIT 5) " +
   "SELECT n, printf('%.*c', 100000000, 'x') AS big, zeroblob(100000000) AS blob FROM s"
+
+/** This process's live SQLite query processes: children running workers/sqlite-query.mjs. */
+const queryProcesses = (): Array<number> =>
+  fs.readdirSync("/proc").filter((entry) => /^\d+$/.test(entry)).flatMap((entry) => {
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8")
+      // After the command name in parentheses: state, then parent pid.
+      const [state, parent] = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+      if (Number(parent) !== process.pid || state === "Z") return []
+      return fs.readFileSync(`/proc/${entry}/cmdline`, "utf8").includes("sqlite-query.mjs") ? [Number(entry)] : []
+    } catch {
+      return [] // gone meanwhile
+    }
+  })
+
+/** Wait (real time) until `done` holds of the query processes, for at most 20 s; what they were last. */
+const processesUntil = (done: (pids: ReadonlyArray<number>) => boolean) =>
+  Effect.gen(function*() {
+    const deadline = Date.now() + 20_000
+    let pids = queryProcesses()
+    while (!done(pids) && Date.now() < deadline) {
+      yield* Effect.sleep("50 millis")
+      pids = queryProcesses()
+    }
+    return pids
+  })
+
+describe("query processes are bounded after their reads", () => {
+  const QUERY = "app.db?q=SELECT count(*) AS n FROM numbers"
+
+  it.live("at most 2 wait for the next read; none when none may wait; they go after their idle time", () =>
+    Effect.gen(function*() {
+      const dir = makeApp()
+      // Eight reads at once: four processes run, the others wait for them; two are kept after.
+      const outputs = yield* Effect.all(Array.from({ length: 8 }, () => outputAt(dir, QUERY)), { concurrency: "unbounded" })
+      for (const output of outputs) expect(output).toContain("| 5000 |")
+      const kept = yield* processesUntil((pids) => pids.length <= 2)
+      expect(kept.length).toBeGreaterThanOrEqual(1)
+      expect(kept.length).toBeLessThanOrEqual(2)
+      // The next read reuses one of them.
+      expect(yield* outputAt(dir, QUERY)).toContain("| 5000 |")
+      expect(queryProcesses().filter((pid) => !kept.includes(pid))).toEqual([])
+
+      // `idleProcesses: 0`: each process ends with its read, and the idle ones with it.
+      const none: QueryLimitsShape = { timeout: "5 seconds", idleProcesses: 0 }
+      expect(yield* Effect.provideService(outputAt(dir, QUERY), QueryLimits, none)).toContain("| 5000 |")
+      expect(yield* processesUntil((pids) => pids.length === 0)).toEqual([])
+
+      // A short idle time: kept, then gone well before the default 30 s.
+      const brief: QueryLimitsShape = { timeout: "5 seconds", idleTimeout: "300 millis" }
+      for (let i = 0; i < 3; i++) expect(yield* Effect.provideService(outputAt(dir, QUERY), QueryLimits, brief)).toContain("| 5000 |")
+      expect(yield* processesUntil((pids) => pids.length === 0)).toEqual([])
+    }), { timeout: 120_000 })
+})
 
 describe("huge values are cut before they reach a heap", () => {
   it.effect("a raw query keeps its order, its trailing ';' and comment, and its types through the cut", () =>

@@ -14,6 +14,7 @@ import { pathToFileURL } from "node:url"
 import * as McpServer from "../src/McpServer.js"
 import * as ModelResult from "../src/ModelResult.js"
 import * as Read from "../src/Read.js"
+import type { ReadError } from "../src/ReadError.js"
 import * as ReadMany from "../src/ReadMany.js"
 import * as ReadTool from "../src/ReadTool.js"
 import { PDF, PNG } from "./media.js"
@@ -212,6 +213,29 @@ describe("MCP server (effect-read mcp)", () => {
     const missing = await call(server, { offset: 2 })
     expect(missing.isError).toBe(true)
     expect(missing.content).toEqual([{ type: "text", text: "Invalid parameters: filePath: is missing" }])
+  })
+
+  it("answers misspelled and unknown arguments with InvalidParams, word for word what read and readMany answer", async () => {
+    const cases: ReadonlyArray<readonly ["read" | "read_many", Record<string, unknown>]> = [
+      ["read", { filePath: "src/app.ts", offest: 2 }],
+      ["read", { filePath: "src/app.ts", limt: 1 }],
+      ["read", { filePath: "src/app.ts", bogus: true, offset: 2 }],
+      ["read_many", { globs: "src/*.ts" }],
+      ["read_many", { files: [{ filePath: "src/app.ts", offest: 2 }] }]
+    ]
+    for (const [name, args] of cases) {
+      const result = await server.client.callTool({ name, arguments: args }) as CallResult
+      const direct = await Effect.runPromise(
+        Effect.flip<unknown, ReadError, Read.EffectRequirements>(
+          name === "read" ? Read.read(args) : ReadMany.readMany(args)
+        ).pipe(Effect.provide(nodeLayer(root)))
+      )
+      expect(direct._tag).toBe("InvalidParams")
+      expect(direct.message).toMatch(/is unexpected/)
+      expect(result.isError).toBe(true)
+      expect(result.content).toEqual([{ type: "text", text: direct.message }])
+      expect(result.structuredContent).toMatchObject({ _tag: "InvalidParams", message: direct.message })
+    }
   })
 
   it("an unknown tool is a protocol error, not a tool result", async () => {

@@ -411,6 +411,13 @@ describe("read: text files", () => {
 // Parameters
 // -----------------------------------------------------------------------------
 
+/** An object that holds itself (`JSON.stringify` throws on it). */
+const circular = (): Record<string, unknown> => {
+  const value: Record<string, unknown> = {}
+  value["self"] = value
+  return value
+}
+
 describe("read: invalid parameters", () => {
   const cases: ReadonlyArray<[string, unknown, string]> = [
     ["limit 0", { filePath: "a.txt", limit: 0 }, "limit"],
@@ -425,7 +432,14 @@ describe("read: invalid parameters", () => {
     ["empty path", { filePath: "" }, "filePath"],
     ["missing path", { offset: 1 }, "filePath"],
     ["non-string path", { filePath: 42 }, "filePath"],
-    ["extra property", { filePath: "a.txt", charset: "latin1" }, "charset"]
+    ["extra property", { filePath: "a.txt", charset: "latin1" }, "charset"],
+    // Only JavaScript callers can send these; each is still a typed failure, never a defect.
+    ["BigInt encoding", { filePath: "a.txt", encoding: 10n }, "encoding"],
+    ["circular encoding", { filePath: "a.txt", encoding: circular() }, "encoding"],
+    ["symbol encoding", { filePath: "a.txt", encoding: Symbol("utf-8") }, "encoding"],
+    ["function limit", { filePath: "a.txt", limit: () => 1 }, "limit"],
+    ["BigInt offset", { filePath: "a.txt", offset: 2n }, "offset"],
+    ["circular parameters", Object.assign(circular(), { filePath: "a.txt" }), "self"]
   ]
   for (const [name, params, parameter] of cases) {
     it.effect(`${name} → InvalidParams naming '${parameter}'`, () =>
@@ -449,6 +463,14 @@ describe("read: invalid parameters", () => {
       )
       expect((yield* failIn(root, { filePath: "a.txt", limit: 0 })).message).toBe(
         "Invalid parameters: limit: limit must be at least 1"
+      )
+      for (const encoding of [10n, 7, circular(), Symbol("x")]) {
+        expect((yield* failIn(root, { filePath: "a.txt", encoding })).message).toMatch(
+          /^Invalid parameters: encoding: Expected string, actual /
+        )
+      }
+      expect((yield* failIn(root, { filePath: "a.txt", encoding: "klingon" })).message).toMatch(
+        /^Invalid parameters: encoding: unknown encoding "klingon"; use a WHATWG/
       )
     }))
 

@@ -208,6 +208,43 @@ describe("ReadMany.readMany", () => {
       expect(Either.isLeft(badMember) && badMember.left.message).toContain("files.0.offset")
     })))
 
+  it.effect("a glob names nothing in a directory the session may not read: denied by a rule, or linked out of the project", () =>
+    Effect.gen(function*() {
+      const outside = tempDir()
+      writeTree(outside, { "hidden-name.txt": "outside\n" })
+      const project = tempDir()
+      writeTree(project, { "private/hidden-too.txt": "private\n", "open/seen.txt": "seen\n" })
+      fs.symlinkSync(outside, nodePath.join(project, "link-out"))
+      const rules = Permission.layerRules([
+        ...Permission.defaultRules,
+        { permission: "read", pattern: "private", action: "deny" },
+        { permission: "read", pattern: "private/*", action: "deny" }
+      ])
+      const inProject = <A, E>(effect: Effect.Effect<A, E, Read.EffectRequirements>) =>
+        Effect.either(effect.pipe(Effect.provide(nodeLayer(project, { permission: rules }))))
+      const everything = yield* inProject(ReadMany.readMany({ glob: "**/*" }))
+      expect(Either.isRight(everything) && everything.right.output).toContain("seen\n")
+      expect(Either.isRight(everything) && everything.right.output).toContain(
+        "(The glob: 1 directory the session may not read was not searched.)"
+      )
+      const denied = yield* inProject(ReadMany.readMany({ glob: "private/**" }))
+      expect(Either.isLeft(denied) && denied.left.message).toBe(
+        "Invalid parameters: the glob \"private/**\" matched no files (1 directory the session may not read was not searched)"
+      )
+      const linked = yield* inProject(ReadMany.readMany({ glob: "link-out/**" }))
+      expect(Either.isLeft(linked) && linked.left.message).toContain("leads outside the project")
+      for (const answer of [everything, denied, linked]) {
+        expect(JSON.stringify(answer)).not.toMatch(/hidden-name|hidden-too/)
+      }
+      // A session allowed outside lists it, as reading the directory would.
+      const allowed = yield* Effect.either(
+        ReadMany.readMany({ glob: "link-out/**" }).pipe(Effect.provide(nodeLayer(project)))
+      )
+      expect(Either.isRight(allowed) && allowed.right.output).toContain("1: outside")
+      fs.rmSync(outside, { recursive: true, force: true })
+      fs.rmSync(project, { recursive: true, force: true })
+    }))
+
   it.effect("a directory is listed in its block; selectors work per file", () =>
     run(Effect.gen(function*() {
       const result = yield* ReadMany.readMany({ files: [{ filePath: "dir" }, { filePath: "big1.txt:3-4" }] })

@@ -232,6 +232,30 @@ describe("recovery: permissions", () => {
       expect(found.title).toBe("private/nested/unique.txt")
     }))
 
+  it.effect("a directory linked out of the workspace is not listed for suggestions unless the session may read there", () =>
+    Effect.gen(function*() {
+      const outside = project({ "topsecret-notes.txt": "secret\n", "secret.db": "x" })
+      const root = project({ "lib/app.ts": "" })
+      fs.symlinkSync(outside, `${root}/link-dir`)
+      fs.symlinkSync(outside, `${root}/link-outdir`)
+      const external = { permission: Permission.layerRules(Permission.defaultRules) }
+      // The link itself is denied (the read would leave the workspace), and so is what it lists.
+      const direct = yield* failIn(root, { filePath: "link-dir/topsecret-notes.txt" }, external)
+      expect(direct).toMatchObject({ _tag: "PermissionDenied", permission: "external_directory" })
+      for (const filePath of ["lnk-dir/topsecret-notes.txt", "nk-outdir/sec", "link-dir/topsecret-note.txt"]) {
+        const error = yield* failIn(root, { filePath }, external)
+        if (filePath.startsWith("link-dir/")) {
+          // Named inside the link: the read itself is asked about, and refused.
+          expect(error).toMatchObject({ _tag: "PermissionDenied", permission: "external_directory" })
+        } else {
+          expect([error._tag, "suggestions" in error ? error.suggestions : undefined]).toEqual(["FileNotFound", []])
+        }
+      }
+      // A session that may read outside is shown the names, as it would be shown the listing.
+      const allowed = yield* failIn(root, { filePath: "lnk-dir/topsecret-notes.txt" })
+      expect(allowed).toMatchObject({ _tag: "FileNotFound", suggestions: [`${root}/link-dir/topsecret-notes.txt`] })
+    }))
+
   it.effect("each directory is asked about at most once per recovery", () =>
     Effect.gen(function*() {
       const root = project({ "ask/nested/one.txt": "", "ask/two.txt": "" })

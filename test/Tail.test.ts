@@ -7,9 +7,12 @@ import { afterAll, describe, expect, it } from "@effect/vitest"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
+import iconv from "iconv-lite"
 import * as fs from "node:fs"
-import { TailScanner, tailStartOf } from "../src/internal/core/tail.js"
-import { memoryTailAt } from "../src/internal/text.js"
+import { codecFor, utf8 } from "../src/internal/core/encoding.js"
+import { lineCutSuffix, lineMeasure } from "../src/internal/core/lines.js"
+import { fitNumbered, TailScanner, tailStartOf } from "../src/internal/core/tail.js"
+import { memoryPageAt, memoryTailAt } from "../src/internal/text.js"
 import * as LineIndex from "../src/LineIndex.js"
 import { read } from "../src/Read.js"
 import { countingReads, memoryLayer, nodeLayer, tempDir, writeTree } from "./support.js"
@@ -284,6 +287,109 @@ describe("tail selector", () => {
     }))
 })
 
+describe("tails in multi-byte legacy encodings", () => {
+  // 1,000 lines of Japanese, Korean or Chinese: each character two bytes in the file, three in
+  // the UTF-8 the model reads, so the last lines that fit the cap are fewer than the bytes suggest.
+  const texts: ReadonlyArray<readonly [string, string]> = [
+    ["shift_jis", "日本語の文章を末尾から読むための試験です。行"],
+    ["euc-kr", "한국어 문장을 끝에서부터 읽기 위한 시험입니다 줄"],
+    ["gbk", "这是用来从末尾读取中文文本的测试句子第行"],
+    ["big5", "這是用來從末尾讀取中文文本的測試句子第行"]
+  ]
+  for (const [encoding, sentence] of texts) {
+    it.effect(`${encoding}: the tail's first page ends at the last line, as full as the cap allows`, () =>
+      Effect.gen(function*() {
+        const lines = Array.from({ length: 1000 }, (_, i) => `${sentence}${i + 1}`)
+        const bytes = new Uint8Array(iconv.encode(`${lines.join("\n")}\n`, encoding))
+        expect(bytes.length).toBeLessThan(60 * 1024)
+        const root = project({ "text.txt": bytes })
+        for (const params of [{ filePath: "text.txt:-1000" }, { filePath: "text.txt", offset: -1000 }]) {
+          const result = yield* readNode(root, { ...params, encoding })
+          const shown = result.output.split("\n").filter((line) => /^\d+: /.test(line))
+          expect(shown.at(-1)).toBe(`1000: ${lines[999]}`)
+          expect(result.metadata).toMatchObject({ endLine: 1000, totalLines: 1000 })
+          const first = result.metadata.startLine!
+          expect(result.output).toContain(
+            `(Output capped at 50 KB. Showing the last ${1001 - first} of the 1000 lines asked: lines ${first}-1000 of 1000.`
+          )
+          // By what the lines render to: within the cap, and at most a line short of filling it.
+          expect(Buffer.byteLength(result.output)).toBeLessThanOrEqual(50 * 1024)
+          expect(Buffer.byteLength(result.output)).toBeGreaterThan(50 * 1024 - 4 * Buffer.byteLength(`${first}: ${lines[0]}\n`))
+        }
+        // An archive member (in memory) is tailed the same way.
+        const member = project({ "a.zip": zip([{ name: "text.txt", data: bytes }]) })
+        const inZip = yield* readNode(member, { filePath: "a.zip:text.txt:-1000", encoding })
+        expect(inZip.output).toContain(`1000: ${lines[999]}\n`)
+      }))
+  }
+})
+
+describe("tails by the output they produce", () => {
+  /** Characters of each encoding: one byte and several, and what becomes more bytes in UTF-8. */
+  const alphabets: Record<string, ReadonlyArray<string>> = {
+    "utf-8": ["a", "é", "日本", "😀", "\uFFFD"],
+    "utf-16le": ["a", "é", "日本", "😀"],
+    "utf-16be": ["a", "é", "日本"],
+    "shift_jis": ["a", "日本語", "ｶﾀｶﾅ", "。"],
+    "euc-jp": ["a", "日本語", "ｶﾀｶﾅ"],
+    "euc-kr": ["a", "한국어"],
+    "gbk": ["a", "中文字"],
+    "gb18030": ["a", "中文", "😀"],
+    "big5": ["a", "中文字"],
+    "windows-1252": ["a", "€", "é", "\u201C"]
+  }
+  const encodings = Object.keys(alphabets)
+  const piece = (encoding: string) =>
+    FastCheck.oneof(
+      { weight: 12, arbitrary: FastCheck.constantFrom(...alphabets[encoding]!) },
+      { weight: 3, arbitrary: FastCheck.constantFrom("\n", "\r\n", "\r") },
+      // A line longer than is shown: cut, with its notice.
+      { weight: 1, arbitrary: FastCheck.constantFrom(alphabets[encoding]!.at(-1)!.repeat(2100), "x".repeat(2500)) }
+    )
+  const bytesOf = (parts: ReadonlyArray<string | Uint8Array>, encoding: string): Uint8Array =>
+    new Uint8Array(Buffer.concat(parts.map((part) => typeof part === "string" ? iconv.encode(part, encoding) : part)))
+
+  it.prop(
+    "the first page of a tail ends at the last line, within the cap and as full as it allows",
+    [
+      FastCheck.constantFrom(...encodings).chain((encoding) =>
+        FastCheck.tuple(
+          FastCheck.constant(encoding),
+          FastCheck.array(
+            encoding === "utf-8"
+              // Bytes that are not UTF-8 become U+FFFD: three bytes out of one.
+              ? FastCheck.oneof({ weight: 8, arbitrary: piece(encoding) }, { weight: 1, arbitrary: FastCheck.constant(Uint8Array.of(0xff)) })
+              : piece(encoding),
+            { maxLength: 120 }
+          )
+        )
+      ),
+      FastCheck.integer({ min: 1, max: 200 }),
+      FastCheck.integer({ min: 20, max: 6000 })
+    ],
+    ([[encoding, parts], count, maxBytes]) => {
+      const codec = codecFor(encoding)!
+      const bytes = bytesOf(parts, encoding)
+      const everything = Effect.runSync(memoryPageAt(bytes, codec)({ offset: 1, limit: 1e9, column: 1, maxBytes: Infinity }))
+      const all = everything.rendered
+      const page = Effect.runSync(memoryTailAt(bytes, codec)({ count, limit: undefined, maxBytes }))
+      const size = (lines: ReadonlyArray<string>) => lines.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0)
+      // The last lines, as a forward read renders them, up to the end.
+      expect(page.totalLines).toBe(all.length)
+      expect(page.rendered).toEqual(all.slice(all.length - page.rendered.length))
+      if (all.length === 0) return
+      expect(page.rendered.length).toBeGreaterThan(0)
+      expect(page.rendered.length).toBeLessThanOrEqual(count)
+      // Within the cap (one line is always shown), and no line before them would have fit.
+      if (page.rendered.length > 1) expect(size(page.rendered)).toBeLessThanOrEqual(maxBytes)
+      if (page.rendered.length < Math.min(count, all.length)) {
+        expect(size(all.slice(all.length - page.rendered.length - 1))).toBeGreaterThan(maxBytes)
+      }
+    },
+    { fastCheck: { numRuns: 300 } }
+  )
+})
+
 describe("the tail scanner", () => {
   const lines = (text: string) => {
     const parts = text.split(/\r\n|\r|\n/)
@@ -315,11 +421,14 @@ describe("the tail scanner", () => {
       FastCheck.array(FastCheck.integer({ min: 1, max: 9 }), { minLength: 1, maxLength: 40 }),
       FastCheck.integer({ min: 1, max: 30 }),
       FastCheck.oneof(FastCheck.constant(Infinity), FastCheck.integer({ min: 1, max: 400 })),
-      FastCheck.boolean()
+      FastCheck.boolean(),
+      // A short line length makes lines longer than the bytes kept of them, carried across chunks.
+      FastCheck.constantFrom(2, 5, 2000)
     ],
-    ([text, cuts, count, maxBytes, wide]) => {
+    ([text, cuts, count, maxBytes, wide, maxLineLength]) => {
       const bytes = wide ? new Uint8Array(Buffer.from(text, "utf16le")) : new TextEncoder().encode(text)
-      const options = { count, maxBytes, unit: wide ? 2 : 1, low: 0, origin: 0, maxLineBytes: 6160 }
+      const codec = wide ? codecFor("utf-16le")! : utf8
+      const options = { count, maxBytes, unit: wide ? 2 : 1, low: 0, origin: 0, measure: lineMeasure(codec, maxLineLength) }
       const whole = tailStartOf(bytes, options)
       const scanner = new TailScanner({ ...options, end: bytes.length })
       let position = bytes.length
@@ -334,8 +443,10 @@ describe("the tail scanner", () => {
   )
 
   /**
-   * What the walk back should find, worked out forwards: each line's start and bytes (a CRLF's
-   * `\r` counts as the line's, its `\n` does not), then the last lines taken while they fit.
+   * What the walk back should find, worked out forwards: each line's start and bytes (without
+   * its terminator), then the last lines taken while they fit, each charged its bytes, `: `, a
+   * newline and one digit of its number (the lines are short, valid UTF-8: what they render to is
+   * their bytes; the rest of the number is charged once it is known).
    */
   const expectedStart = (bytes: Uint8Array, count: number, maxBytes: number) => {
     const lines: Array<{ start: number; bytes: number }> = []
@@ -343,7 +454,7 @@ describe("the tail scanner", () => {
     for (let i = 0; i < bytes.length; i++) {
       const crlf = bytes[i] === 13 && bytes[i + 1] === 10
       if (bytes[i] === 10 || bytes[i] === 13) {
-        lines.push({ start, bytes: i - start + (crlf ? 1 : 0) })
+        lines.push({ start, bytes: i - start })
         if (crlf) i++
         start = i + 1
       }
@@ -354,7 +465,7 @@ describe("the tail scanner", () => {
     let capped = false
     let position = bytes.length
     for (let k = lines.length - 1; k >= 0 && found < count; k--) {
-      const cost = Math.min(lines[k]!.bytes, 6160) + 16
+      const cost = lines[k]!.bytes + 4
       if (found > 0 && total + cost > maxBytes) {
         capped = true
         break
@@ -377,7 +488,7 @@ describe("the tail scanner", () => {
     ],
     ([text, count, maxBytes]) => {
       const bytes = new TextEncoder().encode(text)
-      const found = tailStartOf(bytes, { count, maxBytes, unit: 1, low: 0, origin: 0, maxLineBytes: 6160 })
+      const found = tailStartOf(bytes, { count, maxBytes, unit: 1, low: 0, origin: 0, measure: lineMeasure(utf8) })
       const expected = expectedStart(bytes, count, maxBytes)
       expect(found.lines).toBe(expected.lines)
       expect(found.cappedByBytes).toBe(expected.cappedByBytes)
@@ -386,22 +497,48 @@ describe("the tail scanner", () => {
     { fastCheck: { numRuns: 1000 } }
   )
 
-  it("stops at the byte budget but always keeps one line", () => {
+  it("stops at the byte budget but always keeps one line; each line measured as it renders", () => {
     const bytes = new TextEncoder().encode(`${"a".repeat(100)}\n${"b".repeat(100)}\n`)
-    const options = { unit: 1, low: 0, origin: 0, maxLineBytes: 6160 }
+    const options = { unit: 1, low: 0, origin: 0, measure: lineMeasure(utf8) }
+    // 100 characters, ": " and a newline, and the number's digits (one is charged walking back).
     expect(tailStartOf(bytes, { ...options, count: 2, maxBytes: 150 })).toEqual({
       position: 101,
       lines: 1,
       atOrigin: false,
-      cappedByBytes: true
+      cappedByBytes: true,
+      measured: [[101, 103, 1]]
     })
     expect(tailStartOf(bytes, { ...options, count: 2, maxBytes: 10 }).lines).toBe(1)
+    // Without a cap, lines are counted, not measured.
     expect(tailStartOf(bytes, { ...options, count: 5, maxBytes: Infinity })).toEqual({
       position: 0,
       lines: 2,
       atOrigin: true,
-      cappedByBytes: false
+      cappedByBytes: false,
+      measured: []
     })
   })
-})
 
+  it("a cut line is charged its notice, which names its number again", () => {
+    const line = "é".repeat(3000)
+    const bytes = new TextEncoder().encode(`${line}\n`)
+    const found = tailStartOf(bytes, { unit: 1, low: 0, origin: 0, count: 1, maxBytes: 50_000, measure: lineMeasure(utf8) })
+    const rendered = `1: ${"é".repeat(2000)}${lineCutSuffix(2000, 1, 2001)}\n`
+    expect(found.measured).toEqual([[0, Buffer.byteLength(rendered) - 2, 2]])
+  })
+
+  it("once the lines before are counted, wider numbers drop lines from the front until the rest fit", () => {
+    // Ten lines of 6 bytes ("xxxxx" and a newline) render as "N: xxxxx\n": 9 bytes, 10 for line 10.
+    const bytes = new TextEncoder().encode("xxxxx\n".repeat(10))
+    const options = { unit: 1, low: 0, origin: 0, count: 10, measure: lineMeasure(utf8) }
+    const scan = tailStartOf(bytes, { ...options, maxBytes: 90 })
+    expect(scan).toMatchObject({ position: 0, lines: 10, atOrigin: true })
+    // Numbered from 1, the ten take 91 bytes: the first is dropped.
+    expect(fitNumbered(scan, 0, 90)).toEqual({ position: 6, lines: 9, skipped: 1 })
+    expect(fitNumbered(scan, 0, 91)).toEqual({ position: 0, lines: 10, skipped: 0 })
+    // Numbered from 1,001 (four digits each: 12 bytes a line), 90 bytes hold seven.
+    expect(fitNumbered(scan, 1000, 90)).toEqual({ position: 18, lines: 7, skipped: 3 })
+    // One line always stays.
+    expect(fitNumbered(scan, 0, 1)).toMatchObject({ lines: 1, position: 54 })
+  })
+})

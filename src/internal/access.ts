@@ -11,7 +11,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { type Action, Permission } from "../Permission.js"
+import { type Action, Permission, type PermissionRequest } from "../Permission.js"
 import { FileChanged, formatBytes } from "../ReadError.js"
 import { Workspace } from "../Workspace.js"
 import { readHead } from "./bytes.js"
@@ -61,12 +61,14 @@ export const realPathOfNearest = Effect.fn("Read.realPath")(function*(absolute: 
   }
 })
 
-/** Ask `external_directory` when the target, lexically or really, is outside the worktree. */
-const checkExternal = Effect.fn("Read.checkExternal")(function*(target: Target, real: string) {
+/**
+ * The `external_directory` request for a target that, lexically or really, is outside the
+ * worktree; undefined when it is inside on both counts.
+ */
+const externalRequest = Effect.fn("Read.externalRequest")(function*(target: Target, real: string) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const workspace = yield* Workspace
-  const permission = yield* Permission
   const worktree = path.resolve(workspace.worktree)
   const outside: Array<string> = []
   if (!within(path, worktree, target.absolute)) outside.push(target.absolute)
@@ -74,7 +76,7 @@ const checkExternal = Effect.fn("Read.checkExternal")(function*(target: Target, 
   if (!within(path, worktree, real) && !within(path, yield* realPathOfNearest(worktree), real) && !outside.includes(real)) {
     outside.push(real)
   }
-  if (outside.length === 0) return
+  if (outside.length === 0) return undefined
   const patterns: Array<string> = []
   for (const p of outside) {
     const isDirectory = yield* fs.stat(p).pipe(
@@ -85,13 +87,30 @@ const checkExternal = Effect.fn("Read.checkExternal")(function*(target: Target, 
     const pattern = `${dir.split(path.sep).join("/").replace(/\/$/, "")}/*`
     if (!patterns.includes(pattern)) patterns.push(pattern)
   }
-  yield* permission.ask({
+  return {
     permission: "external_directory",
     patterns,
     always: patterns,
     metadata: { filepath: target.absolute, realPath: real }
-  })
+  } satisfies PermissionRequest
 })
+
+/** Ask `external_directory` when the target, lexically or really, is outside the worktree. */
+const checkExternal = Effect.fn("Read.checkExternal")(function*(target: Target, real: string) {
+  const request = yield* externalRequest(target, real)
+  if (request === undefined) return
+  yield* Effect.flatMap(Permission, (permission) => permission.ask(request))
+})
+
+/**
+ * What the `external_directory` rules say about a target and its real path, asking nobody:
+ * `allow` for a target inside the worktree on both counts.
+ */
+export const checkExternalOf = (target: Target, real: string) =>
+  Effect.flatMap(externalRequest(target, real), (request) =>
+    request === undefined
+      ? Effect.succeed<Action>("allow")
+      : Effect.flatMap(Permission, (permission) => permission.check(request)))
 
 /**
  * The `read` pattern of a path: relative to the worktree with `/` separators (`../x/y` outside
@@ -127,12 +146,19 @@ const readRequest = Effect.fn("Read.readRequest")(function*(target: Target, real
 export const askRead = (target: Target, real?: string) =>
   Effect.flatMap(readRequest(target, real), (request) => Effect.flatMap(Permission, (permission) => permission.ask(request)))
 
-/** What the `read` rules say about a path and its real path, asking nobody. */
+/**
+ * What a read of a path would meet, asking nobody: the `read` rules on the path and its real
+ * path and, where either lies outside the worktree, the `external_directory` rules (`deny` if any
+ * denies, `ask` if any would ask).
+ */
 export const checkRead = (target: Target): Effect.Effect<Action, never, FileSystem.FileSystem | Path.Path | Workspace | Permission> =>
   Effect.gen(function*() {
     const real = yield* realPathOfNearest(target.absolute)
+    const external = yield* checkExternalOf(target, real)
+    if (external === "deny") return external
     const request = yield* readRequest(target, real)
-    return yield* Effect.flatMap(Permission, (permission) => permission.check(request))
+    const read = yield* Effect.flatMap(Permission, (permission) => permission.check(request))
+    return read === "allow" ? external : read
   })
 
 /** Decide access on the path as written and on its real path; the target comes back with `real` set. */

@@ -15,18 +15,17 @@ import { BinaryFile, type FileChanged, InvalidMedia, MediaTooLarge, type ReadFai
 import { Workspace } from "../Workspace.js"
 import { endedEarly, readAllFrom, TAIL_BYTES, type Target } from "./access.js"
 import { AnchorStore, anchorPath } from "./anchorStore.js"
-import { binaryExtensions, binarySignature, SAMPLE_BYTES } from "./core/binary.js"
+import { describeBinary, SAMPLE_BYTES } from "./core/binary.js"
 import { type Codec, type Detection, detect, detectionFor, firstTelling, LOOKAHEAD_BYTES } from "./core/encoding.js"
 import { anchorHeader, HASHLINE_MAX_BYTES, linesBetween, normalize, tagOfNormal } from "./core/hashline.js"
 import { searchableBuffers } from "./core/lineFeeds.js"
-import { COUNT_AHEAD_BYTES, LinePager, MAX_BYTES, MAX_LINE_LENGTH, pastEnd } from "./core/lines.js"
-import { TailScanner } from "./core/tail.js"
+import { COUNT_AHEAD_BYTES, lineMeasure, LinePager, MAX_BYTES, MAX_LINE_LENGTH, pastEnd } from "./core/lines.js"
+import { fitNumbered, TailScanner } from "./core/tail.js"
 import { MAX_MEDIA_BYTES, mediaExtensions, mediaKind } from "./core/media.js"
 import { fromPlatformError } from "./platformError.js"
 import { attachBytes } from "./sources/attachment.js"
 import type { FileFacts, FileSourceRequest } from "./sources/types.js"
 import {
-  MAX_TAIL_LINE_BYTES,
   type PageAt,
   presentText,
   reachesEnd,
@@ -199,14 +198,6 @@ const endsWithNewline = (file: FileSystem.File, size: number, detection: Text, e
 
 type Text = Extract<Detection, { readonly _tag: "Text" }>
 /** What a binary file looks like, for a refusal the model can act on. */
-const describeBinary = (sniffed: FileFacts["sniffed"], head: Uint8Array, ext: string): string => {
-  const signature = binarySignature(head)
-  if (signature !== undefined) return signature
-  if (sniffed !== undefined) return `${sniffed.mime} (.${sniffed.ext})`
-  const magic = Array.from(head.subarray(0, 8), (byte) => byte.toString(16).padStart(2, "0")).join(" ")
-  return `${binaryExtensions.has(ext) ? `${ext} file, ` : ""}unrecognised binary data starting with ${magic}`
-}
-
 export const readText = Effect.fn("Read.text")(function*(request: FileSourceRequest) {
   const { file, head, info, note, params, selection, sniffed, target } = request
   const failed = (error: Parameters<typeof fromPlatformError>[1]) => fromPlatformError(target.absolute, error)
@@ -295,7 +286,7 @@ export const readText = Effect.fn("Read.text")(function*(request: FileSourceRequ
         low: codec.bigEndian ? unit - 1 : 0,
         origin,
         end: size,
-        maxLineBytes: MAX_TAIL_LINE_BYTES
+        measure: lineMeasure(codec)
       })
       const last = yield* index.lookup(target.absolute, key, Number.MAX_SAFE_INTEGER)
       // The unit before the checkpoint is read too: it must be a line terminator (see `pageAt`).
@@ -342,14 +333,16 @@ export const readText = Effect.fn("Read.text")(function*(request: FileSourceRequ
       const held: Held = (from, to) =>
         window !== undefined && keptFrom !== undefined && from >= keptFrom ? window.subarray(from - keptFrom, to - keptFrom) : undefined
 
-      const before = scan.atOrigin ? 0 : yield* linesBefore(scan.position, last, held)
+      const counted = scan.atOrigin ? 0 : yield* linesBefore(scan.position, last, held)
+      const { lines, position: from, skipped } = fitNumbered(scan, counted, request.maxBytes)
+      const before = counted + skipped
       const pager = new LinePager(
-        { ...tailPageOptions(request, before + 1, scan.lines), checkpointEvery: index.every },
+        { ...tailPageOptions(request, before + 1, lines), checkpointEvery: index.every },
         codec,
-        { lines: before, position: scan.position },
+        { lines: before, position: from },
         origin
       )
-      const page = yield* pageBetween(pager, scan.position, size, held)
+      const page = yield* pageBetween(pager, from, size, held)
       yield* index.record(target.absolute, key, page.checkpoints, page.totalLines)
       return page
     }).pipe(Effect.mapError((error) => error._tag === "FileChanged" ? error : failed(error)))

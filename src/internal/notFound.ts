@@ -14,6 +14,10 @@
  *    extension, a typo, containment), then other suffix matches, then workspace entries with
  *    the same or a near base name.
  *
+ * A directory is listed, and a name offered, only as a read of it would be allowed: on its real
+ * path too, so a link out of the workspace shows nothing of the outside to a session that may
+ * not read there.
+ *
  * Only what can still match is kept while the workspace is listed, so a miss costs what
  * listing costs, in bounded memory.
  */
@@ -26,7 +30,7 @@ import * as Fiber from "effect/Fiber"
 import { type Entry, FileIndex } from "../FileIndex.js"
 import { FileNotFound } from "../ReadError.js"
 import { Workspace } from "../Workspace.js"
-import { askRead, checkRead, type Target, targetOf } from "./access.js"
+import { askRead, checkExternalOf, checkRead, realPathOfNearest, type Target, targetOf } from "./access.js"
 import {
   compareNames,
   equivalentEntry,
@@ -129,14 +133,20 @@ export const recoverMissing = Effect.fn("Read.recoverMissing")(function*(target:
 
   // One ask per directory per recovery, whatever the phases: a refusal is not asked again.
   const answers = new Map<string, boolean>()
+  /**
+   * Whether the session may list a directory, decided on its real path as a read of it would
+   * be: a link out of the workspace is listed only where the session may already read (nobody is
+   * asked about a directory outside that they did not name), and `read` is asked for both paths.
+   */
   const mayList = (dir: string) => {
     const known = answers.get(dir)
     if (known !== undefined) return Effect.succeed(known)
-    return askRead(targetOf(path, worktree, dir)).pipe(
-      Effect.as(true),
-      Effect.orElseSucceed(() => false),
-      Effect.tap((allowed) => Effect.sync(() => answers.set(dir, allowed)))
-    )
+    return Effect.gen(function*() {
+      const target = targetOf(path, worktree, dir)
+      const real = yield* realPathOfNearest(dir)
+      if ((yield* checkExternalOf(target, real)) !== "allow") return false
+      return yield* askRead(target, real).pipe(Effect.as(true), Effect.orElseSucceed(() => false))
+    }).pipe(Effect.tap((allowed) => Effect.sync(() => answers.set(dir, allowed))))
   }
   // The entries of a directory, only once the session may read it; none when denied or missing.
   const list = (dir: string) =>

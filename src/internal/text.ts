@@ -9,6 +9,7 @@ import { type Codec, utf8 } from "./core/encoding.js"
 import {
   DEFAULT_LIMIT,
   type LineEndings,
+  lineMeasure,
   LinePager,
   MAX_BYTES,
   MAX_BYTES_LABEL,
@@ -19,7 +20,7 @@ import { FOOTER_RESERVE, header, renderRanges, renderText, type TextFacts } from
 import { mergeRanges, type TextView } from "./core/selector.js"
 import { outlineInstead, presentStructure, StructureDefaults, type ViewSource, widenBySyntax } from "./views.js"
 import type { Params } from "./sources/types.js"
-import { tailStartOf } from "./core/tail.js"
+import { fitNumbered, tailStartOf } from "./core/tail.js"
 import { ConflictScanner, describeRegion } from "./core/conflicts.js"
 
 const PREVIEW_LINES = 20
@@ -68,9 +69,6 @@ export const tailPageOptions = (request: TailRequest, first: number, lines: numb
   countAhead: Infinity
 })
 
-/** The byte a tail's rendered line may take at most: a cut line, its notice and its number. */
-export const MAX_TAIL_LINE_BYTES = MAX_LINE_LENGTH * 3 + 160
-
 /**
  * A tail of bytes in memory: walk back from the end to the first line wanted, count the lines
  * before it, and page forward from there.
@@ -84,14 +82,13 @@ export const memoryTailAt = (bytes: Uint8Array, codec: Codec = utf8): TailAt<nev
       unit: codec.unit,
       low: codec.bigEndian ? codec.unit - 1 : 0,
       origin: 0,
-      maxLineBytes: MAX_TAIL_LINE_BYTES
+      measure: lineMeasure(codec)
     })
-    const before = scan.atOrigin ? 0 : countLines(bytes.subarray(0, scan.position), codec)
-    const pager = new LinePager(tailPageOptions(request, before + 1, scan.lines), codec, {
-      lines: before,
-      position: scan.position
-    })
-    pager.push(bytes.subarray(scan.position))
+    const counted = scan.atOrigin ? 0 : countLines(bytes.subarray(0, scan.position), codec)
+    const { lines, position, skipped } = fitNumbered(scan, counted, request.maxBytes)
+    const before = counted + skipped
+    const pager = new LinePager(tailPageOptions(request, before + 1, lines), codec, { lines: before, position })
+    pager.push(bytes.subarray(position))
     return pager.end(true)
   })
 

@@ -60,3 +60,20 @@ export const isBinarySample = (sample: Uint8Array): boolean => {
   }
   return control / sample.length > CONTROL_RATIO
 }
+
+/**
+ * What binary bytes look like, for the refusal: a known signature, the format sniffed from them
+ * (`sniffed`, from the file-type package), or the first bytes in hex, with the extension when
+ * it names a binary format.
+ */
+export const describeBinary = (
+  sniffed: { readonly mime: string; readonly ext: string } | undefined,
+  head: Uint8Array,
+  extension: string
+): string => {
+  const signature = binarySignature(head)
+  if (signature !== undefined) return signature
+  if (sniffed !== undefined) return `${sniffed.mime} (.${sniffed.ext})`
+  const magic = Array.from(head.subarray(0, 8), (byte) => byte.toString(16).padStart(2, "0")).join(" ")
+  return `${binaryExtensions.has(extension) ? `${extension} file, ` : ""}unrecognised binary data starting with ${magic}`
+}

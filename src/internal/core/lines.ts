@@ -11,6 +11,7 @@
 import type { Codec, ShiftTracker } from "./encoding.js"
 import { utf8 } from "./encoding.js"
 import { nthLineFeed } from "./lineFeeds.js"
+import { isUtf8 } from "node:buffer"
 
 export const DEFAULT_LIMIT = 2000
 export const MAX_LINE_LENGTH = 2000
@@ -588,3 +589,40 @@ export const pageBytes = (bytes: Uint8Array, options: PageOptions, codec: Codec 
   pager.push(bytes)
   return pager.end(true)
 }
+
+/** What a line renders to, told from its first bytes: what the tail scanner charges a line. */
+export interface LineMeasure {
+  /** The bytes of a line's start it needs (as many as the pager keeps of a line). */
+  readonly keep: number
+  /**
+   * The bytes the pager renders for a line (`N: text` and a newline, the text cut as shown, with
+   * its notice) but for the digits of its number, and how many times the number is printed (a
+   * cut line's notice names it again), from the line's first `keep` bytes (`whole`: all of it).
+   */
+  readonly measure: (head: Uint8Array, whole: boolean) => RenderedLine
+}
+
+export interface RenderedLine {
+  readonly bytes: number
+  readonly numbers: 1 | 2
+}
+
+/**
+ * The rendered size of a line in `codec`, decoded and cut as the pager does (no column): a tail
+ * keeps the last lines that fit the page by the output they make, not by their raw bytes (a
+ * Shift_JIS or GBK character of two bytes is three in UTF-8; a half-width katakana, one byte, is
+ * three). Valid UTF-8 no longer than a line may be is its own size, told without decoding.
+ */
+export const lineMeasure = (codec: Codec, maxLineLength: number = MAX_LINE_LENGTH): LineMeasure => ({
+  keep: maxLineLength * 4 + 8,
+  measure: (head, whole) => {
+    // `: ` and the newline; the number's digits are the caller's.
+    if (whole && codec === utf8 && head.length <= maxLineLength && isUtf8(head)) return { bytes: head.length + 3, numbers: 1 }
+    const text = codec.decode(head).text
+    if (whole && text.length <= maxLineLength) return { bytes: byteLength(text) + 3, numbers: 1 }
+    const kept = cutLine(text, maxLineLength)
+    // The notice names the line (its digits counted as one here) and the column after the cut.
+    const notice = lineCutSuffix(maxLineLength, 0, 1 + kept.length).length - 1
+    return { bytes: byteLength(kept) + notice + 3, numbers: 2 }
+  }
+})

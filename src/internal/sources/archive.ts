@@ -7,7 +7,7 @@
  * of a repeated path wins, as extraction leaves it. Members are capped in size and compression
  * ratio while they inflate, compressed tar streams in total bytes; unsafe member paths (`..`,
  * absolute) are refused in requests and never resolved in archives; links, devices and FIFOs
- * are described, never followed or opened; binary members answer with a notice.
+ * are described, never followed or opened; a binary member is `BinaryFile`, as a binary file is.
  */
 import type { PlatformError } from "@effect/platform/Error"
 import type { File } from "@effect/platform/FileSystem"
@@ -16,11 +16,12 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
+import { fileTypeFromBuffer } from "file-type"
 import { Progress } from "../../Progress.js"
 import type { ReadResult } from "../../ReadResult.js"
-import { ArchiveError, formatBytes, InvalidParams, InvalidSelector, OffsetOutOfRange, type ReadError } from "../../ReadError.js"
+import { ArchiveError, BinaryFile, formatBytes, InvalidParams, InvalidSelector, OffsetOutOfRange, type ReadError } from "../../ReadError.js"
 import { confirmUnchanged, openChecked, TAIL_BYTES } from "../access.js"
-import { isBinarySample } from "../core/binary.js"
+import { describeBinary, isBinarySample } from "../core/binary.js"
 import { archiveExtension, archiveFormat, looksLikeArchive } from "../containers.js"
 import { DEFAULT_LIMIT, MAX_BYTES, MAX_LINE_LENGTH } from "../core/lines.js"
 import { fromPlatformError } from "../platformError.js"
@@ -57,6 +58,13 @@ export { ARCHIVE_LIMITS, type ArchiveLimits } from "./archive/model.js"
 export { archiveFormat, looksLikeArchive } from "../containers.js"
 
 const PREVIEW_LINES = 20
+
+/** A member name's extension, lower case with its dot (`.bin`), as `path.extname` gives it. */
+const extensionOf = (name: string): string => {
+  const base = name.slice(name.lastIndexOf("/") + 1)
+  const dot = base.lastIndexOf(".")
+  return dot > 0 ? base.slice(dot).toLowerCase() : ""
+}
 
 /** What the text after the archive path asks for, before the archive is opened. */
 interface Plan {
@@ -259,23 +267,14 @@ const member = (
     yield* noParamsWith(request, selection)
     const title = path === undefined ? request.target.relative : `${request.target.relative}:${path}`
     const mtime = entry.mtime === undefined ? {} : { mtime: entry.mtime }
+    // Binary bytes answer as they would in a file of their own: `BinaryFile`, saying what they
+    // look like (a member has no other way to be read; a success would claim it was shown).
     if (content._tag === "Binary") {
-      const notice = path === undefined
-        ? `(Cannot show binary data: ${request.target.relative} compresses a binary file, '${entry.name}')`
-        : `(Cannot show binary archive entry '${path}' (${formatBytes(entry.size)}))`
-      const result: ReadResult = {
-        title,
-        output: [
-          ...(note === undefined ? [] : [note]),
-          `<path>${shown}</path>`,
-          "<type>file</type>",
-          "<content>",
-          notice,
-          "</content>"
-        ].join("\n"),
-        metadata: { kind: "archive", path: shown, preview: notice, truncated: false, size: entry.size, ...mtime }
-      }
-      return result
+      const sniffed = yield* Effect.promise(() => fileTypeFromBuffer(content.head).catch(() => undefined))
+      const looks = describeBinary(sniffed, content.head, extensionOf(entry.name))
+      return yield* path === undefined
+        ? new BinaryFile({ path: shown, description: `it compresses '${entry.name}', ${looks}` })
+        : new BinaryFile({ path: shown, description: looks, size: entry.size })
     }
     if (content._tag === "Stream") {
       return yield* streamed(request, limits, { path: shown, title, content, selection, mtime, note })

@@ -42,7 +42,8 @@ export interface Streamed {
 
 export type Content =
   | { readonly _tag: "Text"; readonly bytes: Uint8Array; readonly detection: Text }
-  | { readonly _tag: "Binary" }
+  /** Not text: its first bytes (up to `SAMPLE_BYTES`), to say what it looks like. */
+  | { readonly _tag: "Binary"; readonly head: Uint8Array }
   | Streamed
 
 export interface CollectorOptions {
@@ -120,7 +121,12 @@ export class Collector {
   end(): Content {
     const bytes = this.bytes()
     const detection = detect(bytes.subarray(0, SAMPLE_BYTES), bytes.length <= SAMPLE_BYTES)
-    return detection._tag === "Binary" ? { _tag: "Binary" } : { _tag: "Text", bytes, detection }
+    return detection._tag === "Binary" ? this.binary() : { _tag: "Text", bytes, detection }
+  }
+
+  /** The member is binary (`push` said so, or `end` found it): what its first bytes are. */
+  binary(): Content {
+    return { _tag: "Binary", head: this.bytes().slice(0, SAMPLE_BYTES) }
   }
 
   bytes(): Uint8Array {

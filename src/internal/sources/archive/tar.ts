@@ -454,7 +454,7 @@ export const scanGzip = async (
         if (signal.aborted) throw new ArchiveFailure("Interrupted")
         const next = collector.push(piece)
         if (next === "binary") {
-          const content: Content = { _tag: "Binary" }
+          const content: Content = collector.binary()
           return { table: new EntryTable(0), complete: true, single: { name, size: collector.size, content } }
         }
         if (next === "over") {
@@ -571,7 +571,7 @@ const scanInput = async (
       const content: Streamed = { _tag: "Stream", detection: collector.detection, size, open: streamAt(reopen, dataStart, size) }
       return { _tag: "Found", entry, content }
     }
-    return { _tag: "Found", entry, content: stopped === "binary" ? { _tag: "Binary" } : collector.end() }
+    return { _tag: "Found", entry, content: stopped === "binary" ? collector.binary() : collector.end() }
   }
 
   /** After a member's data was read in part: skip what is left of it and its padding. */

@@ -226,7 +226,7 @@ const extract = (
           if (collector.push(chunk) === "binary") {
             settle(() => {
               stream.destroy()
-              resolve({ _tag: "Binary" })
+              resolve(collector.binary())
             })
           }
         } catch (failure) {

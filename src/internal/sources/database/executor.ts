@@ -8,8 +8,8 @@
  * handler, so a statement inside `sqlite3_step` cannot be stopped from JavaScript. A worker
  * thread cannot be stopped either: `terminate()` waits for it to return to JavaScript, and
  * process exit then waits for it too. A process is killed (SIGKILL) when its statements outrun
- * the budget. Idle processes are kept for the next read (at most `MAX_IDLE`, for `IDLE_MS`), so
- * most reads pay no start-up; they never keep this process alive.
+ * the budget. Idle processes are kept for the next read (`QueryLimits`: at most 2, for 30 s), so
+ * most reads pay no start-up; they never keep this process alive, and leave with it.
  */
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -22,15 +22,20 @@ import { BUSY_TIMEOUT_MS, CONNECTION_PRAGMAS, driverPath, type Source } from "./
 export interface QueryLimitsShape {
   /** How long the statements of one database read may run; past it they are stopped. */
   readonly timeout: Duration.DurationInput
+  /** Query processes kept after their reads for the next ones (default 2); 0 ends each with its read. */
+  readonly idleProcesses?: number | undefined
+  /** How long a query process is kept after its read (default 30 s: an agent's next call is seconds away). */
+  readonly idleTimeout?: Duration.DurationInput | undefined
 }
 
 /**
  * The time budget of a database read's statements (default 5 s): raw `?q=` queries, pages,
  * samples and row lookups. Past it the query process is killed and the read fails with a
- * `DatabaseError` saying so. Override with `Effect.provideService(QueryLimits, { timeout: "30 seconds" })`.
+ * `DatabaseError` saying so. Also how many query processes wait for the next read, and for how
+ * long (2, 30 s). Override with `Effect.provideService(QueryLimits, { timeout: "30 seconds" })`.
  */
 export class QueryLimits extends Context.Reference<QueryLimits>()("effect-read/QueryLimits", {
-  defaultValue: (): QueryLimitsShape => ({ timeout: Duration.seconds(5) })
+  defaultValue: (): QueryLimitsShape => ({ timeout: Duration.seconds(5), idleProcesses: 2, idleTimeout: Duration.seconds(30) })
 }) {}
 
 /** A statement that reads rows. */
@@ -60,8 +65,8 @@ export class ExecutionFailure {
 const WORKER = new URL("../../../../workers/sqlite-query.mjs", import.meta.url)
 /** Query processes running at once; further reads wait for one. */
 const MAX_RUNNING = 4
-const MAX_IDLE = 2
-const IDLE_MS = 30_000
+const IDLE_PROCESSES = 2
+const IDLE_TIMEOUT = Duration.seconds(30)
 /** Bound on a process's start-up (not part of the budget): never wait on it for ever. */
 const START_TIMEOUT = Duration.seconds(30)
 /** The process's own watchdog fires this long after the budget, for when we are gone. */
@@ -143,14 +148,22 @@ const acquire = Effect.suspend(() => {
   return start
 })
 
-const release = (child: ChildProcess, reusable: boolean): void => {
-  if (!reusable || idle.length >= MAX_IDLE || !child.connected) return kill(child)
+/** Keep a process that answered for the next read, within the limits; end it otherwise. */
+const release = (child: ChildProcess, reusable: boolean, limits: QueryLimitsShape): void => {
+  const keep = Math.max(0, Math.floor(limits.idleProcesses ?? IDLE_PROCESSES))
+  // A smaller limit than an earlier read's ends the oldest idle processes.
+  while (idle.length > keep) {
+    const oldest = idle.shift()!
+    clearTimeout(oldest.timer)
+    kill(oldest.child)
+  }
+  if (!reusable || idle.length >= keep || !child.connected) return kill(child)
   hold(child, false)
   const timer = setTimeout(() => {
     const at = idle.findIndex((entry) => entry.child === child)
     if (at >= 0) idle.splice(at, 1)
     kill(child)
-  }, IDLE_MS)
+  }, Duration.toMillis(Duration.decode(limits.idleTimeout ?? IDLE_TIMEOUT)))
   timer.unref()
   idle.push({ child, timer })
 }
@@ -232,6 +245,6 @@ export const execute = Effect.fn("Read.database.execute")(function*(
             )
         })
       ),
-    (state) => Effect.sync(() => release(state.child, state.answered))
+    (state) => Effect.sync(() => release(state.child, state.answered, limits))
   ))
 })
