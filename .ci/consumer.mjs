@@ -7,10 +7,14 @@
  *    The API program of the README reads a file; `npx effect-read <file>` and `npx effect-read mcp`
  *    (initialize, then a tools/call read, as plain JSON-RPC over stdio) answer; `npm ls effect`
  *    shows one copy; no package the library added has an install script; the added size and the
- *    install time are printed.
+ *    install time are printed. The entry points that need an optional peer the lean project lacks
+ *    (`effect-read/ReadTool`, …) fail with the package to install; a TypeScript program importing
+ *    the library compiles with `skipLibCheck: false` (our declarations name no package the
+ *    project does not have).
  * 2. Full: `npm install effect-read-full` (one command, here the two tarballs) into an empty
  *    project; `npx effect-read-full` reads a PDF's text, an image (downscaled by sharp), an .xlsx and
- *    a SQLite table, and `npx effect-read-full mcp` reads the PDF over MCP.
+ *    a SQLite table, and `npx effect-read-full mcp` reads the PDF over MCP. A TypeScript program
+ *    importing every entry point compiles with `skipLibCheck: false`.
  *
  * Run after `npm run build` (dist/ is packed as it is). Needs the npm registry.
  * `node .ci/consumer.mjs [--keep]`: --keep leaves the temporary projects for a look.
@@ -143,6 +147,26 @@ const checkMcp = async (label, cwd, command, args, filePath, expected) => {
   console.log(`  ${label}: initialize → ${initialize.result.serverInfo.name} ${initialize.result.serverInfo.version}; tools/call read → ${JSON.stringify(expected)} found`)
 }
 
+/** `main.ts` importing `imports` type-checks in `project` with `skipLibCheck: false` (typescript added to it). */
+const compilesStrictly = (label, project, imports) => {
+  run(npm, ["install", "--no-save", `typescript@${rootPackage.devDependencies.typescript}`, `@types/node@${rootPackage.devDependencies["@types/node"]}`], project)
+  fs.writeFileSync(
+    path.join(project, "tsconfig.strict.json"),
+    JSON.stringify({
+      compilerOptions: { strict: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", skipLibCheck: false, noEmit: true, types: ["node"] },
+      files: ["strict.ts"]
+    })
+  )
+  fs.writeFileSync(
+    path.join(project, "strict.ts"),
+    imports.map((specifier, i) => `import * as M${i} from ${JSON.stringify(specifier)}`).join("\n") +
+      `\nexport const modules = [${imports.map((_, i) => `M${i}`).join(", ")}]\n`
+  )
+  const result = run(process.execPath, [path.join(project, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.strict.json"], project, { allowFailure: true })
+  check(result.status === 0, `${label}: tsc with skipLibCheck: false failed:\n${result.stdout}${result.stderr}`)
+  console.log(`  ${label}: ${imports.join(", ")} type-check with skipLibCheck: false`)
+}
+
 const onlyOneEffect = (project) => {
   const copies = run(npm, ["ls", "effect", "--all", "--parseable"], project).stdout.trim().split("\n").filter(Boolean)
   check(copies.length === 1, `npm ls effect shows ${copies.length} copies:\n${copies.join("\n")}`)
@@ -225,6 +249,16 @@ check(leanBin.includes("second line"), `npx effect-read hello.txt printed:\n${le
 console.log("  npx effect-read hello.txt: read")
 await checkMcp("npx effect-read mcp", lean, npm, ["exec", "--no", "--", "effect-read", "mcp"], "hello.txt", "hello from the consumer test")
 
+// Entry points whose optional peer the lean project lacks: the error names the package to install.
+// (SqlFileTime and SqlSessionMemory need only @effect/sql, which @effect/platform-node brings.)
+for (const [entry, peer] of [["ReadTool", "@effect/ai"], ["McpServer", "@effect/ai"], ["MemoryFileSystem", "memfs"], ["SqliteFileTime", "@effect/sql-sqlite-node"]]) {
+  const probe = run(process.execPath, ["--input-type=module", "-e", `await import("effect-read/${entry}")`], lean, { allowFailure: true })
+  const expected = `effect-read/${entry} needs the optional peer dependency ${peer}, which is not installed: npm install ${peer}@${rootPackage.peerDependencies[peer]}`
+  check(probe.status !== 0 && probe.stderr.includes(expected), `import("effect-read/${entry}") without ${peer} said:\n${probe.stderr}`)
+}
+console.log("  effect-read/ReadTool, McpServer, MemoryFileSystem, SqliteFileTime without their peers: the error names the package to install")
+compilesStrictly("lean", lean, ["effect-read"])
+
 // --- full -------------------------------------------------------------------------------------
 
 console.log("full install (effect-read-full: every optional source, the CLI and the MCP server)")
@@ -294,6 +328,7 @@ console.log("  npx effect-read-full book.xlsx: the sheet's cells (exceljs)")
 const table = fullRead("app.db:users")
 check(table.includes("ada from the consumer test"), `the table: ${table}`)
 console.log("  npx effect-read-full app.db:users: the table's rows (@effect/sql-sqlite-node, better-sqlite3)")
+compilesStrictly("full", full, ["effect-read", "effect-read/ReadTool", "effect-read/McpServer", "effect-read/MemoryFileSystem", "effect-read/SqliteFileTime", "effect-read/SqlFileTime", "effect-read/SqlSessionMemory", "effect-read/LanguageServer"])
 await checkMcp("npx effect-read-full mcp", full, npm, ["exec", "--no", "--", "effect-read-full", "mcp"], "report.pdf:pages=1", "Quarterly report from the consumer test")
 
 // --- figures ----------------------------------------------------------------------------------

@@ -1,10 +1,12 @@
 /**
  * The README's @effect/ai example, type-checked in CI: an agent turn that may call `read`, with
- * Read added by one `Layer.provide`. The model layer comes from a provider package
- * (`@effect/ai-openai`, `@effect/ai-anthropic`, …), so it is left as a requirement here.
+ * Read added by one `Layer.provide`, and a second turn that carries what the reads attached
+ * (images, PDFs) as file parts after the tool results. The model layer comes from a provider
+ * package (`@effect/ai-openai`, `@effect/ai-anthropic`, …), so it is left as a requirement here.
  */
 import type * as AiError from "@effect/ai/AiError"
 import * as LanguageModel from "@effect/ai/LanguageModel"
+import * as Prompt from "@effect/ai/Prompt"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -19,17 +21,22 @@ const SessionLive = Layer.mergeAll(
   FileTime.layerMemory
 ).pipe(Layer.provideMerge(NodeContext.layer))
 
-const turn = LanguageModel.generateText({
-  prompt: "What does src/Read.ts export?",
-  toolkit: ReadTool.toolkit
-}).pipe(
-  Effect.flatMap((response) =>
-    Effect.forEach(response.toolResults, (part) =>
-      // A failed read is a typed result the model sees (with its message), not a failed turn.
-      part.isFailure ? Console.log(`read failed: ${part.result.message}`) : Console.log(part.result.title))
-  )
-)
+const turn = Effect.gen(function*() {
+  const prompt = Prompt.make("What is in logo.png, and what does src/Read.ts export?")
+  const first = yield* LanguageModel.generateText({ prompt, toolkit: ReadTool.toolkit })
+  for (const part of first.toolResults) {
+    // A failed read is a typed result the model sees (with its message), not a failed turn.
+    yield* part.isFailure ? Console.log(`read failed: ${part.result.message}`) : Console.log(part.result.title)
+  }
+  // The images and PDFs the reads attached, as file parts of a user message after the tool results.
+  const attachments = ReadTool.attachmentMessage(first.toolResults)
+  const history = Prompt.merge(prompt, Prompt.fromResponseParts(first.content))
+  return yield* LanguageModel.generateText({
+    prompt: attachments === undefined ? history : Prompt.merge(history, Prompt.fromMessages([attachments])),
+    toolkit: ReadTool.toolkit
+  })
+})
 
-export const program: Effect.Effect<void, AiError.AiError, LanguageModel.LanguageModel> = turn.pipe(
+export const program: Effect.Effect<unknown, AiError.AiError, LanguageModel.LanguageModel> = turn.pipe(
   Effect.provide(ReadTool.layer.pipe(Layer.provide(SessionLive)))
 )

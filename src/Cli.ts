@@ -18,10 +18,10 @@
  * Exit codes: 0 success, 1 tool failure, 2 usage error.
  */
 import * as Args from "@effect/cli/Args"
-import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as ValidationError from "@effect/cli/ValidationError"
+import * as FileSystem from "@effect/platform/FileSystem"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -170,6 +170,24 @@ const cwdOption = Options.text("cwd").pipe(
   Options.withDescription("Working directory and project root (default: the current directory)"),
   Options.optional
 )
+/**
+ * The project root: `--cwd` (else the current directory), resolved. A `--cwd` that is not a
+ * directory is a usage error at start (exit 2), not a session whose every read says "not found".
+ */
+const projectRoot = (cwd: Option.Option<string>) =>
+  Effect.gen(function*() {
+    const root = nodePath.resolve(Option.getOrElse(cwd, () => process.cwd()))
+    if (Option.isNone(cwd)) return Option.some(root)
+    const fs = yield* FileSystem.FileSystem
+    const info = yield* Effect.either(fs.stat(root))
+    if (info._tag === "Right" && info.right.type === "Directory") return Option.some(root)
+    const problem = info._tag === "Left"
+      ? info.left._tag === "SystemError" && info.left.reason === "NotFound" ? "no such directory" : info.left.message
+      : `not a directory (a ${info.right.type === "File" ? "file" : info.right.type})`
+    yield* usageError(`--cwd ${cwd.value}${cwd.value === root ? "" : ` (${root})`}: ${problem}`)
+    return Option.none<string>()
+  })
+
 const allowExternalOption = Options.boolean("allow-external").pipe(
   Options.withDescription("Allow reading outside the project without asking")
 )
@@ -302,7 +320,9 @@ const command = Command.make(
       const format: Format = Option.getOrElse(args.format, () => args.json ? "json" : "text")
       if (args.filesOnly && format !== "envelope") return yield* usageError("--files-only needs --format envelope")
 
-      const root = nodePath.resolve(Option.getOrElse(args.cwd, () => process.cwd()))
+      const checkedRoot = yield* projectRoot(args.cwd)
+      if (Option.isNone(checkedRoot)) return
+      const root = checkedRoot.value
       const params = {
         filePath: args.filePath.value,
         ...Option.match(args.offset, { onNone: () => ({}), onSome: (offset) => ({ offset }) }),
@@ -379,9 +399,9 @@ const mcp = Command.make(
     Effect.gen(function*() {
       // `effect-read --cwd DIR mcp` works too: the subcommand's own flags win.
       const parent = yield* command
-      const root = nodePath.resolve(
-        Option.getOrElse(Option.orElse(args.cwd, () => parent.cwd), () => process.cwd())
-      )
+      const checkedRoot = yield* projectRoot(Option.orElse(args.cwd, () => parent.cwd))
+      if (Option.isNone(checkedRoot)) return
+      const root = checkedRoot.value
       if (Option.isSome(args.askTimeout) && !(args.askTimeout.value > 0)) {
         return yield* usageError("--ask-timeout must be a positive number of seconds")
       }
@@ -443,7 +463,9 @@ const many = Command.make(
   (args) =>
     Effect.gen(function*() {
       const parent = yield* command
-      const root = nodePath.resolve(Option.getOrElse(Option.orElse(args.cwd, () => parent.cwd), () => process.cwd()))
+      const checkedRoot = yield* projectRoot(Option.orElse(args.cwd, () => parent.cwd))
+      if (Option.isNone(checkedRoot)) return
+      const root = checkedRoot.value
       const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY)
       const built = yield* Effect.either(servicesFor(root, mergePermissions(args, parent), interactive))
       if (built._tag === "Left") return yield* usageError(built.left)

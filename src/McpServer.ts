@@ -11,11 +11,12 @@
  * invalid lines, a bounded line buffer) is `StdioTransport`'s job, and bad params of the
  * methods we serve are answered `-32602` before the SDK would call them internal errors.
  *
- * The tool definition is one: name, description and annotations from `ReadTool.tool`, the
- * input schema `ReadTool.jsonSchema` (from `Read.ReadParams`), and calls go through the
- * `ReadTool` toolkit's handler (decode → `Read.read` → encode).
+ * The tool definitions are the toolkit's: name, description and annotations from `ReadTool.tool`
+ * and `ReadTool.manyTool`, input schemas `ReadTool.inputSchema` (standard dialect), output schemas
+ * for `structuredContent` (`ModelResult`, or a failure); calls go through the toolkit's handler
+ * (`Read.read` decodes the arguments), and results are shaped here: the output as text, images as
+ * image blocks, PDFs read as text (`HostMedia`), no attachment bytes in `structuredContent`.
  */
-import * as AiError from "@effect/ai/AiError"
 import * as Tool from "@effect/ai/Tool"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
@@ -44,14 +45,19 @@ import { randomUUID } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { pathToFileURL } from "node:url"
 import * as FileIndex from "./FileIndex.js"
+import { outputSchema } from "./internal/mcpOutputSchema.js"
+import { HostMedia } from "./internal/sources/hostMedia.js"
 import { warmFileIndex } from "./internal/notFound.js"
 import { ErrorCode, type ErrorResponse, errorResponse, type Request } from "./internal/jsonRpc.js"
 import { StdioTransport, type StdioTransportOptions } from "./internal/stdioTransport.js"
+import * as ModelResult from "./ModelResult.js"
 import * as Permission from "./Permission.js"
 import * as Progress from "./Progress.js"
 import type * as Read from "./Read.js"
+import { ReadParams } from "./Read.js"
 import { describePermission, InvalidParams, PermissionDenied, type ReadError } from "./ReadError.js"
-import type * as ReadMany from "./ReadMany.js"
+import * as ReadMany from "./ReadMany.js"
+import type { Attachment } from "./ReadResult.js"
 import * as ReadTool from "./ReadTool.js"
 import * as SessionMemory from "./SessionMemory.js"
 import { Workspace } from "./Workspace.js"
@@ -62,46 +68,50 @@ type ContentBlock = CallToolResult["content"][number]
 
 const packageVersion: string = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version
 
-/** `data:<mime>;base64,<data>` → the base64 data; `undefined` for any other URL. */
-const dataUrlBase64 = (url: string): string | undefined => {
-  const match = /^data:[^;,]*;base64,/.exec(url)
-  return match === null ? undefined : url.slice(match[0].length)
+/** Where a PDF (or other non-image) attachment is: the file read, or the web page's URL. */
+const locationOf = (result: Read.ReadResult | ReadMany.ReadManyResult, index: number): string | undefined => {
+  const metadata = "metadata" in result
+    ? result.metadata
+    : result.files.find((file) => file.attachmentIndexes?.includes(index))?.metadata
+  if (metadata === undefined) return undefined
+  return metadata.url ?? pathToFileURL(metadata.path).href
 }
 
 /**
- * Attachments as MCP content: images as `image` blocks (base64 data + MIME type), anything
- * else (PDFs) as an embedded `resource` blob named by the file's URL.
+ * How each attachment reaches the model over MCP: an image as an `image` block (the one media
+ * block every host passes on), anything else as a `resource_link` naming the file. A PDF reaches
+ * here only when its text could not be had (the server asks for PDFs' text: `HostMedia`); its
+ * bytes are never embedded, since hosts that do not take a PDF blob turn it into JSON text.
  */
+const deliveryOf = (attachment: Attachment): ModelResult.Delivery =>
+  attachment.mime.startsWith("image/") ? "image-content" : "resource-link"
+
 const attachmentContent = (result: Read.ReadResult | ReadMany.ReadManyResult): Array<ContentBlock> =>
-  (result.attachments ?? []).flatMap((attachment, i): Array<ContentBlock> => {
-    const data = dataUrlBase64(attachment.url)
-    if (data === undefined) return []
-    return attachment.mime.startsWith("image/")
-      ? [{ type: "image", data, mimeType: attachment.mime }]
-      : [{
-        type: "resource",
-        resource: {
-          uri: "metadata" in result
-            ? pathToFileURL(result.metadata.path).href
-            : `${pathToFileURL(pdfPathOf(result, i)).href}`,
-          mimeType: attachment.mime,
-          blob: data
-        }
-      }]
+  (result.attachments ?? []).flatMap((attachment, index): Array<ContentBlock> => {
+    if (deliveryOf(attachment) === "image-content") {
+      const data = ModelResult.base64Of(attachment)
+      return data === undefined ? [] : [{ type: "image", data, mimeType: attachment.mime }]
+    }
+    const uri = locationOf(result, index)
+    if (uri === undefined) return []
+    return [{ type: "resource_link", uri, name: decodeURIComponent(uri.slice(uri.lastIndexOf("/") + 1)) || uri, mimeType: attachment.mime }]
   })
 
-/** The file a `read_many` attachment came from: the one that names its index (not its position among files that had one). */
-const pdfPathOf = (result: ReadMany.ReadManyResult, index: number): string =>
-  result.files.find((file) => file.attachmentIndexes?.includes(index))?.metadata?.path ?? "/"
-
 /**
- * A successful read: `output` as text (what the model reads), attachments as image/resource
- * content, and the encoded `ReadResult` as structured content.
+ * A successful read. `content`: the output as text (what the model reads), then each attachment
+ * as an image block or a resource link. `structuredContent`: the result as a model sees it
+ * (`ModelResult`: the same output, metadata without the preview, attachments referenced, no
+ * bytes), valid against the tool's `outputSchema`. The text block is the output itself, not the
+ * structured content serialized: hosts that show `content` and hosts that show
+ * `structuredContent` (Codex) give the model the same text, and the one that shows the text
+ * alone shows it as lines, not as a JSON string.
  */
-export const successResult = (result: Read.ReadResult | ReadMany.ReadManyResult, encoded: unknown): CallToolResult => ({
+export const successResult = (result: Read.ReadResult | ReadMany.ReadManyResult): CallToolResult => ({
   isError: false,
   content: [{ type: "text", text: result.output }, ...attachmentContent(result)],
-  structuredContent: encoded as Record<string, unknown>
+  structuredContent: ("metadata" in result
+    ? ModelResult.fromReadResult(result, deliveryOf)
+    : ModelResult.fromReadManyResult(result, deliveryOf)) as unknown as Record<string, unknown>
 })
 
 /**
@@ -120,33 +130,28 @@ const toCallToolResult = (
 ): CallToolResult =>
   handled.isFailure
     ? failureResult(handled.result as ReadError)
-    : successResult(handled.result as Read.ReadResult | ReadMany.ReadManyResult, handled.encodedResult)
+    : successResult(handled.result as Read.ReadResult | ReadMany.ReadManyResult)
 
-/**
- * The toolkit rejects malformed arguments before the handler runs (an `AiError`, though its
- * signature only names the tool's failure type); answer them the way `read` would, with an
- * `InvalidParams` tool result the model can correct, not with a protocol error.
- */
+/** Anything else the toolkit fails with is a defect of ours: logged, and answered as an internal error. */
 const fromHandleError = (error: unknown): Effect.Effect<CallToolResult> =>
-  AiError.isAiError(error) && error._tag === "MalformedOutput" && ParseResult.isParseError(error.cause)
-    ? Effect.succeed(failureResult(ReadTool.invalidParams(error.cause)))
-    : Effect.logError("effect-read: the read tool failed unexpectedly", error).pipe(
-      Effect.as<CallToolResult>({
-        isError: true,
-        content: [{ type: "text", text: `Internal error: ${error instanceof Error ? error.message : String(error)}` }]
-      })
-    )
+  Effect.logError("effect-read: the read tool failed unexpectedly", error).pipe(
+    Effect.as<CallToolResult>({
+      isError: true,
+      content: [{ type: "text", text: `Internal error: ${error instanceof Error ? error.message : String(error)}` }]
+    })
+  )
 
 /**
  * Arguments a tool does not take (`offest`, `limt`, `globs`), in any request of `read_many`'s
- * `files` too: `@effect/ai`'s decoding drops them, and the model would believe they were used.
- * Answered as `Read.read` answers them: an `InvalidParams` naming each, in its words.
+ * `files` too, all named at once: the model must not believe they were used. Answered as
+ * `Read.read` answers them: an `InvalidParams` naming each, in its words (`read` rejects them
+ * too, but names only the first problem it meets).
  */
 const unexpectedArguments = (
-  tool: typeof ReadTool.tool | typeof ReadTool.manyTool,
+  parameters: Schema.Schema<any, any>,
   args: unknown
 ): CallToolResult | undefined => {
-  const decoded = Schema.decodeUnknownEither(tool.parametersSchema as Schema.Schema<unknown>, {
+  const decoded = Schema.decodeUnknownEither(parameters, {
     onExcessProperty: "error",
     errors: "all"
   })(args)
@@ -159,12 +164,13 @@ const unexpectedArguments = (
 
 const definitionOf = (
   tool: typeof ReadTool.tool | typeof ReadTool.manyTool,
-  inputSchema: McpTool["inputSchema"]
+  outputSchema: McpTool["outputSchema"]
 ): McpTool => ({
   name: tool.name,
   title: Context.unsafeGet(tool.annotations, Tool.Title),
   description: tool.description,
-  inputSchema,
+  inputSchema: ReadTool.inputSchema(tool.name) as McpTool["inputSchema"],
+  outputSchema,
   annotations: {
     title: Context.unsafeGet(tool.annotations, Tool.Title),
     readOnlyHint: Context.get(tool.annotations, Tool.Readonly),
@@ -174,13 +180,13 @@ const definitionOf = (
   }
 })
 
-/** The MCP tool definition: name, description, inlined input schema and behaviour hints. */
-export const toolDefinition: McpTool = definitionOf(ReadTool.tool, ReadTool.jsonSchema as McpTool["inputSchema"])
+/** The MCP tool definition: name, description, inlined input and output schemas, behaviour hints. */
+export const toolDefinition: McpTool = definitionOf(ReadTool.tool, outputSchema(ModelResult.ModelReadResult))
 
-/** The `read_many` tool definition (`output` is every file's block; structured content the `ReadManyResult`). */
+/** The `read_many` tool definition (`output` is every file's block). */
 export const manyToolDefinition: McpTool = definitionOf(
   ReadTool.manyTool,
-  ReadTool.manyJsonSchema as McpTool["inputSchema"]
+  outputSchema(ModelResult.ModelReadManyResult)
 )
 
 /** A JSON-RPC error with the code and message to answer (the SDK answers `code` and `message` as they are). */
@@ -440,12 +446,13 @@ export const make = (
       if (Either.isLeft(conversation)) {
         throw new RpcError(ErrorCode.InvalidParams, `Invalid params for tools/call: ${conversation.left}`)
       }
-      const rejected = unexpectedArguments(name === manyToolDefinition.name ? ReadTool.manyTool : ReadTool.tool, args ?? {})
+      const rejected = unexpectedArguments(name === manyToolDefinition.name ? ReadMany.ReadManyParams : ReadParams, args ?? {})
       if (rejected !== undefined) return rejected
-      // Arguments are decoded by the toolkit: anything malformed becomes an `InvalidParams` result.
+      // Arguments reach the handler as they are: `read` decodes them, and anything malformed
+      // is an `InvalidParams` result the model reads.
       const handled = name === manyToolDefinition.name
-        ? toolkit.handle("read_many", (args ?? {}) as Tool.Parameters<typeof ReadTool.manyTool>)
-        : toolkit.handle("read", (args ?? {}) as Tool.Parameters<typeof ReadTool.tool>)
+        ? toolkit.handle("read_many", args ?? {})
+        : toolkit.handle("read", args ?? {})
       return run(
         (handled as Effect.Effect<
           Tool.HandlerResult<typeof ReadTool.tool> | Tool.HandlerResult<typeof ReadTool.manyTool>,
@@ -459,6 +466,8 @@ export const make = (
             Permission.Prompt,
             elicitationPrompt(server, extra, { timeout: options.askTimeout ?? DEFAULT_ASK_TIMEOUT, hint: options.permissionHint })
           ),
+          // A PDF is read as its text: hosts pass text and images on, not PDF files.
+          Effect.provideService(HostMedia, { pdf: "text" }),
           asConversation(conversation.right),
           Effect.withSpan(name === manyToolDefinition.name ? "McpServer.readMany" : "McpServer.read")
         ),

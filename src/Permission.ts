@@ -105,7 +105,7 @@ export const decodeRules = (json: unknown): Effect.Effect<ReadonlyArray<Rule>, s
  * both the glob and the input, so `*.env` matches `../other/.env` (a file outside the
  * worktree is asked as `../other/.env`) and `../other/*` matches it too.
  */
-export const globOptions: picomatch.PicomatchOptions = { dot: true, bash: true, flags: "s" }
+export const globOptions: { readonly dot: true; readonly bash: true; readonly flags: "s" } = { dot: true, bash: true, flags: "s" }
 
 const STARS = /^\*+$/
 const LEADING_DOT_SEGMENTS = /^(?:\.\.?(?:\/|$))+/

@@ -14,6 +14,7 @@ import { FileTime } from "./FileTime.js"
 import * as Instructions from "./Instructions.js"
 import { withPatientFileSystem } from "./internal/descriptors.js"
 import { readLocal, readScheme } from "./internal/dispatch.js"
+import { mend } from "./internal/lenient.js"
 import { encodingExamples, encodingExists } from "./internal/core/encoding.js"
 import { DEFAULT_LIMIT, MAX_BYTES, MAX_LINE_LENGTH } from "./internal/core/lines.js"
 import { MAX_MEDIA_BYTES } from "./internal/core/media.js"
@@ -43,6 +44,8 @@ export const limits = {
 export { RecoveryLimits, type RecoveryLimitsShape } from "./internal/notFound.js"
 /** Limits for attached images (a `Context.Reference`: 2000 px per side, 5 MB encoded, 100 megapixels). */
 export { ImageLimits, type ImageLimitsShape } from "./internal/sources/image.js"
+/** What the host carries besides text (a `Context.Reference`: PDFs attached; the MCP server asks for their text). */
+export { HostMedia, type HostMediaShape } from "./internal/sources/hostMedia.js"
 /** Structure used unasked: a `Context.Reference`, off by default (an unbounded read a page would cut answered with its outline). */
 export { StructureDefaults, type StructureDefaultsShape } from "./internal/views.js"
 /** The bounds of fetching a web page (a `Context.Reference`: 30 s, 10 MB, 5 redirects). */
@@ -134,8 +137,11 @@ export const invalidParams = (error: ParseResult.ParseError): InvalidParams =>
       .join("; ")
   })
 
+/** Parameters decoded exactly, after the mends every door applies (`internal/lenient.ts`). */
 const decodeParams = (input: unknown): Effect.Effect<ReadParams, InvalidParams> =>
-  Schema.decodeUnknown(ReadParams, { onExcessProperty: "error" })(input).pipe(Effect.mapError(invalidParams))
+  Schema.decodeUnknown(ReadParams, { onExcessProperty: "error" })(mend(ReadParams.ast, input)).pipe(
+    Effect.mapError(invalidParams)
+  )
 
 /**
  * Read a file, directory or URL for the model. Accepts unknown input and validates it against

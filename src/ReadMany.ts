@@ -12,6 +12,7 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import picomatch from "picomatch"
 import { DEFAULT_LIMIT, MAX_BYTES } from "./internal/core/lines.js"
+import { mend } from "./internal/lenient.js"
 import { deferring } from "./internal/recording.js"
 import { type IgnoreChain, ancestorChain, extendChain, isIgnored, PRUNED_ALWAYS, PRUNED_FILES, statEntries } from "./internal/walk.js"
 import { checkExternalOf, checkRead, realPathOfNearest, targetOf } from "./internal/access.js"
@@ -98,8 +99,11 @@ export const ReadManyResult = Schema.Struct({
 }).annotations({ identifier: "ReadManyResult" })
 export type ReadManyResult = typeof ReadManyResult.Type
 
+/** Parameters decoded exactly, after the mends every door applies (`internal/lenient.ts`). */
 const decodeParams = (input: unknown): Effect.Effect<ReadManyParams, InvalidParams> =>
-  Schema.decodeUnknown(ReadManyParams, { onExcessProperty: "error" })(input).pipe(Effect.mapError(Read.invalidParams))
+  Schema.decodeUnknown(ReadManyParams, { onExcessProperty: "error" })(mend(ReadManyParams.ast, input)).pipe(
+    Effect.mapError(Read.invalidParams)
+  )
 
 const bytes = (text: string): number => Buffer.byteLength(text, "utf8")
 

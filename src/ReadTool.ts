@@ -1,12 +1,19 @@
 /**
- * The Read tool for `@effect/ai`: a `Tool`, a `Toolkit` holding it, and the handler `layer` that
- * runs `Read.read`.
+ * The Read tool for `@effect/ai`: `read` and `read_many` as `Tool`s, a `Toolkit` holding them
+ * (one per JSON Schema dialect a provider needs), the handler `layer` that runs `Read.read`,
+ * and `attachmentMessage`, which puts the images and PDFs a read attached into the next prompt.
  *
  * ```ts
- * const program = LanguageModel.generateText({ prompt, toolkit: ReadTool.toolkit })
+ * const response = yield* LanguageModel.generateText({ prompt, toolkit: ReadTool.toolkit })
+ * const attachments = ReadTool.attachmentMessage(response.toolResults) // add it to the next prompt
  * program.pipe(Effect.provide(ReadTool.layer.pipe(Layer.provide(SessionLive))))
  * ```
+ *
+ * Parameters are decoded leniently by the toolkit (any JSON object reaches the handler) and
+ * exactly by `Read.read`, so a malformed call is an `InvalidParams` failure the model reads
+ * and corrects, never an error that ends the turn. The JSON Schemas stay exact.
  */
+import * as Prompt from "@effect/ai/Prompt"
 import * as Tool from "@effect/ai/Tool"
 import * as Toolkit from "@effect/ai/Toolkit"
 import * as Context from "effect/Context"
@@ -15,10 +22,12 @@ import type * as JSONSchema from "effect/JSONSchema"
 import type * as Layer from "effect/Layer"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import { inlineRefs } from "./internal/jsonSchema.js"
+import { inlineRefs, toGemini, toOpenAiStrict, withoutTitles } from "./internal/jsonSchema.js"
+import * as ModelResult from "./ModelResult.js"
 import * as Read from "./Read.js"
 import { ReadError } from "./ReadError.js"
 import * as ReadMany from "./ReadMany.js"
+import type { Attachment } from "./ReadResult.js"
 
 /**
  * `ReadError` as the model receives it: the error's fields, its `_tag` and its `message`.
@@ -43,43 +52,105 @@ export const Failure: Schema.Schema<ReadError, FailureEncoded> = Schema
 /** The JSON form of a failure: `_tag`, the error's fields, and `message`. */
 export type FailureEncoded = Schema.Schema.Encoded<typeof ReadError> & { readonly message: string }
 
+
+/** The JSON Schema dialects: any JSON Schema host, OpenAI's strict function calling, Gemini's `parameters`. */
+export type Dialect = "standard" | "openai-strict" | "gemini"
+
+const standardOf = (schema: Schema.Schema.Any): JSONSchema.JsonSchema7 =>
+  withoutTitles(inlineRefs(Tool.getJsonSchemaFromSchemaAst(schema.ast) as JSONSchema.JsonSchema7Root))
+
+/**
+ * `read_many` needs files or a glob (`minProperties: 1`: its only properties are those two), and
+ * a `files` that names at least one.
+ */
+const requireFilesOrGlob = (schema: JSONSchema.JsonSchema7): JSONSchema.JsonSchema7 => {
+  const object = schema as JSONSchema.JsonSchema7Object
+  const files = object.properties.files as JSONSchema.JsonSchema7Array
+  return {
+    ...object,
+    properties: { ...object.properties, files: { ...files, minItems: 1 } },
+    minProperties: 1
+  } as JSONSchema.JsonSchema7
+}
+
+const standard = {
+  read: standardOf(Read.ReadParams),
+  read_many: requireFilesOrGlob(standardOf(ReadMany.ReadManyParams))
+}
+
+const dialects: Record<Dialect, (schema: JSONSchema.JsonSchema7) => JSONSchema.JsonSchema7> = {
+  standard: (schema) => schema,
+  "openai-strict": toOpenAiStrict,
+  gemini: toGemini
+}
+
+/**
+ * The JSON Schema of a tool's parameters in a dialect: `standard` (MCP, Anthropic, any JSON
+ * Schema host: optional parameters left out of `required`), `openai-strict` (every parameter
+ * required, the optional ones nullable, keywords strict mode lacks left out), `gemini` (only
+ * the fields of Gemini's `Schema`). No `$ref`, no generated titles. The doors enforce every
+ * constraint a dialect cannot state.
+ */
+export const inputSchema = (name: "read" | "read_many", dialect: Dialect = "standard"): JSONSchema.JsonSchema7 =>
+  dialects[dialect](standard[name])
+
+/**
+ * Parameters as the toolkit decodes them: any JSON object, every key kept (so `Read.read`
+ * rejects the unknown ones). The JSON Schema offered to the model is the exact one.
+ */
+const lenientParameters = (jsonSchema: JSONSchema.JsonSchema7) =>
+  Schema.Struct({}, Schema.Record({ key: Schema.String, value: Schema.Unknown })).annotations({ jsonSchema })
+
 /** A tool that only reads: failures go back to the model as results, annotated for MCP clients. */
-const readOnlyTool = <const Name extends string, Fields extends Schema.Struct.Fields, Success extends Schema.Schema.Any>(
+const readOnlyTool = <const Name extends "read" | "read_many", Success extends Schema.Schema.Any>(
   name: Name,
   title: string,
   description: string,
-  parameters: Fields,
+  dialect: Dialect,
   success: Success
 ) =>
-  Tool.make(name, { description, parameters, success, failure: Failure, failureMode: "return" })
+  Tool.make(name, { description, success, failure: Failure, failureMode: "return" })
+    .setParameters(lenientParameters(inputSchema(name, dialect)))
     .annotate(Tool.Title, title)
     .annotate(Tool.Readonly, true)
     .annotate(Tool.Destructive, false)
     .annotate(Tool.Idempotent, true)
     .annotate(Tool.OpenWorld, false)
 
-/**
- * The `read` tool. Failures are returned to the model (`failureMode: "return"`) as typed results,
- * so it can read the message and correct itself, instead of failing the whole model call.
- */
-export const tool = readOnlyTool("read", "Read", Read.description, Read.ReadParams.fields, Read.ReadResult)
-
 /** The model-facing description of `read_many`. */
-export const manyDescription = `Reads several files (or directories, or URLs) in one call: a list of requests with the same fields as the read tool, and/or a glob. At most ${ReadMany.ReadManyLimits.defaultValue().maxFiles} files per call. Each file is shown in the read tool's format, in the order given; a file that cannot be read shows its error in place and the others are still read. The files share one ${
+export const manyDescription = `Reads several files (or directories, or URLs) in one call: a list of requests with the same fields as the read tool, and/or a glob (at least one of the two). At most ${ReadMany.ReadManyLimits.defaultValue().maxFiles} files per call. Each file is shown in the read tool's format, in the order given; a file that cannot be read shows its error in place and the others are still read. The files share one ${
   Math.round(ReadMany.ReadManyLimits.defaultValue().maxBytes / 1024)
 } KB output budget, split fairly: a file cut by it is named in the closing line with the read that continues it. Prefer it to several read calls for files you already know you need.`
 
+const toolsFor = (dialect: Dialect) => ({
+  read: readOnlyTool("read", "Read", Read.description, dialect, ModelResult.ReadResultForPrompt),
+  read_many: readOnlyTool("read_many", "Read many", manyDescription, dialect, ModelResult.ReadManyResultForPrompt)
+})
+
+const standardTools = toolsFor("standard")
+
+/**
+ * The `read` tool. Failures are returned to the model (`failureMode: "return"`) as typed results,
+ * so it can read the message and correct itself, instead of failing the whole model call. A
+ * success is encoded as the model sees it (`ModelResult.ModelReadResult`): no attachment bytes.
+ */
+export const tool = standardTools.read
+
 /** The `read_many` tool: several files in one call (`ReadMany.readMany`). */
-export const manyTool = readOnlyTool(
-  "read_many",
-  "Read many",
-  manyDescription,
-  ReadMany.ReadManyParams.fields,
-  ReadMany.ReadManyResult
-)
+export const manyTool = standardTools.read_many
 
 /** A toolkit holding `read` and `read_many`; merge it with others via `Toolkit.merge`. */
 export const toolkit = Toolkit.make(tool, manyTool)
+
+/**
+ * The toolkit with its parameters' JSON Schemas in `dialect`: `toolkitFor("openai-strict")` for
+ * `@effect/ai-openai`, which sends tools with `strict: true` unless configured otherwise. Its
+ * tools have the same names, so `ReadTool.layer` handles it too.
+ */
+export const toolkitFor = (dialect: Dialect) => {
+  const tools = dialect === "standard" ? standardTools : toolsFor(dialect)
+  return Toolkit.make(tools.read, tools.read_many)
+}
 
 /**
  * The handlers for `read` and `read_many`. They need exactly what `Read.read` needs, so a server
@@ -100,17 +171,53 @@ export const layer: Layer.Layer<Tool.Handler<"read"> | Tool.Handler<"read_many">
     })
   )
 
-/**
- * `@effect/ai` rejects malformed parameters before the handler runs (an `AiError`); this is the
- * `InvalidParams` that `Read.read` gives for the same input, for doors (MCP) that answer the model.
- */
-/** The `InvalidParams` that `read` itself gives for the same malformed arguments. */
+/** The `InvalidParams` that `read` gives for arguments that fail its schema. */
 export const invalidParams = Read.invalidParams
 
-/** The JSON Schema of `read`'s parameters, fully inlined (no `$ref`, no `$defs`). */
-export const jsonSchema: JSONSchema.JsonSchema7 = inlineRefs(Tool.getJsonSchema(tool) as JSONSchema.JsonSchema7Root)
+/** The JSON Schema of `read`'s parameters (standard dialect), fully inlined. */
+export const jsonSchema: JSONSchema.JsonSchema7 = inputSchema("read")
 
-/** The JSON Schema of `read_many`'s parameters, fully inlined. */
-export const manyJsonSchema: JSONSchema.JsonSchema7 = inlineRefs(
-  Tool.getJsonSchema(manyTool) as JSONSchema.JsonSchema7Root
-)
+/** The JSON Schema of `read_many`'s parameters (standard dialect), fully inlined. */
+export const manyJsonSchema: JSONSchema.JsonSchema7 = inputSchema("read_many")
+
+/** What `attachmentMessage` reads of a tool result (a `Response.ToolResultPart` has it). */
+export interface ToolResultLike {
+  readonly id: string
+  readonly name: string
+  readonly isFailure: boolean
+  readonly result: unknown
+}
+
+const baseName = (path: string): string => path.slice(path.lastIndexOf("/") + 1)
+
+/**
+ * The images and PDFs that `read` and `read_many` calls attached, as a user message to add to
+ * the prompt after their tool results: for each attachment a text part naming the call, the
+ * attachment's index and the file, then the file part (bytes, MIME type, file name). Providers
+ * take files in user messages only; the tool results carry references
+ * (`ModelResult.AttachmentRef`), never the bytes. `undefined` when nothing was attached.
+ */
+export const attachmentMessage = (results: Iterable<ToolResultLike>): Prompt.UserMessage | undefined => {
+  const content: Array<Prompt.UserMessagePart> = []
+  for (const part of results) {
+    if (part.isFailure || (part.name !== tool.name && part.name !== manyTool.name)) continue
+    const result = part.result as Read.ReadResult | ReadMany.ReadManyResult
+    const attachments: ReadonlyArray<Attachment> = result.attachments ?? []
+    attachments.forEach((attachment, index) => {
+      const path = "metadata" in result
+        ? result.metadata.path
+        : result.files.find((file) => file.attachmentIndexes?.includes(index))?.metadata?.path
+      content.push(
+        Prompt.textPart({
+          text: `Attachment ${index} of the ${part.name} call ${part.id}${path === undefined ? "" : ` (${path})`}:`
+        }),
+        Prompt.filePart({
+          mediaType: attachment.mime,
+          data: ModelResult.bytesOf(attachment),
+          ...(path === undefined ? {} : { fileName: baseName(path) })
+        })
+      )
+    })
+  }
+  return content.length === 0 ? undefined : Prompt.userMessage({ content })
+}

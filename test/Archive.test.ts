@@ -10,6 +10,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as FastCheck from "effect/FastCheck"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as TestClock from "effect/TestClock"
@@ -627,14 +628,16 @@ describe("tar and tar.gz", () => {
       expectArchiveError(error, "Archive inflates to more than 1.0 MB while streaming; refused as a possible decompression bomb")
     }))
 
-  it.effect("a tar member over the size cap is refused from its header, before its data", () =>
+  it.effect("a tar member over the size cap is streamed: it reads page by page, and the member after it too", () =>
     Effect.gen(function*() {
       const root = project({
-        "s.tar": yield* Effect.promise(() => tar([{ name: "big.txt", data: "y".repeat(4096) }, { name: "after.txt", data: "after\n" }]))
+        "s.tar": yield* Effect.promise(() => tar([{ name: "big.txt", data: textOf(400) }, { name: "after.txt", data: "after\n" }]))
       })
       const small = readArchiveWith({ ...ARCHIVE_LIMITS, maxMemberBytes: 1024 })
-      const error = yield* Effect.flip(direct(root, "s.tar", "big.txt", {}, small))
-      expectArchiveError(error, "Archive member 'big.txt' is too large to extract (4.0 KB > 1.0 KB limit)")
+      const page = yield* direct(root, "s.tar", "big.txt", { offset: 300, limit: 2 }, small)
+      expect(page.output).toContain(
+        "300: line 300\n301: line 301\n\n(Showing lines 300-301 of at least 302; the total is not known without inflating all of the 3.4 KB member (a negative offset reads its end). Use offset=302 to continue.)"
+      )
       const fine = yield* direct(root, "s.tar", "after.txt", {}, small)
       expect(fine.output).toContain("1: after")
     }))
@@ -702,11 +705,10 @@ describe("plain gzip", () => {
         yield* failPath(root, "bomb.gz"),
         /^Archive member 'bomb' looks like a decompression bomb: [\d.]+ KB compressed inflates to more than [\d.]+ MB, over the 100:1 ratio/
       )
+      // Past the size cap a text member is streamed rather than refused (see "streamed members").
       const small = readArchiveWith({ ...ARCHIVE_LIMITS, maxMemberBytes: 256 * 1024 })
-      expectArchiveError(
-        yield* Effect.flip(direct(root, "big.gz", "", {}, small)),
-        "Archive member 'big' inflates to more than the 256.0 KB limit; refused"
-      )
+      const streamed = yield* direct(root, "big.gz", "", {}, small)
+      expect(streamed.output).toContain("... (line truncated to 2000 chars; use offset=1 column=2001 to read more of it)\n\n(End of file - total 1 lines)")
       const blob = yield* failPath(root, "blob.gz")
       expect(blob._tag).toBe("BinaryFile")
       expect(blob.message).toMatch(
@@ -738,6 +740,93 @@ describe("plain gzip", () => {
       expectArchiveError(yield* failPath(root, "cut.gz"), /^Invalid gzip file: the compressed data is truncated/)
       expectArchiveError(yield* failPath(root, "empty.gz"), "Invalid gzip file: the file is empty (0 bytes)")
     }))
+})
+
+describe("streamed members (past the member size cap)", () => {
+  // 8 KB cap: the 3,000-line text (27 KB) is streamed page by page, as a 300 MB log is under the 64 MB cap.
+  const capped = readArchiveWith({ ...ARCHIVE_LIMITS, maxMemberBytes: 8 * 1024 })
+  const text = textOf(3000)
+  const streamedRoot = Effect.promise(async () =>
+    project({
+      "app.log.gz": zlib.gzipSync(text),
+      "logs.tar.gz": zlib.gzipSync(await tar([{ name: "app.log", data: text }, { name: "after.txt", data: "after\n" }])),
+      "utf16.log.gz": zlib.gzipSync(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(textOf(2000, "ligne é"), "utf16le")]))
+    })
+  )
+  const content = (output: string) => output.slice(output.indexOf("<content>\n") + 10, output.lastIndexOf("\n\n("))
+
+  it.effect("a plain .gz: the first page, a deep page and the tail, with the footer saying the total is not known", () =>
+    Effect.gen(function*() {
+      const root = yield* streamedRoot
+      const first = yield* direct(root, "app.log.gz", "", { limit: 3 }, capped)
+      expect(first.output).toBe(filePage(
+        `${root}/app.log.gz`,
+        numbered(["line 1", "line 2", "line 3"]),
+        `(Showing lines 1-3 of at least 4; the total is not known without inflating all of the ${
+          (fs.statSync(`${root}/app.log.gz`).size / 1024).toFixed(1)
+        } KB gzip file (a negative offset reads its end). Use offset=4 to continue.)`
+      ))
+      expect(first.metadata).toMatchObject({ kind: "archive", truncated: true, totalLinesAtLeast: 4, nextOffset: 4 })
+      expect(first.metadata).not.toHaveProperty("totalLines")
+      const deep = yield* direct(root, "app.log.gz", "", { offset: 2500, limit: 2 }, capped)
+      expect(content(deep.output)).toBe("2500: line 2500\n2501: line 2501")
+      const tail = yield* direct(root, "app.log.gz", "", { offset: -2 }, capped)
+      expect(tail.output).toContain("2999: line 2999\n3000: line 3000\n\n(Showing the last 2 lines: 2999-3000 of 3000.")
+      expect(tail.metadata).toMatchObject({ totalLines: 3000 })
+      const end = yield* direct(root, "app.log.gz", "", { offset: 2999 }, capped)
+      expect(end.output).toContain("3000: line 3000\n\n(End of file - total 3000 lines)")
+    }))
+
+  it.effect("a .tar.gz member: streamed from where its data starts; the scan goes on past it", () =>
+    Effect.gen(function*() {
+      const root = yield* streamedRoot
+      const page = yield* direct(root, "logs.tar.gz", "app.log", { offset: 1000, limit: 1 }, capped)
+      expect(content(page.output)).toBe("1000: line 1000")
+      expect(page.output).toContain(`the total is not known without inflating all of the ${(Buffer.byteLength(text) / 1024).toFixed(1)} KB member`)
+      const tail = yield* direct(root, "logs.tar.gz", "app.log", { offset: -1 }, capped)
+      expect(content(tail.output)).toBe("3000: line 3000")
+      expect(content((yield* direct(root, "logs.tar.gz", "after.txt", {}, capped)).output)).toBe("1: after")
+    }))
+
+  it.effect("UTF-16 with a BOM streams in its encoding", () =>
+    Effect.gen(function*() {
+      const root = yield* streamedRoot
+      const page = yield* direct(root, "utf16.log.gz", "", { offset: 1999, limit: 1 }, capped)
+      expect(content(page.output)).toBe("1999: ligne é 1999")
+      expect(page.metadata).toMatchObject({ encoding: "utf-16le", bom: true })
+    }))
+
+  it.effect("views that need the whole text are refused with how to read it instead", () =>
+    Effect.gen(function*() {
+      const root = yield* streamedRoot
+      const error = yield* Effect.flip(direct(root, "app.log.gz", "", { view: "outline" } as any, capped))
+      expect(error._tag).toBe("InvalidParams")
+      expect(error.message).toContain("inflates to more than 8.0 KB, so it is read page by page: view \"outline\" needs it whole")
+    }))
+
+  // Within the output cap: near it, a tail in memory keeps the last lines by an estimate of their
+  // size, a streamed one pages forward from the first and stops at the cap exactly.
+  it.effect.prop("any page or tail within the output cap shows the lines the whole member in memory shows", [
+    FastCheck.integer({ min: -1500, max: 3100 }),
+    FastCheck.option(FastCheck.integer({ min: 1, max: 1500 }), { nil: undefined })
+  ], ([offset, limit]) =>
+    Effect.gen(function*() {
+      const root = yield* streamedRoot
+      const params = { offset, ...(limit === undefined ? {} : { limit }) }
+      const [streamed, whole] = yield* Effect.all([
+        Effect.either(direct(root, "app.log.gz", "", params, capped)),
+        Effect.either(direct(root, "app.log.gz", "", params))
+      ])
+      expect(streamed._tag).toBe(whole._tag)
+      if (streamed._tag === "Left" || whole._tag === "Left") {
+        // Offsets past the end: the streamed read cannot know the total up front either.
+        expect(streamed._tag === "Left" ? streamed.left._tag : "").toBe(whole._tag === "Left" ? whole.left._tag : "")
+        return
+      }
+      expect(content(streamed.right.output)).toBe(content(whole.right.output))
+      // A page that reached the end, or a tail, knows the total; it is the same.
+      if (streamed.right.metadata.totalLines !== undefined) expect(streamed.right.output).toBe(whole.right.output)
+    }), { fastCheck: { numRuns: 40 } })
 })
 
 describe("unsafe paths", () => {

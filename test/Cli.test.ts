@@ -45,6 +45,23 @@ describe("CLI", () => {
     expect(none.stderr).toContain("name at least one file")
   })
 
+  it.each([
+    ["a read", (cwd: string) => ["--cwd", cwd, "src/app.ts"]],
+    ["mcp", (cwd: string) => ["mcp", "--cwd", cwd]],
+    ["mcp, --cwd before the subcommand", (cwd: string) => ["--cwd", cwd, "mcp"]],
+    ["many", (cwd: string) => ["many", "--cwd", cwd, "src/app.ts"]]
+  ] as const)("%s: a --cwd that is not a directory is a usage error at start (exit 2), not a session of misses", async (_, args) => {
+    const missing = path.join(root, "no-such-dir")
+    // A server that started anyway would exit 0 when its stdin (empty here) ends.
+    const gone = await run(args(missing))
+    expect(gone.code).toBe(2)
+    expect(gone.stdout).toBe("")
+    expect(gone.stderr).toBe(`effect-read: --cwd ${missing}: no such directory\n`)
+    const file = await run(args(path.join(root, "notes.md")))
+    expect(file.code).toBe(2)
+    expect(file.stderr).toBe(`effect-read: --cwd ${path.join(root, "notes.md")}: not a directory (a file)\n`)
+  })
+
   it("resolves relative paths against the process cwd by default", async () => {
     const { code, stdout } = await run(["notes.md", "--offset", "3", "--limit", "2"], { cwd: root })
     expect(code).toBe(0)

@@ -14,6 +14,7 @@ import * as zlib from "node:zlib"
 import * as OptionalPackages from "../src/OptionalPackages.js"
 import { read, type ReadParams } from "../src/Read.js"
 import { nodeLayer, projectDirs } from "./support.js"
+import { assemblePdf, makePdf, pdfStream } from "./media.js"
 import { crc32 } from "./zipFixtures.js"
 
 // -----------------------------------------------------------------------------
@@ -96,40 +97,6 @@ const makeZip = (files: Readonly<Record<string, string | Uint8Array>>, options: 
 
 // --- PDF ----------------------------------------------------------------------
 
-/** A PDF 1.4 of `objects` (numbered from 1, the catalog first) with computed xref offsets. */
-const assemblePdf = (objects: ReadonlyArray<string>, trailerExtra = ""): Buffer => {
-  let out = "%PDF-1.4\n"
-  const offsets: Array<number> = []
-  objects.forEach((object, i) => {
-    offsets.push(Buffer.byteLength(out, "latin1"))
-    out += `${i + 1} 0 obj\n${object}\nendobj\n`
-  })
-  const xref = Buffer.byteLength(out, "latin1")
-  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`
-  for (const offset of offsets) out += `${String(offset).padStart(10, "0")} 00000 n \n`
-  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R${trailerExtra} >>\nstartxref\n${xref}\n%%EOF\n`
-  return Buffer.from(out, "latin1")
-}
-
-const stream = (content: string) => `<< /Length ${Buffer.byteLength(content, "latin1")} >>\nstream\n${content}\nendstream`
-
-/**
- * One page per entry of `pages`, each line drawn in Helvetica. Objects: 1 catalog, 2 page tree,
- * 3 font, then a page and its content stream per page.
- */
-const makePdf = (pages: ReadonlyArray<ReadonlyArray<string>>, trailerExtra = ""): Buffer =>
-  assemblePdf([
-    "<< /Type /Catalog /Pages 2 0 R >>",
-    `<< /Type /Pages /Kids [${pages.map((_, i) => `${4 + i * 2} 0 R`).join(" ")}] /Count ${pages.length} >>`,
-    "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-    ...pages.flatMap((lines) => [
-      "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents __NEXT__ 0 R >>",
-      stream(
-        lines.map((line, k) => `BT /F1 12 Tf 72 ${720 - k * 16} Td (${line.replace(/[()\\]/g, (c) => `\\${c}`)}) Tj ET`).join("\n")
-      )
-    ]).map((object, i) => object.replace("__NEXT__", String(i + 5)))
-  ], trailerExtra)
-
 /** A page in a non-embedded Japanese CID font: its text needs pdf.js's predefined CMaps. */
 const makeCjkPdf = (): Buffer =>
   assemblePdf([
@@ -137,7 +104,7 @@ const makeCjkPdf = (): Buffer =>
     "<< /Type /Pages /Kids [4 0 R] /Count 1 >>",
     "<< /Type /Font /Subtype /Type0 /BaseFont /HeiseiMin-W3 /Encoding /UniJIS-UCS2-H /DescendantFonts [6 0 R] >>",
     "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents 5 0 R >>",
-    stream("BT /F1 12 Tf 72 720 Td <65E5672C8A9E> Tj ET"),
+    pdfStream("BT /F1 12 Tf 72 720 Td <65E5672C8A9E> Tj ET"),
     "<< /Type /Font /Subtype /CIDFontType0 /BaseFont /HeiseiMin-W3 /CIDSystemInfo << /Registry (Adobe) /Ordering (Japan1) /Supplement 2 >> /FontDescriptor 7 0 R >>",
     "<< /Type /FontDescriptor /FontName /HeiseiMin-W3 /Flags 6 /FontBBox [0 0 1000 1000] /ItalicAngle 0 /Ascent 880 /Descent -120 /CapHeight 700 /StemV 80 >>"
   ])

@@ -12,6 +12,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import * as McpServer from "../src/McpServer.js"
+import * as ModelResult from "../src/ModelResult.js"
 import * as Read from "../src/Read.js"
 import type { ReadError } from "../src/ReadError.js"
 import * as ReadMany from "../src/ReadMany.js"
@@ -104,10 +105,12 @@ describe("MCP server (effect-read mcp)", () => {
       `<path>${root}/src/app.ts</path>\n<type>file</type>\n<content>\n1: import x from "y"\n2: export const a = 1\n\n(End of file - total 2 lines)\n</content>`
     expect(result.isError).toBe(false)
     expect(result.content).toEqual([{ type: "text", text: output }])
-    const structured = Schema.decodeUnknownSync(Read.ReadResult)(result.structuredContent)
+    const structured = Schema.decodeUnknownSync(ModelResult.ModelReadResult)(result.structuredContent)
     expect(structured.title).toBe("src/app.ts")
     expect(structured.output).toBe(output)
     expect(structured.metadata).toMatchObject({ kind: "text", path: `${root}/src/app.ts`, totalLines: 2 })
+    // The preview repeats lines the output has: it does not travel twice.
+    expect(result.structuredContent!.metadata).not.toHaveProperty("preview")
   })
 
   it("read_many: several files in one call, a denied one in place, structured content the ReadManyResult", async () => {
@@ -123,7 +126,7 @@ describe("MCP server (effect-read mcp)", () => {
     expect(text.indexOf("src/app.ts")).toBeLessThan(text.indexOf("secret.txt"))
     expect(text.indexOf("secret.txt")).toBeLessThan(text.indexOf("src/util.ts"))
     expect(text).not.toContain("outside\n")
-    const structured = Schema.decodeUnknownSync(ReadMany.ReadManyResult)(result.structuredContent)
+    const structured = Schema.decodeUnknownSync(ModelResult.ModelReadManyResult)(result.structuredContent)
     expect(structured.files.map((file) => file.error?._tag ?? file.metadata?.kind)).toEqual(["text", "PermissionDenied", "text"])
     const bad = await server.client.callTool({ name: "read_many", arguments: { files: "src" } }) as CallResult
     expect(bad.isError).toBe(true)
@@ -148,22 +151,23 @@ describe("MCP server (effect-read mcp)", () => {
       { type: "image", mimeType: "image/png", data: PNG.toString("base64") }
     ])
     expect(Buffer.from(result.content[1]!.data as string, "base64").equals(PNG)).toBe(true)
+    // The structured content references the image: its bytes are in the image block only.
     expect(result.structuredContent).toMatchObject({
       metadata: { kind: "image", mime: "image/png", size: PNG.length },
-      attachments: [{ type: "file", mime: "image/png", url: `data:image/png;base64,${PNG.toString("base64")}` }]
+      attachments: [{ index: 0, mime: "image/png", size: PNG.length, delivery: "image-content" }]
     })
+    expect(JSON.stringify(result.structuredContent)).not.toContain(PNG.toString("base64").slice(0, 24))
   })
 
-  it("returns a PDF as an embedded resource blob named by the file's URL", async () => {
+  it("returns a PDF as its text, paged like a document, with no bytes attached", async () => {
     const result = await call(server, { filePath: "doc.pdf" })
     expect(result.isError).toBe(false)
-    expect(result.content).toEqual([
-      { type: "text", text: "PDF read successfully" },
-      {
-        type: "resource",
-        resource: { uri: pathToFileURL(`${root}/doc.pdf`).href, mimeType: "application/pdf", blob: PDF.toString("base64") }
-      }
-    ])
+    expect(result.content).toEqual([{
+      type: "text",
+      text: `<path>${root}/doc.pdf</path>\n<type>file</type>\n<content>\n1: [the PDF has no pages]\n\n(End of file - total 1 lines)\n</content>`
+    }])
+    expect(result.structuredContent).toMatchObject({ metadata: { kind: "document", mime: "application/pdf" } })
+    expect(result.structuredContent).not.toHaveProperty("attachments")
   })
 
   it("a missing file is isError with the message (and suggestions) as text, tag and fields as structured content", async () => {
@@ -378,13 +382,14 @@ describe("MCP content of read_many attachments", () => {
       )
       expect(result.output).toContain("(Not attached: the attachments of this call passed 4096 bytes.")
       expect(result.files.map((file) => file.attachmentIndexes)).toEqual([[0], undefined, [1]])
-      const content = McpServer.successResult(result, {}).content
+      const { content, structuredContent } = McpServer.successResult(result)
       expect(content.slice(1)).toEqual([
         { type: "image", data: PNG.toString("base64"), mimeType: "image/png" },
-        {
-          type: "resource",
-          resource: { uri: pathToFileURL(`${root}/doc.pdf`).href, mimeType: "application/pdf", blob: PDF.toString("base64") }
-        }
+        { type: "resource_link", uri: pathToFileURL(`${root}/doc.pdf`).href, name: "doc.pdf", mimeType: "application/pdf" }
+      ])
+      expect(structuredContent!.attachments).toEqual([
+        { index: 0, mime: "image/png", size: PNG.length, delivery: "image-content" },
+        { index: 1, mime: "application/pdf", size: PDF.length, delivery: "resource-link" }
       ])
     }).pipe(Effect.provide(nodeLayer(root))))
 })

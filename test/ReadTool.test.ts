@@ -3,7 +3,6 @@
  * provider that emits tool calls, so parameters are decoded, the handler runs and the result is
  * encoded by @effect/ai's own machinery, exactly as in a real model call.
  */
-import * as AiError from "@effect/ai/AiError"
 import * as LanguageModel from "@effect/ai/LanguageModel"
 import * as Tool from "@effect/ai/Tool"
 import { afterAll, describe, expect, it } from "@effect/vitest"
@@ -13,6 +12,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as fs from "node:fs"
 import { inlineRefs } from "../src/internal/jsonSchema.js"
+import * as ModelResult from "../src/ModelResult.js"
 import * as Read from "../src/Read.js"
 import { FileNotFound, InvalidParams } from "../src/ReadError.js"
 import type * as ReadMany from "../src/ReadMany.js"
@@ -61,8 +61,12 @@ describe("ReadTool", () => {
       expect(result!.isFailure).toBe(false)
       const expected = yield* Read.read({ filePath: "src/app.ts" }).pipe(Effect.provide(nodeLayer(root)))
       expect(result!.result).toEqual(expected)
-      expect(result!.encodedResult).toEqual(Schema.encodeSync(Read.ReadResult)(expected))
+      // What the provider sends the model: the result without the preview (the output has its lines).
+      const { preview: _, ...metadata } = expected.metadata
+      expect(result!.encodedResult).toEqual({ title: expected.title, output: expected.output, metadata })
       expect((result!.encodedResult as Read.ReadResult).output).toContain("2: export const a = 1")
+      // The wire form holds references, not bytes: it does not decode back into a result.
+      expect(Schema.decodeUnknownEither(ModelResult.ReadResultForPrompt)(result!.encodedResult)._tag).toBe("Left")
     }))
 
   it.effect("a model's call of read_many returns the ReadManyResult; a failing member is in place", () =>
@@ -109,19 +113,30 @@ describe("ReadTool", () => {
   it.effect.each([
     ["offset 1.5", { filePath: "src/app.ts", offset: 1.5 }, "offset: offset must be a whole number: a line number (1-based; 0 means 1), or -N for the last N lines"],
     ["missing filePath", { offset: 2 }, "filePath: is missing"],
-    ["limit 0", { filePath: "src/app.ts", limit: 0 }, "limit: limit must be at least 1"]
-  ] as const)("malformed parameters (%s) are rejected by @effect/ai before the handler runs", ([, params, reason]) =>
+    ["limit 0", { filePath: "src/app.ts", limit: 0 }, "limit: limit must be at least 1"],
+    ["limit \"three\"", { filePath: "src/app.ts", limit: "three" }, "limit: Expected number, actual \"three\""],
+    ["an unknown key", { filePath: "src/app.ts", lines: 3 }, "lines: is unexpected, expected: \"filePath\" | \"offset\" | \"column\" | \"limit\" | \"encoding\" | \"lineFormat\" | \"view\" | \"levels\" | \"context\""]
+  ] as const)("malformed parameters (%s) are a failure result the model reads, not an error that ends the turn", ([, params, reason]) =>
     Effect.gen(function*() {
-      const error = yield* Effect.flip(callRead(params))
-      expect(error).toBeInstanceOf(AiError.MalformedOutput)
-      const malformed = error as AiError.MalformedOutput
-      expect(malformed.module).toBe("Toolkit")
-      expect(malformed.method).toBe("read.handle")
-      expect(malformed.description).toContain("Failed to decode tool call parameters for tool 'read'")
-      // The same reason Read.read gives, for doors that answer the model (MCP does).
-      const invalid = ReadTool.invalidParams(malformed.cause as any)
-      expect(invalid).toEqual(new InvalidParams({ reason }))
-      expect(yield* Effect.flip(Read.read(params).pipe(Effect.provide(nodeLayer(root))))).toEqual(invalid)
+      const [result] = yield* callRead(params)
+      expect(result!.isFailure).toBe(true)
+      expect(result!.result).toEqual(new InvalidParams({ reason }))
+      expect(result!.encodedResult).toEqual({ _tag: "InvalidParams", reason, message: `Invalid parameters: ${reason}` })
+      // The same failure Read.read gives, whichever door the call came through.
+      expect(yield* Effect.flip(Read.read(params).pipe(Effect.provide(nodeLayer(root))))).toEqual(result!.result)
+    }))
+
+  it.effect("integer-valued strings and nulls for optional parameters are mended, in the toolkit as in read", () =>
+    Effect.gen(function*() {
+      const [mended] = yield* callRead({ filePath: "src/app.ts", offset: "2", limit: "1", encoding: null, view: null })
+      expect(mended!.isFailure).toBe(false)
+      const exact = yield* Read.read({ filePath: "src/app.ts", offset: 2, limit: 1 }).pipe(Effect.provide(nodeLayer(root)))
+      expect(mended!.result).toEqual(exact)
+      expect((mended!.result as Read.ReadResult).output).toContain("2: export const a = 1")
+      const [many] = yield* callRead({ files: [{ filePath: "src/app.ts", limit: "1" }], glob: null }, "read_many")
+      expect(many!.isFailure).toBe(false)
+      expect((many!.result as ReadMany.ReadManyResult).output).toContain("1: import x from")
+      expect((many!.result as ReadMany.ReadManyResult).output).not.toContain("2: export const a = 1")
     }))
 
   it.effect("the tool carries Read's description, its annotations and an inlined parameter schema", () =>

@@ -9,8 +9,8 @@ declare module "vitest" {
 }
 
 /**
- * The CLI tests run `node dist/bin.js` as users do: build it first (tsc, then the bundled bin,
- * as `npm run build` does) so it is never stale.
+ * The CLI tests run `node dist/bin.js` as users do: build it first (tsc, then the bundled bin and the
+ * guarded entry points, as `npm run build` does) so it is never stale.
  *
  * PostgreSQL for the store's suites: the server named by `EFFECT_READ_TEST_PG_URL` (what `.ci/run`
  * exports after `scripts/pg-test.sh start`); without it, one started here with that script and
@@ -22,6 +22,7 @@ declare module "vitest" {
 export default function setup(project: TestProject): (() => void) | undefined {
   execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.build.json"], { stdio: "inherit" })
   execFileSync(process.execPath, ["scripts/bundle.mjs"], { stdio: "inherit" })
+  execFileSync(process.execPath, ["scripts/entries.mjs"], { stdio: "inherit" })
 
   const given = process.env.EFFECT_READ_TEST_PG_URL
   if (given !== undefined && given !== "") {

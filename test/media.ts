@@ -46,3 +46,46 @@ export const PDF: Buffer = Buffer.from(
     "trailer << /Root 1 0 R >>\n%%EOF\n",
   "latin1"
 )
+
+/** A PDF 1.4 of `objects` (numbered from 1, the catalog first) with computed xref offsets. */
+export const assemblePdf = (objects: ReadonlyArray<string>, trailerExtra = ""): Buffer => {
+  let out = "%PDF-1.4\n"
+  const offsets: Array<number> = []
+  objects.forEach((object, i) => {
+    offsets.push(Buffer.byteLength(out, "latin1"))
+    out += `${i + 1} 0 obj\n${object}\nendobj\n`
+  })
+  const xref = Buffer.byteLength(out, "latin1")
+  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`
+  for (const offset of offsets) out += `${String(offset).padStart(10, "0")} 00000 n \n`
+  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R${trailerExtra} >>\nstartxref\n${xref}\n%%EOF\n`
+  return Buffer.from(out, "latin1")
+}
+
+export const pdfStream = (content: string) => `<< /Length ${Buffer.byteLength(content, "latin1")} >>\nstream\n${content}\nendstream`
+
+/**
+ * One page per entry of `pages`, each line drawn in Helvetica. Objects: 1 catalog, 2 page tree,
+ * 3 font, then a page and its content stream per page.
+ */
+export const makePdf = (pages: ReadonlyArray<ReadonlyArray<string>>, trailerExtra = ""): Buffer =>
+  assemblePdf([
+    "<< /Type /Catalog /Pages 2 0 R >>",
+    `<< /Type /Pages /Kids [${pages.map((_, i) => `${4 + i * 2} 0 R`).join(" ")}] /Count ${pages.length} >>`,
+    "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ...pages.flatMap((lines) => [
+      "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents __NEXT__ 0 R >>",
+      pdfStream(
+        lines.map((line, k) => `BT /F1 12 Tf 72 ${720 - k * 16} Td (${line.replace(/[()\\]/g, (c) => `\\${c}`)}) Tj ET`).join("\n")
+      )
+    ]).map((object, i) => object.replace("__NEXT__", String(i + 5)))
+  ], trailerExtra)
+
+/** What the host tests read: a 120-line source file (quotes included, as JSON escapes them) and a one-page text PDF. */
+export const HOST_SOURCE: string = Array.from({ length: 120 }, (_, i) =>
+  i % 7 === 0
+    ? `export function step${i}(input: string): string {`
+    : i % 7 === 6
+    ? "}"
+    : `  const value${i} = input.replace(/"/g, "'").trim() // line ${i}`).join("\n") + "\n"
+export const HOST_PDF: Buffer = makePdf([["Quarterly report from the host test", "Revenue went up."]])

@@ -17,9 +17,11 @@ export interface TextFacts {
   readonly encoding: string
   /** Bytes invalid in the encoding were shown as U+FFFD. */
   readonly replaced: boolean
+  /** Why the total is not known, for a page short of the end (a streamed member); instead of the file's size. */
+  readonly unknownTotal?: string | undefined
 }
 
-export const textFooter = (page: Page, facts: Pick<TextFacts, "fileSize">): string => {
+export const textFooter = (page: Page, facts: Pick<TextFacts, "fileSize" | "unknownTotal">): string => {
   const first = page.offset
   const last = page.offset + page.lines.length - 1
   switch (page.stoppedBy) {
@@ -29,6 +31,8 @@ export const textFooter = (page: Page, facts: Pick<TextFacts, "fileSize">): stri
       // The total is only known when a scan reached the end; otherwise say what is known.
       return page.totalLines !== undefined
         ? `(Showing lines ${first}-${last} of ${page.totalLines}. Use offset=${last + 1} to continue.)`
+        : facts.unknownTotal !== undefined
+        ? `(Showing lines ${first}-${last} of at least ${page.linesAtLeast}; ${facts.unknownTotal}. Use offset=${last + 1} to continue.)`
         : `(Showing lines ${first}-${last} of at least ${page.linesAtLeast} in a ${
           formatBytes(facts.fileSize)
         } file. Use offset=${last + 1} to continue.)`

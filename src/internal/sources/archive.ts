@@ -19,7 +19,7 @@ import * as Runtime from "effect/Runtime"
 import { fileTypeFromBuffer } from "file-type"
 import { Progress } from "../../Progress.js"
 import type { ReadResult } from "../../ReadResult.js"
-import { ArchiveError, BinaryFile, InvalidParams, InvalidSelector, OffsetOutOfRange } from "../../ReadError.js"
+import { ArchiveError, BinaryFile, formatBytes, InvalidParams, InvalidSelector, OffsetOutOfRange, type ReadError } from "../../ReadError.js"
 import {
   askContent,
   askRead,
@@ -33,12 +33,12 @@ import {
 } from "../access.js"
 import { describeBinary, isBinarySample } from "../core/binary.js"
 import { archiveExtension, archiveFormat, looksLikeArchive } from "../containers.js"
-import { DEFAULT_LIMIT, MAX_BYTES } from "../core/lines.js"
+import { DEFAULT_LIMIT, MAX_BYTES, MAX_LINE_LENGTH } from "../core/lines.js"
 import { fromPlatformError } from "../platformError.js"
 import { directoryFooter, entriesWithin } from "../core/render.js"
 import { noSelection, parseSelector, type Selection, SelectorError, splitSelector } from "../core/selector.js"
-import { memoryPageAt, memoryTailAt, presentText } from "../text.js"
-import type { ByteSource, Content, ScanResult } from "./archive/content.js"
+import { memoryPageAt, memoryTailAt, type PageAt, type PageRequest, presentText, type TailAt, tailByCounting } from "../text.js"
+import { type ByteSource, type Content, pageStream, type ScanResult, type Streamed } from "./archive/content.js"
 import {
   ARCHIVE_LIMITS,
   ArchiveFailure,
@@ -261,9 +261,30 @@ const noParamsWith = (request: ContainerRequest, selection: Selection) => {
     : Effect.void
 }
 
+/** The text of a text member's first `CONTENT_SNIFF_BYTES` (a streamed one is read that far), for what it holds. */
+const firstText = (content: Exclude<Content, { readonly _tag: "Binary" }>): Effect.Effect<string | undefined> =>
+  content._tag === "Text"
+    ? Effect.sync(() => textOf(content.bytes.subarray(0, CONTENT_SNIFF_BYTES)))
+    : Effect.tryPromise(async () => {
+      const chunks: Array<Uint8Array> = []
+      let length = 0
+      const stream = content.open()
+      try {
+        for await (const chunk of stream) {
+          chunks.push(chunk)
+          length += chunk.length
+          if (length >= CONTENT_SNIFF_BYTES) break
+        }
+      } finally {
+        await stream.return(undefined)
+      }
+      return textOf(Buffer.concat(chunks).subarray(0, CONTENT_SNIFF_BYTES))
+    }).pipe(Effect.orElseSucceed(() => undefined))
+
 /** A member shown with the text pipeline; `path` undefined is a plain `.gz` showing its one file. */
 const member = (
   request: ContainerRequest,
+  limits: ArchiveLimits,
   path: string | undefined,
   entry: RawEntry,
   content: Content,
@@ -277,9 +298,7 @@ const member = (
     // A member is asked about as a file at `<archive>/<member>` is: by name, then by what it holds.
     const inside = memberTarget(request.target, path ?? entry.name)
     yield* askRead(inside, inside.real)
-    if (content._tag !== "Binary") {
-      yield* askContent(inside, Effect.sync(() => textOf(content.bytes.subarray(0, CONTENT_SNIFF_BYTES))))
-    }
+    if (content._tag !== "Binary") yield* askContent(inside, firstText(content))
     const title = path === undefined ? request.target.relative : `${request.target.relative}:${path}`
     const mtime = entry.mtime === undefined ? {} : { mtime: entry.mtime }
     // Binary bytes answer as they would in a file of their own: `BinaryFile`, saying what they
@@ -290,6 +309,9 @@ const member = (
       return yield* path === undefined
         ? new BinaryFile({ path: shown, description: `it compresses '${entry.name}', ${looks}` })
         : new BinaryFile({ path: shown, description: looks, size: entry.size })
+    }
+    if (content._tag === "Stream") {
+      return yield* streamed(request, limits, { path: shown, title, content, selection, mtime, note })
     }
     const { bytes, detection } = content
     const text = bytes.subarray(detection.bomLength)
@@ -318,8 +340,87 @@ const member = (
     })
   })
 
+/**
+ * A text member too large to hold, paged by streaming it from its start for each page (a tail
+ * counts its lines in one pass, then pages them in another): bounded memory, and each pass within
+ * the archive's time limit. A page short of the end does not know the total, and says so.
+ */
+const streamed = (
+  request: ContainerRequest,
+  limits: ArchiveLimits,
+  member: {
+    readonly path: string
+    readonly title: string
+    readonly content: Streamed
+    readonly selection: Selection
+    readonly mtime: { readonly mtime?: number }
+    readonly note: string | undefined
+  }
+) =>
+  Effect.gen(function*() {
+    const { content, path, selection } = member
+    const view = selection.view ?? request.params.view
+    if (view !== undefined || request.params.context !== undefined) {
+      return yield* new InvalidParams({
+        reason: `${path} inflates to more than ${formatBytes(limits.maxMemberBytes)}, so it is read page by page: ${
+          view === undefined ? "context" : `view "${view}"`
+        } needs it whole. Read it with offset/limit (a negative offset reads its end).`
+      })
+    }
+    const { codec } = content.detection
+    const failed = (error: unknown) =>
+      error instanceof ArchiveFailure
+        ? new ArchiveError({ path: request.target.absolute, reason: error.reason })
+        : error instanceof PlatformFailure
+        ? fromPlatformError(request.target.absolute, error.error)
+        : new ArchiveError({ path: request.target.absolute, reason: `Cannot read archive: ${String(error)}` })
+    const pageTo = (page: PageRequest, countAhead: number) =>
+      Effect.tryPromise({
+        try: (signal) =>
+          pageStream(content, {
+            offset: page.offset,
+            limit: page.limit,
+            column: page.column,
+            maxBytes: page.maxBytes,
+            maxLineLength: page.maxLineLength ?? MAX_LINE_LENGTH,
+            countAhead
+          }, signal),
+        catch: failed
+      }).pipe(
+        Effect.timeoutFail({
+          duration: Duration.millis(limits.maxPassMillis),
+          onTimeout: () => new ArchiveError({ path: request.target.absolute, reason: messages.deadline(limits) })
+        })
+      )
+    const pageAt: PageAt<ArchiveError | ReadError, never> = (page) => pageTo(page, 0)
+    // A tail: one pass counts the lines, a second pages the last ones to the end (its total known).
+    const tailAt: TailAt<ArchiveError | ReadError, never> = (tail) =>
+      tailByCounting((page) => page.offset === Number.MAX_SAFE_INTEGER ? pageAt(page) : pageTo(page, Infinity), tail)
+    const size = content.size ?? Number(request.info.size)
+    const whole = content.size === undefined
+      ? `the ${formatBytes(size)} gzip file`
+      : `the ${formatBytes(size)} member`
+    return yield* presentText({
+      path,
+      title: member.title,
+      kind: "archive",
+      pageAt,
+      tailAt,
+      selection,
+      ...(member.note === undefined ? {} : { note: member.note }),
+      params: request.params,
+      facts: {
+        fileSize: size,
+        encoding: codec.encoding,
+        replaced: content.detection.fallback,
+        unknownTotal: `the total is not known without inflating all of ${whole} (a negative offset reads its end)`
+      },
+      metadata: { size, encoding: codec.encoding, bom: content.detection.bomLength > 0, ...member.mtime }
+    })
+  })
+
 /** A plain `.gz`: its one file, whole (`a.gz`, `a.gz:<name>`) or by lines (`a.gz:10-20`, `a.gz:<name>:10-20`). */
-const single = (request: ContainerRequest, p: Plan, file: NonNullable<ScanResult["single"]>) =>
+const single = (request: ContainerRequest, limits: ArchiveLimits, p: Plan, file: NonNullable<ScanResult["single"]>) =>
   Effect.gen(function*() {
     const archive = request.target.absolute
     const selection = p.whole === "" || p.whole === file.name
@@ -332,14 +433,14 @@ const single = (request: ContainerRequest, p: Plan, file: NonNullable<ScanResult
     }
     if (selection instanceof SelectorError) return yield* new InvalidSelector({ path: archive, reason: selection.message })
     const entry: RawEntry = { name: file.name, kind: "file", size: file.size, ...infoFacts(request.info) }
-    return yield* member(request, undefined, entry, file.content, selection)
+    return yield* member(request, limits, undefined, entry, file.content, selection)
   })
 
 /** Decide what the scan found: a member, a directory listing, or why neither. */
-const resolve = (request: ContainerRequest, p: Plan, scan: ScanResult) =>
+const resolve = (request: ContainerRequest, limits: ArchiveLimits, p: Plan, scan: ScanResult) =>
   Effect.gen(function*() {
     const archive = request.target.absolute
-    if (scan.single !== undefined) return yield* single(request, p, scan.single)
+    if (scan.single !== undefined) return yield* single(request, limits, p, scan.single)
     if (scan.found !== undefined) {
       const { path, entry, content } = scan.found
       const selection = path === p.whole ? noSelection : p.split!.selection
@@ -349,7 +450,7 @@ const resolve = (request: ContainerRequest, p: Plan, scan: ScanResult) =>
       const note = scan.damaged === undefined
         ? undefined
         : `(The archive is damaged after this member, so a later copy of it could not be looked for: ${scan.damaged})`
-      return yield* member(request, path, entry, content, selection, note)
+      return yield* member(request, limits, path, entry, content, selection, note)
     }
     const tree = new ArchiveTree(scan.table)
     const rootNotices = [
@@ -489,7 +590,7 @@ export const readArchiveWith = (limits: ArchiveLimits) =>
             onTimeout: () => new ArchiveError({ path: archive, reason: messages.deadline(limits) })
           })
         )
-      return yield* resolve(request, p, scan)
+      return yield* resolve(request, limits, p, scan)
     }))
   })
 

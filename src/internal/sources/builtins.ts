@@ -7,7 +7,8 @@
  * - The path as written wins over any selector or container split (`resolve.ts`).
  * - Content beats extension: `sniffed` comes from magic bytes; a name only narrows.
  * - A `.db` is a database only with the SQLite header; a `.zip` holding plain text is text.
- * - A PDF is attached, unless the request asks for lines or pages of its text.
+ * - A PDF is attached, unless the request asks for lines or pages of its text, or the host takes
+ *   no PDF files (`HostMedia`).
  * - What no source claims is refused as binary, saying what it looks like.
  */
 import * as Effect from "effect/Effect"
@@ -15,7 +16,8 @@ import { fileURLToPath } from "node:url"
 import { ARCHIVE_CONTAINER, archiveExtension, DATABASE_CONTAINER, databaseExtension, isSqliteHeader, looksLikeArchive } from "../containers.js"
 import { mediaExtensions, mediaKind } from "../core/media.js"
 import { documentExtensions } from "./document/limits.js"
-import type { FileSource, SchemeSource } from "./types.js"
+import { HostMedia } from "./hostMedia.js"
+import type { FileFacts, FileSource, SchemeSource } from "./types.js"
 
 export const database: FileSource = {
   _tag: "FileSource",
@@ -39,19 +41,24 @@ export const archive: FileSource = {
     Effect.flatMap(Effect.promise(() => import("./archive.js")), (m) => m.readArchive({ ...request, inner: request.inner ?? "" }))
 }
 
+/** A page or line selector, a tail, a view, or offset/limit: the request asks for a PDF's text. */
+const asksForText = ({ params, selection }: FileFacts): boolean =>
+  selection.pages !== undefined || selection.raw || selection.ranges.length > 0 || selection.tail !== undefined ||
+  selection.view !== undefined || params.view !== undefined || params.offset !== undefined || params.limit !== undefined
+
 /**
- * A page or line selector, a tail, a view, or offset/limit asks for a PDF's text instead of the
- * attachment.
+ * A PDF: its text when the request asks for text or the host takes no PDF files (`HostMedia`),
+ * else the attachment.
  */
 export const pdfText: FileSource = {
   _tag: "FileSource",
   name: "pdf-text",
-  claims: ({ params, selection, sniffed }) =>
-    sniffed?.mime === "application/pdf" &&
-    (selection.pages !== undefined || selection.raw || selection.ranges.length > 0 || selection.tail !== undefined ||
-      selection.view !== undefined || params.view !== undefined || params.offset !== undefined ||
-      params.limit !== undefined),
-  read: (request) => Effect.flatMap(Effect.promise(() => import("./document.js")), (m) => m.readDocument(request))
+  claims: ({ sniffed }) => sniffed?.mime === "application/pdf",
+  read: (request) =>
+    Effect.flatMap(HostMedia, (host) =>
+      asksForText(request) || host.pdf === "text"
+        ? Effect.flatMap(Effect.promise(() => import("./document.js")), (m) => m.readDocument(request))
+        : Effect.flatMap(Effect.promise(() => import("../file.js")), (m) => m.readMedia(request)))
 }
 
 export const media: FileSource = {

@@ -6,6 +6,7 @@
 import * as zlib from "node:zlib"
 import { SAMPLE_BYTES } from "../../core/binary.js"
 import { type Detection, detect } from "../../core/encoding.js"
+import { LinePager, type Page, type PageOptions } from "../../core/lines.js"
 import { type ArchiveLimits, ArchiveFailure, type EntryTable, messages, type RawEntry } from "./model.js"
 
 /** Random access to the archive's bytes; a short result means the end of the file. */
@@ -27,10 +28,23 @@ export interface ScanResult {
 
 export type Text = Extract<Detection, { readonly _tag: "Text" }>
 
+/**
+ * A text member too large to hold (it inflates past `maxMemberBytes`): read by streaming it
+ * again from the start for each page. `open` yields its bytes from its first (BOM included).
+ */
+export interface Streamed {
+  readonly _tag: "Stream"
+  readonly detection: Text
+  /** Its size in bytes when the archive states it (a tar header); undefined for a plain gzip. */
+  readonly size: number | undefined
+  readonly open: () => AsyncGenerator<Uint8Array>
+}
+
 export type Content =
   | { readonly _tag: "Text"; readonly bytes: Uint8Array; readonly detection: Text }
   /** Not text: its first bytes (up to `SAMPLE_BYTES`), to say what it looks like. */
   | { readonly _tag: "Binary"; readonly head: Uint8Array }
+  | Streamed
 
 export interface CollectorOptions {
   readonly member: string
@@ -39,6 +53,11 @@ export interface CollectorOptions {
   readonly limits: ArchiveLimits
   /** Compressed bytes behind what has inflated so far; undefined when the member is stored. */
   readonly compressed: () => number | undefined
+  /**
+   * The member can be streamed again (a gzip or tar stream): past `maxMemberBytes`, `push`
+   * answers "over" and drops what it held instead of failing on the cap.
+   */
+  readonly streamable?: boolean | undefined
 }
 
 export class Collector {
@@ -52,11 +71,25 @@ export class Collector {
     return this.total
   }
 
-  /** Take a chunk; "binary" means stop: the member is not text. Throws on a cap. */
-  push(chunk: Uint8Array): "more" | "binary" {
+  /**
+   * Take a chunk; "binary" means stop: the member is not text; "over" (a streamable text member
+   * past the size cap): stop, and stream it (`detection` says how it decodes). Throws on a cap.
+   */
+  push(chunk: Uint8Array): "more" | "binary" | "over" {
     const { declaredSize, limits, member } = this.options
     this.total += chunk.length
     if (this.total > limits.maxMemberBytes) {
+      if (this.options.streamable === true) {
+        // Judged now if the cap is below the sample size (tests use small caps).
+        if (!this.judged) {
+          this.judged = true
+          const detection = detect(Buffer.concat([...this.chunks, chunk]).subarray(0, SAMPLE_BYTES), false)
+          if (detection._tag === "Binary") return "binary"
+          this.sample = detection
+        }
+        this.chunks.length = 0
+        return "over"
+      }
       throw new ArchiveFailure(messages.inflatesTooLarge(member, declaredSize, limits), member)
     }
     const compressed = this.options.compressed()
@@ -69,9 +102,19 @@ export class Collector {
     this.chunks.push(chunk)
     if (!this.judged && this.total >= SAMPLE_BYTES) {
       this.judged = true
-      if (detect(this.bytes().subarray(0, SAMPLE_BYTES), false)._tag === "Binary") return "binary"
+      const detection = detect(this.bytes().subarray(0, SAMPLE_BYTES), false)
+      if (detection._tag === "Binary") return "binary"
+      this.sample = detection
     }
     return "more"
+  }
+
+  /** How the member decodes, judged from its first bytes (once `SAMPLE_BYTES` have arrived). */
+  private sample: Text | undefined = undefined
+
+  /** The text detection of a member that went "over". */
+  get detection(): Text {
+    return this.sample!
   }
 
   /** The whole member has arrived. */
@@ -113,4 +156,27 @@ export const crc32 = (bytes: Uint8Array): number => {
   let c = -1
   for (let i = 0; i < bytes.length; i++) c = table[(c ^ bytes[i]!) & 0xff]! ^ (c >>> 8)
   return (c ^ -1) >>> 0
+}
+
+/**
+ * One page of a streamed member: inflate it from the start, feed the pager, and stop as soon as
+ * the page is known (by default `countAhead: 0`: the lines after it are not counted, so a page
+ * short of the end says "at least"; a tail's page counts to the end). Memory holds one chunk and
+ * the page; time grows with how deep the page is.
+ */
+export const pageStream = async (content: Streamed, options: PageOptions, signal: AbortSignal): Promise<Page> => {
+  const pager = new LinePager({ countAhead: 0, ...options }, content.detection.codec)
+  let bom = content.detection.bomLength
+  let ended = true
+  for await (const chunk of content.open()) {
+    if (signal.aborted) throw new ArchiveFailure("Interrupted")
+    const piece = bom > 0 ? chunk.subarray(Math.min(bom, chunk.length)) : chunk
+    bom -= chunk.length - piece.length
+    if (piece.length > 0) pager.push(piece)
+    if (pager.done) {
+      ended = false
+      break
+    }
+  }
+  return pager.end(ended)
 }

@@ -13,7 +13,7 @@
  */
 import { Readable } from "node:stream"
 import * as zlib from "node:zlib"
-import { type ByteSource, Collector, type Content, type ScanResult } from "./content.js"
+import { type ByteSource, Collector, type Content, type ScanResult, type Streamed } from "./content.js"
 import { type ArchiveLimits, ArchiveFailure, EntryTable, messages, type RawEntry, SourceFailure } from "./model.js"
 
 /** Bytes read from the archive file at once. */
@@ -42,6 +42,8 @@ interface TarInput {
   peek(length: number): Promise<Uint8Array>
   /** Compressed bytes consumed so far (gzip only). */
   readonly compressed: number | undefined
+  /** Bytes of the (inflated) stream consumed so far. */
+  readonly position: number
 }
 
 const joined = (chunks: ReadonlyArray<Uint8Array>, total: number): Uint8Array =>
@@ -106,7 +108,10 @@ const plainInput = (source: ByteSource): TarInput => {
       position = at
       return bytes
     },
-    compressed: undefined
+    compressed: undefined,
+    get position() {
+      return position
+    }
   }
 }
 
@@ -164,6 +169,9 @@ const gzipInput = (source: ByteSource, limits: ArchiveLimits, resources: Array<{
     },
     get compressed() {
       return counter.fed
+    },
+    get position() {
+      return inflated - current.length
     }
   }
   return tarInput
@@ -379,6 +387,25 @@ type Outcome =
  * regular file. When the archive is damaged after a wanted member was read, the member is
  * returned with `damaged` saying why a later copy could not be looked for.
  */
+/** A fresh pass over an archive's tar stream (the file's bytes, or them inflated). */
+type Reopen = (resources: Array<{ destroy(): void }>) => TarInput
+
+/**
+ * The bytes of a fresh pass from `start` (of the tar stream, or of the inflated gzip), `size` of
+ * them (all when undefined): a member too large to hold, streamed again for each page.
+ */
+const streamAt = (reopen: Reopen, start: number, size: number | undefined) =>
+  async function*(): AsyncGenerator<Uint8Array> {
+    const resources: Array<{ destroy(): void }> = []
+    try {
+      const input = reopen(resources)
+      if ((await input.skip(start)) < start) throw new ArchiveFailure("the archive ended early: it changed while it was read")
+      for await (const piece of input.pieces(size ?? Number.MAX_SAFE_INTEGER)) yield piece
+    } finally {
+      for (const resource of resources) resource.destroy()
+    }
+  }
+
 export const scanTar = async (
   source: ByteSource,
   gzip: boolean,
@@ -387,9 +414,9 @@ export const scanTar = async (
   signal: AbortSignal
 ): Promise<ScanResult> => {
   const resources: Array<{ destroy(): void }> = []
+  const reopen: Reopen = (held) => gzip ? gzipInput(source, limits, held) : plainInput(source)
   try {
-    const input = gzip ? gzipInput(source, limits, resources) : plainInput(source)
-    return await scanInput(input, gzip ? "tar.gz" : "tar", wanted, limits, signal)
+    return await scanInput(reopen(resources), reopen, gzip ? "tar.gz" : "tar", wanted, limits, signal)
   } finally {
     for (const resource of resources) resource.destroy()
   }
@@ -397,7 +424,8 @@ export const scanTar = async (
 
 /**
  * A `.gz` file: a compressed tar is scanned as one; anything else is a single compressed file,
- * inflated whole (within the member caps) and returned as `single`.
+ * inflated whole within the member caps and returned as `single`, or, past the size cap,
+ * returned to be streamed page by page.
  */
 export const scanGzip = async (
   source: ByteSource,
@@ -407,24 +435,31 @@ export const scanGzip = async (
   signal: AbortSignal
 ): Promise<ScanResult> => {
   const resources: Array<{ destroy(): void }> = []
+  const reopen: Reopen = (held) => gzipInput(source, limits, held)
   try {
-    const input = gzipInput(source, limits, resources)
+    const input = reopen(resources)
     const head = await input.peek(BLOCK).catch((error: unknown) => {
       throw describe(error, "gzip")
     })
-    if (isTarHeader(head)) return await scanInput(input, "tar.gz", wanted, limits, signal)
+    if (isTarHeader(head)) return await scanInput(input, reopen, "tar.gz", wanted, limits, signal)
     const collector = new Collector({
       member: name,
       declaredSize: undefined,
       limits,
-      compressed: () => input.compressed! + TAR_CHUNK_BYTES
+      compressed: () => input.compressed! + TAR_CHUNK_BYTES,
+      streamable: true
     })
     try {
       for await (const piece of input.pieces(Number.MAX_SAFE_INTEGER)) {
         if (signal.aborted) throw new ArchiveFailure("Interrupted")
-        if (collector.push(piece) === "binary") {
+        const next = collector.push(piece)
+        if (next === "binary") {
           const content: Content = collector.binary()
           return { table: new EntryTable(0), complete: true, single: { name, size: collector.size, content } }
+        }
+        if (next === "over") {
+          const content: Streamed = { _tag: "Stream", detection: collector.detection, size: undefined, open: streamAt(reopen, 0, undefined) }
+          return { table: new EntryTable(0), complete: true, single: { name, size: source.size, content } }
         }
       }
     } catch (error) {
@@ -438,6 +473,7 @@ export const scanGzip = async (
 
 const scanInput = async (
   input: TarInput,
+  reopen: Reopen,
   kind: string,
   wanted: ReadonlyArray<string>,
   limits: ArchiveLimits,
@@ -464,25 +500,32 @@ const scanInput = async (
     if ((await input.skip(total)) < total) throw truncated()
   }
 
-  /** Collect a member's stored bytes (sparse holes as zeros) with every cap; stop early when binary. */
+  /**
+   * Collect a member's stored bytes (sparse holes as zeros) with every cap; stop early when
+   * binary. A plain member that inflates past the size cap is streamed instead (`Streamed`).
+   */
   const collect = async (path: string, entry: RawEntry, size: number, sparse: Sparse | undefined): Promise<Outcome> => {
     const start = input.compressed
+    const dataStart = input.position
     const collector = new Collector({
       member: path,
       declaredSize: entry.size,
       limits,
       // Holes are not compression; gunzip reads ahead, so one read of slack errs towards fewer false alarms.
       compressed: () =>
-        start === undefined || sparse !== undefined ? undefined : input.compressed! - start + TAR_CHUNK_BYTES
+        start === undefined || sparse !== undefined ? undefined : input.compressed! - start + TAR_CHUNK_BYTES,
+      streamable: sparse === undefined
     })
     let consumed = 0
-    let binary = false
+    let stopped: "binary" | "over" | undefined
     const push = (piece: Uint8Array) => {
-      if (!binary && collector.push(piece) === "binary") binary = true
+      if (stopped !== undefined) return
+      const next = collector.push(piece)
+      if (next !== "more") stopped = next
     }
     const zeros = (count: number) => {
       const block = new Uint8Array(Math.min(count, TAR_CHUNK_BYTES))
-      for (let left = count; left > 0 && !binary; left -= block.length) {
+      for (let left = count; left > 0 && stopped === undefined; left -= block.length) {
         push(left >= block.length ? block : block.subarray(0, left))
       }
     }
@@ -503,20 +546,20 @@ const scanInput = async (
       let written = 0
       for (const segment of map) {
         zeros(segment.offset - written)
-        if (binary) break
+        if (stopped !== undefined) break
         let got = 0
         for await (const piece of input.pieces(segment.length)) {
           consumed += piece.length
           got += piece.length
           push(piece)
-          if (binary) break
+          if (stopped !== undefined) break
           check()
         }
-        if (binary) break
+        if (stopped !== undefined) break
         if (got < segment.length) throw truncated()
         written = segment.offset + segment.length
       }
-      if (!binary && sparse !== undefined) zeros(sparse.realSize - written)
+      if (stopped === undefined && sparse !== undefined) zeros(sparse.realSize - written)
     } catch (error) {
       // A cap hit by this member fails this copy only: a later copy may still be read.
       if (!(error instanceof ArchiveFailure) || error.member !== path) throw error
@@ -524,7 +567,11 @@ const scanInput = async (
       return { _tag: "Failed", failure: error }
     }
     await skipRest(size, consumed)
-    return { _tag: "Found", entry, content: binary ? collector.binary() : collector.end() }
+    if (stopped === "over") {
+      const content: Streamed = { _tag: "Stream", detection: collector.detection, size, open: streamAt(reopen, dataStart, size) }
+      return { _tag: "Found", entry, content }
+    }
+    return { _tag: "Found", entry, content: stopped === "binary" ? collector.binary() : collector.end() }
   }
 
   /** After a member's data was read in part: skip what is left of it and its padding. */
@@ -696,7 +743,7 @@ const scanInput = async (
       if (path !== undefined && wanted.includes(path)) {
         if (entryKind !== "file") {
           outcomes.delete(path)
-        } else if (raw.size > limits.maxMemberBytes) {
+        } else if (raw.size > limits.maxMemberBytes && sparse !== undefined) {
           outcomes.set(path, { _tag: "Failed", failure: new ArchiveFailure(messages.tooLarge(path, raw.size, limits), path) })
         } else {
           outcomes.set(path, await collect(path, raw, dataSize, sparse))
