@@ -19,7 +19,7 @@ import * as Read from "../dist/Read.js"
 import * as Workspace from "../dist/Workspace.js"
 import { ReadResult } from "../dist/ReadResult.js"
 import { attachBytes } from "../dist/internal/sources/attachment.js"
-import { stringifyLine } from "../dist/internal/jsonRpc.js"
+import { stringifyLine } from "../dist/internal/mcp/jsonRpc.js"
 import * as Schema from "effect/Schema"
 
 const [, , name = "", raw = "{}"] = process.argv

@@ -15,7 +15,7 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import { createHash } from "node:crypto"
-import { patientFileSystem } from "./internal/descriptors.js"
+import { patientFileSystem } from "./internal/io/descriptors.js"
 
 export interface ReadStamp {
   readonly path: string

@@ -27,7 +27,7 @@ import { stamp } from "./FileTime.js"
 import * as Diff from "./internal/core/diff.js"
 import { detectionFor } from "./internal/core/encoding.js"
 import { cutLine, MAX_LINE_LENGTH } from "./internal/core/lines.js"
-import { clipRanges, recordOrDefer } from "./internal/recording.js"
+import { clipRanges, recordOrDefer } from "./internal/read/record.js"
 import type { ReadResult } from "./ReadResult.js"
 import { Workspace } from "./Workspace.js"
 
@@ -457,7 +457,7 @@ export const apply = (request: { readonly column?: number | undefined }, result:
       return stub
     }
     const last = yield* memory.lastShown(sessionId, metadata.path)
-    // read_many may keep fewer lines than were read: what it kept is remembered (recording.ts).
+    // read_many may keep fewer lines than were read: what it kept is remembered (internal/read/record.ts).
     yield* recordOrDefer((lastShown) =>
       Effect.gen(function*() {
         const shown = clipRanges(ranges, lastShown)

@@ -33,9 +33,9 @@ import {
   stamp,
   takeReadBytes
 } from "./FileTime.js"
-import { dialectName, Integer, migrate } from "./internal/sqlStore.js"
+import { dialectName, Integer, migrate } from "./internal/store/sql.js"
 
-export { migrate, migrations, migrationsTable } from "./internal/sqlStore.js"
+export { migrate, migrations, migrationsTable } from "./internal/store/sql.js"
 
 /** Stamps kept in memory, per ledger, while the database refuses writes. */
 export const maxUnsaved = 10_000

@@ -18,7 +18,6 @@ const modules = (directory: string): Array<string> =>
 
 /** Pure modules that stay beside the source that uses them (paths under `src/internal/`). */
 const PURE_BESIDE_SOURCES = [
-  "suggest.ts",
   "sources/archive/content.ts",
   "sources/archive/model.ts",
   "sources/archive/tar.ts",
@@ -39,8 +38,8 @@ const PURE_BESIDE_SOURCES = [
   "sources/document/xlsx.ts",
   "sources/document/xml.ts",
   "sources/document/zip.ts",
-  "sources/html/markdown.ts",
-  "sources/html/parse.ts",
+  "html/markdown.ts",
+  "html/parse.ts",
   "sources/web/address.ts",
   "sources/web/html.ts"
 ]

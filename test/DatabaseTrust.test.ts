@@ -12,7 +12,7 @@ import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import * as nodePath from "node:path"
 import { QueryLimits, type QueryLimitsShape, read, type ReadParams } from "../src/Read.js"
-import { execute, MAX_FETCH_BYTES } from "../src/internal/sources/database/executor.js"
+import { execute, MAX_FETCH_BYTES } from "../src/internal/sources/databaseExecutor.js"
 import { committedImage } from "../src/internal/sources/database/wal.js"
 import { memoryLayer, nodeLayer, tempDir, writeTree } from "./support.js"
 

@@ -70,11 +70,11 @@ describe("src/ structure", () => {
 
   it("one module asks the sources which reads a path; the sources never import it back", () => {
     const asking = [...graph.keys()].filter((file) => /\.claims\(/.test(fs.readFileSync(file, "utf8")))
-    expect(asking.map(name)).toEqual(["internal/dispatch.ts"])
+    expect(asking.map(name)).toEqual(["internal/read/dispatch.ts"])
     const readers = [...graph.keys()].filter((file) => name(file).startsWith("internal/sources/"))
     for (const file of readers) {
       expect(graph.get(file)!.map(name), name(file)).not.toContain("Read.ts")
-      expect(graph.get(file)!.map(name), name(file)).not.toContain("internal/dispatch.ts")
+      expect(graph.get(file)!.map(name), name(file)).not.toContain("internal/read/dispatch.ts")
     }
   })
 })

@@ -30,14 +30,14 @@ import {
   openChecked,
   TAIL_BYTES,
   textOf
-} from "../access.js"
+} from "../read/access.js"
 import { describeBinary, isBinarySample } from "../core/binary.js"
-import { archiveExtension, archiveFormat, looksLikeArchive } from "../containers.js"
+import { archiveExtension, archiveFormat, looksLikeArchive } from "../core/containers.js"
 import { DEFAULT_LIMIT, MAX_BYTES, MAX_LINE_LENGTH } from "../core/lines.js"
-import { fromPlatformError } from "../platformError.js"
+import { fromPlatformError } from "../io/platformError.js"
 import { directoryFooter, entriesWithin } from "../core/render.js"
 import { noSelection, parseSelector, type Selection, SelectorError, splitSelector } from "../core/selector.js"
-import { memoryPageAt, memoryTailAt, type PageAt, type PageRequest, presentText, type TailAt, tailByCounting } from "../text.js"
+import { memoryPageAt, memoryTailAt, type PageAt, type PageRequest, presentText, type TailAt, tailByCounting } from "../present/text.js"
 import { type ByteSource, type Content, pageStream, type ScanResult, type Streamed } from "./archive/content.js"
 import {
   ARCHIVE_LIMITS,
@@ -65,7 +65,7 @@ class PlatformFailure extends SourceFailure {
 import type { ContainerRequest, Params } from "./types.js"
 
 export { ARCHIVE_LIMITS, type ArchiveLimits } from "./archive/model.js"
-export { archiveFormat, looksLikeArchive } from "../containers.js"
+export { archiveFormat, looksLikeArchive } from "../core/containers.js"
 
 const PREVIEW_LINES = 20
 

@@ -11,7 +11,7 @@
 import * as Effect from "effect/Effect"
 import { InvalidSelector } from "../../ReadError.js"
 import { NOTEBOOK_OUTPUT_LINES, OUTPUT_HEAD_LINES, OUTPUT_TAIL_LINES } from "./document/limits.js"
-import { convertAndPresent } from "./document/present.js"
+import { convertAndPresent } from "./convert.js"
 import { decodeText } from "./document/zip.js"
 import type { FileRequest } from "./types.js"
 

@@ -5,12 +5,12 @@
  *
  * The schema and the table list are read here. Statements that read rows (whose cost a `where`,
  * a view or a raw query decides) are only planned here: a `Plan` names them, the executor runs
- * them where they can be stopped (`./executor.ts`), and the plan lays out what they returned.
+ * them where they can be stopped (`../databaseExecutor.ts`), and the plan lays out what they returned.
  */
 import { formatBytes } from "../../../ReadError.js"
 import { MAX_BYTES_LABEL } from "../../core/lines.js"
 import type { Connection, Statement } from "./driver.js"
-import { type Fetch, type Fetched, MAX_FETCH_BYTES } from "./executor.js"
+import { type Fetch, type Fetched, MAX_FETCH_BYTES } from "../databaseExecutor.js"
 import {
   encodeValue,
   leadingKeyword,

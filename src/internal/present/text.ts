@@ -3,9 +3,9 @@
  * lines stream from a file or come from memory (archive members, notebooks, documents).
  */
 import * as Effect from "effect/Effect"
-import type { ReadResult } from "../ReadResult.js"
-import { ColumnOutOfRange, InvalidParams, OffsetOutOfRange } from "../ReadError.js"
-import { type Codec, utf8 } from "./core/encoding.js"
+import type { ReadResult } from "../../ReadResult.js"
+import { ColumnOutOfRange, InvalidParams, OffsetOutOfRange } from "../../ReadError.js"
+import { type Codec, utf8 } from "../core/encoding.js"
 import {
   DEFAULT_LIMIT,
   type LineEndings,
@@ -15,13 +15,13 @@ import {
   MAX_BYTES_LABEL,
   MAX_LINE_LENGTH,
   type Page
-} from "./core/lines.js"
-import { FOOTER_RESERVE, header, renderRanges, renderText, type TextFacts } from "./core/render.js"
-import { mergeRanges, type TextView } from "./core/selector.js"
-import { outlineInstead, presentStructure, StructureDefaults, type ViewSource, widenBySyntax } from "./views.js"
-import type { Params } from "./sources/types.js"
-import { fitNumbered, tailStartOf } from "./core/tail.js"
-import { ConflictScanner, describeRegion } from "./core/conflicts.js"
+} from "../core/lines.js"
+import { FOOTER_RESERVE, header, renderRanges, renderText, type TextFacts } from "../core/render.js"
+import { mergeRanges, type TextView } from "../core/selector.js"
+import { outlineInstead, presentStructure, StructureDefaults, type ViewSource, widenBySyntax } from "./structure.js"
+import type { Params } from "../sources/types.js"
+import { fitNumbered, tailStartOf } from "../core/tail.js"
+import { ConflictScanner, describeRegion } from "../core/conflicts.js"
 
 const PREVIEW_LINES = 20
 

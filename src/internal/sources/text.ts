@@ -9,23 +9,23 @@ import type { PlatformError } from "@effect/platform/Error"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
-import { LineIndex } from "../LineIndex.js"
-import { Progress } from "../Progress.js"
-import { BinaryFile, type FileChanged, InvalidMedia, MediaTooLarge, type ReadFailed } from "../ReadError.js"
-import * as Secrets from "../Secrets.js"
-import { Workspace } from "../Workspace.js"
-import { endedEarly, readAllFrom, TAIL_BYTES, type Target } from "./access.js"
-import { AnchorStore, anchorPath } from "./anchorStore.js"
-import { describeBinary, SAMPLE_BYTES } from "./core/binary.js"
-import { type Codec, type Detection, detect, detectionFor, firstTelling, LOOKAHEAD_BYTES } from "./core/encoding.js"
-import { anchorHeader, HASHLINE_MAX_BYTES, linesBetween, normalize, tagOfNormal } from "./core/hashline.js"
-import { searchableBuffers } from "./core/lineFeeds.js"
-import { COUNT_AHEAD_BYTES, lineMeasure, LinePager, MAX_BYTES, MAX_LINE_LENGTH, pastEnd } from "./core/lines.js"
-import { fitNumbered, TailScanner } from "./core/tail.js"
-import { MAX_MEDIA_BYTES, mediaExtensions, mediaKind } from "./core/media.js"
-import { fromPlatformError } from "./platformError.js"
-import { attachBytes } from "./sources/attachment.js"
-import type { FileFacts, FileSourceRequest } from "./sources/types.js"
+import { LineIndex } from "../../LineIndex.js"
+import { Progress } from "../../Progress.js"
+import { BinaryFile, type FileChanged, InvalidMedia, MediaTooLarge, type ReadFailed } from "../../ReadError.js"
+import * as Secrets from "../../Secrets.js"
+import { Workspace } from "../../Workspace.js"
+import { endedEarly, readAllFrom, TAIL_BYTES, type Target } from "../read/access.js"
+import { AnchorStore, anchorPath } from "../store/anchors.js"
+import { describeBinary, SAMPLE_BYTES } from "../core/binary.js"
+import { type Codec, type Detection, detect, detectionFor, firstTelling, LOOKAHEAD_BYTES } from "../core/encoding.js"
+import { anchorHeader, HASHLINE_MAX_BYTES, linesBetween, normalize, tagOfNormal } from "../core/hashline.js"
+import { searchableBuffers } from "../core/lineFeeds.js"
+import { COUNT_AHEAD_BYTES, lineMeasure, LinePager, MAX_BYTES, MAX_LINE_LENGTH, pastEnd } from "../core/lines.js"
+import { fitNumbered, TailScanner } from "../core/tail.js"
+import { MAX_MEDIA_BYTES, mediaExtensions, mediaKind } from "../core/media.js"
+import { fromPlatformError } from "../io/platformError.js"
+import { attachBytes } from "./attachment.js"
+import type { FileFacts, FileSourceRequest } from "./types.js"
 import {
   type PageAt,
   presentText,
@@ -33,7 +33,7 @@ import {
   type TailAt,
   tailByCounting,
   tailPageOptions
-} from "./text.js"
+} from "../present/text.js"
 
 /** Bytes read per call while streaming text: large enough to amortise calls on deep scans. */
 export const CHUNK_BYTES = 256 * 1024

@@ -17,7 +17,7 @@ import * as Effect from "effect/Effect"
 import { type ChildProcess, fork } from "node:child_process"
 import { tmpdir } from "node:os"
 import { fileURLToPath } from "node:url"
-import { BUSY_TIMEOUT_MS, CONNECTION_PRAGMAS, driverPath, type Source } from "./driver.js"
+import { BUSY_TIMEOUT_MS, CONNECTION_PRAGMAS, driverPath, type Source } from "./database/driver.js"
 
 export interface QueryLimitsShape {
   /** How long the statements of one database read may run; past it they are stopped. */
@@ -62,7 +62,7 @@ export class ExecutionFailure {
   constructor(readonly message: string) {}
 }
 
-const WORKER = new URL("../../../../workers/sqlite-query.mjs", import.meta.url)
+const WORKER = new URL("../../../workers/sqlite-query.mjs", import.meta.url)
 /** Query processes running at once; further reads wait for one. */
 const MAX_RUNNING = 4
 const IDLE_PROCESSES = 2

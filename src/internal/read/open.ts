@@ -7,10 +7,10 @@ import type { File } from "@effect/platform/FileSystem"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { formatBytes, ReadFailed } from "../ReadError.js"
+import { formatBytes, ReadFailed } from "../../ReadError.js"
 import { endedEarly, type Target } from "./access.js"
-import { readHead } from "./bytes.js"
-import { fromPlatformError } from "./platformError.js"
+import { readHead } from "../io/bytes.js"
+import { fromPlatformError } from "../io/platformError.js"
 
 /** The most a file that reports size 0 is read to: it has no size to page by. */
 export const MAX_UNSIZED_BYTES = 8 * 1024 * 1024

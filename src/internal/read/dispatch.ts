@@ -1,6 +1,6 @@
 /**
  * Which source reads a path, decided in one place: try the path's meanings in order (see
- * `resolve.ts`), check access on the one that applies, then hand a directory to the listing, a
+ * `core/resolve.ts`), check access on the one that applies, then hand a directory to the listing, a
  * regular file to the first registered source that claims it, and a URL to its scheme's source.
  */
 import type { File } from "@effect/platform/FileSystem"
@@ -10,15 +10,15 @@ import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import { fileTypeFromBuffer } from "file-type"
-import { FileTime, lastReadBytes, type Shown } from "../FileTime.js"
-import * as LineIndex from "../LineIndex.js"
-import { Lsp } from "../Lsp.js"
-import type { Permission } from "../Permission.js"
-import { FileChanged, InvalidParams, InvalidSelector, NotAFile, type ReadError } from "../ReadError.js"
-import type { ReadResult } from "../ReadResult.js"
-import * as Secrets from "../Secrets.js"
-import { type Registry, Sources } from "../Sources.js"
-import { Workspace } from "../Workspace.js"
+import { FileTime, lastReadBytes, type Shown } from "../../FileTime.js"
+import * as LineIndex from "../../LineIndex.js"
+import { Lsp } from "../../Lsp.js"
+import type { Permission } from "../../Permission.js"
+import { FileChanged, InvalidParams, InvalidSelector, NotAFile, type ReadError } from "../../ReadError.js"
+import type { ReadResult } from "../../ReadResult.js"
+import * as Secrets from "../../Secrets.js"
+import { type Registry, Sources } from "../../Sources.js"
+import { Workspace } from "../../Workspace.js"
 import {
   askContent,
   checkAccess,
@@ -32,19 +32,19 @@ import {
   type Target,
   textOf
 } from "./access.js"
-import { binarySignature, SAMPLE_BYTES } from "./core/binary.js"
-import { readHead } from "./bytes.js"
+import { binarySignature, SAMPLE_BYTES } from "../core/binary.js"
+import { readHead } from "../io/bytes.js"
 import { readDirectory, readTree } from "./directory.js"
-import { detect } from "./core/encoding.js"
-import { refuseBinary } from "./file.js"
-import { recoverMissing } from "./notFound.js"
-import * as Permits from "./permits.js"
-import { clipRanges, recordOrDefer } from "./recording.js"
-import { fromPlatformError, isNotFound } from "./platformError.js"
-import { localMeanings, type Resolved } from "./core/resolve.js"
-import { noSelection, parseSelector, type Selection, SelectorError, textViews } from "./core/selector.js"
-import { readUnsized, readWhole, SMALL_FILE_BYTES, snapshotFile } from "./snapshot.js"
-import type { FileFacts, FileSource, Params } from "./sources/types.js"
+import { detect } from "../core/encoding.js"
+import { refuseBinary } from "../sources/text.js"
+import { recoverMissing } from "./recovery.js"
+import * as Permits from "../io/permits.js"
+import { clipRanges, recordOrDefer } from "./record.js"
+import { fromPlatformError, isNotFound } from "../io/platformError.js"
+import { localMeanings, type Resolved } from "../core/resolve.js"
+import { noSelection, parseSelector, type Selection, SelectorError, textViews } from "../core/selector.js"
+import { readUnsized, readWhole, SMALL_FILE_BYTES, snapshotFile } from "./open.js"
+import type { FileFacts, FileSource, Params } from "../sources/types.js"
 
 /** What a local read needs: the services of `read`. */
 export type LocalServices = FileSystem.FileSystem | Path.Path | Workspace | Permission | Lsp | FileTime
@@ -183,7 +183,7 @@ const readTarget = (
     const result = Option.getOrThrow(read)
     // A line whose secret is masked (`read` masks its result last) was not shown, so not read.
     const masked = yield* Secrets.maskedLines(result, target.real)
-    // read_many may keep fewer lines than were read: it records what it kept (recording.ts).
+    // read_many may keep fewer lines than were read: it records what it kept (record.ts).
     yield* recordOrDefer((lastShown) =>
       recordRead(target.absolute, clipShown(withoutLines(shownOf(result), masked), lastShown))
     )
@@ -293,7 +293,7 @@ const recordRead = (absolute: string, shown?: Shown) =>
 
 /**
  * Files open at once across all reads: a thousand concurrent reads must not exhaust descriptors.
- * FIFO hand-off, so waiting reads cost linear time (see permits.ts).
+ * FIFO hand-off, so waiting reads cost linear time (see io/permits.ts).
  */
 const openFiles = Permits.unsafeMake(128)
 
