@@ -43,7 +43,7 @@ export const limits = {
 /** Bounds of the workspace walk behind path recovery (a `Context.Reference`: 2 s, 50,000 entries). */
 export { RecoveryLimits, type RecoveryLimitsShape } from "./internal/read/recovery.js"
 /** Limits for attached images (a `Context.Reference`: 2000 px per side, 5 MB encoded, 100 megapixels). */
-export { ImageLimits, type ImageLimitsShape } from "./internal/sources/image.js"
+export { ImageLimits, type ImageLimitsShape } from "./internal/sources/media.js"
 /** What the host carries besides text (a `Context.Reference`: PDFs attached; the MCP server asks for their text). */
 export { HostMedia, type HostMediaShape } from "./internal/sources/hostMedia.js"
 /** Structure used unasked: a `Context.Reference`, off by default (an unbounded read a page would cut answered with its outline). */

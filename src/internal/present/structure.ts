@@ -7,7 +7,7 @@
 import * as Effect from "effect/Effect"
 import type { ReadResult } from "../../ReadResult.js"
 import { InvalidParams, OffsetOutOfRange } from "../../ReadError.js"
-import { header } from "../core/render.js"
+import { header, PREVIEW_LINES } from "../core/render.js"
 import type { FileStructure } from "../core/declarations.js"
 import {
   blockAt,
@@ -51,34 +51,7 @@ const structureOfLines = (path: string, lines: ReadonlyArray<string>, hint: stri
     structureOf(path, lines.length === 0 ? "" : `${lines.join("\n")}\n`),
     (structure) => structure.language === undefined && hint !== undefined ? plainStructure(lines, hint) : structure
   )
-import type { Page } from "../core/lines.js"
-import type { Selection } from "../core/selector.js"
-import type { Params } from "../sources/types.js"
-
-/** A page of the text from its pager (as `text.ts` has it; restated so the modules import one way). */
-type PageAt<E, R> = (
-  request: {
-    readonly offset: number
-    readonly limit: number
-    readonly column: number
-    readonly maxBytes: number
-    readonly maxLineLength?: number | undefined
-  }
-) => Effect.Effect<Page, E, R>
-
-/** What a view needs of the text being presented (`text.ts`'s `PresentOptions` extends it). */
-export interface ViewSource<E, R> {
-  /** The path shown in `<path>` (absolute; for members `archive.zip:dir/file`). */
-  readonly path: string
-  readonly title: string
-  readonly kind: "text" | "archive" | "notebook" | "document" | "web"
-  readonly pageAt: PageAt<E, R>
-  readonly selection: Selection
-  readonly params: Params
-  /** Text printed before the lines (a note such as a path recovery). */
-  readonly note?: string | undefined
-  readonly metadata: object
-}
+import { type PageAt, SCAN_BYTES, SCAN_LINES, type ViewSource } from "./pages.js"
 
 /** What a source made of a text with no telling name: web pages and documents are Markdown or JSON. */
 const hintOf = (source: { readonly kind: string; readonly metadata: object }): string | undefined => {
@@ -86,10 +59,6 @@ const hintOf = (source: { readonly kind: string; readonly metadata: object }): s
   const mime = String((source.metadata as { readonly mime?: unknown }).mime ?? "")
   return /json/.test(mime) ? "json" : /text\/plain/.test(mime) ? undefined : "markdown"
 }
-
-const SCAN_LINES = 8192
-const SCAN_BYTES = 4 * 1024 * 1024
-const PREVIEW_LINES = 20
 
 export type StructureView = "outline" | "summary" | "block"
 

@@ -14,7 +14,7 @@ import { Workspace } from "../../Workspace.js"
 import { askRead, confirmDirectory, type Target, targetOf } from "./access.js"
 import { DEFAULT_LIMIT, MAX_BYTES } from "../core/lines.js"
 import { fromPlatformError } from "../io/platformError.js"
-import { entriesWithin, FOOTER_RESERVE, header, renderDirectory, renderTree } from "../core/render.js"
+import { entriesWithin, FOOTER_RESERVE, header, PREVIEW_LINES, renderDirectory, renderTree } from "../core/render.js"
 import { compareNames } from "../core/suggest.js"
 import { renderTreeLines, type TreeEntry, treeSummary } from "../core/tree.js"
 import {
@@ -28,7 +28,6 @@ import {
   statEntries
 } from "./walk.js"
 
-const PREVIEW_LINES = 20
 /** Stats in flight while marking sub-directories. */
 const STAT_CONCURRENCY = 32
 /** Sub-directories listed at once for a tree. */

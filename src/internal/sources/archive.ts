@@ -35,9 +35,10 @@ import { describeBinary, isBinarySample } from "../core/binary.js"
 import { archiveExtension, archiveFormat, looksLikeArchive } from "../core/containers.js"
 import { DEFAULT_LIMIT, MAX_BYTES, MAX_LINE_LENGTH } from "../core/lines.js"
 import { fromPlatformError } from "../io/platformError.js"
-import { directoryFooter, entriesWithin } from "../core/render.js"
+import { directoryFooter, entriesWithin, PREVIEW_LINES } from "../core/render.js"
 import { noSelection, parseSelector, type Selection, SelectorError, splitSelector } from "../core/selector.js"
-import { memoryPageAt, memoryTailAt, type PageAt, type PageRequest, presentText, type TailAt, tailByCounting } from "../present/text.js"
+import { memoryPageAt, memoryTailAt, type PageAt, type PageRequest, type TailAt, tailByCounting } from "../present/pages.js"
+import { presentText } from "../present/text.js"
 import { type ByteSource, type Content, pageStream, type ScanResult, type Streamed } from "./archive/content.js"
 import {
   ARCHIVE_LIMITS,
@@ -67,7 +68,6 @@ import type { ContainerRequest, Params } from "./types.js"
 export { ARCHIVE_LIMITS, type ArchiveLimits } from "./archive/model.js"
 export { archiveFormat, looksLikeArchive } from "../core/containers.js"
 
-const PREVIEW_LINES = 20
 
 /** A member name's extension, lower case with its dot (`.bin`), as `path.extname` gives it. */
 const extensionOf = (name: string): string => {

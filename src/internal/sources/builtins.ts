@@ -58,7 +58,7 @@ export const pdfText: FileSource = {
     Effect.flatMap(HostMedia, (host) =>
       asksForText(request) || host.pdf === "text"
         ? Effect.flatMap(Effect.promise(() => import("./document.js")), (m) => m.readDocument(request))
-        : Effect.flatMap(Effect.promise(() => import("./text.js")), (m) => m.readMedia(request)))
+        : Effect.flatMap(Effect.promise(() => import("./media.js")), (m) => m.readMedia(request)))
 }
 
 export const media: FileSource = {
@@ -66,7 +66,7 @@ export const media: FileSource = {
   name: "media",
   claims: ({ extension, sniffed }) =>
     (sniffed !== undefined && mediaKind(sniffed.mime) !== undefined) || mediaExtensions.has(extension),
-  read: (request) => Effect.flatMap(Effect.promise(() => import("./text.js")), (m) => m.readMedia(request))
+  read: (request) => Effect.flatMap(Effect.promise(() => import("./media.js")), (m) => m.readMedia(request))
 }
 
 export const notebook: FileSource = {

@@ -27,7 +27,7 @@ import { readHead } from "../io/bytes.js"
 import { isSqliteHeader } from "../core/containers.js"
 import { MAX_BYTES } from "../core/lines.js"
 import { fromPlatformError } from "../io/platformError.js"
-import { FOOTER_RESERVE } from "../core/render.js"
+import { FOOTER_RESERVE, PREVIEW_LINES } from "../core/render.js"
 import { type Connection, open, type Source } from "./database/driver.js"
 import { type ExecutionFailure, execute } from "./databaseExecutor.js"
 import {
@@ -53,7 +53,6 @@ import type { ContainerRequest } from "./types.js"
  */
 export const MAX_IN_MEMORY_DATABASE_BYTES = 128 * 1024 * 1024
 
-const PREVIEW_LINES = 20
 /** The SQLite header: the magic string, and the file format versions (2: WAL) at 18-19. */
 const HEADER_BYTES = 100
 /** Reads of a WAL database whose log restarted meanwhile, before giving up. */
