@@ -38,7 +38,7 @@ const MAY_IMPORT: Record<string, ReadonlyArray<string | RegExp>> = {
   store: ["core/", "io/"],
   structure: ["core/"],
   present: ["core/", "structure/", "sources/types.ts"],
-  sources: ["core/", "html/", "io/", "present/", "structure/", "store/", "read/access.ts", "read/facts.ts"],
+  sources: ["core/", "html/", "io/", "present/", "structure/", "store/", "read/access.ts", "read/facts.ts", "read/open.ts"],
   read: ["core/", "html/", "io/", "present/", "structure/", "store/", "sources/"],
   doors: ["core/", "io/"],
   mcp: ["doors/"]

@@ -20,17 +20,8 @@ import { fileTypeFromBuffer } from "file-type"
 import { Progress } from "../../Progress.js"
 import type { ReadResult } from "../../ReadResult.js"
 import { ArchiveError, BinaryFile, formatBytes, InvalidParams, InvalidSelector, OffsetOutOfRange, type ReadError } from "../../ReadError.js"
-import {
-  askContent,
-  askRead,
-  checkRead,
-  confirmUnchanged,
-  CONTENT_SNIFF_BYTES,
-  memberTarget,
-  openChecked,
-  TAIL_BYTES,
-  textOf
-} from "../read/access.js"
+import { askContent, askRead, checkRead, CONTENT_SNIFF_BYTES, memberTarget, textOf } from "../read/access.js"
+import { confirmUnchanged, openChecked, TAIL_BYTES } from "../read/open.js"
 import { describeBinary, isBinarySample } from "../core/binary.js"
 import { archiveExtension, archiveFormat, looksLikeArchive } from "../core/containers.js"
 import { DEFAULT_LIMIT, MAX_BYTES, MAX_LINE_LENGTH } from "../core/lines.js"

@@ -6,7 +6,7 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { ConversionFailed, formatBytes, InvalidSelector } from "../../ReadError.js"
-import { readAllFrom, readChecked } from "../read/access.js"
+import { readAllFrom, readChecked } from "../read/open.js"
 import { memoryPageAt, memoryTailAt } from "../present/pages.js"
 import { presentText } from "../present/text.js"
 import type { FileRequest } from "./types.js"

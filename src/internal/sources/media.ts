@@ -19,7 +19,8 @@ import { detect } from "../core/encoding.js"
 import { incompleteReason, MAX_MEDIA_BYTES, mediaExtensions, mediaKind } from "../core/media.js"
 import { readFully } from "../io/bytes.js"
 import { fromPlatformError } from "../io/platformError.js"
-import { endedEarly, type Target } from "../read/access.js"
+import { type Target } from "../read/access.js"
+import { endedEarly } from "../read/open.js"
 import type { FileSourceRequest } from "./types.js"
 
 export interface ImageLimitsShape {
