@@ -14,6 +14,7 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import { createHash } from "node:crypto"
+import { mergeRanges } from "./internal/core/ranges.js"
 import { patientFileSystem } from "./internal/io/descriptors.js"
 
 export interface ReadStamp {
@@ -97,20 +98,11 @@ export interface FileTimeShape {
 /** At most this many merged ranges are kept per session and file (the newest hashes win). */
 export const maxRanges = 256
 
-/** Ranges per hash, merged (inclusive; adjacent ranges join). */
-export const mergeCoverage = (ranges: ReadonlyArray<Range>): Array<Range> => {
-  const order = [...new Set(ranges.map((range) => range.hash))]
-  const merged: Array<{ start: number; end: number; hash: string }> = []
-  for (const hash of order) {
-    const sorted = ranges.filter((range) => range.hash === hash).sort((a, b) => a.start - b.start)
-    for (const range of sorted) {
-      const last = merged[merged.length - 1]
-      if (last !== undefined && last.hash === hash && range.start <= last.end + 1) last.end = Math.max(last.end, range.end)
-      else merged.push({ start: range.start, end: range.end, hash })
-    }
-  }
-  return merged
-}
+/** Ranges per hash, merged (inclusive; adjacent ranges join); the hashes in the order they first appear. */
+export const mergeCoverage = (ranges: ReadonlyArray<Range>): Array<Range> =>
+  [...new Set(ranges.map((range) => range.hash))].flatMap((hash) =>
+    mergeRanges(ranges.filter((range) => range.hash === hash)).map((range) => ({ ...range, hash }))
+  )
 
 /** Add what a read showed (stamped as `stamped`) to a coverage; unchanged when the stamp is of another version. */
 export const addShown = (coverage: Coverage, stamped: ReadStamp, shown: Shown | undefined): Coverage => {

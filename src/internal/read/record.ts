@@ -14,6 +14,7 @@ import { Lsp } from "../../Lsp.js"
 import type { ReadResult } from "../../ReadResult.js"
 import * as Secrets from "../../Secrets.js"
 import { Workspace } from "../../Workspace.js"
+import { clipRanges } from "../core/ranges.js"
 import type { Target } from "./access.js"
 
 /** A queued recording: run with the last line the caller kept (`undefined`: all that was read). */
@@ -39,14 +40,6 @@ export const deferring = <A, E, R>(self: Effect.Effect<A, E, R>) =>
     return Effect.map(Effect.locally(self, pending, queue), (value) => [value, queue] as const)
   })
 
-/** Lines `start`-`end` (inclusive ranges) kept up to `lastShown`; ranges past it dropped. */
-export const clipRanges = <T extends { readonly start: number; readonly end: number }>(
-  ranges: ReadonlyArray<T>,
-  lastShown: number | undefined
-): Array<T> =>
-  lastShown === undefined
-    ? [...ranges]
-    : ranges.filter((range) => range.start <= lastShown).map((range) => ({ ...range, end: Math.min(range.end, lastShown) }))
 
 /** The lines a text read showed, for the ledger's coverage (not a part of a long line). */
 const shownOf = (result: ReadResult): Shown | undefined => {
