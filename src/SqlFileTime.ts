@@ -35,7 +35,7 @@ import {
   stamp,
   takeReadBytes
 } from "./FileTime.js"
-import { dialectName, Integer, migrate, retryWhileLocked } from "./internal/sqlStore.js"
+import { dialectName, Integer, LockTimeout, migrate, retryWhileLocked } from "./internal/sqlStore.js"
 
 export { LockTimeout, migrate, migrations, migrationsTable } from "./internal/sqlStore.js"
 
@@ -109,6 +109,7 @@ export const make: Effect.Effect<FileTimeShape, never, SqlClient.SqlClient | Fil
     const sql = yield* SqlClient.SqlClient
     const fs = yield* FileSystem.FileSystem
     const store = `the ${dialectName(sql)} ledger`
+    const patiently = retryWhileLocked(yield* LockTimeout)
     const stampNow = (path: string, known?: ReadBytes) =>
       Effect.provideService(stamp(path, known), FileSystem.FileSystem, fs)
     // Stamps and coverage the database refused, by session and path; Map order is the eviction order.
@@ -169,7 +170,7 @@ export const make: Effect.Effect<FileTimeShape, never, SqlClient.SqlClient | Fil
     const coverage = Effect.fn("FileTime.coverage")(function*(sessionId: string, path: string) {
       const kept = unsavedCoverage.get(keyOf(sessionId, path))
       if (kept !== undefined) return kept
-      return toCoverage(yield* findRanges({ sessionId, path }).pipe(retryWhileLocked, Effect.orDie))
+      return toCoverage(yield* findRanges({ sessionId, path }).pipe(patiently, Effect.orDie))
     })
 
     const covers = Effect.fn("FileTime.covers")(function*(sessionId: string, path: string, start: number, end: number) {
@@ -238,7 +239,7 @@ export const make: Effect.Effect<FileTimeShape, never, SqlClient.SqlClient | Fil
       if (Option.isNone(stamped)) return
       const key = keyOf(sessionId, path)
       yield* save(sessionId, path, stamped.value, shown).pipe(
-        retryWhileLocked,
+        patiently,
         Effect.zipRight(Effect.sync(() => {
           unsaved.delete(key)
           unsavedCoverage.delete(key)
@@ -262,7 +263,7 @@ export const make: Effect.Effect<FileTimeShape, never, SqlClient.SqlClient | Fil
 
     const get = Effect.fn("FileTime.get")(function*(sessionId: string, path: string) {
       yield* Effect.annotateCurrentSpan({ sessionId, path })
-      const row = Option.map(yield* find({ sessionId, path }).pipe(retryWhileLocked, Effect.orDie), toStamp)
+      const row = Option.map(yield* find({ sessionId, path }).pipe(patiently, Effect.orDie), toStamp)
       const kept = unsaved.get(keyOf(sessionId, path))
       // The later of what the database holds and what it refused to store.
       return kept !== undefined && Option.match(row, { onNone: () => true, onSome: (r) => kept.readAt >= r.readAt })

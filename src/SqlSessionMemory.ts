@@ -28,7 +28,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
-import { Integer, migrate, retryWhileLocked } from "./internal/sqlStore.js"
+import { Integer, LockTimeout, migrate, retryWhileLocked } from "./internal/sqlStore.js"
 import {
   Generation,
   limitsOf,
@@ -121,6 +121,7 @@ export const make = (
 ): Effect.Effect<SessionMemoryShape, never, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const patiently = retryWhileLocked(yield* LockTimeout)
     const maxFiles = options.maxFiles ?? 2_000
     const maxReads = options.maxReadsPerFile ?? 32
     const maxSnapshotFiles = options.maxSnapshotFiles ?? 30
@@ -132,7 +133,7 @@ export const make = (
 
     /** A signal: written in one transaction, or a `SessionMemoryError`. */
     const signal = <A, E>(operation: string, sessionId: string, body: Effect.Effect<A, E>) =>
-      retryWhileLocked(sql.withTransaction(body)).pipe(
+      patiently(sql.withTransaction(body)).pipe(
         Effect.catchAllDefect((defect) => Effect.fail(defect)),
         Effect.mapError((cause) => new SessionMemoryError({ operation, sessionId, cause })),
         Effect.withSpan(`SessionMemory.${operation}`, { attributes: { sessionId } })
@@ -140,7 +141,7 @@ export const make = (
 
     /** A query or a recording: on a store error, `fallback` (nothing held, nothing recorded) and a warning. */
     const degrade = <A, E>(operation: string, sessionId: string, path: string, fallback: A, body: Effect.Effect<A, E>) =>
-      retryWhileLocked(body).pipe(
+      patiently(body).pipe(
         Effect.catchAllDefect((defect) => Effect.fail(defect)),
         Effect.catchAll((error) =>
           Effect.logWarning(`SessionMemory.${operation}: the store failed; ${operation === "remember" || operation === "keep" ? "nothing recorded" : "nothing held"}`, error).pipe(
@@ -313,7 +314,7 @@ export const make = (
 
       mark: (sessionId) =>
         rows(Number1, sql`SELECT seq AS n FROM effect_read_sessions WHERE session_id = ${sessionId}`.withoutTransform).pipe(
-          retryWhileLocked,
+          patiently,
           Effect.map((found) => found[0]?.n ?? 0),
           Effect.catchAllDefect((defect) => Effect.fail(defect)),
           Effect.mapError((cause) => new SessionMemoryError({ operation: "mark", sessionId, cause })),
@@ -385,7 +386,7 @@ export const make = (
           const known = yield* rows(
             GenerationRow,
             sql`SELECT generation FROM effect_read_sessions WHERE session_id = ${sessionId}`.withoutTransform
-          ).pipe(retryWhileLocked, Effect.mapError((cause) => new SessionMemoryError({ operation: "advance", sessionId, cause })))
+          ).pipe(patiently, Effect.mapError((cause) => new SessionMemoryError({ operation: "advance", sessionId, cause })))
           if (known[0] !== undefined && known[0].generation === generation) return true
           if (known[0] !== undefined && known[0].generation > generation) return false
           const now = yield* Clock.currentTimeMillis
@@ -528,11 +529,12 @@ export const make = (
 export const prune = (idleTimeout: Duration.DurationInput): Effect.Effect<number, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const patiently = retryWhileLocked(yield* LockTimeout)
     const cutoff = (yield* Clock.currentTimeMillis) - Duration.toMillis(idleTimeout)
-    const stale = yield* retryWhileLocked(sql<{ readonly session_id: string }>`DELETE FROM effect_read_sessions
+    const stale = yield* patiently(sql<{ readonly session_id: string }>`DELETE FROM effect_read_sessions
       WHERE touched_at < ${cutoff} RETURNING session_id`.withoutTransform)
     for (const some of chunks(stale.map((row) => row.session_id), 500)) {
-      yield* retryWhileLocked(sql.withTransaction(Effect.forEach(
+      yield* patiently(sql.withTransaction(Effect.forEach(
         ["effect_read_held", "effect_read_files", "effect_read_lines", "effect_read_versions"],
         (table) => sql`DELETE FROM ${sql(table)} WHERE session_id IN ${sql.in(some)}`.withoutTransform,
         { discard: true }

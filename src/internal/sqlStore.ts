@@ -43,8 +43,9 @@ export const dialectName = (sql: SqlClient.SqlClient): string =>
 /**
  * How long an operation of the store waits for a lock another connection holds before it fails:
  * SQLite's write lock (another process writing, migrating, checkpointing, backing up), a
- * PostgreSQL deadlock or serialization failure. Default 60 seconds; provide another value to the
- * layers (`Layer.succeed(LockTimeout, Duration.seconds(10))`) or to an effect.
+ * PostgreSQL deadlock or serialization failure. Default 60 seconds; another value provided to a
+ * layer (`Layer.provide(Layer.succeed(LockTimeout, Duration.seconds(10)))`) holds for everything
+ * it does, from its migrations on.
  */
 export class LockTimeout extends Context.Reference<LockTimeout>()("effect-read/SqlStore/LockTimeout", {
   defaultValue: (): Duration.Duration => Duration.seconds(60)
@@ -85,15 +86,17 @@ const lockRetries = (timeout: Duration.Duration) =>
 
 /**
  * `self` (a statement or a whole transaction: it must be safe to run again) tried again while it
- * fails only because another connection holds a lock, for up to `LockTimeout`; then a `SqlError`
- * that says so. Inside a transaction of the caller's it runs once: the caller's transaction is
- * what would have to be tried again.
+ * fails only because another connection holds a lock, for up to `timeout`; then a `SqlError` that
+ * says so. A `COMMIT` refused that way (a PostgreSQL serialization failure is often told at
+ * commit) is a defect of `withTransaction`'s, taken here as the failure it is: the transaction was
+ * rolled back. Inside a transaction of the caller's it runs once: the caller's transaction is what
+ * would have to be tried again.
  */
-export const retryWhileLocked = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError, R> =>
-  Effect.gen(function*() {
-    if (Option.isSome(yield* Effect.serviceOption(SqlClient.TransactionConnection))) return yield* self
-    const timeout = yield* LockTimeout
-    return yield* self.pipe(
+export const retryWhileLocked = (timeout: Duration.Duration) =>
+<A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError, R> =>
+  Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (transaction) =>
+    Option.isSome(transaction) ? self : self.pipe(
+      Effect.catchSomeDefect((defect) => isLocked(defect) ? Option.some(Effect.fail(defect)) : Option.none()),
       Effect.retry({ while: isLocked, schedule: lockRetries(timeout) }),
       Effect.mapError((error): E | SqlError =>
         isLocked(error)
@@ -105,8 +108,7 @@ export const retryWhileLocked = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.
           })
           : error
       )
-    )
-  })
+    ))
 
 /**
  * What our layers do when they open a SQLite file: a short busy timeout (`sqliteBusyTimeoutMillis`,
@@ -117,7 +119,7 @@ export const retryWhileLocked = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.
 export const configureSqlite: Effect.Effect<void, SqlError, SqlClient.SqlClient> = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* sql.unsafe(`PRAGMA busy_timeout = ${sqliteBusyTimeoutMillis}`).withoutTransform
-  yield* retryWhileLocked(sql.unsafe("PRAGMA journal_mode = WAL").withoutTransform)
+  yield* retryWhileLocked(yield* LockTimeout)(sql.unsafe("PRAGMA journal_mode = WAL").withoutTransform)
 })
 
 /** Run every statement in order (one statement per call: no driver here takes several with parameters). */
