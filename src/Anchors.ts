@@ -17,7 +17,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { checkAccess, readChecked, resolveTarget } from "./internal/access.js"
+import { askContent, checkAccess, CONTENT_SNIFF_BYTES, readChecked, resolveTarget, textOf } from "./internal/access.js"
 import { AnchorStore, anchorPath } from "./internal/anchorStore.js"
 import { detect, detectionFor, encodingExists } from "./internal/core/encoding.js"
 import {
@@ -35,6 +35,7 @@ import { fromPlatformError } from "./internal/platformError.js"
 import type { Permission } from "./Permission.js"
 import { BinaryFile, InvalidParams, NotAFile, type ReadError } from "./ReadError.js"
 import type { ReadResult } from "./ReadResult.js"
+import * as Secrets from "./Secrets.js"
 import { Workspace } from "./Workspace.js"
 
 export {
@@ -162,11 +163,32 @@ export const verify: (
   const bytes = yield* readChecked(target)
   const detection = params.encoding === undefined ? detect(bytes, true) : detectionFor(params.encoding, bytes)
   if (detection._tag === "Binary") return yield* new BinaryFile({ path: target.absolute, size: bytes.length })
-  const text = detection.codec.decode(bytes.subarray(detection.bomLength)).text
+  // What the file holds is asked about as a read asks (a private key is denied here too).
+  yield* askContent(target, Effect.sync(() => textOf(bytes.subarray(0, CONTENT_SNIFF_BYTES))))
+  const real = detection.codec.decode(bytes.subarray(detection.bomLength)).text
+  // With masking on, everything is compared and answered in the masked text the model was shown.
+  const text = yield* Secrets.maskFileText(real, target.absolute)
   const tag = tagOf(text)
   const header = anchorHeader(yield* anchorPath(target.absolute), tag)
   const now = linesOf(text)
   const at = (from: number, to: number) => numbered(now.slice(from - 1, to), from)
+  // Lines that hold a masked value: an edit by number would write the placeholder over the secret.
+  const realLines = text === real ? now : linesOf(real)
+  const maskedIn = (from: number, to: number) => {
+    for (let line = from; line <= Math.min(to, now.length); line++) {
+      if (now[line - 1] !== realLines[line - 1]) return line
+    }
+    return undefined
+  }
+  const guarded = (verdict: Verdict): Verdict => {
+    if (verdict._tag === "Stale") return verdict
+    const line = maskedIn(verdict.start, verdict.end)
+    if (line === undefined) return verdict
+    return stale(
+      `line ${line} holds a secret value that was masked (‹secret: …›); an edit by these numbers would write the placeholder, not the value`,
+      { header, tag, current: at(verdict.start, Math.min(verdict.end, now.length)) }
+    )
+  }
 
   const store = yield* AnchorStore
   const { sessionId } = yield* Workspace
@@ -179,7 +201,9 @@ export const verify: (
         reason: `${span(start, end)} are past the end of ${params.filePath} (${now.length} lines)`
       })
     }
-    return Valid.make({ header, tag, start, end, changed: false, message: `${span(start, end)} of ${params.filePath} are as you read them (${header}).` })
+    return guarded(
+      Valid.make({ header, tag, start, end, changed: false, message: `${span(start, end)} of ${params.filePath} are as you read them (${header}).` })
+    )
   }
   const missing = Array.from({ length: end - start + 1 }, (_, i) => start + i).filter((n) => !known.has(n))
   if (missing.length > 0) {
@@ -192,7 +216,7 @@ export const verify: (
   const location = locate(known, start, end, now)
   switch (location._tag) {
     case "Same":
-      return Valid.make({
+      return guarded(Valid.make({
         header,
         tag,
         start,
@@ -201,9 +225,9 @@ export const verify: (
         message: `${span(start, end)} of ${params.filePath} are as you read them${
           tag === wanted ? "" : `; the file changed elsewhere and is now ${header}`
         }.`
-      })
+      }))
     case "Moved":
-      return Moved.make({
+      return guarded(Moved.make({
         header,
         tag,
         from: { start, end },
@@ -212,7 +236,7 @@ export const verify: (
         message: `${span(start, end)} of ${params.filePath} as you read them (#${wanted}) are now ${
           span(location.start, location.end)
         } (${header}): lines were ${location.start > start ? "added" : "removed"} above them.`
-      })
+      }))
     case "Ambiguous":
       return stale(`they now occur at lines ${location.starts.join(", ")} and nothing you read tells which`, {
         header,

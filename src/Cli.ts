@@ -2,13 +2,18 @@
  * The command line:
  *
  * - `effect-read [--cwd DIR] [--offset N] [--limit N] [--column N] [--encoding NAME] [--view V] [--levels K] [--context syntax] [--line-format hashline]
- *   [--format text|json|envelope] [--json] [--files-only] [--allow-external] <filePath>` reads once. stdout carries exactly the tool's
+ *   [--format text|json|envelope] [--json] [--files-only] [PERMISSIONS] <filePath>` reads once. stdout carries exactly the tool's
  *   output, or one JSON object (`json`: the `ReadResult` or `{"error": …}`; `envelope`: seed 002's
  *   envelope). `--json` is short for `--format json`.
- * - `effect-read mcp [--cwd DIR] [--allow-external] [--store sqlite:FILE|postgres://…] [--session-memory]` serves
- *   the tool over MCP on stdio; each request's conversation is its `_meta["effect-read/session"]`.
- * - `effect-read many [--cwd DIR] [--glob PATTERN] [--json] [--allow-external] <filePath>...` reads
+ * - `effect-read mcp [--cwd DIR] [--store sqlite:FILE|postgres://…] [--session-memory] [--ask-timeout SECONDS] [PERMISSIONS]`
+ *   serves the tool over MCP on stdio; each request's conversation is its `_meta["effect-read/session"]`.
+ * - `effect-read many [--cwd DIR] [--glob PATTERN] [--json] [PERMISSIONS] <filePath>...` reads
  *   several files at once (`read_many`); exit 1 when any of them failed (the others are shown).
+ *
+ * PERMISSIONS: `--allow-external`, `--mask-secrets`, `--rules FILE`, `--allow GLOB`, `--ask GLOB`,
+ * `--deny GLOB` (see `doorRules`). Reads start from `Permission.secretRules`: env files ask (on a
+ * terminal; over MCP through the client's elicitation), private keys and credential stores are
+ * denied.
  *
  * Exit codes: 0 success, 1 tool failure, 2 usage error.
  */
@@ -33,8 +38,9 @@ import * as Permission from "./Permission.js"
 import * as Progress from "./Progress.js"
 import * as Read from "./Read.js"
 import * as ReadMany from "./ReadMany.js"
+import { describePermission, type ReadError } from "./ReadError.js"
+import * as Secrets from "./Secrets.js"
 import * as SessionMemory from "./SessionMemory.js"
-import type { ReadError } from "./ReadError.js"
 import * as Workspace from "./Workspace.js"
 
 export const version = "0.1.0"
@@ -49,7 +55,7 @@ export const terminalAsker: Permission.Asker = (request) =>
     process.stderr.write("\r\x1b[K")
     const rl = readline.createInterface({ input: process.stdin, output: process.stderr })
     rl.question(
-      `effect-read: allow ${request.permission} ${request.patterns.join(", ")}? [y]es / [a]lways / [N]o `,
+      `effect-read: allow ${describePermission(request.permission, request.patterns)} (${Permission.whyAsked(request)})? [y]es / [a]lways / [N]o `,
       (answer) => {
         rl.close()
         const a = answer.trim().toLowerCase()
@@ -60,27 +66,59 @@ export const terminalAsker: Permission.Asker = (request) =>
   })
 
 /**
- * The CLI's permissions: everything inside the worktree is allowed, and public web pages;
- * reading outside it is allowed with `--allow-external`, asked on a terminal, and denied
- * otherwise. Web pages at loopback, private and other non-public addresses are asked on a
- * terminal and denied otherwise (the MCP server never fetches them).
+ * How the person running effect-read can allow what was denied for want of someone to ask: the
+ * flags of the CLI (`door: "cli"`) or of `effect-read mcp`.
  */
-export const permissionLayer = (options: { readonly allowExternal: boolean; readonly interactive: boolean }) =>
-  Permission.layerRules(
-    [
-      { permission: "*", pattern: "*", action: "allow" },
-      {
-        permission: "external_directory",
-        pattern: "*",
-        action: options.allowExternal ? "allow" : options.interactive ? "ask" : "deny"
-      },
-      { permission: "webfetch_private", pattern: "*", action: options.interactive ? "ask" : "deny" }
-    ],
-    { asker: terminalAsker }
-  )
+export const allowHint = (door: "cli" | "mcp") => (request: Permission.PermissionRequest): string => {
+  const how = door === "cli" ? "run effect-read with" : "start the MCP server (effect-read mcp) with"
+  if (request.permission === "external_directory") return `To allow it, the user can ${how} --allow-external.`
+  const pattern = request.patterns[0] ?? "*"
+  const rule = request.metadata["rule"]
+  const masked = rule === "*.env" || rule === "*.env.*"
+    ? " (or --mask-secrets, which shows env files with their values masked)"
+    : ""
+  return `To allow it, the user can ${how} --allow '${pattern}'${masked}, or with a rule in a --rules file.`
+}
+
+/** The CLI's prompt: the terminal when there is one, else nobody (denied, saying how to allow it). */
+export const cliPrompt = (interactive: boolean): Permission.Asker =>
+  interactive ? terminalAsker : Permission.unavailable("there is no terminal to ask on", allowHint("cli"))
+
+export interface PermissionOptions {
+  readonly allowExternal: boolean
+  /** A person is at a terminal: private web addresses are asked there instead of denied. */
+  readonly interactive: boolean
+  /** Secret values are masked: env files are read without asking. */
+  readonly maskSecrets?: boolean | undefined
+  /** The user's rules (`--rules`, `--allow`, `--ask`, `--deny`), after the defaults: they win. */
+  readonly rules?: ReadonlyArray<Permission.Rule> | undefined
+}
+
+/**
+ * The doors' rules: everything inside the worktree and public web pages allowed, then
+ * `Permission.secretRules` (env files ask, private keys and credential stores denied), outside the
+ * worktree asked (allowed with `--allow-external`), web pages at loopback, private and other
+ * non-public addresses asked on a terminal and denied otherwise (the MCP server never fetches
+ * them), then the user's rules.
+ */
+export const doorRules = (options: PermissionOptions): ReadonlyArray<Permission.Rule> => [
+  { permission: "*", pattern: "*", action: "allow" },
+  ...Permission.secretRules({ maskSecrets: options.maskSecrets }),
+  { permission: "external_directory", pattern: "*", action: options.allowExternal ? "allow" : "ask" },
+  { permission: "webfetch_private", pattern: "*", action: options.interactive ? "ask" : "deny" },
+  ...(options.rules ?? [])
+]
+
+/**
+ * The CLI's and MCP server's permissions (`doorRules`): an `ask` asks whoever `Permission.Prompt`
+ * holds for the request being served — the CLI's terminal, the MCP client — and is denied when
+ * nobody can be asked. Approvals are kept per conversation.
+ */
+export const permissionLayer = (options: PermissionOptions) =>
+  Permission.layerRules(doorRules(options), { asker: Permission.askPrompt })
 
 /** One session's services for the CLI and the MCP server: the worktree is `root`. */
-export const sessionLayer = (root: string, options: { readonly allowExternal: boolean; readonly interactive: boolean }) =>
+export const sessionLayer = (root: string, options: PermissionOptions) =>
   Layer.mergeAll(
     Workspace.layer({ directory: root, worktree: root, sessionId: "cli" }),
     permissionLayer(options),
@@ -154,6 +192,79 @@ const allowExternalOption = Options.boolean("allow-external").pipe(
   Options.withDescription("Allow reading outside the project without asking")
 )
 
+/** The permission flags every command takes (after the subcommand or before it). */
+const permissionOptions = {
+  allowExternal: allowExternalOption,
+  maskSecrets: Options.boolean("mask-secrets").pipe(
+    Options.withDescription(
+      "Show secret values as placeholders (‹secret: GitHub token›); env files are then read without asking"
+    )
+  ),
+  rules: Options.fileText("rules").pipe(
+    Options.withDescription("Permission rules (JSON: [{\"permission\", \"pattern\", \"action\"}]) after the defaults"),
+    Options.optional
+  ),
+  allow: Options.text("allow").pipe(
+    Options.withDescription("Allow reading paths matching this glob (relative to --cwd), private keys and credentials included"),
+    Options.repeated
+  ),
+  ask: Options.text("ask").pipe(Options.withDescription("Ask before reading paths matching this glob"), Options.repeated),
+  deny: Options.text("deny").pipe(Options.withDescription("Never read paths matching this glob"), Options.repeated)
+}
+
+type PermissionArgs = {
+  readonly allowExternal: boolean
+  readonly maskSecrets: boolean
+  readonly rules: Option.Option<readonly [path: string, content: string]>
+  readonly allow: ReadonlyArray<string>
+  readonly ask: ReadonlyArray<string>
+  readonly deny: ReadonlyArray<string>
+}
+
+/** A subcommand's permission flags with the parent's (`effect-read --allow x mcp` works too). */
+const mergePermissions = (own: PermissionArgs, parent: PermissionArgs): PermissionArgs => ({
+  allowExternal: own.allowExternal || parent.allowExternal,
+  maskSecrets: own.maskSecrets || parent.maskSecrets,
+  rules: Option.orElse(own.rules, () => parent.rules),
+  allow: [...parent.allow, ...own.allow],
+  ask: [...parent.ask, ...own.ask],
+  deny: [...parent.deny, ...own.deny]
+})
+
+/**
+ * The user's rules from the flags: the `--rules` file's, then `--ask`, `--deny` and `--allow`
+ * globs (the last wins: an `--allow` overrides a default deny). `--allow` covers the content
+ * permissions too; a usage error says what is wrong with the file.
+ */
+const userRules = (args: PermissionArgs): Effect.Effect<ReadonlyArray<Permission.Rule>, string> =>
+  Effect.gen(function*() {
+    const fromFile = Option.isNone(args.rules) ? [] : yield* rulesOf(args.rules.value[0], args.rules.value[1])
+    const glob = (action: Permission.Action, permissions: ReadonlyArray<string>) => (pattern: string) =>
+      permissions.map((permission): Permission.Rule => ({ permission, pattern, action }))
+    const contentToo = ["read", Permission.contentPermissions.privateKey, Permission.contentPermissions.secret]
+    return [
+      ...fromFile,
+      ...args.ask.flatMap(glob("ask", ["read"])),
+      ...args.deny.flatMap(glob("deny", ["read"])),
+      ...args.allow.flatMap(glob("allow", contentToo))
+    ]
+  })
+
+/** The rules in a rules file's text, or a usage error naming the file. */
+const rulesOf = (path: string, text: string): Effect.Effect<ReadonlyArray<Permission.Rule>, string> =>
+  Effect.try({ try: () => JSON.parse(text) as unknown, catch: (error) => `is not JSON (${(error as Error).message})` }).pipe(
+    Effect.flatMap(Permission.decodeRules),
+    Effect.mapError((reason) => `--rules ${path}: ${reason}`)
+  )
+
+/** The session's services for `args`, or a usage error (a bad rules file). */
+const servicesFor = (root: string, args: PermissionArgs, interactive: boolean) =>
+  Effect.map(userRules(args), (rules) =>
+    Layer.merge(
+      sessionLayer(root, { allowExternal: args.allowExternal, interactive, maskSecrets: args.maskSecrets, rules }),
+      args.maskSecrets ? Secrets.layerMask : Layer.empty
+    ))
+
 const command = Command.make(
   "effect-read",
   {
@@ -198,7 +309,7 @@ const command = Command.make(
     filesOnly: Options.boolean("files-only").pipe(
       Options.withDescription("With --format envelope: a directory is an IS_DIRECTORY error")
     ),
-    allowExternal: allowExternalOption
+    ...permissionOptions
   },
   (args) =>
     Effect.gen(function*() {
@@ -223,16 +334,17 @@ const command = Command.make(
         ...Option.match(args.levels, { onNone: () => ({}), onSome: (levels) => ({ levels }) }),
         ...Option.match(args.context, { onNone: () => ({}), onSome: (context) => ({ context }) })
       }
-      const services = sessionLayer(root, {
-        allowExternal: args.allowExternal,
-        interactive: Boolean(process.stdin.isTTY && process.stderr.isTTY)
-      })
+      const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY)
+      const built = yield* Effect.either(servicesFor(root, args, interactive))
+      if (built._tag === "Left") return yield* usageError(built.left)
+      const services = built.right
       // A status line on stderr for a read that takes a while, only when a person watches it.
       const status = process.stderr.isTTY ? Progress.terminal(process.stderr) : undefined
       const [duration, exit] = yield* Read.read(params).pipe(
         Effect.either,
         Effect.timed,
         Effect.provide(services),
+        Effect.provideService(Permission.Prompt, cliPrompt(interactive)),
         Effect.provideService(Progress.Progress, status?.progress ?? Progress.noop),
         Effect.ensuring(Effect.sync(() => status?.clear()))
       )
@@ -266,7 +378,11 @@ const mcp = Command.make(
   "mcp",
   {
     cwd: cwdOption,
-    allowExternal: allowExternalOption,
+    askTimeout: Options.float("ask-timeout").pipe(
+      Options.withDescription("Seconds to wait for the person to answer a permission question (default 120)"),
+      Options.optional
+    ),
+    ...permissionOptions,
     store: Options.text("store").pipe(
       Options.withDescription(
         "Keep the read ledger and session memory on this store, shared by every server on it: sqlite:FILE or postgres://…"
@@ -286,19 +402,39 @@ const mcp = Command.make(
       const checkedRoot = yield* projectRoot(Option.orElse(args.cwd, () => parent.cwd))
       if (Option.isNone(checkedRoot)) return
       const root = checkedRoot.value
+      if (Option.isSome(args.askTimeout) && !(args.askTimeout.value > 0)) {
+        return yield* usageError("--ask-timeout must be a positive number of seconds")
+      }
+      const permissions = mergePermissions(args, parent)
+      const rules = yield* Effect.either(userRules(permissions))
+      if (Either.isLeft(rules)) return yield* usageError(rules.left)
       const state = yield* mcpState(Option.getOrUndefined(args.store), args.sessionMemory)
       if (Either.isLeft(state)) return yield* usageError(state.left)
-      // Nobody can answer a question on stdio (it carries the protocol): outside the project is
-      // allowed with --allow-external and denied otherwise, as for the CLI without a terminal.
+      // A question goes to the person through the client (MCP elicitation), per request; a client
+      // that cannot ask gets the denial and how to allow it. Web pages at private addresses are
+      // never fetched (`interactive: false`).
       const services = Layer.mergeAll(
         Workspace.layer({ directory: root, worktree: root, sessionId: "cli" }),
-        permissionLayer({ allowExternal: args.allowExternal || parent.allowExternal, interactive: false }),
+        permissionLayer({
+          allowExternal: permissions.allowExternal,
+          interactive: false,
+          maskSecrets: permissions.maskSecrets,
+          rules: rules.right
+        }),
         Lsp.layerNoop,
-        state.right
+        state.right,
+        permissions.maskSecrets ? Secrets.layerMask : Layer.empty
       )
       // Loaded here, not at the top: a plain read never pays for the MCP SDK (start-up, memory).
       const McpServer = yield* Effect.promise(() => import("./McpServer.js"))
-      return yield* McpServer.runStdio({ version }).pipe(
+      return yield* McpServer.runStdio({
+        version,
+        ...Option.match(args.askTimeout, {
+          onNone: () => ({}),
+          onSome: (seconds) => ({ askTimeout: Duration.millis(Math.round(seconds * 1000)) })
+        }),
+        permissionHint: allowHint("mcp")
+      }).pipe(
         Effect.provide(services),
         // The store could not be opened (unreachable, a missing package): say so and exit 1.
         Effect.catchAll((error) =>
@@ -322,7 +458,7 @@ const many = Command.make(
     ),
     json: Options.boolean("json").pipe(Options.withDescription("Print the ReadManyResult or {\"error\": …} as JSON")),
     cwd: cwdOption,
-    allowExternal: allowExternalOption
+    ...permissionOptions
   },
   (args) =>
     Effect.gen(function*() {
@@ -330,15 +466,18 @@ const many = Command.make(
       const checkedRoot = yield* projectRoot(Option.orElse(args.cwd, () => parent.cwd))
       if (Option.isNone(checkedRoot)) return
       const root = checkedRoot.value
-      const services = sessionLayer(root, {
-        allowExternal: args.allowExternal || parent.allowExternal,
-        interactive: Boolean(process.stdin.isTTY && process.stderr.isTTY)
-      })
+      const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY)
+      const built = yield* Effect.either(servicesFor(root, mergePermissions(args, parent), interactive))
+      if (built._tag === "Left") return yield* usageError(built.left)
       const params = {
         files: args.filePaths.map((filePath) => ({ filePath })),
         ...Option.match(args.glob, { onNone: () => ({}), onSome: (glob) => ({ glob }) })
       }
-      const exit = yield* ReadMany.readMany(params).pipe(Effect.either, Effect.provide(services))
+      const exit = yield* ReadMany.readMany(params).pipe(
+        Effect.either,
+        Effect.provide(built.right),
+        Effect.provideService(Permission.Prompt, cliPrompt(interactive))
+      )
       if (exit._tag === "Right") {
         yield* Console.log(
           args.json ? JSON.stringify(Schema.encodeSync(ReadMany.ReadManyResult)(exit.right)) : exit.right.output

@@ -23,6 +23,8 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import {
   type CallToolResult,
   CallToolRequestSchema,
+  ErrorCode as McpErrorCode,
+  McpError,
   InitializeRequestSchema,
   ListToolsRequestSchema,
   PingRequestSchema,
@@ -30,6 +32,7 @@ import {
   type Tool as McpTool
 } from "@modelcontextprotocol/sdk/types.js"
 import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -48,10 +51,11 @@ import { warmFileIndex } from "./internal/notFound.js"
 import { ErrorCode, type ErrorResponse, errorResponse, type Request } from "./internal/jsonRpc.js"
 import { StdioTransport, type StdioTransportOptions } from "./internal/stdioTransport.js"
 import * as ModelResult from "./ModelResult.js"
+import * as Permission from "./Permission.js"
 import * as Progress from "./Progress.js"
 import type * as Read from "./Read.js"
 import { ReadParams } from "./Read.js"
-import { InvalidParams, type ReadError } from "./ReadError.js"
+import { describePermission, InvalidParams, PermissionDenied, type ReadError } from "./ReadError.js"
 import * as ReadMany from "./ReadMany.js"
 import type { Attachment } from "./ReadResult.js"
 import * as ReadTool from "./ReadTool.js"
@@ -274,8 +278,80 @@ export const stdioTransport = (options: StdioTransportOptions = {}): StdioTransp
 
 interface RequestExtra {
   readonly _meta?: { readonly progressToken?: string | number | undefined } | undefined
+  readonly requestId: string | number
   readonly signal: AbortSignal
   readonly sendNotification: (notification: ServerNotification) => Promise<void>
+}
+
+/** How long a permission question waits for the person by default. */
+export const DEFAULT_ASK_TIMEOUT = Duration.minutes(2)
+
+/** The form a permission question shows: one choice, to remember the answer for the conversation. */
+const askSchema = {
+  type: "object",
+  properties: {
+    remember: {
+      type: "boolean",
+      title: "Allow for the rest of this conversation",
+      description: "Also allow later reads of the same path in this conversation without asking again",
+      default: false
+    }
+  }
+} as const
+
+/** The question put to the person: what the model asks to read, where, and why a rule asks. */
+export const askMessage = (request: Permission.PermissionRequest): string => {
+  const path = request.metadata["filePath"] ?? request.metadata["filepath"]
+  const where = typeof path === "string" && !request.patterns.includes(path) ? ` (${path})` : ""
+  return `The model's read needs your approval: ${describePermission(request.permission, request.patterns)}${where}. ` +
+    `It is asked because ${Permission.whyAsked(request)}. Allow it?`
+}
+
+/**
+ * The person behind the MCP client, asked through `elicitation/create` when the client declared
+ * the capability: accept reads (and with `remember` is kept for the conversation), decline or
+ * cancel refuses, no answer within `timeout` is denied as unanswered; a client without the
+ * capability is denied as unavailable, with `hint` saying how the user can allow it.
+ */
+export const elicitationPrompt = (
+  server: Server,
+  extra: RequestExtra,
+  options: { readonly timeout: Duration.DurationInput; readonly hint?: ((request: Permission.PermissionRequest) => string) | undefined }
+): Permission.Asker =>
+(request) => {
+  if (server.getClientCapabilities()?.elicitation?.form === undefined) {
+    return Permission.unavailable(
+      "the MCP client does not support elicitation, so the server cannot ask the user",
+      options.hint
+    )(request)
+  }
+  const timeout = Duration.decode(options.timeout)
+  return Effect.tryPromise({
+    try: (signal) =>
+      server.elicitInput(
+        { mode: "form", message: askMessage(request), requestedSchema: askSchema },
+        { relatedRequestId: extra.requestId, timeout: Duration.toMillis(timeout), signal }
+      ),
+    catch: (error) => error
+  }).pipe(
+    Effect.map((result): Permission.Answer =>
+      result.action !== "accept" ? "reject" : result.content?.["remember"] === true ? "always" : "once"
+    ),
+    Effect.catchAll((error) =>
+      Effect.fail(
+        new PermissionDenied({
+          permission: request.permission,
+          patterns: [...request.patterns],
+          ...(error instanceof McpError && error.code === McpErrorCode.RequestTimeout
+            ? { reason: "unanswered" as const, detail: `within ${Duration.format(timeout)}` }
+            : {
+              reason: "unavailable" as const,
+              detail: `asking through the MCP client failed: ${error instanceof Error ? error.message : String(error)}`
+            })
+        })
+      )
+    )
+  )
 }
 
 /**
@@ -323,6 +399,10 @@ export interface Options {
   readonly sessionId?: string | undefined
   /** When progress starts and how often it is sent (default: after 1 s, every 250 ms). */
   readonly progress?: Progress.ThrottleOptions | undefined
+  /** How long a permission question waits for the person (default `DEFAULT_ASK_TIMEOUT`, 2 minutes). */
+  readonly askTimeout?: Duration.DurationInput | undefined
+  /** How the user can allow what nobody could be asked about, appended to the denial. */
+  readonly permissionHint?: ((request: Permission.PermissionRequest) => string) | undefined
 }
 
 /**
@@ -381,6 +461,11 @@ export const make = (
           Effect.map(toCallToolResult),
           Effect.catchAll(fromHandleError),
           Effect.provideService(Progress.Progress, progressFor(extra, options.progress)),
+          // An `ask` rule asks the person behind this client, about this request.
+          Effect.provideService(
+            Permission.Prompt,
+            elicitationPrompt(server, extra, { timeout: options.askTimeout ?? DEFAULT_ASK_TIMEOUT, hint: options.permissionHint })
+          ),
           // A PDF is read as its text: hosts pass text and images on, not PDF files.
           Effect.provideService(HostMedia, { pdf: "text" }),
           asConversation(conversation.right),

@@ -1,14 +1,19 @@
 /**
  * The permission seam. `read` asks before it touches anything:
  * `external_directory` (pattern `<dir>/*`) for targets outside the worktree, then `read`
- * (pattern: the path relative to the worktree, absolute when outside).
+ * (pattern: the path relative to the worktree, absolute when outside). Once a file is open, what
+ * its first bytes hold is asked about under its own permission, with the same patterns:
+ * `read_private_key` (a private-key block) and `read_secret` (a credential the masker finds).
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
+import * as Schema from "effect/Schema"
 import picomatch from "picomatch"
 import { PermissionDenied } from "./ReadError.js"
+import { Workspace } from "./Workspace.js"
 
 export interface PermissionRequest {
   readonly permission: string
@@ -43,7 +48,42 @@ export interface Rule {
 /** What the user answered to an `ask`. */
 export type Answer = "once" | "always" | "reject"
 
-export type Asker = (request: PermissionRequest) => Effect.Effect<Answer>
+/**
+ * Who answers an `ask`. It may fail with its own `PermissionDenied` when nobody could be asked
+ * (reason `"unavailable"`) or nobody answered in time (`"unanswered"`). The request's metadata
+ * carries `rule`: the `ask` rule's glob that matched.
+ */
+export type Asker = (request: PermissionRequest) => Effect.Effect<Answer, PermissionDenied>
+
+/** The permissions asked about what an open file holds (see the module comment). */
+export const contentPermissions = {
+  /** A private-key block (PEM, OpenSSH, PGP, PuTTY) in the file's first 64 KB. */
+  privateKey: "read_private_key",
+  /** A credential the masker finds in the file's first 64 KB (a token, a password assignment). */
+  secret: "read_secret"
+} as const
+
+const RuleSchema = Schema.Struct({
+  permission: Schema.String,
+  pattern: Schema.String,
+  action: Schema.Literal("allow", "ask", "deny")
+})
+
+/**
+ * A rules file: a JSON array of rules, or `{ "rules": [...] }`. What `--rules FILE` reads; the same
+ * list `layerRules` takes.
+ */
+export const RulesFile = Schema.Union(
+  Schema.Array(RuleSchema),
+  Schema.Struct({ rules: Schema.Array(RuleSchema) })
+).annotations({ identifier: "RulesFile" })
+
+/** The rules of a parsed rules file (`RulesFile`), or why they are not rules. */
+export const decodeRules = (json: unknown): Effect.Effect<ReadonlyArray<Rule>, string> =>
+  Schema.decodeUnknown(RulesFile)(json).pipe(
+    Effect.map((file) => "rules" in file ? file.rules : file),
+    Effect.mapError((error) => error.message)
+  )
 
 // -----------------------------------------------------------------------------
 // Glob matching
@@ -131,14 +171,91 @@ export const evaluate = (rules: ReadonlyArray<Rule>, permission: string, pattern
 
 /**
  * opencode's defaults for `read`: everything is allowed except env files, which ask (their
- * `.example` templates are allowed again); any directory outside the worktree asks.
+ * `.example` templates are allowed again); any directory outside the worktree asks. What a file
+ * holds is not looked at (`read_private_key` and `read_secret` are allowed): see `secretRules`.
  */
 export const defaultRules: ReadonlyArray<Rule> = [
   { permission: "read", pattern: "*", action: "allow" },
   { permission: "read", pattern: "*.env", action: "ask" },
   { permission: "read", pattern: "*.env.*", action: "ask" },
   { permission: "read", pattern: "*.env.example", action: "allow" },
-  { permission: "external_directory", pattern: "*", action: "ask" }
+  { permission: "external_directory", pattern: "*", action: "ask" },
+  { permission: "read_private_key", pattern: "*", action: "allow" },
+  { permission: "read_secret", pattern: "*", action: "allow" }
+]
+
+/** Env-file templates, allowed again after the env-file asks. */
+const ENV_TEMPLATES = ["*.env.example", "*.env.sample", "*.env.template"]
+
+/** Files that are private keys by name (`**\/` is any depth, the project root included). */
+const PRIVATE_KEY_NAMES = [
+  "**/id_rsa",
+  "**/id_dsa",
+  "**/id_ecdsa",
+  "**/id_ed25519",
+  "**/id_ecdsa_sk",
+  "**/id_ed25519_sk",
+  "**/.ssh/identity",
+  "**/*.ppk",
+  "**/*.p12",
+  "**/*.pfx",
+  "**/*.jks",
+  "**/*.keystore",
+  "**/.gnupg/**"
+]
+
+/** Credential stores by name: they hold tokens or passwords whatever else they hold. */
+const CREDENTIAL_STORES = [
+  "**/.netrc",
+  "**/_netrc",
+  "**/.pgpass",
+  "**/.git-credentials",
+  "**/.aws/credentials",
+  "**/.aws/sso/cache/**",
+  "**/.config/gcloud/credentials.db",
+  "**/.config/gcloud/access_tokens.db",
+  "**/.config/gcloud/application_default_credentials.json",
+  "**/.config/gcloud/legacy_credentials/**",
+  "**/.azure/accessTokens.json",
+  "**/.azure/msal_token_cache.*",
+  "**/.kube/config",
+  "**/*.kubeconfig",
+  "**/.vault-token",
+  "**/.terraform.d/credentials.tfrc.json",
+  "**/.config/gh/hosts.yml",
+  "**/.cargo/credentials",
+  "**/.cargo/credentials.toml",
+  "**/.gem/credentials",
+  "**/.m2/settings-security.xml",
+  "**/.docker/config.json"
+]
+
+/** Configuration that is a credential store only when it holds a credential (a registry token). */
+const CREDENTIALS_WHEN_PRESENT = ["**/.npmrc", "**/.pypirc", "**/.yarnrc.yml", "**/.m2/settings.xml", "**/.gradle/gradle.properties"]
+
+export interface SecretRulesOptions {
+  /**
+   * Secret values are masked (`Secrets.layerMask`): env files are read without asking, since their
+   * values are not shown.
+   */
+  readonly maskSecrets?: boolean | undefined
+}
+
+/**
+ * The front doors' rules for secrets, on top of `"*": allow`: env files ask (`.env`, `.env.*`, but
+ * not `.env.example`/`.sample`/`.template`; allowed outright with `maskSecrets`), private keys and
+ * credential stores are denied by name, any file whose first 64 KB hold a private key is denied
+ * (`read_private_key`), and registry configuration (`.npmrc`, `.pypirc`, …) is denied when it holds
+ * a credential (`read_secret`). Last match wins: rules appended after these override them.
+ */
+export const secretRules = (options: SecretRulesOptions = {}): ReadonlyArray<Rule> => [
+  { permission: "read", pattern: "*.env", action: options.maskSecrets === true ? "allow" : "ask" },
+  { permission: "read", pattern: "*.env.*", action: options.maskSecrets === true ? "allow" : "ask" },
+  ...ENV_TEMPLATES.map((pattern): Rule => ({ permission: "read", pattern, action: "allow" })),
+  ...[...PRIVATE_KEY_NAMES, ...CREDENTIAL_STORES].map((pattern): Rule => ({ permission: "read", pattern, action: "deny" })),
+  { permission: contentPermissions.privateKey, pattern: "*", action: "deny" },
+  { permission: contentPermissions.secret, pattern: "*", action: "allow" },
+  ...CREDENTIALS_WHEN_PRESENT.map((pattern): Rule => ({ permission: contentPermissions.secret, pattern, action: "deny" }))
 ]
 
 // -----------------------------------------------------------------------------
@@ -171,6 +288,44 @@ export const layerDenyAll: Layer.Layer<Permission> = Layer.succeed(Permission, {
 /** The asker used when none is given: nobody is there to say yes. */
 export const rejectAll: Asker = () => Effect.succeed("reject")
 
+/**
+ * Whoever can be asked for the request being served: a front door provides it per request (the
+ * CLI a terminal, the MCP server the client's elicitation). By default nobody can be asked.
+ */
+export class Prompt extends Context.Reference<Prompt>()("effect-read/Permission/Prompt", {
+  defaultValue: (): Asker => unavailable("nobody can be asked here")
+}) {}
+
+/** Why a rule asks, in words the person asked can judge (the request's metadata names the rule). */
+export const whyAsked = (request: PermissionRequest): string => {
+  const rule = request.metadata["rule"]
+  if (request.permission === "external_directory") return "it is outside the project"
+  if (rule === "*.env" || rule === "*.env.*") {
+    return "env files usually hold secrets, and what is read is sent to the model's provider"
+  }
+  if (request.permission === contentPermissions.privateKey) return "the file holds a private key"
+  if (request.permission === contentPermissions.secret) return "the file holds credentials"
+  return typeof rule === "string" ? `a rule asks before reading ${rule}` : "a rule asks before reading it"
+}
+
+/** An asker that asks whoever `Prompt` holds for the request being served. */
+export const askPrompt: Asker = (request) => Effect.flatMap(Prompt, (prompt) => prompt(request))
+
+/**
+ * An asker that cannot ask: `PermissionDenied` with reason `"unavailable"`, saying `why` and, when
+ * given, how the user can allow it (`hint`).
+ */
+export const unavailable = (why: string, hint?: (request: PermissionRequest) => string): Asker => (request) =>
+  Effect.fail(
+    new PermissionDenied({
+      permission: request.permission,
+      patterns: [...request.patterns],
+      reason: "unavailable",
+      detail: why,
+      ...(hint === undefined ? {} : { hint: hint(request) })
+    })
+  )
+
 export interface RulesOptions {
   /** Who answers `ask` rules. Defaults to `rejectAll`. */
   readonly asker?: Asker | undefined
@@ -180,14 +335,17 @@ export interface RulesOptions {
  * A rule-set permission service. For a request, every pattern is evaluated:
  *
  * - any `deny` → `PermissionDenied` (reason `"rule"`, `patterns` = the denied ones);
- * - otherwise, patterns that `ask` and were not approved `always` earlier in this service's
- *   lifetime make it call the asker once with the whole request: `"reject"` →
- *   `PermissionDenied` (reason `"rejected"`), `"once"` → allowed this time, `"always"` → allowed,
- *   and `request.always` (or `request.patterns` when empty) remembered as globs approved for
- *   that permission. Approvals never override a `deny` rule.
+ * - otherwise, patterns that `ask` and were not approved `always` earlier in this conversation
+ *   make it call the asker once with the whole request (its metadata's `rule` the `ask` rule's
+ *   glob): `"reject"` → `PermissionDenied` (reason `"rejected"`), `"once"` → allowed this time,
+ *   `"always"` → allowed, and `request.always` (or `request.patterns` when empty) remembered as
+ *   globs approved for that permission; an asker's own failure (nobody to ask, no answer) stands.
+ *   Approvals never override a `deny` rule.
  *
- * Asks are serialized, so a second concurrent request re-checks the approvals after the first
- * one was answered instead of prompting twice.
+ * Approvals are kept per conversation: by the `Workspace.sessionId` of the read that asks (one
+ * conversation, `"default"`, when no workspace is in context). Asks are serialized, so a second
+ * concurrent request re-checks the approvals after the first one was answered instead of
+ * prompting twice.
  */
 export const make = (
   rules: ReadonlyArray<Rule>,
@@ -195,21 +353,36 @@ export const make = (
 ): Effect.Effect<PermissionShape> =>
   Effect.gen(function*() {
     const evaluator = compile(rules)
+    const compiled = rules.map(compileRule)
     const asker = options?.asker ?? rejectAll
-    const approved = yield* Ref.make<ReadonlyArray<CompiledRule>>([])
+    const approved = yield* Ref.make<ReadonlyMap<string, ReadonlyArray<CompiledRule>>>(new Map())
     const lock = yield* Effect.makeSemaphore(1)
+    const conversation = Effect.map(
+      Effect.serviceOption(Workspace),
+      Option.match({ onNone: () => "default", onSome: (workspace) => workspace.sessionId })
+    )
 
     const pending = (request: PermissionRequest, patterns: ReadonlyArray<string>) =>
-      Effect.map(
-        Ref.get(approved),
-        (approvals) => patterns.filter((pattern) => evaluateCompiled(approvals, request.permission, pattern) !== "allow")
-      )
+      Effect.gen(function*() {
+        const approvals = (yield* Ref.get(approved)).get(yield* conversation) ?? []
+        return patterns.filter((pattern) => evaluateCompiled(approvals, request.permission, pattern) !== "allow")
+      })
+
+    /** The glob of the rule that decided `pattern` (the last one matching). */
+    const ruleOf = (permission: string, pattern: string): string | undefined => {
+      for (let i = compiled.length - 1; i >= 0; i--) {
+        const rule = compiled[i]!
+        if (rule.permission(permission) && rule.pattern(pattern)) return rules[i]!.pattern
+      }
+      return undefined
+    }
 
     const askUser = (request: PermissionRequest, patterns: ReadonlyArray<string>) =>
       lock.withPermits(1)(Effect.gen(function*() {
         const still = yield* pending(request, patterns)
         if (still.length === 0) return
-        const answer = yield* asker(request)
+        const rule = ruleOf(request.permission, still[0]!)
+        const answer = yield* asker({ ...request, metadata: { ...request.metadata, ...(rule === undefined ? {} : { rule }) } })
         yield* Effect.annotateCurrentSpan("answer", answer)
         if (answer === "reject") return yield* denied(request.permission, request.patterns, "rejected")
         if (answer === "always") {
@@ -217,7 +390,8 @@ export const make = (
           const added = remember.map((pattern) =>
             compileRule({ permission: request.permission, pattern, action: "allow" })
           )
-          yield* Ref.update(approved, (approvals) => [...approvals, ...added])
+          const key = yield* conversation
+          yield* Ref.update(approved, (approvals) => new Map(approvals).set(key, [...(approvals.get(key) ?? []), ...added]))
         }
       }))
 

@@ -23,6 +23,7 @@ import { Lsp } from "./Lsp.js"
 import { Permission } from "./Permission.js"
 import type { ReadResult } from "./ReadResult.js"
 import { InvalidParams, type ReadError } from "./ReadError.js"
+import * as Secrets from "./Secrets.js"
 import * as SessionMemory from "./SessionMemory.js"
 import { Sources } from "./Sources.js"
 import { Workspace } from "./Workspace.js"
@@ -180,7 +181,10 @@ export const read: (
     ? result
     : yield* SessionMemory.apply(params, result)
   // Nearby instructions (off by default): AGENTS.md files this session was not shown, once.
-  return yield* Instructions.append(shown)
+  const full = yield* Instructions.append(shown)
+  // Secret values masked (off by default) in all of it: the page, a diff of session memory,
+  // instructions, archive members, web pages.
+  return yield* Secrets.apply(full)
 }, withPatientFileSystem)
 
 /** The services `read` needs; every one is swappable by layer. */

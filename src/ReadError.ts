@@ -66,16 +66,50 @@ export class ColumnOutOfRange extends Schema.TaggedError<ColumnOutOfRange>()("Co
 export class PermissionDenied extends Schema.TaggedError<PermissionDenied>()("PermissionDenied", {
   permission: Schema.String,
   patterns: Schema.Array(Schema.String),
-  /** `"rule"` when a configured rule denied it, `"rejected"` when the user said no. */
-  reason: Schema.Literal("rule", "rejected")
+  /**
+   * `"rule"`: a configured rule denied it; `"rejected"`: the user said no; `"unavailable"`: it
+   * needed the user's approval and nobody could be asked; `"unanswered"`: nobody answered in time.
+   */
+  reason: Schema.Literal("rule", "rejected", "unavailable", "unanswered"),
+  /** Why nobody could be asked, or how long the question waited. */
+  detail: Schema.optional(Schema.String),
+  /** How the user can allow it (a flag, a rule). */
+  hint: Schema.optional(Schema.String)
 }) {
   override get message(): string {
-    const what = this.permission === "external_directory"
-      ? `reading outside the project (${this.patterns.join(", ")})`
-      : `${this.permission === "read" ? "reading" : this.permission} ${this.patterns.join(", ")}`
-    return this.reason === "rule"
-      ? `Permission denied: ${what} is not allowed in this session. Do not retry it.`
-      : `Permission denied: the user refused ${what}.`
+    const what = describePermission(this.permission, this.patterns)
+    const hint = this.hint === undefined ? "" : ` ${this.hint}`
+    switch (this.reason) {
+      case "rule":
+        return `Permission denied: ${what} is not allowed in this session. Do not retry it.${hint}`
+      case "rejected":
+        return `Permission denied: the user refused ${what}.`
+      case "unavailable":
+        return `Permission denied: ${what} needs the user's approval, and the user could not be asked${
+          this.detail === undefined ? "" : ` (${this.detail})`
+        }. Do not retry it.${hint}`
+      case "unanswered":
+        return `Permission denied: ${what} needs the user's approval, and the user did not answer${
+          this.detail === undefined ? "" : ` ${this.detail}`
+        }.${hint}`
+    }
+  }
+}
+
+/** What a permission lets a read do, in words: `reading .env`, `reading the private key in id.pem`. */
+export const describePermission = (permission: string, patterns: ReadonlyArray<string>): string => {
+  const list = patterns.join(", ")
+  switch (permission) {
+    case "external_directory":
+      return `reading outside the project (${list})`
+    case "read":
+      return `reading ${list}`
+    case "read_private_key":
+      return `reading the private key in ${list}`
+    case "read_secret":
+      return `reading the credentials in ${list}`
+    default:
+      return `${permission} ${list}`
   }
 }
 

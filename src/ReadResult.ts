@@ -103,6 +103,15 @@ export const ReadMetadata = Schema.Struct({
   anchor: Schema.optional(Schema.String),
   /** Hashline was asked for and no anchor given: why (read-only source, `:raw`, a file over 4 MiB …). */
   anchorOmitted: Schema.optional(Schema.String),
+  /**
+   * Secret values masked (`Secrets.layerMask`): how many, the file's lines they were on (when the
+   * output numbers them), and how many of each kind (`GitHub token`, `password`, `private key`, …).
+   */
+  masked: Schema.optional(Schema.Struct({
+    secrets: Schema.Number,
+    lines: Schema.Array(Schema.Number),
+    kinds: Schema.Record({ key: Schema.String, value: Schema.Number })
+  })),
   /** Nearby instructions appended (a `<system-reminder>` after the output): their absolute paths. */
   loaded: Schema.optional(Schema.Array(Schema.String))
 })

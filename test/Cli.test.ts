@@ -142,7 +142,7 @@ describe("CLI", () => {
     // `script` gives the CLI a real pseudo-terminal; the answer is typed on it.
     const command = `${process.execPath} ${bin} --cwd ${root} ${path.join(outside, "secret.txt")}`
     const yes = await runProcess("script", ["-qec", command, "/dev/null"], { input: "y\n" })
-    expect(yes.stdout).toContain("allow external_directory")
+    expect(yes.stdout).toContain(`allow reading outside the project (${outside}/*) (it is outside the project)? [y]es / [a]lways / [N]o`)
     expect(yes.stdout).toContain("1: outside")
     expect(yes.code).toBe(0)
     const no = await runProcess("script", ["-qec", command, "/dev/null"], { input: "n\n" })

@@ -183,18 +183,18 @@ describe("MCP server (effect-read mcp)", () => {
     })
   })
 
-  it("denies a path outside the project (no terminal to ask)", async () => {
+  it("denies a path outside the project when the client cannot be asked, saying how to allow it", async () => {
     const result = await call(server, { filePath: path.join(outside, "secret.txt") })
     expect(result.isError).toBe(true)
     expect(result.content).toEqual([{
       type: "text",
-      text: `Permission denied: reading outside the project (${outside}/*) is not allowed in this session. Do not retry it.`
+      text: `Permission denied: reading outside the project (${outside}/*) needs the user's approval, and the user could not be asked (the MCP client does not support elicitation, so the server cannot ask the user). Do not retry it. To allow it, the user can start the MCP server (effect-read mcp) with --allow-external.`
     }])
     expect(result.structuredContent).toMatchObject({
       _tag: "PermissionDenied",
       permission: "external_directory",
       patterns: [`${outside}/*`],
-      reason: "rule"
+      reason: "unavailable"
     })
   })
 

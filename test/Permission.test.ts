@@ -6,6 +6,7 @@ import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import * as Permission from "../src/Permission.js"
 import { PermissionDenied } from "../src/ReadError.js"
+import * as Workspace from "../src/Workspace.js"
 
 const request = (
   permission: string,
@@ -159,7 +160,8 @@ describe("Permission layers", () => {
         expect(error.permission).toBe("read")
         expect(error.patterns).toEqual(["config/.env"])
         expect(error.message).toBe("Permission denied: the user refused reading config/.env.")
-        expect(yield* calls).toEqual([req])
+        // The asker is told which rule asks.
+        expect(yield* calls).toEqual([{ ...req, metadata: { rule: "*.env" } }])
       })))
 
   it.effect("rejected external directory reads say so", () =>
@@ -254,7 +256,7 @@ describe("Permission layers", () => {
       Effect.gen(function*() {
         const req = request("read", ["src/a.ts", ".env", "b/.env.local"])
         yield* ask(req)
-        expect(yield* calls).toEqual([req])
+        expect(yield* calls).toEqual([{ ...req, metadata: { rule: "*.env" } }])
       })))
 
   it.effect("several patterns: asks only while some ask-pattern is unapproved", () =>
@@ -287,4 +289,110 @@ describe("Permission layers", () => {
       const error = yield* Effect.flip(ask(request("read", [".env"])))
       expect(error.reason).toBe("rejected")
     }).pipe(Effect.provide(Layer.fresh(Permission.layerDefault()))))
+})
+
+describe("the front doors' secret rules (Permission.secretRules)", () => {
+  const rules = [{ permission: "*", pattern: "*", action: "allow" } as const, ...Permission.secretRules()]
+  const decide = (permission: string, pattern: string) => Permission.evaluate(rules, permission, pattern)
+
+  it("env files ask, their templates are allowed; with masking they are read", () => {
+    for (const pattern of [".env", "config/.env", ".env.local", "app/.env.production", "../other/.env"]) {
+      expect(decide("read", pattern)).toBe("ask")
+    }
+    for (const pattern of [".env.example", "a/.env.sample", ".env.template", "src/env.ts"]) expect(decide("read", pattern)).toBe("allow")
+    const masked = [{ permission: "*", pattern: "*", action: "allow" } as const, ...Permission.secretRules({ maskSecrets: true })]
+    expect(Permission.evaluate(masked, "read", ".env")).toBe("allow")
+    expect(Permission.evaluate(masked, "read", ".ssh/id_rsa")).toBe("deny")
+  })
+
+  it("private keys and credential stores are denied by name, at any depth and outside the project", () => {
+    for (const pattern of [
+      "id_rsa",
+      ".ssh/id_ed25519",
+      "../../home/me/.ssh/id_ecdsa",
+      "/home/me/.ssh/id_dsa",
+      "keys/deploy.ppk",
+      "certs/client.p12",
+      "../.gnupg/private-keys-v1.d/ABC.key",
+      ".netrc",
+      "../me/.pgpass",
+      "/home/me/.aws/credentials",
+      ".git-credentials",
+      "../.kube/config",
+      "cluster.kubeconfig",
+      "/home/me/.docker/config.json",
+      "/home/me/.config/gh/hosts.yml",
+      "bundle.zip/.aws/credentials"
+    ]) expect(decide("read", pattern), pattern).toBe("deny")
+    for (const pattern of [".ssh/id_rsa.pub", ".ssh/known_hosts", ".ssh/config", ".aws/config", "certs/ca.pem", "src/keys.ts", "kube/config.go"]) {
+      expect(decide("read", pattern), pattern).toBe("allow")
+    }
+  })
+
+  it("what a file holds is decided by its own permissions: any private key denied, credentials in registry config denied", () => {
+    expect(decide("read_private_key", "certs/server.pem")).toBe("deny")
+    expect(decide("read_private_key", "notes.txt")).toBe("deny")
+    expect(decide("read_secret", "src/config.ts")).toBe("allow")
+    for (const pattern of [".npmrc", "web/.npmrc", "/home/me/.pypirc", ".yarnrc.yml", "/home/me/.m2/settings.xml"]) {
+      expect(decide("read_secret", pattern), pattern).toBe("deny")
+    }
+  })
+
+  it("rules appended after them win (the doors' --allow, a rules file)", () => {
+    const allowed = [...rules, ...["read", "read_private_key"].map((permission) => ({ permission, pattern: "test/fixtures/*", action: "allow" as const }))]
+    expect(Permission.evaluate(allowed, "read_private_key", "test/fixtures/key.pem")).toBe("allow")
+    expect(Permission.evaluate(allowed, "read", "test/fixtures/id_rsa")).toBe("allow")
+    expect(Permission.evaluate(allowed, "read_private_key", "certs/key.pem")).toBe("deny")
+  })
+
+  it.effect("a rules file is a JSON array of rules, or { rules }; anything else says what is wrong", () =>
+    Effect.gen(function*() {
+      const rule = { permission: "read", pattern: "*.env", action: "allow" }
+      expect(yield* Permission.decodeRules([rule])).toEqual([rule])
+      expect(yield* Permission.decodeRules({ rules: [rule] })).toEqual([rule])
+      const bad = yield* Effect.flip(Permission.decodeRules([{ ...rule, action: "sometimes" }]))
+      expect(bad).toContain("sometimes")
+      expect(yield* Effect.flip(Permission.decodeRules({ allow: ["*.env"] }))).toContain("rules")
+    }))
+})
+
+describe("asking, per conversation and per request", () => {
+  const inSession = (sessionId: string) => Effect.provide(Workspace.layer({ directory: "/p", sessionId }))
+
+  it.effect("an `always` answer is remembered for its conversation only", () =>
+    withRules(Permission.defaultRules, ["always"], (calls) =>
+      Effect.gen(function*() {
+        const env = request("read", [".env"], [".env"])
+        yield* ask(env).pipe(inSession("conversation-a"))
+        yield* ask(env).pipe(inSession("conversation-a"))
+        expect(yield* calls).toHaveLength(1)
+        // Another conversation (another MCP session) was never asked.
+        yield* ask(env).pipe(inSession("conversation-b"))
+        expect(yield* calls).toHaveLength(2)
+        const check = Effect.flatMap(Permission.Permission, (p) => p.check(env))
+        expect(yield* check.pipe(inSession("conversation-a"))).toBe("allow")
+        expect(yield* check.pipe(inSession("conversation-c"))).toBe("ask")
+      })))
+
+  it.effect("askPrompt asks whoever the request's Prompt holds; by default nobody can be asked", () =>
+    Effect.gen(function*() {
+      const rules = [{ permission: "read", pattern: "*", action: "ask" } as const]
+      const service = yield* Permission.make(rules, { asker: Permission.askPrompt })
+      const nobody = yield* Effect.flip(service.ask(request("read", ["a.txt"])))
+      expect(nobody).toMatchObject({ _tag: "PermissionDenied", reason: "unavailable", detail: "nobody can be asked here" })
+      expect(nobody.message).toBe(
+        "Permission denied: reading a.txt needs the user's approval, and the user could not be asked (nobody can be asked here). Do not retry it."
+      )
+      const asked: Array<Permission.PermissionRequest> = []
+      yield* service.ask(request("read", ["a.txt"])).pipe(
+        Effect.provideService(Permission.Prompt, (req) => Effect.sync(() => (asked.push(req), "once" as const)))
+      )
+      expect(asked.map((req) => req.metadata)).toEqual([{ rule: "*" }])
+      const hinted = yield* Effect.flip(service.ask(request("read", ["b.txt"])).pipe(
+        Effect.provideService(Permission.Prompt, Permission.unavailable("no terminal", (req) => `Allow ${req.patterns[0]} with --allow.`))
+      ))
+      expect(hinted.message).toBe(
+        "Permission denied: reading b.txt needs the user's approval, and the user could not be asked (no terminal). Do not retry it. Allow b.txt with --allow."
+      )
+    }))
 })

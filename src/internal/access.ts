@@ -11,10 +11,12 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { type Action, Permission, type PermissionRequest } from "../Permission.js"
+import { type Action, contentPermissions, Permission, type PermissionRequest } from "../Permission.js"
 import { FileChanged, formatBytes } from "../ReadError.js"
 import { Workspace } from "../Workspace.js"
 import { readHead } from "./bytes.js"
+import { detect } from "./core/encoding.js"
+import { privateKeyIn, secretsIn, styleOf } from "./core/secrets.js"
 import { opensKernelDescriptors, realPathOf } from "./nodeFileSystem.js"
 import { fromPlatformError } from "./platformError.js"
 
@@ -137,7 +139,8 @@ const readRequest = Effect.fn("Read.readRequest")(function*(target: Target, real
   return {
     permission: "read",
     patterns,
-    always: ["*"],
+    // Remembered for the conversation: this path (as written and real), not every path.
+    always: patterns,
     metadata: { filePath: target.absolute, ...(real === undefined ? {} : { realPath: real }) }
   }
 })
@@ -148,8 +151,9 @@ export const askRead = (target: Target, real?: string) =>
 
 /**
  * What a read of a path would meet, asking nobody: the `read` rules on the path and its real
- * path and, where either lies outside the worktree, the `external_directory` rules (`deny` if any
- * denies, `ask` if any would ask).
+ * path, where either lies outside the worktree the `external_directory` rules, and the content
+ * permissions on the file's first bytes when a rule needs them (`deny` if any denies, `ask` if any
+ * would ask).
  */
 export const checkRead = (target: Target): Effect.Effect<Action, never, FileSystem.FileSystem | Path.Path | Workspace | Permission> =>
   Effect.gen(function*() {
@@ -158,8 +162,94 @@ export const checkRead = (target: Target): Effect.Effect<Action, never, FileSyst
     if (external === "deny") return external
     const request = yield* readRequest(target, real)
     const read = yield* Effect.flatMap(Permission, (permission) => permission.check(request))
-    return read === "allow" ? external : read
+    if (read === "deny") return read
+    const content = yield* contentChecks(request, target.absolute, peekText(real))
+    if (content === "deny") return content
+    return read === "ask" || content === "ask" || external === "ask" ? "ask" : "allow"
   })
+
+/** How much of a file the content permissions look at. */
+export const CONTENT_SNIFF_BYTES = 64 * 1024
+
+/** A file's first bytes as text, for deciding what it holds (not shown: it may be denied). */
+const peekText = (path: string): Effect.Effect<string | undefined, never, FileSystem.FileSystem> =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) =>
+    Effect.scoped(Effect.gen(function*() {
+      const info = yield* fs.stat(path)
+      if (info.type !== "File") return undefined
+      const file = yield* fs.open(path, { flag: "r" })
+      return textOf(yield* readHead(file, Math.min(CONTENT_SNIFF_BYTES, Number(info.size))))
+    })).pipe(Effect.orElseSucceed(() => undefined)))
+
+/** Bytes as text in their detected encoding; undefined for binary data. */
+export const textOf = (bytes: Uint8Array): string | undefined => {
+  const detection = detect(bytes.subarray(0, 4096), bytes.length < 4096)
+  return detection._tag === "Text" ? detection.codec.decode(bytes.subarray(detection.bomLength)).text : undefined
+}
+
+const CONTENT_PERMISSIONS = [contentPermissions.privateKey, contentPermissions.secret] as const
+
+/** What a content permission finds in a file's text: the kind of key, how many credentials, or nothing. */
+const findIn = (permission: (typeof CONTENT_PERMISSIONS)[number], text: string, path: string): string | undefined => {
+  if (permission === contentPermissions.privateKey) return privateKeyIn(text)
+  const name = path.split(/[/\\]/).pop()
+  const count = secretsIn(text, { style: styleOf(path), name })
+  return count === 0 ? undefined : `${count} credential${count === 1 ? "" : "s"}`
+}
+
+/**
+ * For each content permission the rules do not allow outright, what the file's text holds of it
+ * (the text is only looked at then): the permission's request, its action, and the finding.
+ */
+const contentFindings = <R>(
+  request: PermissionRequest,
+  path: string,
+  text: Effect.Effect<string | undefined, never, R>
+) =>
+  Effect.gen(function*() {
+    const permission = yield* Permission
+    const findings: Array<{ readonly request: PermissionRequest; readonly action: Action; readonly found: string }> = []
+    let loaded: { readonly text: string | undefined } | undefined
+    for (const name of CONTENT_PERMISSIONS) {
+      const contentRequest = { ...request, permission: name }
+      const action = yield* permission.check(contentRequest)
+      if (action === "allow") continue
+      loaded ??= { text: yield* text }
+      if (loaded.text === undefined) break
+      const found = findIn(name, loaded.text, path)
+      if (found !== undefined) {
+        findings.push({ request: { ...contentRequest, metadata: { ...contentRequest.metadata, found } }, action, found })
+      }
+    }
+    return findings
+  })
+
+/** What the content permissions decide for a file's text, asking nobody. */
+const contentChecks = <R>(request: PermissionRequest, path: string, text: Effect.Effect<string | undefined, never, R>) =>
+  Effect.map(contentFindings(request, path, text), (findings): Action =>
+    findings.some((finding) => finding.action === "deny") ? "deny" : findings.length > 0 ? "ask" : "allow")
+
+/**
+ * After the open: what the file's first bytes (`text`, at most `CONTENT_SNIFF_BYTES` of them) hold
+ * is asked about under its own permission, with the `read` request's patterns — a private key
+ * (`read_private_key`), a credential (`read_secret`). Permissions the rules allow outright cost
+ * nothing: the text is not even looked at.
+ */
+export const askContent = <R>(target: Target, text: Effect.Effect<string | undefined, never, R>, path: string = target.absolute) =>
+  Effect.gen(function*() {
+    const permission = yield* Permission
+    const request = yield* readRequest(target, target.real)
+    for (const finding of yield* contentFindings(request, path, text)) {
+      yield* permission.ask(finding.request)
+    }
+  })
+
+/** The `read` request's target for a member of a checked archive: `<archive>/<member>`, as written and real. */
+export const memberTarget = (archive: Target, member: string): Target => ({
+  absolute: `${archive.absolute}/${member}`,
+  relative: `${archive.relative}/${member}`,
+  real: archive.real === undefined ? undefined : `${archive.real}/${member}`
+})
 
 /** Decide access on the path as written and on its real path; the target comes back with `real` set. */
 export const checkAccess = Effect.fn("Read.checkAccess")(function*(target: Target) {

@@ -16,9 +16,22 @@ import { Lsp } from "../Lsp.js"
 import type { Permission } from "../Permission.js"
 import { FileChanged, InvalidParams, InvalidSelector, NotAFile, type ReadError } from "../ReadError.js"
 import type { ReadResult } from "../ReadResult.js"
+import * as Secrets from "../Secrets.js"
 import { type Registry, Sources } from "../Sources.js"
 import { Workspace } from "../Workspace.js"
-import { checkAccess, confirmUnchanged, endedEarly, openCheckedAt, resolveTarget, TAIL_BYTES, tailOf, type Target } from "./access.js"
+import {
+  askContent,
+  checkAccess,
+  confirmUnchanged,
+  CONTENT_SNIFF_BYTES,
+  endedEarly,
+  openCheckedAt,
+  resolveTarget,
+  TAIL_BYTES,
+  tailOf,
+  type Target,
+  textOf
+} from "./access.js"
 import { binarySignature, SAMPLE_BYTES } from "./core/binary.js"
 import { readHead } from "./bytes.js"
 import { readDirectory, readTree } from "./directory.js"
@@ -168,8 +181,12 @@ const readTarget = (
     if (request.view === "list" || request.view === "tree") return yield* viewMismatch(request.view, target.absolute, "file")
     const read = yield* onceMoreIfChanged(target.absolute, readFile(registry, target, request, selection, undefined, note))
     const result = Option.getOrThrow(read)
+    // A line whose secret is masked (`read` masks its result last) was not shown, so not read.
+    const masked = yield* Secrets.maskedLines(result, target.real)
     // read_many may keep fewer lines than were read: it records what it kept (recording.ts).
-    yield* recordOrDefer((lastShown) => recordRead(target.absolute, clipShown(shownOf(result), lastShown)))
+    yield* recordOrDefer((lastShown) =>
+      recordRead(target.absolute, clipShown(withoutLines(shownOf(result), masked), lastShown))
+    )
     // Sources that do not print the note themselves (media, containers) get it as a first line.
     return note === undefined || result.output.startsWith(note) ? result : { ...result, output: `${note}\n${result.output}` }
   })
@@ -226,6 +243,29 @@ const shownOf = (result: ReadResult): Shown | undefined => {
     size: m.size,
     mtime: m.mtime,
     ranges: m.ranges
+  }
+}
+
+/** What was shown, less the lines whose secrets were masked (the model saw placeholders there, not the lines). */
+const withoutLines = (shown: Shown | undefined, masked: ReadonlyArray<number> | undefined): Shown | undefined => {
+  if (shown === undefined || masked === undefined || masked.length === 0) return shown
+  const ranges: Array<{ start: number; end: number }> = []
+  for (const range of shown.ranges ?? [{ start: shown.start, end: shown.end }]) {
+    let start = range.start
+    for (const line of masked) {
+      if (line < start || line > range.end) continue
+      if (line > start) ranges.push({ start, end: line - 1 })
+      start = line + 1
+    }
+    if (start <= range.end) ranges.push({ start, end: range.end })
+  }
+  if (ranges.length === 0) return undefined
+  return {
+    ...shown,
+    start: ranges[0]!.start,
+    end: ranges[ranges.length - 1]!.end,
+    whole: false,
+    ranges: ranges.length > 1 ? ranges : undefined
   }
 }
 
@@ -357,6 +397,11 @@ const readFile = (
         if (source === undefined) {
           return inner === undefined ? yield* refuseBinary(facts) : Option.none<ReadResult>()
         }
+        // What the text holds (a private key, a credential) is asked about before any of it is
+        // shown; a container's members are asked about one by one instead.
+        if (source.container === undefined && facts.text) {
+          yield* askContent(target, firstText(file, bytes, head, Number(info.size)))
+        }
         const read = source.read({ ...facts, file, note, end: tail })
         return Option.some(
           yield* unsized === undefined ? read : Effect.provideService(read, LineIndex.LineIndex, LineIndex.noop)
@@ -365,6 +410,16 @@ const readFile = (
       { before: tail, again: tailOf(opened, Number(before.size)) }
     )
   }).pipe(Effect.scoped, openFiles.withPermit, Effect.withSpan("Read.file"))
+
+/** The text of a file's first `CONTENT_SNIFF_BYTES`: from the bytes in memory, else read (the position is put back). */
+const firstText = (file: File, whole: Uint8Array | undefined, head: Uint8Array, size: number) =>
+  Effect.gen(function*() {
+    if (whole !== undefined || head.length >= size) return textOf((whole ?? head).subarray(0, CONTENT_SNIFF_BYTES))
+    yield* file.seek(0, "start")
+    const bytes = yield* readHead(file, Math.min(CONTENT_SNIFF_BYTES, size))
+    yield* file.seek(head.length, "start")
+    return textOf(bytes)
+  }).pipe(Effect.orElseSucceed(() => undefined))
 
 /**
  * A file that changed under the read (shrunk, rewritten, replaced) is read once more, from a

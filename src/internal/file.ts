@@ -12,6 +12,7 @@ import * as Option from "effect/Option"
 import { LineIndex } from "../LineIndex.js"
 import { Progress } from "../Progress.js"
 import { BinaryFile, type FileChanged, InvalidMedia, MediaTooLarge, type ReadFailed } from "../ReadError.js"
+import * as Secrets from "../Secrets.js"
 import { Workspace } from "../Workspace.js"
 import { endedEarly, readAllFrom, TAIL_BYTES, type Target } from "./access.js"
 import { AnchorStore, anchorPath } from "./anchorStore.js"
@@ -451,7 +452,9 @@ const anchorOf = (file: FileSystem.File, target: Target, size: number, detection
       }
     }
     const bytes = yield* readAllFrom(file, target, size)
-    const text = detection.codec.decode(bytes.subarray(detection.bomLength)).text
+    // With masking on, the tag and the lines kept for `Anchors.verify` are of the masked text, the
+    // text the model is shown: no tag can confirm a guess of a masked value.
+    const text = yield* Secrets.maskFileText(detection.codec.decode(bytes.subarray(detection.bomLength)).text, target.absolute)
     const normal = normalize(text)
     const tag = tagOfNormal(normal)
     return {

@@ -20,7 +20,17 @@ import { fileTypeFromBuffer } from "file-type"
 import { Progress } from "../../Progress.js"
 import type { ReadResult } from "../../ReadResult.js"
 import { ArchiveError, BinaryFile, formatBytes, InvalidParams, InvalidSelector, OffsetOutOfRange, type ReadError } from "../../ReadError.js"
-import { confirmUnchanged, openChecked, TAIL_BYTES } from "../access.js"
+import {
+  askContent,
+  askRead,
+  checkRead,
+  confirmUnchanged,
+  CONTENT_SNIFF_BYTES,
+  memberTarget,
+  openChecked,
+  TAIL_BYTES,
+  textOf
+} from "../access.js"
 import { describeBinary, isBinarySample } from "../core/binary.js"
 import { archiveExtension, archiveFormat, looksLikeArchive } from "../containers.js"
 import { DEFAULT_LIMIT, MAX_BYTES, MAX_LINE_LENGTH } from "../core/lines.js"
@@ -251,6 +261,26 @@ const noParamsWith = (request: ContainerRequest, selection: Selection) => {
     : Effect.void
 }
 
+/** The text of a text member's first `CONTENT_SNIFF_BYTES` (a streamed one is read that far), for what it holds. */
+const firstText = (content: Exclude<Content, { readonly _tag: "Binary" }>): Effect.Effect<string | undefined> =>
+  content._tag === "Text"
+    ? Effect.sync(() => textOf(content.bytes.subarray(0, CONTENT_SNIFF_BYTES)))
+    : Effect.tryPromise(async () => {
+      const chunks: Array<Uint8Array> = []
+      let length = 0
+      const stream = content.open()
+      try {
+        for await (const chunk of stream) {
+          chunks.push(chunk)
+          length += chunk.length
+          if (length >= CONTENT_SNIFF_BYTES) break
+        }
+      } finally {
+        await stream.return(undefined)
+      }
+      return textOf(Buffer.concat(chunks).subarray(0, CONTENT_SNIFF_BYTES))
+    }).pipe(Effect.orElseSucceed(() => undefined))
+
 /** A member shown with the text pipeline; `path` undefined is a plain `.gz` showing its one file. */
 const member = (
   request: ContainerRequest,
@@ -265,6 +295,10 @@ const member = (
     const shown = path === undefined ? request.target.absolute : `${request.target.absolute}:${path}`
     if (selection.pages !== undefined) return yield* new InvalidSelector({ path: shown, reason: messages.pages })
     yield* noParamsWith(request, selection)
+    // A member is asked about as a file at `<archive>/<member>` is: by name, then by what it holds.
+    const inside = memberTarget(request.target, path ?? entry.name)
+    yield* askRead(inside, inside.real)
+    if (content._tag !== "Binary") yield* askContent(inside, firstText(content))
     const title = path === undefined ? request.target.relative : `${request.target.relative}:${path}`
     const mtime = entry.mtime === undefined ? {} : { mtime: entry.mtime }
     // Binary bytes answer as they would in a file of their own: `BinaryFile`, saying what they
@@ -467,7 +501,11 @@ const resolve = (request: ContainerRequest, limits: ArchiveLimits, p: Plan, scan
         return yield* new ArchiveError({ path: archive, member: missing, reason: messages.nested(outer, rest, archive) })
       }
     }
-    const suggestions = tree.suggest(missing).map((path) => `${archive}:${path}`)
+    // A member a rule denies is never named.
+    const suggestions = yield* Effect.filter(
+      tree.suggest(missing),
+      (path) => Effect.map(checkRead(memberTarget(request.target, path)), (action) => action !== "deny")
+    ).pipe(Effect.map((paths) => paths.map((path) => `${archive}:${path}`)))
     const omitted = scan.table.omitted > 0
       ? `\n\n(Only the first ${scan.table.entries.length} entries of the archive were indexed.)`
       : ""
