@@ -10,7 +10,6 @@ import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Logger from "effect/Logger"
 import * as Schema from "effect/Schema"
 import { execFile } from "node:child_process"
 import * as fs from "node:fs"
@@ -23,7 +22,7 @@ import * as SqlFileTime from "../src/SqlFileTime.js"
 import * as SqliteFileTime from "../src/SqliteFileTime.js"
 import { fileTimeContract } from "./FileTimeContract.js"
 import { describePg, freshPgDatabase, onFreshPgDatabase, pgClient } from "./pg.js"
-import { tempDir } from "./support.js"
+import { tempDir, withWarnings } from "./support.js"
 
 const root = tempDir("effect-read-sql-filetime-")
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
@@ -289,17 +288,6 @@ const storedRanges = (filename: string, sessionId: string, path: string) => {
     db.close()
   }
 }
-
-/** Warnings logged while `self` runs, beside its value. */
-const withWarnings = <A, E, R>(self: Effect.Effect<A, E, R>) =>
-  Effect.gen(function*() {
-    const warnings: Array<string> = []
-    const logger = Logger.make(({ logLevel, message }) => {
-      if (logLevel._tag === "Warning") warnings.push(String(Array.isArray(message) ? message[0] : message))
-    })
-    const value = yield* self.pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
-    return { value, warnings }
-  })
 
 const ledgerFile = (filename: string) => SqliteFileTime.layer({ filename }).pipe(Layer.provide(NodeFileSystem.layer))
 
