@@ -1,5 +1,5 @@
 /**
- * The README's @effect/ai example, type-checked in CI: an agent turn that may call `read`, with
+ * The @effect/ai example of docs/mcp-and-hosts.md, type-checked in CI: an agent turn that may call `read`, with
  * Read added by one `Layer.provide`, and a second turn that carries what the reads attached
  * (images, PDFs) as file parts after the tool results. The model layer comes from a provider
  * package (`@effect/ai-openai`, `@effect/ai-anthropic`, …), so it is left as a requirement here.

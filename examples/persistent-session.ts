@@ -1,5 +1,5 @@
 /**
- * The README's "real parts" example, type-checked in CI: a session whose read ledger survives
+ * The "real parts" example of docs/api.md, type-checked in CI: a session whose read ledger survives
  * restarts (SQLite) and whose reads warm a real language server, then asks it for diagnostics.
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"

@@ -1,5 +1,5 @@
 /**
- * The README's "several replicas" example, type-checked in CI: one replica of an agent server
+ * The "several replicas" example of docs/session-memory.md, type-checked in CI: one replica of an agent server
  * whose read ledger and session memory live in PostgreSQL, through the host's own `PgClient`.
  * Every replica runs this; any of them may serve any request of any conversation, because the
  * conversation (and its generation) comes with the request, never from the process.

@@ -1,5 +1,5 @@
 /**
- * The README's registry example, type-checked in CI.
+ * The registry example of docs/sources.md, type-checked in CI.
  */
 import * as Effect from "effect/Effect"
 import { Read, Sources } from "../src/index.js"

@@ -3,7 +3,7 @@
  *
  * - `effect-read [--cwd DIR] [--offset N] [--limit N] [--column N] [--encoding NAME] [--view V] [--levels K] [--context syntax] [--line-format hashline]
  *   [--format text|json|envelope] [--json] [--files-only] [PERMISSIONS] <filePath>` reads once. stdout carries exactly the tool's
- *   output, or one JSON object (`json`: the `ReadResult` or `{"error": …}`; `envelope`: seed 002's
+ *   output, or one JSON object (`json`: the `ReadResult` or `{"error": …}`; `envelope`: the standard
  *   envelope). `--json` is short for `--format json`.
  * - `effect-read mcp [--cwd DIR] [--store sqlite:FILE|postgres://…] [--session-memory] [--ask-timeout SECONDS] [PERMISSIONS]`
  *   serves the tool over MCP on stdio; each request's conversation is its `_meta["effect-read/session"]`.

@@ -1,5 +1,5 @@
 /**
- * The "standard envelope" rendering of a read (seed 002): one JSON object with `status`, `data`,
+ * The "standard envelope" rendering of a read (a unified tool-response protocol's envelope): one JSON object with `status`, `data`,
  * `text`, `stats` and `context`, plus `error` when `status` is `"error"`.
  *
  * It is a second renderer of the same `ReadResult` / `ReadError`; nothing is read twice.
@@ -65,7 +65,7 @@ export const Data = Schema.Struct({
     { exact: true }
   ),
   attachments: Schema.optionalWith(
-    described(Schema.Array(Read.Attachment), "Images and PDFs as data: URLs (an addition to seed 002)"),
+    described(Schema.Array(Read.Attachment), "Images and PDFs as data: URLs (an addition to the standard envelope)"),
     { exact: true }
   )
 })
@@ -156,7 +156,7 @@ export interface RenderOptions {
   readonly pathResolved?: string | undefined
 }
 
-/** `%4d | %s\n`, as seed 002 numbers lines: every line ends with a newline, the last one too. */
+/** `%4d | %s\n`, as the standard envelope numbers lines: every line ends with a newline, the last one too. */
 export const numberLines = (lines: ReadonlyArray<string>, first: number): string =>
   lines.map((line, i) => `${String(first + i).padStart(4)} | ${line}\n`).join("")
 

@@ -74,7 +74,7 @@ export const document: FileSource = builtins.document
 export const text: FileSource = builtins.text
 /** `file://` URLs, read as the paths they name. */
 export const fileUrl: SchemeSource = builtins.fileUrl
-/** `http://` and `https://` web pages (see the README's "Web pages"). */
+/** `http://` and `https://` web pages (see docs/sources.md, "Web pages"). */
 export const web: SchemeSource = builtins.web
 
 /** Build a registry: validates nothing more than the types do; order is kept. */

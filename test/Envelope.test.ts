@@ -1,5 +1,5 @@
 /**
- * The standard envelope (seed 002): every envelope produced here is checked against the exported
+ * The standard envelope: every envelope produced here is checked against the exported
  * JSON Schema with a real validator (ajv) and decoded with the `Envelope` schema.
  */
 import { afterAll, describe, expect, it } from "@effect/vitest"
@@ -158,7 +158,7 @@ describe("Envelope", () => {
       expect(envelope.stats.chars_read).toBe(7)
     }))
 
-  it.effect("an empty file: success, no content, seed 002's summary", () =>
+  it.effect("an empty file: success, no content, the envelope's summary", () =>
     Effect.gen(function*() {
       const envelope = yield* envelopeOf({ filePath: "empty.txt" })
       expect(envelope).toMatchObject({

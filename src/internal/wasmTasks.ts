@@ -8,7 +8,7 @@
  *
  * The front doors (the CLI and the MCP server) own their process and leave the main thread a
  * core: at most one task fewer than the cores. The library never changes a host's V8 flags; a
- * host can pass `--wasm-num-compilation-tasks=1` to node itself (README, structure engines).
+ * host can pass `--wasm-num-compilation-tasks=1` to node itself (docs/views.md, structure engines).
  */
 import { availableParallelism } from "node:os"
 import { setFlagsFromString } from "node:v8"

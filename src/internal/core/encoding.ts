@@ -236,7 +236,7 @@ export const codecFor = (name: string): Codec | undefined => {
 /** Whether `read` can decode text in the encoding of this name. */
 export const encodingExists = (name: string): boolean => codecFor(name) !== undefined
 
-/** A few names, for messages: the README lists the families. */
+/** A few names, for messages: docs/encodings.md lists the families. */
 export const encodingExamples =
   "utf-8, utf-16le, utf-16be, windows-1252, iso-8859-2, koi8-r, shift_jis, euc-jp, iso-2022-jp, gb18030, big5, euc-kr, cp949"
 

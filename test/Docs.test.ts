@@ -1,0 +1,82 @@
+/**
+ * The README and `docs/`: the README stays a map (at most 300 lines), every relative link and
+ * anchor in them leads somewhere, and no page names the documents the project was created from by
+ * their internal names.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
+const docsDir = path.join(root, "docs")
+const pages = [
+  path.join(root, "README.md"),
+  ...fs.readdirSync(docsDir).filter((name) => name.endsWith(".md")).sort().map((name) => path.join(docsDir, name))
+]
+const read = (file: string) => fs.readFileSync(file, "utf8")
+const relative = (file: string) => path.relative(root, file)
+
+/** Markdown without its fenced code blocks (links and headings in code are not links or headings). */
+const prose = (markdown: string) => markdown.replace(/^```[^\n]*\n[\s\S]*?^```[^\n]*$/gm, "")
+
+/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens, repeats numbered. */
+const anchorsOf = (markdown: string): ReadonlySet<string> => {
+  const seen = new Map<string, number>()
+  const anchors = new Set<string>()
+  for (const match of prose(markdown).matchAll(/^#{1,6} +(.+?) *#*$/gm)) {
+    const slug = match[1]!.toLowerCase().replace(/[^\p{L}\p{N}\p{M} _-]/gu, "").replace(/ /g, "-")
+    const count = seen.get(slug) ?? 0
+    seen.set(slug, count + 1)
+    anchors.add(count === 0 ? slug : `${slug}-${count}`)
+  }
+  return anchors
+}
+
+/** `[text](target)` links of a page's prose (images included), without external ones. */
+const localLinks = (markdown: string) =>
+  Array.from(prose(markdown).matchAll(/\]\(([^)\s]+)\)/g), (m) => m[1]!).filter((target) => !/^[a-z][a-z0-9+.-]*:/i.test(target))
+
+describe("README and docs/", () => {
+  it("the README is a map of at most 300 lines, linking every docs page", () => {
+    const readme = read(path.join(root, "README.md"))
+    expect(readme.split("\n").length).toBeLessThanOrEqual(300)
+    const linked = new Set(localLinks(readme).map((target) => target.split("#")[0]))
+    const missing = pages.slice(1).map(relative).filter((page) => !linked.has(page))
+    expect(missing).toEqual([])
+  })
+
+  it("every relative link leads to a file, and every anchor to a heading there", () => {
+    const broken: Array<string> = []
+    for (const page of pages) {
+      for (const target of localLinks(read(page))) {
+        const [file, anchor] = target.split("#") as [string, string | undefined]
+        const resolved = file === "" ? page : path.resolve(path.dirname(page), decodeURIComponent(file))
+        if (!fs.existsSync(resolved)) {
+          broken.push(`${relative(page)}: ${target} (no such file)`)
+        } else if (anchor !== undefined && !anchorsOf(read(resolved)).has(anchor)) {
+          broken.push(`${relative(page)}: ${target} (no such heading in ${relative(resolved)})`)
+        }
+      }
+    }
+    expect(broken).toEqual([])
+  })
+
+  it("names no source document by its internal name", () => {
+    const found = pages.flatMap((page) =>
+      read(page).split("\n").flatMap((line, i) => /\bseeds?[ _-]?0\d\d\b/i.test(line) ? [`${relative(page)}:${i + 1}: ${line.trim()}`] : [])
+    )
+    expect(found).toEqual([])
+  })
+
+  it("anchors follow GitHub's rules", () => {
+    expect([...anchorsOf("## Session memory: don't pay twice\n## The @effect/ai toolkit\n## Several files per call: `read_many`\n## A\n## A\n")]).toEqual([
+      "session-memory-dont-pay-twice",
+      "the-effectai-toolkit",
+      "several-files-per-call-read_many",
+      "a",
+      "a-1"
+    ])
+    expect(anchorsOf("```\n# not a heading\n```\n# Real\n").has("not-a-heading")).toBe(false)
+  })
+})
