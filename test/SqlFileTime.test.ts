@@ -1,7 +1,9 @@
 /**
  * The ledger on any SQL store: the FileTime contract on PostgreSQL, its schema there, integers
  * whichever way a driver returns them, and several replicas at once — coverage written by two
- * processes, and first boots racing on an empty database (SQLite and PostgreSQL).
+ * clients or processes (also on SERIALIZABLE PostgreSQL), first boots racing on an empty database
+ * (SQLite and PostgreSQL) — and a SQLite file another connection holds locked: waited for without
+ * freezing the process, a clear failure past `LockTimeout`, coverage kept aside joined, not lost.
  */
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as SqlClient from "@effect/sql/SqlClient"
