@@ -17,7 +17,7 @@ import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import type { ConfigError } from "effect/ConfigError"
 import * as Layer from "effect/Layer"
 import type { FileTime } from "./FileTime.js"
-import { configureSqlite } from "./internal/sqlStore.js"
+import { configureSqlite, sqliteClientOptions } from "./internal/sqlStore.js"
 import { layerClient } from "./SqlFileTime.js"
 
 export { layerClient, LockTimeout, make, maxUnsaved, migrate, migrations, migrationsTable } from "./SqlFileTime.js"
@@ -41,14 +41,14 @@ export const layer = (
   layerClient.pipe(Layer.provide(sqliteClient(options.filename, options.spanAttributes)))
 
 /**
- * A `SqliteClient` on `filename` as the store needs it: WAL and the busy timeout set by
- * `configureSqlite` (SqliteClient's own WAL switch is off: it would fail at once, as a defect,
- * when another process holds the file at that moment).
+ * A `SqliteClient` on `filename` as the store needs it, also when other processes hold the file
+ * for a while: WAL, a short busy timeout, and prepared statements cached for a second (a statement
+ * that failed to prepare while the file was locked is not answered from the cache for long).
  */
 export const sqliteClient = (
   filename: string,
   spanAttributes?: Record<string, unknown> | undefined
 ): Layer.Layer<SqliteClient.SqliteClient | SqlClient.SqlClient, SqlError | ConfigError> =>
   Layer.effectDiscard(configureSqlite).pipe(
-    Layer.provideMerge(SqliteClient.layer({ filename, disableWAL: true, spanAttributes }))
+    Layer.provideMerge(SqliteClient.layer({ ...sqliteClientOptions(filename), spanAttributes }))
   )

@@ -261,11 +261,16 @@ const Database = createRequire(createRequire(import.meta.url).resolve("@effect/s
   close(): void
 }
 
-/** Another connection holding `filename`'s write lock (`BEGIN IMMEDIATE`) until `release`. */
-const holdWriteLock = (filename: string) => {
+/**
+ * Another connection holding `filename` until `release`: in WAL, its write lock (`BEGIN
+ * IMMEDIATE`); `exclusive`, the whole file in rollback-journal mode (`BEGIN EXCLUSIVE`: no one may
+ * even read the schema, as while a process switches a new file to WAL).
+ */
+const holdWriteLock = (filename: string, mode: "wal" | "exclusive" = "wal") => {
   const holder = new Database(filename)
-  holder.exec("PRAGMA journal_mode = WAL")
-  holder.exec("BEGIN IMMEDIATE")
+  if (mode === "wal") holder.exec("PRAGMA journal_mode = WAL")
+  else holder.exec("CREATE TABLE IF NOT EXISTS theirs (x)")
+  holder.exec(mode === "wal" ? "BEGIN IMMEDIATE" : "BEGIN EXCLUSIVE")
   let held = true
   return {
     release: () => {
@@ -324,6 +329,18 @@ describe("a SQLite store another connection holds", () => {
       expect(warnings).toEqual([])
       expect(storedRanges(filename, "s", path)).toBe("1-2")
     }).pipe(Effect.scoped))
+
+  it.live("a file held EXCLUSIVE, schema and all, when the ledger opens it: started once released", () =>
+    Effect.gen(function*() {
+      const filename = heldFile()
+      const path = numberedFile(nodePath.join(root, "held-exclusive.txt"), 5)
+      yield* releaseLater(holdWriteLock(filename, "exclusive"), 1_500)
+      // Preparing a statement reads the schema: refused while the file is held, and the client's
+      // cache of prepared statements must not keep answering that refusal once it is released.
+      const ledger = ledgerFile(filename).pipe(Layer.provide(Layer.succeed(SqliteFileTime.LockTimeout, Duration.seconds(30))))
+      yield* Effect.flatMap(FileTime.FileTime, (ft) => ft.read("s", path, shownOf(path, 1, 5))).pipe(Effect.provide(ledger))
+      expect(storedRanges(filename, "s", path)).toBe("1-5")
+    }).pipe(Effect.scoped), 120_000)
 
   it.live("a read while another connection holds the write lock: written once it is released, nothing kept aside", () =>
     Effect.gen(function*() {

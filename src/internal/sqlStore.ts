@@ -111,6 +111,22 @@ export const retryWhileLocked = (timeout: Duration.Duration) =>
     ))
 
 /**
+ * How our layers open a SQLite file with `@effect/sql-sqlite-node` (then `configureSqlite`):
+ *
+ * - WAL is set by `configureSqlite`, not by the client, whose own switch fails at once (a defect)
+ *   when another process holds the file at that moment.
+ * - Prepared statements are cached for a second, not ten minutes: the client's cache keeps a
+ *   statement that failed to prepare (preparing reads the schema, which another process may hold
+ *   locked for a moment, e.g. while it switches a new file to WAL) and answers that failure to
+ *   every retry for as long as the entry lives. Preparing again once a second costs microseconds.
+ */
+export const sqliteClientOptions = (filename: string) => ({
+  filename,
+  disableWAL: true,
+  prepareCacheTTL: Duration.seconds(1)
+})
+
+/**
  * What our layers do when they open a SQLite file: a short busy timeout (`sqliteBusyTimeoutMillis`,
  * the rest of a wait is `retryWhileLocked`'s) and WAL journal mode (readers never block the
  * writer, and processes share the file), set through the client so that a file another process

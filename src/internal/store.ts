@@ -15,7 +15,7 @@ import type { FileTime } from "../FileTime.js"
 import { none, SessionMemory } from "../SessionMemory.js"
 import * as SqlFileTime from "../SqlFileTime.js"
 import * as SqlSessionMemory from "../SqlSessionMemory.js"
-import { configureSqlite } from "./sqlStore.js"
+import { configureSqlite, sqliteClientOptions } from "./sqlStore.js"
 
 export type StoreSpec =
   | { readonly _tag: "sqlite"; readonly filename: string }
@@ -80,10 +80,8 @@ export const layer = (
       try: () => import("@effect/sql-sqlite-node/SqliteClient"),
       catch: () => missing(store, "better-sqlite3 (through @effect/sql-sqlite-node)", "@effect/sql-sqlite-node")
     }).pipe(Effect.map((SqliteClient) =>
-      // WAL and a short busy timeout, set by `configureSqlite` (waiting out a file another process holds).
-      Layer.effectDiscard(configureSqlite).pipe(
-        Layer.provideMerge(SqliteClient.layer({ filename: spec.filename, disableWAL: true }))
-      )
+      // As `SqliteFileTime.sqliteClient` opens it: a file another process holds is waited for.
+      Layer.effectDiscard(configureSqlite).pipe(Layer.provideMerge(SqliteClient.layer(sqliteClientOptions(spec.filename))))
     ))
     : Effect.tryPromise({
       try: () => import("@effect/sql-pg/PgClient"),
