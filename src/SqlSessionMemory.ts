@@ -28,7 +28,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
-import { Integer, LockTimeout, migrate, retryWhileLocked } from "./internal/sqlStore.js"
+import { Integer, LockTimeout, migrate, retryWhileLocked } from "./internal/store/sql.js"
 import {
   Generation,
   limitsOf,
@@ -40,7 +40,7 @@ import {
   type Snapshot
 } from "./SessionMemory.js"
 
-export { LockTimeout, migrate, migrations, migrationsTable } from "./internal/sqlStore.js"
+export { LockTimeout, migrate, migrations, migrationsTable } from "./internal/store/sql.js"
 
 export interface Options extends MemoryOptions {
   /** Conversations with no write for this long are dropped from the store. Default 24 hours. */

@@ -17,7 +17,7 @@ import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import type { ConfigError } from "effect/ConfigError"
 import * as Layer from "effect/Layer"
 import type { FileTime } from "./FileTime.js"
-import { configureSqlite, sqliteClientOptions } from "./internal/sqlStore.js"
+import { configureSqlite, sqliteClientOptions } from "./internal/store/sql.js"
 import { layerClient } from "./SqlFileTime.js"
 
 export { layerClient, LockTimeout, make, maxUnsaved, migrate, migrations, migrationsTable } from "./SqlFileTime.js"
