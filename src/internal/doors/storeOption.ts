@@ -80,7 +80,7 @@ export const layer = (
       try: () => import("@effect/sql-sqlite-node/SqliteClient"),
       catch: () => missing(store, "better-sqlite3 (through @effect/sql-sqlite-node)", "@effect/sql-sqlite-node")
     }).pipe(Effect.map((SqliteClient) =>
-      // As `SqliteFileTime.sqliteClient` opens it: a file another process holds is waited for.
+      // As `SqliteFileTime.sqliteClient` opens it (not imported: it would load better-sqlite3 up front).
       Layer.effectDiscard(configureSqlite).pipe(Layer.provideMerge(SqliteClient.layer(sqliteClientOptions(spec.filename))))
     ))
     : Effect.tryPromise({
