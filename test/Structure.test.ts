@@ -40,7 +40,8 @@ const MAY_IMPORT: Record<string, ReadonlyArray<string | RegExp>> = {
   present: ["core/", "structure/", "sources/types.ts"],
   sources: ["core/", "html/", "io/", "present/", "structure/", "store/", "read/access.ts", "read/facts.ts", "read/open.ts", "read/params.ts"],
   read: ["core/", "html/", "io/", "present/", "structure/", "store/", "sources/"],
-  doors: ["core/", "io/", "read/params.ts"],
+  // The --store door opens a SQLite file as the store's layers do.
+  doors: ["core/", "io/", "read/params.ts", "store/sql.ts"],
   mcp: ["doors/"]
 }
 
