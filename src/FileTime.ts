@@ -36,7 +36,11 @@ export class FileNotRead extends Schema.TaggedError<FileNotRead>()("FileNotRead"
   }
 }
 
-export class FileChanged extends Schema.TaggedError<FileChanged>()("FileChanged", {
+/**
+ * The file changed since this session last read it (its tag is its own: a read that finds its file
+ * changing under it fails with `ReadError.FileChanged`, a different error).
+ */
+export class FileChangedSinceRead extends Schema.TaggedError<FileChangedSinceRead>()("FileChangedSinceRead", {
   path: Schema.String,
   readAt: Schema.Number
 }) {
@@ -46,6 +50,11 @@ export class FileChanged extends Schema.TaggedError<FileChanged>()("FileChanged"
     }. Read it again before changing it.`
   }
 }
+
+/** @deprecated Renamed `FileChangedSinceRead`, with that tag (it was `"FileChanged"`, the tag of `ReadError.FileChanged`). */
+export const FileChanged = FileChangedSinceRead
+/** @deprecated Renamed `FileChangedSinceRead`. */
+export type FileChanged = FileChangedSinceRead
 
 /** What a read showed of a text file: lines `start`-`end` of the version of `size` bytes and `mtime`. */
 export interface Shown {
@@ -90,7 +99,7 @@ export interface FileTimeShape {
   readonly read: (sessionId: string, path: string, shown?: Shown, bytes?: ReadBytes) => Effect.Effect<void>
   readonly get: (sessionId: string, path: string) => Effect.Effect<Option.Option<ReadStamp>>
   /** Fails unless the file is unchanged since this session last read it. */
-  readonly assert: (sessionId: string, path: string) => Effect.Effect<void, FileNotRead | FileChanged>
+  readonly assert: (sessionId: string, path: string) => Effect.Effect<void, FileNotRead | FileChangedSinceRead>
   /** The line ranges this session was shown of `path`, merged per content hash. */
   readonly coverage: (sessionId: string, path: string) => Effect.Effect<Coverage>
   /**
@@ -267,10 +276,10 @@ export const assertUnchanged = <E, R>(
   path: string,
   before: Option.Option<ReadStamp>,
   now: Effect.Effect<ReadStamp, E, R>
-): Effect.Effect<void, FileNotRead | FileChanged, R> =>
+): Effect.Effect<void, FileNotRead | FileChangedSinceRead, R> =>
   Effect.gen(function*() {
     if (Option.isNone(before)) return yield* new FileNotRead({ path })
-    const changed = new FileChanged({ path, readAt: before.value.readAt })
+    const changed = new FileChangedSinceRead({ path, readAt: before.value.readAt })
     const stamped = yield* Effect.orElse(now, () => Effect.fail(changed))
     if (compare(before.value, stamped) === "changed") return yield* changed
   })

@@ -74,7 +74,7 @@ const locationOf = (result: Read.ReadResult | ReadMany.ReadManyResult, index: nu
     ? result.metadata
     : result.files.find((file) => file.attachmentIndexes?.includes(index))?.metadata
   if (metadata === undefined) return undefined
-  return metadata.url ?? pathToFileURL(metadata.path).href
+  return ("url" in metadata ? metadata.url : undefined) ?? pathToFileURL(metadata.path).href
 }
 
 /**

@@ -19,7 +19,7 @@ import { checkExternalOf, checkRead, realPathOfNearest, targetOf } from "./inter
 import type { Permission } from "./Permission.js"
 import * as Read from "./Read.js"
 import { InvalidParams, type ReadError } from "./ReadError.js"
-import { Attachment, ReadMetadata, type ReadResult } from "./ReadResult.js"
+import { Attachment, isPaged, isTextual, ReadMetadata, type ReadResult } from "./ReadResult.js"
 import { Workspace } from "./Workspace.js"
 
 export interface ReadManyLimitsShape {
@@ -151,10 +151,10 @@ const cutBlock = (result: ReadResult, request: Read.ReadParams, allowance: numbe
   }
   const output = [...head, ...kept, note, ...(closing === undefined ? [] : [closing])].join("\n")
   const metadata = result.metadata
-  const start = metadata.startLine ?? 1
+  const start = (isPaged(metadata) ? metadata.startLine : undefined) ?? 1
   let continueWith: Continuation
   let lastShown: number | undefined
-  if (metadata.structure !== undefined || metadata.conflicts !== undefined) {
+  if (isTextual(metadata) && (metadata.structure !== undefined || metadata.conflicts !== undefined)) {
     // A view is not the lines it names (its rows are `A-B:` ranges, or folds): the same request,
     // made alone, shows all of it, paged as that view pages.
     continueWith = request

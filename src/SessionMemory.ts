@@ -29,7 +29,7 @@ import { detectionFor } from "./internal/core/encoding.js"
 import { cutLine, MAX_LINE_LENGTH } from "./internal/core/lines.js"
 import { clipRanges, type ClosedRange, mergeRanges as mergeLineRanges } from "./internal/core/ranges.js"
 import { recordOrDefer } from "./internal/read/record.js"
-import type { ReadResult } from "./ReadResult.js"
+import type { ReadResult, TextMetadata } from "./ReadResult.js"
 import { Workspace } from "./Workspace.js"
 
 /** One read the model was shown: lines `start`-`end` of the content with hash `hash`. */
@@ -561,7 +561,7 @@ interface ShownVersion {
  * decoded them and split into lines, which must agree with the result's preview, else no lines are
  * kept; over it only the hash is taken (streamed, as the ledger does).
  */
-const versionShown = (metadata: ReadResult["metadata"], maxBytes: number) =>
+const versionShown = (metadata: TextMetadata, maxBytes: number) =>
   Effect.gen(function*() {
     if (metadata.size > maxBytes) {
       const hash = yield* hashOfShown(metadata)

@@ -66,7 +66,7 @@ export const fileTimeContract = (
         expect(error.message).toBe(`You must read ${path} before changing it. Use the read tool first.`)
       })))
 
-    it.effect("new content of the same size fails with FileChanged, even with the mtime restored", () =>
+    it.effect("new content of the same size fails with FileChangedSinceRead, even with the mtime restored", () =>
       run(Effect.gen(function*() {
         const fs = yield* FileSystem.FileSystem
         const ft = yield* ledger
@@ -76,11 +76,11 @@ export const fileTimeContract = (
         yield* fs.writeFileString(path, "bbbb")
         yield* fs.utimes(path, new Date(before.mtime!), new Date(before.mtime!))
         const error = yield* Effect.flip(ft.assert("s1", path))
-        expect(error).toBeInstanceOf(FileTime.FileChanged)
-        expect(error._tag === "FileChanged" && error.readAt).toBe(before.readAt)
+        expect(error).toBeInstanceOf(FileTime.FileChangedSinceRead)
+        expect(error._tag === "FileChangedSinceRead" && error.readAt).toBe(before.readAt)
       })))
 
-    it.effect("an append fails with FileChanged", () =>
+    it.effect("an append fails with FileChangedSinceRead", () =>
       run(Effect.gen(function*() {
         const fs = yield* FileSystem.FileSystem
         const ft = yield* ledger
@@ -88,10 +88,10 @@ export const fileTimeContract = (
         yield* ft.read("s1", path)
         yield* fs.writeFileString(path, "two\n", { flag: "a" })
         const error = yield* Effect.flip(ft.assert("s1", path))
-        expect(error._tag).toBe("FileChanged")
+        expect(error._tag).toBe("FileChangedSinceRead")
       })))
 
-    it.effect("a deleted file fails with FileChanged", () =>
+    it.effect("a deleted file fails with FileChangedSinceRead", () =>
       run(Effect.gen(function*() {
         const fs = yield* FileSystem.FileSystem
         const ft = yield* ledger
@@ -99,7 +99,7 @@ export const fileTimeContract = (
         yield* ft.read("s1", path)
         yield* fs.remove(path)
         const error = yield* Effect.flip(ft.assert("s1", path))
-        expect(error._tag).toBe("FileChanged")
+        expect(error._tag).toBe("FileChangedSinceRead")
         expect(error.message).toContain(`${path} has changed since it was last read at `)
       })))
 
@@ -130,7 +130,7 @@ export const fileTimeContract = (
         const path = yield* file("v1\n")
         yield* ft.read("s1", path)
         yield* fs.writeFileString(path, "v2 longer\n")
-        expect((yield* Effect.flip(ft.assert("s1", path)))._tag).toBe("FileChanged")
+        expect((yield* Effect.flip(ft.assert("s1", path)))._tag).toBe("FileChangedSinceRead")
         yield* ft.read("s1", path)
         yield* ft.assert("s1", path)
       })))
@@ -146,7 +146,7 @@ export const fileTimeContract = (
         yield* fs.writeFileString(path, "v2 longer\n")
         yield* ft.read("s2", path)
         yield* ft.assert("s2", path)
-        expect((yield* Effect.flip(ft.assert("s1", path)))._tag).toBe("FileChanged")
+        expect((yield* Effect.flip(ft.assert("s1", path)))._tag).toBe("FileChangedSinceRead")
       })))
 
     it.effect("reading a missing file records nothing and does not fail", () =>
@@ -172,7 +172,7 @@ export const fileTimeContract = (
         yield* ft.assert("s1", path)
         // Without a hash, a new mtime is taken as a change.
         yield* fs.utimes(path, new Date(2021, 0, 1), new Date(2021, 0, 1))
-        expect((yield* Effect.flip(ft.assert("s1", path)))._tag).toBe("FileChanged")
+        expect((yield* Effect.flip(ft.assert("s1", path)))._tag).toBe("FileChangedSinceRead")
       })))
   })
 }

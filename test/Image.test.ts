@@ -12,7 +12,7 @@ import * as OptionalPackages from "../src/OptionalPackages.js"
 import { readUnknown } from "../src/Read.js"
 import type { Attachment } from "../src/Read.js"
 import { GIF, PDF, PNG } from "./media.js"
-import { type LayerOptions, nodeLayer, tempDir, writeTree } from "./support.js"
+import { type LayerOptions, nodeLayer, tempDir, writeTree, meta } from "./support.js"
 
 const roots: Array<string> = []
 afterAll(() => {
@@ -87,7 +87,7 @@ describe("images: decoded, with width, height and format", () => {
         format: "png",
         size: png.length
       })
-      expect(result.metadata.attached).toBeUndefined()
+      expect(meta(result).attached).toBeUndefined()
       expect(bytesOf(result.attachments![0]!).equals(png)).toBe(true)
     }))
 
@@ -126,7 +126,7 @@ describe("images: decoded, with width, height and format", () => {
       const result = yield* readIn(root, { filePath: "doc.pdf" })
       expect(result.output).toBe("PDF read successfully")
       expect(bytesOf(result.attachments![0]!).equals(PDF)).toBe(true)
-      expect(result.metadata.width).toBeUndefined()
+      expect(meta(result).width).toBeUndefined()
     }))
 })
 

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import { read, readUnknown, StructureDefaults } from "../src/Read.js"
-import { memoryLayer, nodeLayer, tempDir, writeTree } from "./support.js"
+import { memoryLayer, nodeLayer, tempDir, writeTree, meta } from "./support.js"
 import { zip } from "./zipFixtures.js"
 
 const roots: Array<string> = []
@@ -61,7 +61,7 @@ describe("structure views through read", () => {
       expect(result.output).toContain("\n  12-17: def run(self):\n")
       expect(result.output).toContain("(End of outline - total")
       expect(result.metadata).toMatchObject({ kind: "text", totalLines: 21, structure: { view: "outline", language: "python" } })
-      expect(result.metadata.startLine).toBeUndefined()
+      expect(meta(result).startLine).toBeUndefined()
       const bySelector = yield* memory({ filePath: "mod.py:outline" })
       expect(bySelector.output).toBe(result.output)
       // An outline's footer offset applies to the selector form too.
@@ -76,7 +76,7 @@ describe("structure views through read", () => {
       expect(result.output).toContain("\n4-8: def first(x): …\n")
       expect(result.output).toContain("\n13-17:     def run(self): …\n")
       expect(result.output).toMatch(/\(Summary: \d+ of 21 lines elided in 2 spans\. Elided spans are hidden, not empty/)
-      expect(result.metadata.structure).toMatchObject({ view: "summary", spans: 2 })
+      expect(meta(result).structure).toMatchObject({ view: "summary", spans: 2 })
       expect((yield* memory({ filePath: "mod.py", view: "summary" })).output).toBe(result.output)
     }))
 
@@ -106,11 +106,11 @@ describe("structure views through read", () => {
       expect(block.output).toContain("(Block: class Big, lines 1-")
       expect(block.output).toContain("longer than a page, so this is its summary.)")
       expect(block.output).toContain("\n2-6:     def m0(self): …\n")
-      expect(block.metadata.structure?.view).toBe("summary")
+      expect(meta(block).structure?.view).toBe("summary")
       const wide = Array.from({ length: 2100 }, (_, i) => `x${i} = ${i}`).join("\n")
       const root2 = project({ "flat.py": `${wide}\n` })
       const summary = yield* read({ filePath: "flat.py", view: "summary" }).pipe(Effect.provide(nodeLayer(root2)))
-      expect(summary.metadata.structure?.view).toBe("outline")
+      expect(meta(summary).structure?.view).toBe("outline")
       expect(summary.output).toContain("is longer than a page, so this is the outline")
       // The outline it became is paged like any outline: its footer's offset continues it, as a
       // view or as a selector.
@@ -120,10 +120,10 @@ describe("structure views through read", () => {
       expect(first.output).toContain("is longer than a page, so this is the outline")
       const next = Number(/Use offset=(\d+) to continue\.\)\n/.exec(first.output)?.[1])
       expect(next).toBeGreaterThan(1)
-      expect(first.metadata.nextOffset).toBe(next)
+      expect(meta(first).nextOffset).toBe(next)
       for (const request of [{ filePath: "many.py", view: "summary" as const, offset: next }, { filePath: "many.py:summary", offset: next }]) {
         const more = yield* read(request).pipe(Effect.provide(nodeLayer(root3)))
-        expect(more.metadata.structure?.view).toBe("outline")
+        expect(meta(more).structure?.view).toBe("outline")
         expect(more.output).toContain(`: def f${next - 1}():`)
         expect(more.output).not.toContain(": def f0():")
         expect(more.output).toContain("(End of outline - total 2100 declarations)")
@@ -249,7 +249,7 @@ describe("the host's outline for a read a page would cut", () => {
       const result = yield* read({ filePath: "long.py" }).pipe(Effect.provide(nodeLayer(root)))
       expect(result.output).toContain("\n1: def f0():\n")
       expect(result.output).toContain("(Showing lines 1-2000 of 5000. Use offset=2001 to continue.)")
-      expect(result.metadata.structure).toBeUndefined()
+      expect(meta(result).structure).toBeUndefined()
     }))
 
   it.effect("on: the outline instead, saying why; a file that fits a page is read as usual", () =>
@@ -260,7 +260,7 @@ describe("the host's outline for a read a page would cut", () => {
       const result = yield* on(read({ filePath: "long.py" }))
       expect(result.output).toContain("it is longer than a page, so this is its outline instead of its first lines")
       expect(result.output).toContain("\n1-2: def f0():\n")
-      expect(result.metadata.structure?.view).toBe("outline")
+      expect(meta(result).structure?.view).toBe("outline")
       const short = yield* on(read({ filePath: "short.py" }))
       expect(short.output).toContain("1: def f():\n2:     return 1\n\n(End of file - total 2 lines)")
       // Asked-for pages are never replaced.

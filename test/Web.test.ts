@@ -19,6 +19,7 @@ import { readWeb, WebLimits, type WebRequest } from "../src/internal/sources/web
 import * as Permission from "../src/Permission.js"
 import { errorCode } from "../src/Envelope.js"
 import { FetchFailed } from "../src/ReadError.js"
+import { meta } from "./support.js"
 import { PNG } from "./media.js"
 
 // -----------------------------------------------------------------------------
@@ -281,9 +282,9 @@ describe("web pages", () => {
   it.live("a page without an article is converted whole; a <meta> charset is honoured", () =>
     Effect.gen(function*() {
       expect(text((yield* read("/tiny")).output)).toBe(`Hi **there**, [go](${at("/sub/page")})`)
-      const meta = yield* read("/meta-charset")
-      expect(text(meta.output)).toBe("# Café\n\n\u201cQuoted\u201d naïve")
-      expect(meta.metadata.encoding).toBe("windows-1252")
+      const page = yield* read("/meta-charset")
+      expect(text(page.output)).toBe("# Café\n\n\u201cQuoted\u201d naïve")
+      expect(meta(page).encoding).toBe("windows-1252")
     }))
 
   it.live(":raw shows the body as sent, without numbers", () =>
@@ -307,8 +308,8 @@ describe("web pages", () => {
     Effect.gen(function*() {
       const result = yield* read("/latin1")
       expect(text(result.output)).toBe("café crème")
-      expect(result.metadata.encoding).toBe("iso-8859-1")
-      expect(result.metadata.invalidBytesReplaced).toBeUndefined()
+      expect(meta(result).encoding).toBe("iso-8859-1")
+      expect(meta(result).invalidBytesReplaced).toBeUndefined()
     }))
 
   it.live("a body without a type is sniffed", () =>
@@ -520,7 +521,7 @@ describe("web permissions and redirects", () => {
 
       const allowed = recording(serverRules())
       const result = yield* readWeb(request("/json")).pipe(Effect.provide(allowed.layer))
-      expect(result.metadata.status).toBe(200)
+      expect(meta(result).status).toBe(200)
     }))
 
   it.live("a host name is connected to at the addresses checked (localhost, allowed by rule)", () =>

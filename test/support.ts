@@ -17,7 +17,7 @@ import * as FileTime from "../src/FileTime.js"
 import * as Lsp from "../src/Lsp.js"
 import * as MemoryFileSystem from "../src/MemoryFileSystem.js"
 import * as Permission from "../src/Permission.js"
-import type { ReadResult } from "../src/ReadResult.js"
+import type { MetadataFields, ReadResult } from "../src/ReadResult.js"
 import * as Workspace from "../src/Workspace.js"
 
 export interface LayerOptions {
@@ -56,7 +56,6 @@ export const memoryLayer = (
 /** A fresh real temp directory (its real path, so symlinked /tmp does not confuse checks). */
 export const tempDir = (prefix = "effect-read-"): string => fs.realpathSync(fs.mkdtempSync(nodePath.join(os.tmpdir(), prefix)))
 
-/** Write files under `root` (creating parents); string or bytes. */
 /**
  * `project(files)`: a fresh real temp directory holding `files`; every one made is removed after
  * the test file's tests.
@@ -74,6 +73,7 @@ export const projectDirs = () => {
   }
 }
 
+/** Write files under `root` (creating parents); string or bytes. */
 export const writeTree = (root: string, files: Readonly<Record<string, string | Uint8Array>>): void => {
   for (const [name, content] of Object.entries(files)) {
     const full = nodePath.join(root, name)
@@ -130,7 +130,7 @@ export const readCappedListing = <E, R>(
 ) =>
   Effect.gen(function*() {
     const first = yield* readAt(1)
-    const shown = first.metadata.endLine!
+    const shown = meta(first).endLine!
     expect(shown).toBeLessThan(total)
     expect(first.metadata).toMatchObject({ truncated: true, nextOffset: shown + 1, totalLines: total })
     const listed: Array<string> = []
@@ -139,7 +139,7 @@ export const readCappedListing = <E, R>(
       const page: ReadResult = yield* readAt(offset)
       expect(Buffer.byteLength(page.output)).toBeLessThanOrEqual(50 * 1024)
       listed.push(...page.output.split("\n").filter(isEntry))
-      offset = page.metadata.nextOffset
+      offset = meta(page).nextOffset
     }
     return { first, shown, listed }
   })
@@ -210,3 +210,10 @@ export const withWarnings = <A, E, R>(self: Effect.Effect<A, E, R>) =>
     const value = yield* self.pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
     return { value, warnings }
   })
+
+/** A result's metadata with every kind's fields readable (absent where its kind has none): tests know what they read. */
+export function meta(result: { readonly metadata: ReadResult["metadata"] }): MetadataFields
+export function meta(result: { readonly metadata?: ReadResult["metadata"] | undefined }): MetadataFields | undefined
+export function meta(result: { readonly metadata?: ReadResult["metadata"] | undefined }): MetadataFields | undefined {
+  return result.metadata
+}
