@@ -92,7 +92,7 @@ describe("CLI", () => {
     const result = JSON.parse(stdout)
     expect(result.title).toBe("src")
     expect(result.metadata.kind).toBe("directory")
-    expect(result.output).toContain("<entries>\napp.ts\n\n(1 entries)\n</entries>")
+    expect(result.output).toContain("<entries>\napp.ts\n\n(1 entry)\n</entries>")
   })
 
   it("reports a tool failure on stderr with exit 1", async () => {
