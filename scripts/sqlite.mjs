@@ -44,9 +44,11 @@ const started = Date.now()
 const built = spawnSync(
   process.execPath,
   [nodeGyp, "rebuild", "--release", ...(nodedir === undefined ? [] : [`--nodedir=${nodedir}`])],
-  { cwd: packageDir, stdio: ["ignore", "ignore", "inherit"] }
+  { cwd: packageDir, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }
 )
 if (built.status !== 0 || !loads()) {
+  // node-gyp's own account (the compiler's errors) only when it failed.
+  console.error(`${built.stdout ?? ""}${built.stderr ?? ""}${built.error === undefined ? "" : String(built.error)}`)
   console.error(
     "better-sqlite3 could not be built: reading SQLite files (and the parts of the test suite that do) needs it.\n" +
       "node-gyp needs make, a C++ compiler and Python 3 (Debian: apt-get install build-essential python3);\n" +

@@ -62,6 +62,31 @@ describe("README and docs/", () => {
     expect(broken).toEqual([])
   })
 
+  it("the README's install command installs this version's tarball with the Effect ranges of package.json", () => {
+    const readme = read(path.join(root, "README.md"))
+    const manifest = JSON.parse(read(path.join(root, "package.json"))) as {
+      readonly version: string
+      readonly peerDependencies: Record<string, string>
+    }
+    const install = readme.split("\n").find((line) => /^npm install \S*effect-read-[\d.]+\.tgz /.test(line))
+    expect(install).toBeDefined()
+    expect(install).toContain(`/effect-read-${manifest.version}.tgz `)
+    for (const name of ["effect", "@effect/platform", "@effect/platform-node"]) {
+      expect(install).toContain(`"${name}@${manifest.peerDependencies[name]}"`)
+    }
+    // Every tarball the README and the install page name is of its package's version.
+    const versions: Record<string, string> = {
+      "effect-read": manifest.version,
+      "effect-read-full": (JSON.parse(read(path.join(root, "packages/effect-read-full/package.json"))) as { version: string }).version,
+      "effect-read-grammars": (JSON.parse(read(path.join(root, "packages/effect-read-grammars/package.json"))) as { version: string }).version
+    }
+    for (const page of [path.join(root, "README.md"), path.join(docsDir, "install-and-ci.md")]) {
+      for (const [tarball, name] of read(page).matchAll(/(effect-read(?:-full|-grammars)?)-\d+\.\d+\.\d+\.tgz/g)) {
+        expect(`${relative(page)}: ${tarball}`).toBe(`${relative(page)}: ${name}-${versions[name!]}.tgz`)
+      }
+    }
+  })
+
   it("names no source document by its internal name", () => {
     const found = pages.flatMap((page) =>
       read(page).split("\n").flatMap((line, i) => /\bseeds?[ _-]?0\d\d\b/i.test(line) ? [`${relative(page)}:${i + 1}: ${line.trim()}`] : [])
