@@ -87,6 +87,30 @@ describe("README and docs/", () => {
     }
   })
 
+  it("every TypeScript example is an excerpt of a type-checked file under examples/", () => {
+    // Code lines compared trimmed and without a trailing comment, in order; imports (the examples
+    // import from ../src), blank lines and comment lines left out, and an example may have lines
+    // the excerpt leaves out.
+    const code = (text: string) =>
+      text.split("\n").map((line) => line.replace(/\s+\/\/ .*$/, "").trim())
+        .filter((line) => line !== "" && !line.startsWith("//") && !line.startsWith("import "))
+    const examples = fs.readdirSync(path.join(root, "examples")).filter((name) => name.endsWith(".ts")).map((name) => ({
+      name,
+      lines: code(read(path.join(root, "examples", name)))
+    }))
+    const excerptOf = (lines: ReadonlyArray<string>, of: ReadonlyArray<string>) => {
+      let at = 0
+      for (const line of of) if (line === lines[at]) at++
+      return at === lines.length
+    }
+    const orphans = pages.flatMap((page) =>
+      Array.from(read(page).matchAll(/^```ts\n([\s\S]*?)^```$/gm), (m) => code(m[1]!)).flatMap((lines) =>
+        examples.some((example) => excerptOf(lines, example.lines)) ? [] : [`${relative(page)}: ${lines[0]}`]
+      )
+    )
+    expect(orphans).toEqual([])
+  })
+
   it("names no source document by its internal name", () => {
     const found = pages.flatMap((page) =>
       read(page).split("\n").flatMap((line, i) => /\bseeds?[ _-]?0\d\d\b/i.test(line) ? [`${relative(page)}:${i + 1}: ${line.trim()}`] : [])
