@@ -168,7 +168,7 @@ const coverageTrial = async (store) => {
     ["coverage", store, file, "10", "12", "100"]
   ])
   if (!outcomes.every((outcome) => outcome.ok)) return { kept: 0, error: outcomes.find((o) => !o.ok).error }
-  const Store = await import("../dist/internal/store.js")
+  const Store = await import("../dist/internal/doors/storeOption.js")
   const spec = Store.parseStore(store, process.cwd())
   const ranges = await Effect.runPromise(
     Effect.flatMap(FileTime.FileTime, (ledger) =>

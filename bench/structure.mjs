@@ -9,7 +9,7 @@
  * The deadline is raised to 10 s here so that a slow run is measured, not cut to the fallback.
  *
  * Each run is two processes: one as the CLI and the MCP server run (they leave the main thread a
- * core for V8's background WebAssembly compilation: internal/wasmTasks.ts), one with V8's
+ * core for V8's background WebAssembly compilation: internal/doors/wasmTasks.ts), one with V8's
  * defaults, as a host that embeds the library and sets no flags; the target is the first's.
  */
 import { spawnSync } from "node:child_process"

@@ -1,7 +1,7 @@
 /**
  * The entry points that need an optional peer, as package.json's `exports` name them: each
  * `dist/entries/<Module>.js` loads `dist/<Module>.js` through `loadWithPeers`
- * (src/internal/peers.ts), so a host without the peer reads which package to install. Their
+ * (src/internal/doors/peers.ts), so a host without the peer reads which package to install. Their
  * types stay `dist/<Module>.d.ts`. The names each entry re-exports are the module's own, listed
  * here from the built module (every peer is installed where the package is built).
  * Run after tsc (`npm run build` does).
@@ -30,7 +30,7 @@ for (const [name, peers] of Object.entries(guarded)) {
   fs.writeFileSync(
     path.join(dist, "entries", `${name}.js`),
     `// effect-read/${name}: written by scripts/entries.mjs. Without ${peers.join(" or ")}, importing it says what to install.
-import { loadWithPeers } from "../internal/peers.js"
+import { loadWithPeers } from "../internal/doors/peers.js"
 const module = await loadWithPeers(${JSON.stringify(`effect-read/${name}`)}, ${JSON.stringify(peers)}, () => import("../${name}.js"))
 export const { ${exported.join(", ")} } = module
 `

@@ -17,8 +17,9 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { askContent, checkAccess, CONTENT_SNIFF_BYTES, readChecked, resolveTarget, textOf } from "./internal/access.js"
-import { AnchorStore, anchorPath } from "./internal/anchorStore.js"
+import { askContent, checkAccess, CONTENT_SNIFF_BYTES, resolveTarget, textOf } from "./internal/read/access.js"
+import { readChecked } from "./internal/read/open.js"
+import { AnchorStore, anchorPath } from "./internal/store/anchors.js"
 import { detect, detectionFor, encodingExists } from "./internal/core/encoding.js"
 import {
   anchorHeader,
@@ -31,7 +32,7 @@ import {
   tagOf,
   unifiedDiff
 } from "./internal/core/hashline.js"
-import { fromPlatformError } from "./internal/platformError.js"
+import { fromPlatformError } from "./internal/io/platformError.js"
 import type { Permission } from "./Permission.js"
 import { BinaryFile, InvalidParams, NotAFile, type ReadError } from "./ReadError.js"
 import type { ReadResult } from "./ReadResult.js"
@@ -45,7 +46,7 @@ export {
   layerAnchorStore,
   makeAnchorStore,
   noAnchorStore
-} from "./internal/anchorStore.js"
+} from "./internal/store/anchors.js"
 export { HASHLINE_MAX_BYTES, parseHeader, tagOf } from "./internal/core/hashline.js"
 
 export const VerifyParams = Schema.Struct({

@@ -171,7 +171,7 @@ const mcpState = (
         sessionMemory ? SessionMemory.layerSession() : Layer.succeed(SessionMemory.SessionMemory, SessionMemory.none)
       ))
     }
-    const Store = yield* Effect.promise(() => import("./internal/store.js"))
+    const Store = yield* Effect.promise(() => import("./internal/doors/storeOption.js"))
     return Either.map(
       Store.parseStore(store, process.cwd()),
       (spec) => Store.layer(spec, { sessionMemory: sessionMemory ? {} : false })

@@ -8,14 +8,14 @@ import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
-import * as FiberRef from "effect/FiberRef"
 import * as HashMap from "effect/HashMap"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import { createHash } from "node:crypto"
-import { patientFileSystem } from "./internal/descriptors.js"
+import { mergeRanges } from "./internal/core/ranges.js"
+import { patientFileSystem } from "./internal/io/descriptors.js"
 
 export interface ReadStamp {
   readonly path: string
@@ -78,9 +78,11 @@ export const emptyCoverage: Coverage = { ranges: [], wholeAt: [] }
 export interface FileTimeShape {
   /**
    * Record that `sessionId` read `path` now (stat + content hash), and with `shown` the lines it
-   * was shown (kept only when the stamp is of the version shown: same size and mtime). Never fails.
+   * was shown (kept only when the stamp is of the version shown: same size and mtime). `bytes`
+   * are the whole file as the read just read it (small files): hash them instead of reading the
+   * file again, while the file still has their size and mtime (`stamp` does). Never fails.
    */
-  readonly read: (sessionId: string, path: string, shown?: Shown) => Effect.Effect<void>
+  readonly read: (sessionId: string, path: string, shown?: Shown, bytes?: ReadBytes) => Effect.Effect<void>
   readonly get: (sessionId: string, path: string) => Effect.Effect<Option.Option<ReadStamp>>
   /** Fails unless the file is unchanged since this session last read it. */
   readonly assert: (sessionId: string, path: string) => Effect.Effect<void, FileNotRead | FileChanged>
@@ -96,20 +98,11 @@ export interface FileTimeShape {
 /** At most this many merged ranges are kept per session and file (the newest hashes win). */
 export const maxRanges = 256
 
-/** Ranges per hash, merged (inclusive; adjacent ranges join). */
-export const mergeCoverage = (ranges: ReadonlyArray<Range>): Array<Range> => {
-  const order = [...new Set(ranges.map((range) => range.hash))]
-  const merged: Array<{ start: number; end: number; hash: string }> = []
-  for (const hash of order) {
-    const sorted = ranges.filter((range) => range.hash === hash).sort((a, b) => a.start - b.start)
-    for (const range of sorted) {
-      const last = merged[merged.length - 1]
-      if (last !== undefined && last.hash === hash && range.start <= last.end + 1) last.end = Math.max(last.end, range.end)
-      else merged.push({ start: range.start, end: range.end, hash })
-    }
-  }
-  return merged
-}
+/** Ranges per hash, merged (inclusive; adjacent ranges join); the hashes in the order they first appear. */
+export const mergeCoverage = (ranges: ReadonlyArray<Range>): Array<Range> =>
+  [...new Set(ranges.map((range) => range.hash))].flatMap((hash) =>
+    mergeRanges(ranges.filter((range) => range.hash === hash)).map((range) => ({ ...range, hash }))
+  )
 
 /** Add what a read showed (stamped as `stamped`) to a coverage; unchanged when the stamp is of another version. */
 export const addShown = (coverage: Coverage, stamped: ReadStamp, shown: Shown | undefined): Coverage => {
@@ -152,26 +145,15 @@ export interface ReadBytes {
   readonly bytes: Uint8Array
 }
 
-/**
- * The bytes the read in this fiber just read whole (small files), so that the stamp recorded
- * after it hashes them instead of opening and reading the file again. Taken by `takeReadBytes`;
- * `stamp` uses them only while the file still has their size and mtime.
- */
-export const lastReadBytes: FiberRef.FiberRef<ReadBytes | undefined> = FiberRef.unsafeMake<ReadBytes | undefined>(
-  undefined
-)
-
-/** The bytes of `path` the last read in this fiber left (then none are left). */
-export const takeReadBytes = (path: string): Effect.Effect<ReadBytes | undefined> =>
-  Effect.map(FiberRef.getAndSet(lastReadBytes, undefined), (known) => known?.path === path ? known : undefined)
+/** Bytes hashed per read call when a stamp reads the file. */
+const HASH_CHUNK_BYTES = 256 * 1024
 
 /**
  * Stamp `path` now: stat it and, for a regular file of at most `maxHashBytes`, hash its content
  * with SHA-256, streamed in chunks so memory stays bounded. Exactly the stat'd size is hashed,
- * so `size` and `hash` describe the same bytes even if the file is growing.
+ * so `size` and `hash` describe the same bytes even if the file is growing. `known`: the bytes a
+ * read just read whole, hashed instead while the file still has their size and mtime.
  */
-const HASH_CHUNK_BYTES = 256 * 1024
-
 export const stamp = Effect.fn("FileTime.stamp")(function*(path: string, known?: ReadBytes) {
   const fs = yield* FileSystem.FileSystem
   const info = yield* fs.stat(path)
@@ -181,7 +163,10 @@ export const stamp = Effect.fn("FileTime.stamp")(function*(path: string, known?:
   let hash: string | undefined = undefined
   if (info.type === "File" && size <= maxHashBytes) {
     const hasher = createHash("sha256")
-    if (known !== undefined && known.size === size && known.mtime === mtime && known.bytes.length === size) {
+    if (
+      known !== undefined && known.path === path && known.size === size && known.mtime === mtime &&
+      known.bytes.length === size
+    ) {
       // The bytes the read showed, of the version the file still is: no second read.
       hasher.update(known.bytes)
     } else if (size > 0) {
@@ -232,9 +217,9 @@ export const make: Effect.Effect<FileTimeShape, never, FileSystem.FileSystem> = 
   const covered = yield* Ref.make(HashMap.empty<readonly [string, string], Coverage>())
   const stampNow = (path: string, known?: ReadBytes) => Effect.provideService(stamp(path, known), FileSystem.FileSystem, fs)
 
-  const read = Effect.fn("FileTime.read")(function*(sessionId: string, path: string, shown?: Shown) {
+  const read = Effect.fn("FileTime.read")(function*(sessionId: string, path: string, shown?: Shown, bytes?: ReadBytes) {
     const key = Data.tuple(sessionId, path)
-    yield* stampNow(path, yield* takeReadBytes(path)).pipe(
+    yield* stampNow(path, bytes).pipe(
       Effect.flatMap((stamped) =>
         Ref.update(ledger, HashMap.set(key, stamped)).pipe(
           Effect.zipRight(Ref.update(covered, (all) =>

@@ -12,9 +12,9 @@ import { homedir } from "node:os"
 import * as Anchors from "./Anchors.js"
 import { FileTime } from "./FileTime.js"
 import * as Instructions from "./Instructions.js"
-import { withPatientFileSystem } from "./internal/descriptors.js"
-import { readLocal, readScheme } from "./internal/dispatch.js"
-import { mend } from "./internal/lenient.js"
+import { withPatientFileSystem } from "./internal/io/descriptors.js"
+import { readLocal, readScheme } from "./internal/read/dispatch.js"
+import { mend } from "./internal/read/decode.js"
 import { encodingExamples, encodingExists } from "./internal/core/encoding.js"
 import { DEFAULT_LIMIT, MAX_BYTES, MAX_LINE_LENGTH } from "./internal/core/lines.js"
 import { MAX_MEDIA_BYTES } from "./internal/core/media.js"
@@ -41,17 +41,17 @@ export const limits = {
 } as const
 
 /** Bounds of the workspace walk behind path recovery (a `Context.Reference`: 2 s, 50,000 entries). */
-export { RecoveryLimits, type RecoveryLimitsShape } from "./internal/notFound.js"
+export { RecoveryLimits, type RecoveryLimitsShape } from "./internal/read/recovery.js"
 /** Limits for attached images (a `Context.Reference`: 2000 px per side, 5 MB encoded, 100 megapixels). */
-export { ImageLimits, type ImageLimitsShape } from "./internal/sources/image.js"
+export { ImageLimits, type ImageLimitsShape } from "./internal/sources/media.js"
 /** What the host carries besides text (a `Context.Reference`: PDFs attached; the MCP server asks for their text). */
 export { HostMedia, type HostMediaShape } from "./internal/sources/hostMedia.js"
 /** Structure used unasked: a `Context.Reference`, off by default (an unbounded read a page would cut answered with its outline). */
-export { StructureDefaults, type StructureDefaultsShape } from "./internal/views.js"
+export { StructureDefaults, type StructureDefaultsShape } from "./internal/present/structure.js"
 /** The bounds of fetching a web page (a `Context.Reference`: 30 s, 10 MB, 5 redirects). */
-export { WebLimits, type WebLimitsShape } from "./internal/sources/web/limits.js"
+export { WebLimits, type WebLimitsShape } from "./internal/sources/webLimits.js"
 /** The time budget of a database read's statements, and the query processes kept for the next (a `Context.Reference`: 5 s; 2, 30 s). */
-export { QueryLimits, type QueryLimitsShape } from "./internal/sources/database/executor.js"
+export { QueryLimits, type QueryLimitsShape } from "./internal/sources/databaseExecutor.js"
 
 /** The model-facing description of the tool, from `prompts/read.txt`. */
 export const description: string = readFileSync(new URL("../prompts/read.txt", import.meta.url), "utf8")
@@ -137,7 +137,7 @@ export const invalidParams = (error: ParseResult.ParseError): InvalidParams =>
       .join("; ")
   })
 
-/** Parameters decoded exactly, after the mends every door applies (`internal/lenient.ts`). */
+/** Parameters decoded exactly, after the mends every door applies (`internal/read/decode.ts`). */
 const decodeParams = (input: unknown): Effect.Effect<ReadParams, InvalidParams> =>
   Schema.decodeUnknown(ReadParams, { onExcessProperty: "error" })(mend(ReadParams.ast, input)).pipe(
     Effect.mapError(invalidParams)

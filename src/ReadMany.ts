@@ -12,10 +12,10 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import picomatch from "picomatch"
 import { DEFAULT_LIMIT, MAX_BYTES } from "./internal/core/lines.js"
-import { mend } from "./internal/lenient.js"
-import { deferring } from "./internal/recording.js"
-import { type IgnoreChain, ancestorChain, extendChain, isIgnored, PRUNED_ALWAYS, PRUNED_FILES, statEntries } from "./internal/walk.js"
-import { checkExternalOf, checkRead, realPathOfNearest, targetOf } from "./internal/access.js"
+import { mend } from "./internal/read/decode.js"
+import { deferring } from "./internal/read/record.js"
+import { type IgnoreChain, ancestorChain, extendChain, isIgnored, PRUNED_ALWAYS, PRUNED_FILES, statEntries } from "./internal/read/walk.js"
+import { checkExternalOf, checkRead, realPathOfNearest, targetOf } from "./internal/read/access.js"
 import type { Permission } from "./Permission.js"
 import * as Read from "./Read.js"
 import { InvalidParams, type ReadError } from "./ReadError.js"
@@ -99,7 +99,7 @@ export const ReadManyResult = Schema.Struct({
 }).annotations({ identifier: "ReadManyResult" })
 export type ReadManyResult = typeof ReadManyResult.Type
 
-/** Parameters decoded exactly, after the mends every door applies (`internal/lenient.ts`). */
+/** Parameters decoded exactly, after the mends every door applies (`internal/read/decode.ts`). */
 const decodeParams = (input: unknown): Effect.Effect<ReadManyParams, InvalidParams> =>
   Schema.decodeUnknown(ReadManyParams, { onExcessProperty: "error" })(mend(ReadManyParams.ast, input)).pipe(
     Effect.mapError(Read.invalidParams)

@@ -27,7 +27,8 @@ import { stamp } from "./FileTime.js"
 import * as Diff from "./internal/core/diff.js"
 import { detectionFor } from "./internal/core/encoding.js"
 import { cutLine, MAX_LINE_LENGTH } from "./internal/core/lines.js"
-import { clipRanges, recordOrDefer } from "./internal/recording.js"
+import { clipRanges, type ClosedRange, mergeRanges as mergeLineRanges } from "./internal/core/ranges.js"
+import { recordOrDefer } from "./internal/read/record.js"
 import type { ReadResult } from "./ReadResult.js"
 import { Workspace } from "./Workspace.js"
 
@@ -396,26 +397,18 @@ export const isInstructionFile = (path: string): boolean => {
     parts.includes("skills") || parts.includes(".claude") || /^\.(cursorrules|windsurfrules|clinerules)$/.test(name)
 }
 
-/** Merged inclusive ranges, sorted. */
-export const mergeRanges = (
-  ranges: ReadonlyArray<{ readonly start: number; readonly end: number }>
-): Array<{ start: number; end: number }> => {
-  const sorted = [...ranges].sort((a, b) => a.start - b.start)
-  const merged: Array<{ start: number; end: number }> = []
-  for (const range of sorted) {
-    const last = merged[merged.length - 1]
-    if (last !== undefined && range.start <= last.end + 1) last.end = Math.max(last.end, range.end)
-    else merged.push({ start: range.start, end: range.end })
-  }
-  return merged
-}
+/**
+ * Merged inclusive ranges, sorted.
+ * @deprecated Not part of the session-memory API; kept for 0.1 callers and removed in 0.3.
+ */
+export const mergeRanges: (ranges: ReadonlyArray<ClosedRange>) => Array<ClosedRange> = mergeLineRanges
 
 /** Are lines `start`-`end` inside the merged ranges? */
 export const covered = (
   ranges: ReadonlyArray<{ readonly start: number; readonly end: number }>,
   start: number,
   end: number
-): boolean => mergeRanges(ranges).some((range) => range.start <= start && end <= range.end)
+): boolean => mergeLineRanges(ranges).some((range) => range.start <= start && end <= range.end)
 
 export const stubText = (path: string, start: number, end: number, nextOffset: number | undefined): string =>
   [
@@ -457,7 +450,7 @@ export const apply = (request: { readonly column?: number | undefined }, result:
       return stub
     }
     const last = yield* memory.lastShown(sessionId, metadata.path)
-    // read_many may keep fewer lines than were read: what it kept is remembered (recording.ts).
+    // read_many may keep fewer lines than were read: what it kept is remembered (internal/read/record.ts).
     yield* recordOrDefer((lastShown) =>
       Effect.gen(function*() {
         const shown = clipRanges(ranges, lastShown)

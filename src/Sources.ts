@@ -28,7 +28,8 @@ import type {
   Source,
   SourceServices
 } from "./internal/sources/types.js"
-import { memoryPageAt, memoryTailAt, presentText } from "./internal/text.js"
+import { memoryPageAt, memoryTailAt } from "./internal/present/pages.js"
+import { presentText } from "./internal/present/text.js"
 import type { Selection } from "./internal/core/selector.js"
 import type { ColumnOutOfRange, InvalidParams, OffsetOutOfRange } from "./ReadError.js"
 import type { ReadResult } from "./ReadResult.js"

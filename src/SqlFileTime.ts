@@ -30,12 +30,11 @@ import {
   type ReadBytes,
   type ReadStamp,
   type Shown,
-  stamp,
-  takeReadBytes
+  stamp
 } from "./FileTime.js"
-import { dialectName, Integer, migrate } from "./internal/sqlStore.js"
+import { dialectName, Integer, migrate } from "./internal/store/sql.js"
 
-export { migrate, migrations, migrationsTable } from "./internal/sqlStore.js"
+export { migrate, migrations, migrationsTable } from "./internal/store/sql.js"
 
 /** Stamps kept in memory, per ledger, while the database refuses writes. */
 export const maxUnsaved = 10_000
@@ -208,9 +207,9 @@ export const make: Effect.Effect<FileTimeShape, never, SqlClient.SqlClient | Fil
         }))
       })
 
-    const read = Effect.fn("FileTime.read")(function*(sessionId: string, path: string, shown?: Shown) {
+    const read = Effect.fn("FileTime.read")(function*(sessionId: string, path: string, shown?: Shown, bytes?: ReadBytes) {
       yield* Effect.annotateCurrentSpan({ sessionId, path })
-      const stamped = yield* stampNow(path, yield* takeReadBytes(path)).pipe(
+      const stamped = yield* stampNow(path, bytes).pipe(
         Effect.map(Option.some),
         Effect.catchAll((error) =>
           Effect.logDebug("FileTime.read: could not stamp the file; nothing recorded").pipe(

@@ -26,7 +26,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
-import { Integer, migrate } from "./internal/sqlStore.js"
+import { Integer, migrate } from "./internal/store/sql.js"
 import {
   Generation,
   limitsOf,
@@ -38,7 +38,7 @@ import {
   type Snapshot
 } from "./SessionMemory.js"
 
-export { migrate, migrations, migrationsTable } from "./internal/sqlStore.js"
+export { migrate, migrations, migrationsTable } from "./internal/store/sql.js"
 
 export interface Options extends MemoryOptions {
   /** Conversations with no write for this long are dropped from the store. Default 24 hours. */

@@ -3,7 +3,7 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Effect from "effect/Effect"
 import { run } from "./Cli.js"
-import { leaveMainThreadACore } from "./internal/wasmTasks.js"
+import { leaveMainThreadACore } from "./internal/doors/wasmTasks.js"
 
 // This process is ours: a first structure read parses faster with a core left to it.
 leaveMainThreadACore()

@@ -18,7 +18,7 @@ import * as fc from "effect/FastCheck"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import * as zlib from "node:zlib"
-import { resolveTarget } from "../src/internal/access.js"
+import { resolveTarget } from "../src/internal/read/access.js"
 import { ARCHIVE_LIMITS, type ArchiveLimits, readArchiveWith } from "../src/internal/sources/archive.js"
 import { nodeLayer, tempDir } from "./support.js"
 import {

@@ -271,7 +271,7 @@ describe("CLI", () => {
     // Besides the bin, the text source and the chunks of code shared with the lazy parts: only
     // Node's built-ins (CommonJS code names them without the node: prefix). Not the MCP server,
     // nor the sources of archives, databases, documents, notebooks or web pages.
-    const shared = new RegExp(`^${pathToFileURL(path.dirname(bin)).href}/bin-(chunk|file)-[A-Z0-9]+\\.js$`)
+    const shared = new RegExp(`^${pathToFileURL(path.dirname(bin)).href}/bin-(chunk|text)-[A-Z0-9]+\\.js$`)
     // The trace may name the tracer's own hooks module (seen from a fresh clone): not the bin's.
     const tracer = pathToFileURL(path.join(dir, "hooks.mjs")).href
     const others = loaded.filter((l) =>

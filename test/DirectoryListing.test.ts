@@ -13,7 +13,7 @@ import * as nodePath from "node:path"
 import * as MemoryFileSystem from "../src/MemoryFileSystem.js"
 import * as Read from "../src/Read.js"
 import { renderDirectory } from "../src/internal/core/render.js"
-import { compareNames } from "../src/internal/suggest.js"
+import { compareNames } from "../src/internal/core/suggest.js"
 import { memoryLayer, nodeLayer, readCappedListing, tempDir } from "./support.js"
 
 /** The listing as it was before: stat every entry (following links), add `/`, sort. */

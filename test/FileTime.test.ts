@@ -168,6 +168,36 @@ describe("FileTime after a read", () => {
       )
     }).pipe(Effect.provide(layer)))
 
+  it.effect("a host's own ledger is handed what was shown and the bytes read, as arguments", () =>
+    Effect.gen(function*() {
+      const calls: Array<{ path: string; shown: FileTime.Shown | undefined; bytes: FileTime.ReadBytes | undefined }> = []
+      const ledger = Layer.succeed(FileTime.FileTime, {
+        read: (_sessionId, path, shown, bytes) => Effect.sync(() => void calls.push({ path, shown, bytes })),
+        get: () => Effect.succeedNone,
+        assert: () => Effect.void,
+        coverage: () => Effect.succeed(FileTime.emptyCoverage),
+        covers: () => Effect.succeed(false)
+      })
+      const hosted = Layer.mergeAll(
+        Workspace.layer({ directory: dir, sessionId: "s" }),
+        Permission.layerAllowAll,
+        Lsp.layerNoop,
+        ledger
+      ).pipe(Layer.provideMerge(Layer.merge(NodeFileSystem.layer, NodePath.layer)))
+      fs.writeFileSync(file, "alpha\nbeta\n")
+      const big = nodePath.join(dir, "big.txt")
+      fs.writeFileSync(big, "y\n".repeat(40_000))
+      yield* Effect.provide(Effect.zip(read({ filePath: "notes.txt" }), read({ filePath: "big.txt", limit: 3 })), hosted)
+      expect(calls.map((call) => call.path)).toEqual([file, big])
+      const [small, large] = calls
+      expect(small!.shown).toMatchObject({ start: 1, end: 2, whole: true, size: 11 })
+      expect(Buffer.from(small!.bytes!.bytes).toString()).toBe("alpha\nbeta\n")
+      expect(small!.bytes).toMatchObject({ path: file, size: 11, mtime: fs.statSync(file).mtime.getTime() })
+      // Past the size read whole at open, the ledger reads the file itself.
+      expect(large!.shown).toMatchObject({ start: 1, end: 3, whole: false })
+      expect(large!.bytes).toBeUndefined()
+    }))
+
   it.effect("bytes left by a read are not used once the file has another size or mtime", () =>
     Effect.gen(function*() {
       fs.writeFileSync(file, "one\n")

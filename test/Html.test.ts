@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { htmlToMarkdown as documentMarkdown } from "../src/internal/sources/document/markdown.js"
-import { normalize } from "../src/internal/sources/html/parse.js"
+import { normalize } from "../src/internal/html/parse.js"
 import { htmlToMarkdown } from "../src/internal/sources/web/html.js"
 
 const page = (body: string, head = "<title>T</title>") => `<!doctype html><html><head>${head}</head><body>${body}</body></html>`

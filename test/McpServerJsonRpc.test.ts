@@ -3,7 +3,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
-import { classify, deeperThan, type Line, LineBuffer, stringifyLine } from "../src/internal/jsonRpc.js"
+import { classify, deeperThan, type Line, LineBuffer, stringifyLine } from "../src/internal/mcp/jsonRpc.js"
 
 /** Feed `bytes` cut at `cuts` (positions, any order), then end. */
 const split = (buffer: LineBuffer, bytes: Uint8Array, cuts: ReadonlyArray<number>): Array<Line> => {

@@ -7,7 +7,7 @@ import { FastCheck as fc } from "effect"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import * as Permits from "../src/internal/permits.js"
+import * as Permits from "../src/internal/io/permits.js"
 
 /** Let every fiber that can run, run. */
 const settle = Effect.gen(function*() {

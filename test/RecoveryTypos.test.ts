@@ -16,7 +16,7 @@ import {
   resemblance,
   resemblanceTo,
   suggestEntries
-} from "../src/internal/suggest.js"
+} from "../src/internal/core/suggest.js"
 import * as Permission from "../src/Permission.js"
 import { read } from "../src/Read.js"
 import { type LayerOptions, nodeLayer, tempDir, writeTree } from "./support.js"
@@ -165,7 +165,7 @@ describe("recovery: nothing unrelated, nothing hidden", () => {
     }))
 })
 
-describe("suggest.ts (pure)", () => {
+describe("core/suggest.ts (pure)", () => {
   it("editDistance counts insertions, deletions, substitutions and transpositions", () => {
     expect(editDistance("src", "scr", 3)).toBe(1)
     expect(editDistance("util.ts", "utils.ts", 3)).toBe(1)

@@ -14,7 +14,7 @@ import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { promisify } from "node:util"
 import * as FileTime from "../src/FileTime.js"
-import { Integer } from "../src/internal/sqlStore.js"
+import { Integer } from "../src/internal/store/sql.js"
 import * as SqlFileTime from "../src/SqlFileTime.js"
 import { fileTimeContract } from "./FileTimeContract.js"
 import { describePg, freshPgDatabase, onFreshPgDatabase, pgClient } from "./pg.js"
@@ -177,7 +177,7 @@ const processes = (name: string, store: () => Promise<string>) => {
 /** The ledger on a store named as `--store` names it. */
 const ledgerOn = (store: string) =>
   Layer.unwrapEffect(Effect.promise(async () => {
-    const Store = await import("../src/internal/store.js")
+    const Store = await import("../src/internal/doors/storeOption.js")
     const spec = Store.parseStore(store, process.cwd())
     if (spec._tag === "Left") throw new Error(spec.left)
     return Store.layer(spec.right, { sessionMemory: false })

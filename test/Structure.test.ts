@@ -1,6 +1,7 @@
 /**
  * The shape of `src/`: no module imports itself back through others (static, type-only or
- * dynamic imports alike), and one module decides which source reads a path.
+ * dynamic imports alike), one module decides which source reads a path, and each folder of
+ * `src/internal/` imports only the folders below it on the read path (`docs/layout.md`).
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
@@ -24,6 +25,27 @@ const importsOf = (file: string): Array<string> => {
   ].map((match) => match[1]!)
   return specifiers.map((specifier) => nodePath.resolve(nodePath.dirname(file), specifier.replace(/\.js$/, ".ts")))
 }
+
+/**
+ * What each folder of `src/internal/` may import from `src/internal/` besides itself (a prefix,
+ * or a pattern). Top-level modules (`ReadError`, `Workspace`, …) may be imported from anywhere
+ * but the pure core, which `test/Core.test.ts` guards.
+ */
+const MAY_IMPORT: Record<string, ReadonlyArray<string | RegExp>> = {
+  core: [/^internal\/sources\/[^/]+\//],
+  html: [],
+  io: [],
+  store: ["core/", "io/"],
+  structure: ["core/"],
+  present: ["core/", "structure/", "sources/types.ts"],
+  sources: ["core/", "html/", "io/", "present/", "structure/", "store/", "read/access.ts", "read/facts.ts", "read/open.ts"],
+  read: ["core/", "html/", "io/", "present/", "structure/", "store/", "sources/"],
+  doors: ["core/", "io/"],
+  mcp: ["doors/"]
+}
+
+/** The front doors: they compose layers and translate; nothing below imports them. */
+const DOORS = ["Cli.ts", "McpServer.ts", "ReadTool.ts", "Envelope.ts", "bin.ts"]
 
 const graph = new Map(modules(SRC).map((file) => [file, importsOf(file)]))
 const name = (file: string) => nodePath.relative(SRC, file)
@@ -70,11 +92,42 @@ describe("src/ structure", () => {
 
   it("one module asks the sources which reads a path; the sources never import it back", () => {
     const asking = [...graph.keys()].filter((file) => /\.claims\(/.test(fs.readFileSync(file, "utf8")))
-    expect(asking.map(name)).toEqual(["internal/dispatch.ts"])
+    expect(asking.map(name)).toEqual(["internal/read/dispatch.ts"])
     const readers = [...graph.keys()].filter((file) => name(file).startsWith("internal/sources/"))
     for (const file of readers) {
       expect(graph.get(file)!.map(name), name(file)).not.toContain("Read.ts")
-      expect(graph.get(file)!.map(name), name(file)).not.toContain("internal/dispatch.ts")
+      expect(graph.get(file)!.map(name), name(file)).not.toContain("internal/read/dispatch.ts")
     }
+  })
+
+  it("each folder of internal/ imports only what lies below it on the read path", () => {
+    const outside = [...graph].flatMap(([file, imports]) => {
+      const from = name(file)
+      const rule = Object.entries(MAY_IMPORT).find(([folder]) => from.startsWith(`internal/${folder}/`))
+      if (rule === undefined) return []
+      const [folder, allowed] = rule
+      return imports.map(name).filter((to) =>
+        to.startsWith("internal/") && !to.startsWith(`internal/${folder}/`) &&
+        !allowed.some((prefix) => typeof prefix === "string" ? to.startsWith(`internal/${prefix}`) : prefix.test(to))
+      ).map((to) => `${from} → ${to}`)
+    })
+    expect(outside).toEqual([])
+  })
+
+  it("every module of internal/ lives in one of the folders above", () => {
+    const loose = [...graph.keys()].map(name).filter((file) =>
+      file.startsWith("internal/") && !Object.keys(MAY_IMPORT).some((folder) => file.startsWith(`internal/${folder}/`))
+    )
+    expect(loose).toEqual([])
+  })
+
+  it("the front doors alone use the doors' helpers and the MCP wire; nothing inside imports a door", () => {
+    const doorOnly = (to: string) => to.startsWith("internal/doors/") || to.startsWith("internal/mcp/")
+    const misplaced = [...graph].flatMap(([file, imports]) =>
+      imports.map(name).filter((to) => (doorOnly(to) && !DOORS.includes(name(file)) && !doorOnly(name(file))) ||
+        (DOORS.includes(to) && name(file).startsWith("internal/") && !doorOnly(name(file)))
+      ).map((to) => `${name(file)} → ${to}`)
+    )
+    expect(misplaced).toEqual([])
   })
 })

@@ -11,8 +11,8 @@ import * as nodePath from "node:path"
 import { headingsStructure, keysStructure, plainStructure } from "../src/internal/core/headings.js"
 import { indentationStructure, languageOfPath } from "../src/internal/core/indentation.js"
 import { MAX_LINE_LENGTH, pageBytes } from "../src/internal/core/lines.js"
-import type { Declaration, FileStructure } from "../src/internal/core/structure.js"
-import * as Views from "../src/internal/core/views.js"
+import type { Declaration, FileStructure } from "../src/internal/core/declarations.js"
+import * as Views from "../src/internal/core/structureViews.js"
 
 const FIXTURES = nodePath.resolve(import.meta.dirname, "fixtures/structure")
 

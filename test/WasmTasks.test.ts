@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as fc from "fast-check"
-import { leaveMainThreadACore, wasmTasksFor } from "../src/internal/wasmTasks.js"
+import { leaveMainThreadACore, wasmTasksFor } from "../src/internal/doors/wasmTasks.js"
 
 describe("wasmTasks", () => {
   it("leaves one core to the main thread, and keeps one task on a single core", () => {

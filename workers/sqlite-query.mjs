@@ -1,5 +1,5 @@
 /**
- * effect-read's SQLite query process (started by src/internal/sources/database/executor.ts).
+ * effect-read's SQLite query process (started by src/internal/sources/databaseExecutor.ts).
  *
  * It runs the statements it is sent on a read-only connection and answers with their rows, each
  * value and the whole result cut to the sizes it is given while the rows are fetched. A statement

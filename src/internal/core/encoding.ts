@@ -650,3 +650,11 @@ export const firstTelling = (bytes: Uint8Array): number => {
   }
   return -1
 }
+
+/** Text with a byte-order mark decoded by it (UTF-16 LE/BE), else as UTF-8 (a UTF-8 mark dropped). */
+export const decodeText = (bytes: Uint8Array): string => {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return new TextDecoder("utf-16le").decode(bytes.subarray(2))
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return new TextDecoder("utf-16be").decode(bytes.subarray(2))
+  // TextDecoder drops a UTF-8 byte-order mark itself.
+  return new TextDecoder("utf-8").decode(bytes)
+}

@@ -12,7 +12,7 @@
  * - TOML: `[table]` and `[[array]]` headers with their keys, and the keys before the first table.
  */
 import { indentationStructure } from "./indentation.js"
-import type { Declaration, FileStructure, LineSpan } from "./structure.js"
+import type { Declaration, FileStructure, LineSpan } from "./declarations.js"
 
 /** Keys this deep are listed (1: the top level; 2: the keys inside those). */
 export const KEY_DEPTH = 2

@@ -15,7 +15,7 @@
  * It is a heuristic: a regular expression holding an unbalanced bracket, a heredoc, or code whose
  * indentation lies can mislead it. The syntax engine, when present, is the precise one.
  */
-import type { Declaration, FileStructure, LineSpan } from "./structure.js"
+import type { Declaration, FileStructure, LineSpan } from "./declarations.js"
 
 /** A tab counts this many columns, as in Codex. */
 export const TAB_WIDTH = 4

@@ -6,6 +6,9 @@ import { formatBytes, plural } from "./format.js"
 import { hashline } from "./hashline.js"
 import { MAX_BYTES_LABEL } from "./lines.js"
 
+/** Lines (or entries) of a result's `metadata.preview`: its first shown ones, without numbers. */
+export const PREVIEW_LINES = 20
+
 /** Bytes kept free in the 50 KB cap for the tags, the notices and the longest footer. */
 export const FOOTER_RESERVE = 400
 

@@ -4,12 +4,7 @@
  * and the views `:conflicts`, `:outline`, `:summary` and `:120:block`. Pure parsing; the caller
  * decides that an existing file whose name merely looks like a selector wins.
  */
-
-/** Lines `start`..`end`, 1-based and inclusive; `end` undefined runs to the page limit. */
-export interface LineRange {
-  readonly start: number
-  readonly end: number | undefined
-}
+import { type LineRange, mergeRanges } from "./ranges.js"
 
 export interface Selection {
   /** Sorted, merged ranges; empty means "from offset, by limit" as without a selector. */
@@ -101,24 +96,6 @@ const parseChunk = (chunk: string): LineRange | SelectorError => {
   if (op === undefined || second === undefined) return { start, end: undefined }
   if (second < start) return new SelectorError(`Invalid range ${start}-${second}: end must be >= start.`)
   return { start, end: second }
-}
-
-/** Sort by start and merge overlapping or adjacent ranges; an open end absorbs what follows. */
-export const mergeRanges = (ranges: ReadonlyArray<LineRange>): ReadonlyArray<LineRange> => {
-  const sorted = [...ranges].sort((a, b) => a.start - b.start)
-  const merged: Array<LineRange> = []
-  for (const range of sorted) {
-    const last = merged[merged.length - 1]
-    if (last !== undefined && (last.end === undefined || range.start <= last.end + 1)) {
-      merged[merged.length - 1] = {
-        start: last.start,
-        end: last.end === undefined || range.end === undefined ? undefined : Math.max(last.end, range.end)
-      }
-    } else {
-      merged.push(range)
-    }
-  }
-  return merged
 }
 
 /** Parse a selector split off a path. */

@@ -13,7 +13,7 @@
  * The root's own entries are never capped, so every top-level name is shown; a capped
  * directory shows its 11 newest entries, a `- … N more` line, then its oldest entry.
  */
-import { compareNames } from "../suggest.js"
+import { compareNames } from "./suggest.js"
 
 /** Levels below the directory read: its entries (1) and theirs (2). */
 export const TREE_DEPTH = 2

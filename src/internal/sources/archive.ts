@@ -20,24 +20,16 @@ import { fileTypeFromBuffer } from "file-type"
 import { Progress } from "../../Progress.js"
 import type { ReadResult } from "../../ReadResult.js"
 import { ArchiveError, BinaryFile, formatBytes, InvalidParams, InvalidSelector, OffsetOutOfRange, type ReadError } from "../../ReadError.js"
-import {
-  askContent,
-  askRead,
-  checkRead,
-  confirmUnchanged,
-  CONTENT_SNIFF_BYTES,
-  memberTarget,
-  openChecked,
-  TAIL_BYTES,
-  textOf
-} from "../access.js"
+import { askContent, askRead, checkRead, CONTENT_SNIFF_BYTES, memberTarget, textOf } from "../read/access.js"
+import { confirmUnchanged, openChecked, TAIL_BYTES } from "../read/open.js"
 import { describeBinary, isBinarySample } from "../core/binary.js"
-import { archiveExtension, archiveFormat, looksLikeArchive } from "../containers.js"
+import { archiveExtension, archiveFormat, looksLikeArchive } from "../core/containers.js"
 import { DEFAULT_LIMIT, MAX_BYTES, MAX_LINE_LENGTH } from "../core/lines.js"
-import { fromPlatformError } from "../platformError.js"
-import { directoryFooter, entriesWithin } from "../core/render.js"
+import { fromPlatformError } from "../io/platformError.js"
+import { directoryFooter, entriesWithin, PREVIEW_LINES } from "../core/render.js"
 import { noSelection, parseSelector, type Selection, SelectorError, splitSelector } from "../core/selector.js"
-import { memoryPageAt, memoryTailAt, type PageAt, type PageRequest, presentText, type TailAt, tailByCounting } from "../text.js"
+import { memoryPageAt, memoryTailAt, type PageAt, type PageRequest, type TailAt, tailByCounting } from "../present/pages.js"
+import { presentText } from "../present/text.js"
 import { type ByteSource, type Content, pageStream, type ScanResult, type Streamed } from "./archive/content.js"
 import {
   ARCHIVE_LIMITS,
@@ -65,9 +57,8 @@ class PlatformFailure extends SourceFailure {
 import type { ContainerRequest, Params } from "./types.js"
 
 export { ARCHIVE_LIMITS, type ArchiveLimits } from "./archive/model.js"
-export { archiveFormat, looksLikeArchive } from "../containers.js"
+export { archiveFormat, looksLikeArchive } from "../core/containers.js"
 
-const PREVIEW_LINES = 20
 
 /** A member name's extension, lower case with its dot (`.bin`), as `path.extname` gives it. */
 const extensionOf = (name: string): string => {

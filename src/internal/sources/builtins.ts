@@ -4,7 +4,7 @@
  * plain text read never loads the archive, database or document code.
  *
  * The rules, stated once:
- * - The path as written wins over any selector or container split (`resolve.ts`).
+ * - The path as written wins over any selector or container split (`core/resolve.ts`).
  * - Content beats extension: `sniffed` comes from magic bytes; a name only narrows.
  * - A `.db` is a database only with the SQLite header; a `.zip` holding plain text is text.
  * - A PDF is attached, unless the request asks for lines or pages of its text, or the host takes
@@ -13,7 +13,7 @@
  */
 import * as Effect from "effect/Effect"
 import { fileURLToPath } from "node:url"
-import { ARCHIVE_CONTAINER, archiveExtension, DATABASE_CONTAINER, databaseExtension, isSqliteHeader, looksLikeArchive } from "../containers.js"
+import { ARCHIVE_CONTAINER, archiveExtension, DATABASE_CONTAINER, databaseExtension, isSqliteHeader, looksLikeArchive } from "../core/containers.js"
 import { mediaExtensions, mediaKind } from "../core/media.js"
 import { documentExtensions } from "./document/limits.js"
 import { HostMedia } from "./hostMedia.js"
@@ -58,7 +58,7 @@ export const pdfText: FileSource = {
     Effect.flatMap(HostMedia, (host) =>
       asksForText(request) || host.pdf === "text"
         ? Effect.flatMap(Effect.promise(() => import("./document.js")), (m) => m.readDocument(request))
-        : Effect.flatMap(Effect.promise(() => import("../file.js")), (m) => m.readMedia(request)))
+        : Effect.flatMap(Effect.promise(() => import("./media.js")), (m) => m.readMedia(request)))
 }
 
 export const media: FileSource = {
@@ -66,7 +66,7 @@ export const media: FileSource = {
   name: "media",
   claims: ({ extension, sniffed }) =>
     (sniffed !== undefined && mediaKind(sniffed.mime) !== undefined) || mediaExtensions.has(extension),
-  read: (request) => Effect.flatMap(Effect.promise(() => import("../file.js")), (m) => m.readMedia(request))
+  read: (request) => Effect.flatMap(Effect.promise(() => import("./media.js")), (m) => m.readMedia(request))
 }
 
 export const notebook: FileSource = {
@@ -87,7 +87,7 @@ export const text: FileSource = {
   _tag: "FileSource",
   name: "text",
   claims: (facts) => !facts.binary,
-  read: (request) => Effect.flatMap(Effect.promise(() => import("../file.js")), (m) => m.readText(request))
+  read: (request) => Effect.flatMap(Effect.promise(() => import("./text.js")), (m) => m.readText(request))
 }
 
 /** `file:///abs/path` is that path, selectors and containers included. */

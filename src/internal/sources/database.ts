@@ -6,7 +6,7 @@
  * Each read opens its own connection, read-only with `query_only` on, runs only statements
  * that read, and closes it; table and column names are checked against the schema and quoted,
  * `where` clauses are guarded (`./database/selector.ts`). Statements that read rows run in a
- * query process within a time budget (`./database/executor.ts`).
+ * query process within a time budget (`./databaseExecutor.ts`).
  *
  * Nothing beside the file is created or changed: a rollback-journal database is opened in place
  * read-only (SQLite writes nothing for a reader); a WAL database — or one with a `-wal` file
@@ -22,14 +22,14 @@ import { statSync } from "node:fs"
 import type { ReadResult } from "../../ReadResult.js"
 import { loadOptional, purposes } from "../../OptionalPackages.js"
 import { DatabaseError, formatBytes, InvalidParams, MissingPackage } from "../../ReadError.js"
-import { openChecked, readChecked, whileUnchanged } from "../access.js"
-import { readHead } from "../bytes.js"
-import { isSqliteHeader } from "../containers.js"
+import { openChecked, readChecked, whileUnchanged } from "../read/open.js"
+import { readHead } from "../io/bytes.js"
+import { isSqliteHeader } from "../core/containers.js"
 import { MAX_BYTES } from "../core/lines.js"
-import { fromPlatformError } from "../platformError.js"
-import { FOOTER_RESERVE } from "../core/render.js"
+import { fromPlatformError } from "../io/platformError.js"
+import { FOOTER_RESERVE, PREVIEW_LINES } from "../core/render.js"
 import { type Connection, open, type Source } from "./database/driver.js"
-import { type ExecutionFailure, execute } from "./database/executor.js"
+import { type ExecutionFailure, execute } from "./databaseExecutor.js"
 import {
   Budget,
   DatabaseFailure,
@@ -53,7 +53,6 @@ import type { ContainerRequest } from "./types.js"
  */
 export const MAX_IN_MEMORY_DATABASE_BYTES = 128 * 1024 * 1024
 
-const PREVIEW_LINES = 20
 /** The SQLite header: the magic string, and the file format versions (2: WAL) at 18-19. */
 const HEADER_BYTES = 100
 /** Reads of a WAL database whose log restarted meanwhile, before giving up. */

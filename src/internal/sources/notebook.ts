@@ -10,10 +10,14 @@
  */
 import * as Effect from "effect/Effect"
 import { InvalidSelector } from "../../ReadError.js"
-import { NOTEBOOK_OUTPUT_LINES, OUTPUT_HEAD_LINES, OUTPUT_TAIL_LINES } from "./document/limits.js"
-import { convertAndPresent } from "./document/present.js"
-import { decodeText } from "./document/zip.js"
+import { decodeText } from "../core/encoding.js"
+import { convertAndPresent } from "./convert.js"
 import type { FileRequest } from "./types.js"
+
+/** Lines kept of one output (head and tail), and of all outputs together. */
+const OUTPUT_HEAD_LINES = 30
+const OUTPUT_TAIL_LINES = 10
+const NOTEBOOK_OUTPUT_LINES = 1000
 
 const MARKER = /^# %%+ \[/
 

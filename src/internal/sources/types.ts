@@ -1,7 +1,7 @@
 /**
  * What sources are and what they receive. A source is a value: a name, a `claims` predicate over
  * what is known of a file (or a URL scheme it answers), and a `read`. The registry
- * (`src/Sources.ts`) holds them in order; `src/internal/dispatch.ts` asks them.
+ * (`src/Sources.ts`) holds them in order; `src/internal/read/dispatch.ts` asks them.
  */
 import type * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
@@ -10,7 +10,7 @@ import type { Permission } from "../../Permission.js"
 import type { ReadError } from "../../ReadError.js"
 import type { ReadResult } from "../../ReadResult.js"
 import type { Workspace } from "../../Workspace.js"
-import type { Target } from "../access.js"
+import type { Target } from "../read/access.js"
 import type { Selection, TextView } from "../core/selector.js"
 
 export interface Params {

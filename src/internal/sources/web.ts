@@ -21,13 +21,14 @@ import type { ReadResult } from "../../ReadResult.js"
 import { codecFor, utf8 } from "../core/encoding.js"
 import { mediaKind } from "../core/media.js"
 import type { Selection } from "../core/selector.js"
-import { memoryPageAt, memoryTailAt, presentText } from "../text.js"
-import { attachBytes } from "./attachment.js"
+import { memoryPageAt, memoryTailAt } from "../present/pages.js"
+import { presentText } from "../present/text.js"
+import { attachBytes } from "./media.js"
 import type { SchemeRequest } from "./types.js"
 import { type AddressClass, classifyAddress, literalAddress } from "./web/address.js"
-import { type Address, get, type Outcome } from "./web/fetch.js"
+import { type Address, get, type Outcome } from "./webFetch.js"
 import { htmlToMarkdown } from "./web/html.js"
-import { WebLimits } from "./web/limits.js"
+import { WebLimits } from "./webLimits.js"
 
 export interface WebRequest {
   /** An `http:` or `https:` URL, already parsed (selector removed). */
@@ -36,7 +37,7 @@ export interface WebRequest {
   readonly selection: Selection
 }
 
-export { WebLimits, type WebLimitsShape } from "./web/limits.js"
+export { WebLimits, type WebLimitsShape } from "./webLimits.js"
 
 // -----------------------------------------------------------------------------
 // Fetching: permissions, addresses, redirects, time

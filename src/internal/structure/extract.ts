@@ -8,7 +8,7 @@
  * are intact stays a declaration with an ERROR inside; one whose delimiters are broken is seen
  * through, its inner declarations still found.
  */
-import type { Declaration, FileStructure, LineSpan } from "../core/structure.js"
+import type { Declaration, FileStructure, LineSpan } from "../core/declarations.js"
 import type { LanguageSpec } from "./languages.js"
 
 /** The part of web-tree-sitter's `Node` read here (structural, so no optional package is named). */

@@ -16,7 +16,7 @@ import * as nodePath from "node:path"
 import * as zlib from "node:zlib"
 import * as Effect from "effect/Effect"
 import { loadOptional, type Modules } from "../../OptionalPackages.js"
-import type { FileStructure } from "../core/structure.js"
+import type { FileStructure } from "../core/declarations.js"
 import { countLines, errorLines, extract, type SyntaxNode } from "./extract.js"
 import { specs } from "./languages.js"
 

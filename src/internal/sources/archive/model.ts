@@ -3,7 +3,7 @@
  * (with parent directories synthesized from member paths), listings and suggestions.
  */
 import { formatBytes } from "../../core/format.js"
-import { compareNames, suggestEntries } from "../../suggest.js"
+import { compareNames, suggestEntries } from "../../core/suggest.js"
 
 export interface ArchiveLimits {
   /** Largest member extracted, declared or inflated. */

@@ -5,12 +5,11 @@
  *
  * The schema and the table list are read here. Statements that read rows (whose cost a `where`,
  * a view or a raw query decides) are only planned here: a `Plan` names them, the executor runs
- * them where they can be stopped (`./executor.ts`), and the plan lays out what they returned.
+ * them where they can be stopped (`../databaseExecutor.ts`), and the plan lays out what they returned.
  */
-import { formatBytes } from "../../../ReadError.js"
+import { formatBytes } from "../../core/format.js"
 import { MAX_BYTES_LABEL } from "../../core/lines.js"
 import type { Connection, Statement } from "./driver.js"
-import { type Fetch, type Fetched, MAX_FETCH_BYTES } from "./executor.js"
 import {
   encodeValue,
   leadingKeyword,
@@ -21,6 +20,24 @@ import {
   SelectorFailure
 } from "./selector.js"
 import { escapeText, layoutTable, MAX_TABLE_WIDTH, MAX_VALUE_CHARS, rowLines, type Value } from "./table.js"
+
+/** A statement that reads rows. */
+export interface Fetch {
+  readonly sql: string
+  readonly params: ReadonlyArray<unknown>
+  /** Rows kept; when one more exists, `stopped` is "rows". */
+  readonly maxRows: number
+}
+
+/** A statement's rows: values as the reader's `Value` (long text cut, blobs as sizes). */
+export interface Fetched {
+  readonly rows: ReadonlyArray<ReadonlyArray<unknown>>
+  /** Why fetching stopped while more rows remained: the row cap or `MAX_FETCH_BYTES`. */
+  readonly stopped: "rows" | "bytes" | undefined
+}
+
+/** Bytes of values one statement's rows may hold; fetching stops past it. */
+export const MAX_FETCH_BYTES = 4 * 1024 * 1024
 
 /** Rows counted before a count becomes a lower bound. */
 export const COUNT_PROBE_CAP = 50_000

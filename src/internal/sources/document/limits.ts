@@ -23,11 +23,6 @@ export const MAX_SHEET_ROWS = 1000
 export const MAX_SHEET_COLUMNS = 50
 export const MAX_CELL_CHARS = 200
 
-/** Notebooks: lines kept of one output (head and tail), and of all outputs together. */
-export const OUTPUT_HEAD_LINES = 30
-export const OUTPUT_TAIL_LINES = 10
-export const NOTEBOOK_OUTPUT_LINES = 1000
-
 /** Converted texts kept for paging through one document without converting it again. */
 export const CACHE_ENTRIES = 8
 export const CACHE_CHARS = 32 * 1024 * 1024

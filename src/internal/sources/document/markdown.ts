@@ -2,9 +2,9 @@
  * Markdown shared by the converters: pipe tables, tidy text, and HTML → markdown (mammoth's
  * output, epub chapters) through `html/markdown.ts`.
  */
-import { domToMarkdown, type MarkdownOptions } from "../html/markdown.js"
-export { cellText, markdownTable } from "../html/markdown.js"
-import { normalize, parseDocument } from "../html/parse.js"
+import { domToMarkdown, type MarkdownOptions } from "../../html/markdown.js"
+export { cellText, markdownTable } from "../../html/markdown.js"
+import { normalize, parseDocument } from "../../html/parse.js"
 
 /** Collapse runs of blank lines and trim trailing spaces: converted text reads like written text. */
 export const tidy = (text: string): string =>

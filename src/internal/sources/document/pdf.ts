@@ -6,7 +6,7 @@
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { formatBytes } from "../../core/format.js"
-import type { LineRange } from "../../core/selector.js"
+import type { LineRange } from "../../core/ranges.js"
 import { clampPages, reasonOf, Unconvertible } from "./failure.js"
 import { MAX_TEXT_CHARS } from "./limits.js"
 import { tidy } from "./markdown.js"

@@ -3,7 +3,7 @@
  * (indented by level), other text boxes as lines, tables as markdown, pictures as a notice, and
  * the speaker notes. `:pages=` selects slides.
  */
-import type { LineRange } from "../../core/selector.js"
+import type { LineRange } from "../../core/ranges.js"
 import { clampPages, Unconvertible } from "./failure.js"
 import { markdownTable, tidy } from "./markdown.js"
 import type { Converted } from "./types.js"

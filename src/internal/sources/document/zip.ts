@@ -5,6 +5,7 @@
  * cannot turn a small file into gigabytes.
  */
 import * as yauzl from "yauzl"
+import { decodeText } from "../../core/encoding.js"
 import { formatBytes } from "../../core/format.js"
 import { Unconvertible } from "./failure.js"
 import { MAX_UNPACKED_BYTES, MAX_ZIP_ENTRIES } from "./limits.js"
@@ -26,13 +27,6 @@ export interface Zip {
 }
 
 const isCfb = (bytes: Uint8Array): boolean => CFB_MAGIC.every((byte, i) => bytes[i] === byte)
-
-export const decodeText = (bytes: Uint8Array): string => {
-  if (bytes[0] === 0xff && bytes[1] === 0xfe) return new TextDecoder("utf-16le").decode(bytes.subarray(2))
-  if (bytes[0] === 0xfe && bytes[1] === 0xff) return new TextDecoder("utf-16be").decode(bytes.subarray(2))
-  // TextDecoder drops a UTF-8 byte-order mark itself.
-  return new TextDecoder("utf-8").decode(bytes)
-}
 
 const fromBuffer = (bytes: Buffer) =>
   new Promise<yauzl.ZipFile>((resolve, reject) =>

@@ -6,8 +6,8 @@
  * stay usable out of context.
  */
 import { Readability } from "@mozilla/readability"
-import { domToMarkdown, type MarkdownOptions } from "../html/markdown.js"
-import { type DomDocument, type DomNode, normalize, parseDocument } from "../html/parse.js"
+import { domToMarkdown, type MarkdownOptions } from "../../html/markdown.js"
+import { type DomDocument, type DomNode, normalize, parseDocument } from "../../html/parse.js"
 
 const OPTIONS: MarkdownOptions = { emphasis: "_", imageLinks: true, fragmentLinks: true }
 

@@ -11,10 +11,10 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as nodePath from "node:path"
 import type * as SqlClient from "@effect/sql/SqlClient"
-import type { FileTime } from "../FileTime.js"
-import { none, SessionMemory } from "../SessionMemory.js"
-import * as SqlFileTime from "../SqlFileTime.js"
-import * as SqlSessionMemory from "../SqlSessionMemory.js"
+import type { FileTime } from "../../FileTime.js"
+import { none, SessionMemory } from "../../SessionMemory.js"
+import * as SqlFileTime from "../../SqlFileTime.js"
+import * as SqlSessionMemory from "../../SqlSessionMemory.js"
 
 export type StoreSpec =
   | { readonly _tag: "sqlite"; readonly filename: string }

@@ -5,13 +5,14 @@
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { ConversionFailed, formatBytes, InvalidSelector } from "../../../ReadError.js"
-import { readAllFrom, readChecked } from "../../access.js"
-import { memoryPageAt, memoryTailAt, presentText } from "../../text.js"
-import type { FileRequest } from "../types.js"
-import { PageOutOfRange, reasonOf } from "./failure.js"
-import { CACHE_CHARS, CACHE_ENTRIES, MAX_DOCUMENT_BYTES, MAX_TEXT_CHARS } from "./limits.js"
-import type { Converted } from "./types.js"
+import { ConversionFailed, formatBytes, InvalidSelector } from "../../ReadError.js"
+import { readAllFrom, readChecked } from "../read/open.js"
+import { memoryPageAt, memoryTailAt } from "../present/pages.js"
+import { presentText } from "../present/text.js"
+import type { FileRequest } from "./types.js"
+import { PageOutOfRange, reasonOf } from "./document/failure.js"
+import { CACHE_CHARS, CACHE_ENTRIES, MAX_DOCUMENT_BYTES, MAX_TEXT_CHARS } from "./document/limits.js"
+import type { Converted } from "./document/types.js"
 
 /** Text past `MAX_TEXT_CHARS` is cut at a line boundary, with a notice. */
 const capped = (text: string): string => {

@@ -10,7 +10,7 @@
 import { statementsOf } from "./indentation.js"
 import type { Statement } from "./indentation.js"
 import { cutLine, DEFAULT_LIMIT, lineCutSuffix, MAX_BYTES, MAX_BYTES_LABEL, MAX_LINE_LENGTH } from "./lines.js"
-import type { Declaration, FileStructure, LineSpan } from "./structure.js"
+import type { Declaration, FileStructure, LineSpan } from "./declarations.js"
 
 /** An outline row shows this much of a declaration's header. */
 export const OUTLINE_HEADER_CHARS = 160

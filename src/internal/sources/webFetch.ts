@@ -10,7 +10,7 @@ import * as Http from "node:http"
 import * as Https from "node:https"
 import type { LookupFunction } from "node:net"
 import * as Zlib from "node:zlib"
-import { FetchFailed, formatBytes } from "../../../ReadError.js"
+import { FetchFailed, formatBytes } from "../../ReadError.js"
 
 export interface Address {
   readonly address: string

@@ -9,14 +9,15 @@ import * as Path from "@effect/platform/Path"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { OffsetOutOfRange } from "../ReadError.js"
-import { Workspace } from "../Workspace.js"
-import { askRead, confirmDirectory, type Target, targetOf } from "./access.js"
-import { DEFAULT_LIMIT, MAX_BYTES } from "./core/lines.js"
-import { fromPlatformError } from "./platformError.js"
-import { entriesWithin, FOOTER_RESERVE, header, renderDirectory, renderTree } from "./core/render.js"
-import { compareNames } from "./suggest.js"
-import { renderTreeLines, type TreeEntry, treeSummary } from "./core/tree.js"
+import { OffsetOutOfRange } from "../../ReadError.js"
+import { Workspace } from "../../Workspace.js"
+import { askRead, type Target, targetOf } from "./access.js"
+import { confirmDirectory } from "./open.js"
+import { DEFAULT_LIMIT, MAX_BYTES } from "../core/lines.js"
+import { fromPlatformError } from "../io/platformError.js"
+import { entriesWithin, FOOTER_RESERVE, header, PREVIEW_LINES, renderDirectory, renderTree } from "../core/render.js"
+import { compareNames } from "../core/suggest.js"
+import { renderTreeLines, type TreeEntry, treeSummary } from "../core/tree.js"
 import {
   ancestorChain,
   extendChain,
@@ -28,7 +29,6 @@ import {
   statEntries
 } from "./walk.js"
 
-const PREVIEW_LINES = 20
 /** Stats in flight while marking sub-directories. */
 const STAT_CONCURRENCY = 32
 /** Sub-directories listed at once for a tree. */

@@ -7,7 +7,7 @@ import * as Path from "@effect/platform/Path"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { Workspace } from "../Workspace.js"
+import { Workspace } from "../../Workspace.js"
 
 /** The PATH of a `¶PATH#TAG` header: relative to the working directory (POSIX), else absolute. */
 export const anchorPath = (absolute: string) =>

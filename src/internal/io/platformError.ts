@@ -2,7 +2,7 @@
  * Turning what the filesystem says into what the model reads.
  */
 import type { PlatformError } from "@effect/platform/Error"
-import { ReadFailed } from "../ReadError.js"
+import { ReadFailed } from "../../ReadError.js"
 
 /** Missing, or a path that runs through a regular file (ENOTDIR): both mean "not there". */
 export const isNotFound = (error: PlatformError): boolean =>

@@ -27,9 +27,9 @@ import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import { type Entry, FileIndex } from "../FileIndex.js"
-import { FileNotFound } from "../ReadError.js"
-import { Workspace } from "../Workspace.js"
+import { type Entry, FileIndex } from "../../FileIndex.js"
+import { FileNotFound } from "../../ReadError.js"
+import { Workspace } from "../../Workspace.js"
 import { askRead, checkExternalOf, checkRead, realPathOfNearest, type Target, targetOf } from "./access.js"
 import {
   compareNames,
@@ -39,7 +39,7 @@ import {
   nearEntries,
   resemblanceTo,
   suggestEntries
-} from "./suggest.js"
+} from "../core/suggest.js"
 
 export interface RecoveryLimitsShape {
   /** How long listing the workspace for a suffix match may take; past it, nothing is resolved. */

@@ -19,3 +19,15 @@ export const readHead = (file: FileSystem.File, length: number): Effect.Effect<U
     }
     return bytes.subarray(0, filled)
   })
+
+/** Fill `buffer` from the file's current position; fewer bytes only at end of file. */
+export const readFully = (file: FileSystem.File, buffer: Uint8Array): Effect.Effect<number, PlatformError> =>
+  Effect.gen(function*() {
+    let filled = 0
+    while (filled < buffer.length) {
+      const n = Number(yield* file.read(buffer.subarray(filled)))
+      if (n === 0) break
+      filled += n
+    }
+    return filled
+  })

@@ -1,7 +1,6 @@
 /**
- * The text and media sources over a checked descriptor: text is streamed a page at a time through
- * the line pager, stopping as soon as the page and its footer are known; images and PDFs are
- * attached from the bytes the descriptor holds.
+ * The text source over a checked descriptor: text in any encoding, streamed a page at a time
+ * through the line pager, stopping as soon as the page and its footer are known.
  */
 import type { File } from "@effect/platform/FileSystem"
 import type * as FileSystem from "@effect/platform/FileSystem"
@@ -9,31 +8,26 @@ import type { PlatformError } from "@effect/platform/Error"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
-import { LineIndex } from "../LineIndex.js"
-import { Progress } from "../Progress.js"
-import { BinaryFile, type FileChanged, InvalidMedia, MediaTooLarge, type ReadFailed } from "../ReadError.js"
-import * as Secrets from "../Secrets.js"
-import { Workspace } from "../Workspace.js"
-import { endedEarly, readAllFrom, TAIL_BYTES, type Target } from "./access.js"
-import { AnchorStore, anchorPath } from "./anchorStore.js"
-import { describeBinary, SAMPLE_BYTES } from "./core/binary.js"
-import { type Codec, type Detection, detect, detectionFor, firstTelling, LOOKAHEAD_BYTES } from "./core/encoding.js"
-import { anchorHeader, HASHLINE_MAX_BYTES, linesBetween, normalize, tagOfNormal } from "./core/hashline.js"
-import { searchableBuffers } from "./core/lineFeeds.js"
-import { COUNT_AHEAD_BYTES, lineMeasure, LinePager, MAX_BYTES, MAX_LINE_LENGTH, pastEnd } from "./core/lines.js"
-import { fitNumbered, TailScanner } from "./core/tail.js"
-import { MAX_MEDIA_BYTES, mediaExtensions, mediaKind } from "./core/media.js"
-import { fromPlatformError } from "./platformError.js"
-import { attachBytes } from "./sources/attachment.js"
-import type { FileFacts, FileSourceRequest } from "./sources/types.js"
-import {
-  type PageAt,
-  presentText,
-  reachesEnd,
-  type TailAt,
-  tailByCounting,
-  tailPageOptions
-} from "./text.js"
+import { LineIndex } from "../../LineIndex.js"
+import { Progress } from "../../Progress.js"
+import type { FileChanged, ReadFailed } from "../../ReadError.js"
+import * as Secrets from "../../Secrets.js"
+import { Workspace } from "../../Workspace.js"
+import { type Target } from "../read/access.js"
+import { endedEarly, readAllFrom, TAIL_BYTES } from "../read/open.js"
+import { AnchorStore, anchorPath } from "../store/anchors.js"
+import { SAMPLE_BYTES } from "../core/binary.js"
+import { type Codec, type Detection, detect, detectionFor, firstTelling, LOOKAHEAD_BYTES } from "../core/encoding.js"
+import { anchorHeader, HASHLINE_MAX_BYTES, linesBetween, normalize, tagOfNormal } from "../core/hashline.js"
+import { searchableBuffers } from "../core/lineFeeds.js"
+import { COUNT_AHEAD_BYTES, lineMeasure, LinePager, MAX_BYTES, MAX_LINE_LENGTH, pastEnd } from "../core/lines.js"
+import { fitNumbered, TailScanner } from "../core/tail.js"
+import { readFully } from "../io/bytes.js"
+import { fromPlatformError } from "../io/platformError.js"
+import { refuseBinary } from "../read/facts.js"
+import type { FileSourceRequest } from "./types.js"
+import { type PageAt, reachesEnd, type TailAt, tailByCounting, tailPageOptions } from "../present/pages.js"
+import { presentText } from "../present/text.js"
 
 /** Bytes read per call while streaming text: large enough to amortise calls on deep scans. */
 export const CHUNK_BYTES = 256 * 1024
@@ -49,40 +43,7 @@ const facts = (info: File.Info) => ({
   ...Option.match(info.mtime, { onNone: () => ({}), onSome: (mtime) => ({ mtime: mtime.getTime() }) })
 })
 
-/** Fill `buffer` from the file's current position; fewer bytes only at end of file. */
-const readFully = (file: FileSystem.File, buffer: Uint8Array) =>
-  Effect.gen(function*() {
-    let filled = 0
-    while (filled < buffer.length) {
-      const n = Number(yield* file.read(buffer.subarray(filled)))
-      if (n === 0) break
-      filled += n
-    }
-    return filled
-  })
 
-/**
- * Attach an image or a PDF, read from the descriptor that was checked (the path may lead
- * elsewhere by now). Images are decoded and fitted to `ImageLimits`; PDFs go as they are.
- */
-const attach = (target: Target, info: File.Info, file: FileSystem.File, mime: string) =>
-  Effect.gen(function*() {
-    const size = Number(info.size)
-    if (size > MAX_MEDIA_BYTES) {
-      return yield* new MediaTooLarge({ path: target.absolute, mime, size, maxSize: MAX_MEDIA_BYTES })
-    }
-    yield* file.seek(0, "start")
-    const buffer = new Uint8Array(size)
-    const n = yield* readFully(file, buffer).pipe(Effect.mapError((e) => fromPlatformError(target.absolute, e)))
-    if (n < size) yield* endedEarly(file, target, size)
-    return yield* attachBytes({
-      path: target.absolute,
-      title: target.relative,
-      bytes: buffer.subarray(0, n),
-      mime,
-      facts: facts(info)
-    })
-  })
 
 /** Stream from `start` through the pager until it has the page and footer, or the file ends. */
 const streamPage = (file: FileSystem.File, start: number, size: number, pager: LinePager, path: string) =>
@@ -465,29 +426,4 @@ const anchorOf = (file: FileSystem.File, target: Target, size: number, detection
     }
   })
 
-/** The binary refusal: what the file looks like, so the model can act on it. */
-export const refuseBinary = (facts: FileFacts) =>
-  Effect.fail(
-    new BinaryFile({
-      path: facts.target.absolute,
-      description: describeBinary(facts.sniffed, facts.head, facts.extension),
-      size: Number(facts.info.size)
-    })
-  )
 
-/**
- * The media source: images and PDFs whose bytes say so are attached; a name that promises one
- * over other content (or nothing) is `InvalidMedia`.
- */
-export const readMedia = Effect.fnUntraced(function*(request: FileSourceRequest) {
-  const { head, sniffed, target } = request
-  const mime = sniffed === undefined ? undefined : mediaKind(sniffed.mime) === undefined ? undefined : sniffed.mime
-  if (mime !== undefined) return yield* attach(target, request.info, request.file, mime)
-  const promised = mediaExtensions.get(request.extension) ?? "media"
-  const reason = head.length === 0
-    ? "the file is empty"
-    : `the name says ${promised} but the content is ${
-      sniffed?.mime ?? (detect(head, head.length >= Number(request.info.size))._tag === "Binary" ? "not a recognised format" : "text")
-    }`
-  return yield* new InvalidMedia({ path: target.absolute, reason })
-})

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs"
 
 const peerRanges = (): Readonly<Record<string, string>> => {
   try {
-    return JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")).peerDependencies ?? {}
+    return JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")).peerDependencies ?? {}
   } catch {
     return {}
   }

@@ -1,50 +1,31 @@
 /**
  * Which source reads a path, decided in one place: try the path's meanings in order (see
- * `resolve.ts`), check access on the one that applies, then hand a directory to the listing, a
+ * `core/resolve.ts`), check access on the one that applies, then hand a directory to the listing, a
  * regular file to the first registered source that claims it, and a URL to its scheme's source.
  */
 import type { File } from "@effect/platform/FileSystem"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as Effect from "effect/Effect"
-import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
-import { fileTypeFromBuffer } from "file-type"
-import { FileTime, lastReadBytes, type Shown } from "../FileTime.js"
-import * as LineIndex from "../LineIndex.js"
-import { Lsp } from "../Lsp.js"
-import type { Permission } from "../Permission.js"
-import { FileChanged, InvalidParams, InvalidSelector, NotAFile, type ReadError } from "../ReadError.js"
-import type { ReadResult } from "../ReadResult.js"
-import * as Secrets from "../Secrets.js"
-import { type Registry, Sources } from "../Sources.js"
-import { Workspace } from "../Workspace.js"
-import {
-  askContent,
-  checkAccess,
-  confirmUnchanged,
-  CONTENT_SNIFF_BYTES,
-  endedEarly,
-  openCheckedAt,
-  resolveTarget,
-  TAIL_BYTES,
-  tailOf,
-  type Target,
-  textOf
-} from "./access.js"
-import { binarySignature, SAMPLE_BYTES } from "./core/binary.js"
-import { readHead } from "./bytes.js"
+import type { FileTime, ReadBytes } from "../../FileTime.js"
+import * as LineIndex from "../../LineIndex.js"
+import type { Lsp } from "../../Lsp.js"
+import type { Permission } from "../../Permission.js"
+import { FileChanged, InvalidParams, InvalidSelector, NotAFile, type ReadError } from "../../ReadError.js"
+import type { ReadResult } from "../../ReadResult.js"
+import { type Registry, Sources } from "../../Sources.js"
+import { Workspace } from "../../Workspace.js"
+import { localMeanings, type Resolved } from "../core/resolve.js"
+import { noSelection, parseSelector, type Selection, SelectorError, textViews } from "../core/selector.js"
+import { fromPlatformError, isNotFound } from "../io/platformError.js"
+import type { FileSource, Params } from "../sources/types.js"
+import { askContent, checkAccess, resolveTarget, type Target } from "./access.js"
 import { readDirectory, readTree } from "./directory.js"
-import { detect } from "./core/encoding.js"
-import { refuseBinary } from "./file.js"
-import { recoverMissing } from "./notFound.js"
-import * as Permits from "./permits.js"
-import { clipRanges, recordOrDefer } from "./recording.js"
-import { fromPlatformError, isNotFound } from "./platformError.js"
-import { localMeanings, type Resolved } from "./core/resolve.js"
-import { noSelection, parseSelector, type Selection, SelectorError, textViews } from "./core/selector.js"
-import { readUnsized, readWhole, SMALL_FILE_BYTES, snapshotFile } from "./snapshot.js"
-import type { FileFacts, FileSource, Params } from "./sources/types.js"
+import { factsOf, refuseBinary } from "./facts.js"
+import { openForRead } from "./open.js"
+import { recordFileRead } from "./record.js"
+import { recoverMissing } from "./recovery.js"
 
 /** What a local read needs: the services of `read`. */
 export type LocalServices = FileSystem.FileSystem | Path.Path | Workspace | Permission | Lsp | FileTime
@@ -113,7 +94,7 @@ export const readLocal = Effect.fnUntraced(function*(path: string, request: Requ
           readFile(registry, target, request, noSelection, meaning.inner, undefined)
         )
         // No container source claims it (a `.db` holding text): `notes.db:5` is line 5 of it.
-        if (Option.isSome(read)) return read.value
+        if (Option.isSome(read)) return read.value.result
         continue
       }
       case "Selected": {
@@ -180,13 +161,8 @@ const readTarget = (
     }
     if (request.view === "list" || request.view === "tree") return yield* viewMismatch(request.view, target.absolute, "file")
     const read = yield* onceMoreIfChanged(target.absolute, readFile(registry, target, request, selection, undefined, note))
-    const result = Option.getOrThrow(read)
-    // A line whose secret is masked (`read` masks its result last) was not shown, so not read.
-    const masked = yield* Secrets.maskedLines(result, target.real)
-    // read_many may keep fewer lines than were read: it records what it kept (recording.ts).
-    yield* recordOrDefer((lastShown) =>
-      recordRead(target.absolute, clipShown(withoutLines(shownOf(result), masked), lastShown))
-    )
+    const { bytes, result } = Option.getOrThrow(read)
+    yield* recordFileRead(target, result, bytes)
     // Sources that do not print the note themselves (media, containers) get it as a first line.
     return note === undefined || result.output.startsWith(note) ? result : { ...result, output: `${note}\n${result.output}` }
   })
@@ -231,106 +207,11 @@ const listDirectory = (target: Target, stat: File.Info, selection: Selection, re
       : readDirectory(target, stat, listing, note)
   })
 
-/** The session read this file (for edit guards); the language server warms up for later edits. */
-/** The lines a text read showed, for the ledger's coverage (not a part of a long line). */
-const shownOf = (result: ReadResult): Shown | undefined => {
-  const m = result.metadata
-  if (m.kind !== "text" || m.startLine === undefined || m.endLine === undefined || m.column !== undefined) return undefined
-  return {
-    start: m.startLine,
-    end: m.endLine,
-    whole: m.startLine === 1 && !m.truncated && m.ranges === undefined,
-    size: m.size,
-    mtime: m.mtime,
-    ranges: m.ranges
-  }
+/** What a file read gave: the result, and the file's bytes when it was read whole (for the ledger). */
+export interface FileRead {
+  readonly result: ReadResult
+  readonly bytes: ReadBytes | undefined
 }
-
-/** What was shown, less the lines whose secrets were masked (the model saw placeholders there, not the lines). */
-const withoutLines = (shown: Shown | undefined, masked: ReadonlyArray<number> | undefined): Shown | undefined => {
-  if (shown === undefined || masked === undefined || masked.length === 0) return shown
-  const ranges: Array<{ start: number; end: number }> = []
-  for (const range of shown.ranges ?? [{ start: shown.start, end: shown.end }]) {
-    let start = range.start
-    for (const line of masked) {
-      if (line < start || line > range.end) continue
-      if (line > start) ranges.push({ start, end: line - 1 })
-      start = line + 1
-    }
-    if (start <= range.end) ranges.push({ start, end: range.end })
-  }
-  if (ranges.length === 0) return undefined
-  return {
-    ...shown,
-    start: ranges[0]!.start,
-    end: ranges[ranges.length - 1]!.end,
-    whole: false,
-    ranges: ranges.length > 1 ? ranges : undefined
-  }
-}
-
-/** What was shown when a caller kept lines up to `lastShown` only. */
-const clipShown = (shown: Shown | undefined, lastShown: number | undefined): Shown | undefined => {
-  if (shown === undefined || lastShown === undefined || lastShown >= shown.end) return shown
-  if (lastShown < shown.start) return undefined
-  const ranges = shown.ranges === undefined ? undefined : clipRanges(shown.ranges, lastShown)
-  return { ...shown, end: lastShown, whole: false, ranges }
-}
-
-const recordRead = (absolute: string, shown?: Shown) =>
-  Effect.gen(function*() {
-    const workspace = yield* Workspace
-    const fileTime = yield* FileTime
-    yield* fileTime.read(workspace.sessionId, absolute, shown)
-    const lsp = yield* Lsp
-    // Never let the language server fail or delay the read.
-    yield* lsp.touchFile(absolute).pipe(
-      Effect.timeout("30 seconds"),
-      Effect.catchAllCause((cause) => Effect.logDebug("Lsp.touchFile failed", cause)),
-      Effect.forkDaemon
-    )
-  })
-
-/**
- * Files open at once across all reads: a thousand concurrent reads must not exhaust descriptors.
- * FIFO hand-off, so waiting reads cost linear time (see permits.ts).
- */
-const openFiles = Permits.unsafeMake(128)
-
-/** What the first bytes say, for the sources' `claims`. */
-const factsOf = (
-  target: Target,
-  info: File.Info,
-  head: Uint8Array,
-  request: Request,
-  selection: Selection,
-  inner: string | undefined,
-  extension: string
-) =>
-  Effect.gen(function*() {
-    const size = Number(info.size)
-    const sniffed = head.length === 0
-      ? undefined
-      : yield* Effect.promise(() => fileTypeFromBuffer(head).catch(() => undefined))
-    const detected = detect(head, head.length >= size)
-    // A named encoding overrules the NUL heuristic, never a recognised binary format.
-    const binary = request.encoding === undefined
-      ? detected._tag === "Binary" || (sniffed !== undefined && detected.fallback)
-      : binarySignature(head) !== undefined || (sniffed !== undefined && detected._tag === "Binary")
-    const facts: FileFacts = {
-      target,
-      info,
-      extension,
-      head,
-      sniffed: sniffed === undefined ? undefined : { mime: sniffed.mime, ext: sniffed.ext },
-      text: head.length > 0 && detected._tag === "Text" && !detected.fallback,
-      binary,
-      params: request,
-      selection,
-      inner
-    }
-    return facts
-  })
 
 /**
  * Open the file (checked), sniff its first bytes, and read it with the first source that claims
@@ -348,78 +229,22 @@ const readFile = (
   Effect.gen(function*() {
     const path = yield* Path.Path
     const extension = path.extname(target.absolute).toLowerCase()
-    // What was opened, as it was when opened: the version every byte of this read must come from.
-    const { file: opened, info: before } = yield* openCheckedAt(target)
-    // A small file is read whole, once: its sample, page and last bytes come from memory. Read
-    // here, at open, its last bytes need no read of their own; a read that fails or comes short
-    // is left to `readWhole` below, which says why.
-    const size = Number(before.size)
-    const whole = size > 0 && size <= SMALL_FILE_BYTES
-      ? yield* readHead(opened, size).pipe(
-        Effect.map((bytes) => bytes.length === size ? bytes : undefined),
-        Effect.orElseSucceed(() => undefined)
-      )
-      : undefined
-    // Its last bytes: an append leaves them, a rewrite that grew the file does not.
-    const tail = whole !== undefined ? whole.subarray(size - Math.min(TAIL_BYTES, size)) : yield* tailOf(opened, size)
-    yield* opened.seek(0, "start")
-    return yield* confirmUnchanged(
-      opened,
-      target,
-      before,
+    return yield* openForRead(target, (opened) =>
       Effect.gen(function*() {
-        const unsized = size === 0 ? yield* readUnsized(opened, target) : undefined
-        const small = unsized === undefined && size <= SMALL_FILE_BYTES
-          ? whole ?? (yield* readWhole(opened, target, size))
-          : undefined
-        if (small !== undefined && small.length === Number(before.size)) {
-          // The ledger's stamp after this read hashes these bytes instead of reading the file again.
-          yield* FiberRef.set(lastReadBytes, {
-            path: target.absolute,
-            size: small.length,
-            mtime: Option.getOrUndefined(Option.map(before.mtime, (date) => date.getTime())),
-            bytes: small
-          })
-        }
-        const bytes = unsized ?? small
-        // A snapshot of an unsized file is never indexed: its next read may hold other bytes.
-        const file = bytes === undefined ? opened : snapshotFile(bytes, before)
-        const info = bytes === undefined ? before : { ...before, size: FileSystem.Size(bytes.length) }
-        const wanted = Math.min(SAMPLE_BYTES, Number(info.size))
-        const head = yield* readHead(file, wanted).pipe(
-          Effect.mapError((error) => fromPlatformError(target.absolute, error))
-        )
-        // Fewer first bytes than the size promised: it shrank, or it reports more than it holds.
-        if (head.length < wanted) yield* endedEarly(file, target, Number(info.size))
-        const facts = yield* factsOf(target, info, head, request, selection, inner, extension)
+        const facts = yield* factsOf(target, opened.info, opened.head, request, selection, inner, extension)
         const candidates: ReadonlyArray<FileSource> = inner === undefined ? registry.files : registry.containers
         const source = candidates.find((candidate) => candidate.claims(facts))
         if (source === undefined) {
-          return inner === undefined ? yield* refuseBinary(facts) : Option.none<ReadResult>()
+          return inner === undefined ? yield* refuseBinary(facts) : Option.none<FileRead>()
         }
         // What the text holds (a private key, a credential) is asked about before any of it is
         // shown; a container's members are asked about one by one instead.
-        if (source.container === undefined && facts.text) {
-          yield* askContent(target, firstText(file, bytes, head, Number(info.size)))
-        }
-        const read = source.read({ ...facts, file, note, end: tail })
-        return Option.some(
-          yield* unsized === undefined ? read : Effect.provideService(read, LineIndex.LineIndex, LineIndex.noop)
-        )
-      }),
-      { before: tail, again: tailOf(opened, Number(before.size)) }
-    )
-  }).pipe(Effect.scoped, openFiles.withPermit, Effect.withSpan("Read.file"))
-
-/** The text of a file's first `CONTENT_SNIFF_BYTES`: from the bytes in memory, else read (the position is put back). */
-const firstText = (file: File, whole: Uint8Array | undefined, head: Uint8Array, size: number) =>
-  Effect.gen(function*() {
-    if (whole !== undefined || head.length >= size) return textOf((whole ?? head).subarray(0, CONTENT_SNIFF_BYTES))
-    yield* file.seek(0, "start")
-    const bytes = yield* readHead(file, Math.min(CONTENT_SNIFF_BYTES, size))
-    yield* file.seek(head.length, "start")
-    return textOf(bytes)
-  }).pipe(Effect.orElseSucceed(() => undefined))
+        if (source.container === undefined && facts.text) yield* askContent(target, opened.firstText)
+        const read = source.read({ ...facts, file: opened.file, note, end: opened.end })
+        const result = yield* opened.unsized ? Effect.provideService(read, LineIndex.LineIndex, LineIndex.noop) : read
+        return Option.some<FileRead>({ result, bytes: opened.bytes })
+      }))
+  }).pipe(Effect.withSpan("Read.file"))
 
 /**
  * A file that changed under the read (shrunk, rewritten, replaced) is read once more, from a

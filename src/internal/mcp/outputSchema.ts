@@ -6,7 +6,7 @@
  */
 import * as JSONSchema from "effect/JSONSchema"
 import type * as Schema from "effect/Schema"
-import { inlineRefs, withoutTitles } from "./jsonSchema.js"
+import { inlineRefs, withoutTitles } from "../doors/jsonSchema.js"
 
 /** A failure's wire form (`ReadTool.Failure`): its tag and message, and the error's own fields. */
 const failure = {

@@ -2,13 +2,13 @@
  * The structure views of a text (outline, summary, block) and the syntactic widening of a
  * range, rendered in the file layout: the text is read a page at a time through the source's
  * pager (files, archive members, web pages alike), up to the views' caps, then handed to the
- * engine and to the pure views of `core/views.ts`.
+ * engine and to the pure views of `core/structureViews.ts`.
  */
 import * as Effect from "effect/Effect"
-import type { ReadResult } from "../ReadResult.js"
-import { InvalidParams, OffsetOutOfRange } from "../ReadError.js"
-import { header } from "./core/render.js"
-import type { FileStructure } from "./core/structure.js"
+import type { ReadResult } from "../../ReadResult.js"
+import { InvalidParams, OffsetOutOfRange } from "../../ReadError.js"
+import { header, PREVIEW_LINES } from "../core/render.js"
+import type { FileStructure } from "../core/declarations.js"
 import {
   blockAt,
   commentAt,
@@ -19,10 +19,10 @@ import {
   summary,
   syntaxContext,
   type ViewResult
-} from "./core/views.js"
+} from "../core/structureViews.js"
 import * as Context from "effect/Context"
-import { plainStructure } from "./core/headings.js"
-import { structureOf } from "./structure.js"
+import { plainStructure } from "../core/headings.js"
+import { structureOf } from "../structure/engine.js"
 
 /** The most lines and bytes a structure view reads: a larger text is read by offset/limit or its tail. */
 export const MAX_STRUCTURE_LINES = 20_000
@@ -51,34 +51,7 @@ const structureOfLines = (path: string, lines: ReadonlyArray<string>, hint: stri
     structureOf(path, lines.length === 0 ? "" : `${lines.join("\n")}\n`),
     (structure) => structure.language === undefined && hint !== undefined ? plainStructure(lines, hint) : structure
   )
-import type { Page } from "./core/lines.js"
-import type { Selection } from "./core/selector.js"
-import type { Params } from "./sources/types.js"
-
-/** A page of the text from its pager (as `text.ts` has it; restated so the modules import one way). */
-type PageAt<E, R> = (
-  request: {
-    readonly offset: number
-    readonly limit: number
-    readonly column: number
-    readonly maxBytes: number
-    readonly maxLineLength?: number | undefined
-  }
-) => Effect.Effect<Page, E, R>
-
-/** What a view needs of the text being presented (`text.ts`'s `PresentOptions` extends it). */
-export interface ViewSource<E, R> {
-  /** The path shown in `<path>` (absolute; for members `archive.zip:dir/file`). */
-  readonly path: string
-  readonly title: string
-  readonly kind: "text" | "archive" | "notebook" | "document" | "web"
-  readonly pageAt: PageAt<E, R>
-  readonly selection: Selection
-  readonly params: Params
-  /** Text printed before the lines (a note such as a path recovery). */
-  readonly note?: string | undefined
-  readonly metadata: object
-}
+import { type PageAt, SCAN_BYTES, SCAN_LINES, type ViewSource } from "./pages.js"
 
 /** What a source made of a text with no telling name: web pages and documents are Markdown or JSON. */
 const hintOf = (source: { readonly kind: string; readonly metadata: object }): string | undefined => {
@@ -86,10 +59,6 @@ const hintOf = (source: { readonly kind: string; readonly metadata: object }): s
   const mime = String((source.metadata as { readonly mime?: unknown }).mime ?? "")
   return /json/.test(mime) ? "json" : /text\/plain/.test(mime) ? undefined : "markdown"
 }
-
-const SCAN_LINES = 8192
-const SCAN_BYTES = 4 * 1024 * 1024
-const PREVIEW_LINES = 20
 
 export type StructureView = "outline" | "summary" | "block"
 

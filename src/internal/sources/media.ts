@@ -1,14 +1,27 @@
 /**
- * Images, decoded before they are attached (sharp/libvips): a file whose bytes start like a
+ * The media source: images and PDFs whose bytes say so are attached, from the checked descriptor
+ * or from bytes already read (a web response). An attachment is complete (end markers checked);
+ * an image is decoded before it is attached (sharp/libvips), so a file whose bytes start like a
  * PNG but do not decode is `InvalidMedia`, never an attachment. Width, height and format are
  * reported; an image over `ImageLimits` (default 2000 px per side, 5 MB encoded) is downscaled
  * and/or re-encoded so one screenshot can never break a session.
  */
+import type { File } from "@effect/platform/FileSystem"
+import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import type { SharpConstructor } from "sharp"
 import { OptionalPackages, PackageNotInstalled } from "../../OptionalPackages.js"
-import { formatBytes, InvalidMedia } from "../../ReadError.js"
+import { formatBytes, InvalidMedia, MediaTooLarge, MissingPackage } from "../../ReadError.js"
+import type { ReadResult } from "../../ReadResult.js"
+import { detect } from "../core/encoding.js"
+import { incompleteReason, MAX_MEDIA_BYTES, mediaExtensions, mediaKind } from "../core/media.js"
+import { readFully } from "../io/bytes.js"
+import { fromPlatformError } from "../io/platformError.js"
+import { type Target } from "../read/access.js"
+import { endedEarly } from "../read/open.js"
+import type { FileSourceRequest } from "./types.js"
 
 export interface ImageLimitsShape {
   /** Longest side, in pixels, of an attached image; larger ones are downscaled to fit. */
@@ -211,4 +224,116 @@ export const prepareImage = Effect.fn("Read.prepareImage")(function*(path: strin
     changed: true,
     detail: parts.length === 0 ? undefined : parts.join("; ")
   } satisfies PreparedImage
+})
+
+/** What `attachBytes` attaches: bytes already read, and what to say about them. */
+export interface AttachRequest {
+  /** The path (or URL) errors and metadata name. */
+  readonly path: string
+  readonly title: string
+  readonly bytes: Uint8Array
+  readonly mime: string
+  /** Size and modification time of what the bytes came from. */
+  readonly facts: { readonly size: number; readonly mtime?: number }
+  /** Extra metadata (a web page's URL and status). */
+  readonly metadata?: Readonly<Record<string, unknown>>
+}
+
+// Node's native encoder: `Encoding.encodeBase64` takes seconds on a 20 MB attachment.
+const dataUrl = (type: string, data: Uint8Array) =>
+  `data:${type};base64,${Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("base64")}`
+
+/** Attach an image or a PDF; a truncated or undecodable one is `InvalidMedia`. */
+export const attachBytes = Effect.fn("Read.attach")(function*(request: AttachRequest) {
+  const { bytes, mime, path } = request
+  const kind = mediaKind(mime)
+  if (kind === undefined) return yield* new InvalidMedia({ path, reason: `${mime} cannot be attached` })
+  const incomplete = incompleteReason(mime, bytes)
+  if (incomplete !== undefined) return yield* new InvalidMedia({ path, reason: incomplete })
+  const base = { path, truncated: false, mime, ...request.facts, ...request.metadata }
+  // The bytes attached as they are, under `message`.
+  const asIs = (message: string): ReadResult => ({
+    title: request.title,
+    output: message,
+    metadata: { kind, preview: message, ...base },
+    attachments: [{ type: "file", mime, url: dataUrl(mime, bytes) }]
+  })
+  if (kind === "pdf") return asIs("PDF read successfully")
+  const image = yield* prepareImage(path, bytes, mime)
+  if (image === undefined) {
+    // Without sharp the bytes go as they are: only an image within the size cap.
+    const limits = yield* ImageLimits
+    if (bytes.length > limits.maxBytes) {
+      return yield* new MissingPackage({
+        path,
+        package: "sharp",
+        purpose: `fitting an image of ${formatBytes(bytes.length)} to the ${formatBytes(limits.maxBytes)} attachment limit`
+      })
+    }
+    return asIs(
+      "Image read successfully (not validated or resized: the optional package sharp is not installed; npm install sharp adds it)"
+    )
+  }
+  const message = image.detail === undefined ? "Image read successfully" : `Image read successfully (${image.detail})`
+  const { bytes: attachedBytes, ...attached } = image.attached
+  const result: ReadResult = {
+    title: request.title,
+    output: message,
+    metadata: {
+      kind,
+      preview: message,
+      ...base,
+      width: image.original.width,
+      height: image.original.height,
+      format: image.original.format,
+      ...(image.changed ? { attached } : {})
+    },
+    attachments: [{ type: "file", mime: attached.mime, url: dataUrl(attached.mime, attachedBytes) }]
+  }
+  return result
+})
+
+const facts = (info: File.Info) => ({
+  size: Number(info.size),
+  ...Option.match(info.mtime, { onNone: () => ({}), onSome: (mtime) => ({ mtime: mtime.getTime() }) })
+})
+
+/**
+ * Attach an image or a PDF, read from the descriptor that was checked (the path may lead
+ * elsewhere by now). Images are decoded and fitted to `ImageLimits`; PDFs go as they are.
+ */
+const attach = (target: Target, info: File.Info, file: FileSystem.File, mime: string) =>
+  Effect.gen(function*() {
+    const size = Number(info.size)
+    if (size > MAX_MEDIA_BYTES) {
+      return yield* new MediaTooLarge({ path: target.absolute, mime, size, maxSize: MAX_MEDIA_BYTES })
+    }
+    yield* file.seek(0, "start")
+    const buffer = new Uint8Array(size)
+    const n = yield* readFully(file, buffer).pipe(Effect.mapError((e) => fromPlatformError(target.absolute, e)))
+    if (n < size) yield* endedEarly(file, target, size)
+    return yield* attachBytes({
+      path: target.absolute,
+      title: target.relative,
+      bytes: buffer.subarray(0, n),
+      mime,
+      facts: facts(info)
+    })
+  })
+
+/**
+ * The media source: images and PDFs whose bytes say so are attached; a name that promises one
+ * over other content (or nothing) is `InvalidMedia`.
+ */
+export const readMedia = Effect.fnUntraced(function*(request: FileSourceRequest) {
+  const { head, sniffed, target } = request
+  const mime = sniffed === undefined ? undefined : mediaKind(sniffed.mime) === undefined ? undefined : sniffed.mime
+  if (mime !== undefined) return yield* attach(target, request.info, request.file, mime)
+  const promised = mediaExtensions.get(request.extension) ?? "media"
+  const reason = head.length === 0
+    ? "the file is empty"
+    : `the name says ${promised} but the content is ${
+      sniffed?.mime ?? (detect(head, head.length >= Number(request.info.size))._tag === "Binary" ? "not a recognised format" : "text")
+    }`
+  return yield* new InvalidMedia({ path: target.absolute, reason })
 })

@@ -17,7 +17,8 @@ import * as Effect from "effect/Effect"
 import { type ChildProcess, fork } from "node:child_process"
 import { tmpdir } from "node:os"
 import { fileURLToPath } from "node:url"
-import { BUSY_TIMEOUT_MS, CONNECTION_PRAGMAS, driverPath, type Source } from "./driver.js"
+import { BUSY_TIMEOUT_MS, CONNECTION_PRAGMAS, driverPath, type Source } from "./database/driver.js"
+import { type Fetch, type Fetched, MAX_FETCH_BYTES } from "./database/reader.js"
 
 export interface QueryLimitsShape {
   /** How long the statements of one database read may run; past it they are stopped. */
@@ -38,31 +39,13 @@ export class QueryLimits extends Context.Reference<QueryLimits>()("effect-read/Q
   defaultValue: (): QueryLimitsShape => ({ timeout: Duration.seconds(5), idleProcesses: 2, idleTimeout: Duration.seconds(30) })
 }) {}
 
-/** A statement that reads rows. */
-export interface Fetch {
-  readonly sql: string
-  readonly params: ReadonlyArray<unknown>
-  /** Rows kept; when one more exists, `stopped` is "rows". */
-  readonly maxRows: number
-}
-
-/** A statement's rows: values as the reader's `Value` (long text cut, blobs as sizes). */
-export interface Fetched {
-  readonly rows: ReadonlyArray<ReadonlyArray<unknown>>
-  /** Why fetching stopped while more rows remained: the row cap or `MAX_FETCH_BYTES`. */
-  readonly stopped: "rows" | "bytes" | undefined
-}
-
-/** Bytes of values one statement's rows may hold; fetching stops past it. */
-export const MAX_FETCH_BYTES = 4 * 1024 * 1024
-
 /** A statement could not run or was stopped; `message` is what the model reads. */
 export class ExecutionFailure {
   readonly _tag = "ExecutionFailure"
   constructor(readonly message: string) {}
 }
 
-const WORKER = new URL("../../../../workers/sqlite-query.mjs", import.meta.url)
+const WORKER = new URL("../../../workers/sqlite-query.mjs", import.meta.url)
 /** Query processes running at once; further reads wait for one. */
 const MAX_RUNNING = 4
 const IDLE_PROCESSES = 2
