@@ -4,7 +4,7 @@ import * as fs from "node:fs"
 import { builtinModules } from "node:module"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
-import * as CliArgs from "../src/internal/cliArgs.js"
+import * as CliArgs from "../src/internal/doors/cliArgs.js"
 import { runProcess, tempDir, writeTree } from "./support.js"
 import { unprivilegedCli } from "./unprivileged.js"
 
