@@ -27,11 +27,7 @@ import { createHook } from "node:async_hooks"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import * as FileTime from "../dist/FileTime.js"
-import * as Lsp from "../dist/Lsp.js"
-import * as Permission from "../dist/Permission.js"
-import * as Read from "../dist/Read.js"
-import * as Workspace from "../dist/Workspace.js"
+import { pathToFileURL } from "node:url"
 import { plainRead } from "./plain.mjs"
 
 const args = process.argv.slice(2)
@@ -43,6 +39,13 @@ const asJson = args.includes("--json")
 const LINES = option("lines", 100)
 const READS = option("reads", 20)
 const timed = args.includes("--time")
+// `--dist DIR`: another build of the library (e.g. the commit before a change, built with
+// `npx tsc -p tsconfig.build.json --outDir DIR`), for a before/after in one sitting.
+const distAt = args.indexOf("--dist")
+const dist = distAt >= 0 ? pathToFileURL(path.resolve(args[distAt + 1]) + "/").href : new URL("../dist/", import.meta.url).href
+const [FileTime, Lsp, Permission, Read, Workspace] = await Promise.all(
+  ["FileTime", "Lsp", "Permission", "Read", "Workspace"].map((name) => import(`${dist}${name}.js`))
+)
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "effect-read-profile-"))
 const small = path.join(dir, "small.ts")

@@ -143,6 +143,11 @@ export interface ReadBytes {
   readonly size: number
   readonly mtime: number | undefined
   readonly bytes: Uint8Array
+  /**
+   * The read confirmed, after reading these bytes, that the file at `path` was still this
+   * version (the same file, size and mtime): `stamp` takes them without a `stat` of its own.
+   */
+  readonly confirmed?: boolean
 }
 
 /** Bytes hashed per read call when a stamp reads the file. */
@@ -154,7 +159,18 @@ const HASH_CHUNK_BYTES = 256 * 1024
  * so `size` and `hash` describe the same bytes even if the file is growing. `known`: the bytes a
  * read just read whole, hashed instead while the file still has their size and mtime.
  */
-export const stamp = Effect.fn("FileTime.stamp")(function*(path: string, known?: ReadBytes) {
+export const stamp = Effect.fn("FileTime.stamp", { captureStackTrace: false })(function*(path: string, known?: ReadBytes) {
+  if (known?.confirmed === true && known.path === path && known.bytes.length === known.size) {
+    // What the read just confirmed: no second look at the file.
+    const stamped: ReadStamp = {
+      path,
+      readAt: yield* Clock.currentTimeMillis,
+      size: known.size,
+      mtime: known.mtime,
+      hash: known.size <= maxHashBytes ? createHash("sha256").update(known.bytes).digest("hex") : undefined
+    }
+    return stamped
+  }
   const fs = yield* FileSystem.FileSystem
   const info = yield* fs.stat(path)
   const size = Number(info.size)
@@ -217,7 +233,7 @@ export const make: Effect.Effect<FileTimeShape, never, FileSystem.FileSystem> = 
   const covered = yield* Ref.make(HashMap.empty<readonly [string, string], Coverage>())
   const stampNow = (path: string, known?: ReadBytes) => Effect.provideService(stamp(path, known), FileSystem.FileSystem, fs)
 
-  const read = Effect.fn("FileTime.read")(function*(sessionId: string, path: string, shown?: Shown, bytes?: ReadBytes) {
+  const read = Effect.fn("FileTime.read", { captureStackTrace: false })(function*(sessionId: string, path: string, shown?: Shown, bytes?: ReadBytes) {
     const key = Data.tuple(sessionId, path)
     yield* stampNow(path, bytes).pipe(
       Effect.flatMap((stamped) =>

@@ -152,7 +152,7 @@ const decodeParams = (input: unknown): Effect.Effect<ReadParams, InvalidParams> 
  */
 export const read: (
   input: ReadParams | unknown
-) => Effect.Effect<ReadResult, ReadError, EffectRequirements> = Effect.fn("Read.read")(function*(
+) => Effect.Effect<ReadResult, ReadError, EffectRequirements> = Effect.fn("Read.read", { captureStackTrace: false })(function*(
   input: ReadParams | unknown
 ) {
   const params = yield* decodeParams(input)
