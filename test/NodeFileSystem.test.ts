@@ -129,7 +129,7 @@ describe("a small file read the short way (open, then fstat + /proc name + bytes
   let n = 0
 
   /** The same read through Node's own filesystem (short way) and through a copy whose `open` is replaced (general way). */
-  const bothWays = (params: Record<string, unknown>) =>
+  const bothWays = (params: Read.ReadParams) =>
     Effect.gen(function*() {
       const short = yield* Effect.either(Read.read(params)).pipe(Effect.provide(nodeLayer(dir)))
       const general = yield* Effect.either(
