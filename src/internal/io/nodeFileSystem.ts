@@ -116,13 +116,19 @@ export interface Snapshot {
 export const readSmallChecked = (
   absolute: string,
   real: string,
-  options: { readonly maxBytes: number; readonly tailBytes: number; readonly timeoutMillis: number }
+  options: {
+    readonly maxBytes: number
+    /** The size a `stat` just saw: the buffer holds that and one byte more (a file grown past it goes the general way). */
+    readonly expected?: number
+    readonly tailBytes: number
+    readonly timeoutMillis: number
+  }
 ): Effect.Effect<Snapshot | undefined> =>
   Effect.async<Snapshot | undefined>((resume) => {
     let cancelled = false
     open(absolute, constants.O_RDONLY, (openError, fd) => {
       if (openError !== null) return resume(Effect.succeed(undefined))
-      const buffer = Buffer.allocUnsafe(options.maxBytes + 1)
+      const buffer = Buffer.allocUnsafe(Math.min(options.expected ?? options.maxBytes, options.maxBytes) + 1)
       let left = 3
       let stats: Stats | undefined
       let name: string | undefined
@@ -131,7 +137,7 @@ export const readSmallChecked = (
         if (--left > 0) return
         const size = stats?.size ?? -1
         const fits = stats !== undefined && stats.isFile() && name === real && size > 0 && size <= options.maxBytes &&
-          count >= size
+          size < buffer.length && count >= size
         if (cancelled || !fits) {
           close(fd, () => {})
           return resume(Effect.succeed(undefined))

@@ -382,6 +382,7 @@ export const openForRead = <A, E, R>(
     ) {
       const snapshot = yield* readSmallChecked(target.absolute, target.real, {
         maxBytes: SMALL_FILE_BYTES,
+        expected: sizeHint,
         tailBytes: TAIL_BYTES,
         timeoutMillis: CONFIRM_TIMEOUT_MILLIS
       })
