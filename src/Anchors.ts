@@ -44,8 +44,10 @@ export {
   type AnchorStoreOptions,
   type AnchorStoreShape,
   layerAnchorStore,
+  layerNoopAnchorStore,
   makeAnchorStore,
-  noAnchorStore
+  noAnchorStore,
+  noopAnchorStore
 } from "./internal/store/anchors.js"
 export { HASHLINE_MAX_BYTES, parseHeader, tagOf } from "./internal/core/hashline.js"
 

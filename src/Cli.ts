@@ -169,7 +169,7 @@ const mcpState = (
     if (store === undefined) {
       return Either.right(Layer.merge(
         FileTime.layerMemory,
-        sessionMemory ? SessionMemory.layerSession() : Layer.succeed(SessionMemory.SessionMemory, SessionMemory.none)
+        sessionMemory ? SessionMemory.layerSession() : SessionMemory.layerNoop
       ))
     }
     const Store = yield* Effect.promise(() => import("./internal/doors/storeOption.js"))

@@ -6,12 +6,11 @@
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import picomatch from "picomatch"
-import { DEFAULT_LIMIT, MAX_BYTES } from "./internal/core/lines.js"
+import { DEFAULT_LIMIT } from "./internal/core/lines.js"
 import { decodeExactly, decodeModelInput } from "./internal/read/params.js"
 import { deferring } from "./internal/read/record.js"
 import { type IgnoreChain, ancestorChain, extendChain, isIgnored, PRUNED_ALWAYS, PRUNED_FILES, statEntries } from "./internal/read/walk.js"
@@ -21,30 +20,9 @@ import * as Read from "./Read.js"
 import { InvalidParams, type ReadError } from "./ReadError.js"
 import { Attachment, isPaged, isTextual, ReadMetadata, type ReadResult } from "./ReadResult.js"
 import { Workspace } from "./Workspace.js"
+import { ReadManyLimits } from "./Limits.js"
 
-export interface ReadManyLimitsShape {
-  /** Files per call, named and matched together. */
-  readonly maxFiles: number
-  /** Bytes of output for the whole call (UTF-8), shared between the files. */
-  readonly maxBytes: number
-  /** Files read at once. */
-  readonly concurrency: number
-  /** Directory entries a glob may visit before it stops. */
-  readonly globMaxEntries: number
-  /** Bytes of attachments (images, PDFs as data URLs) for the whole call. */
-  readonly maxAttachmentBytes: number
-}
-
-/** The bounds of `readMany` (a `Context.Reference`: 20 files, 50 KB, 2 at once, 10,000 glob entries, 20 MB attachments). */
-export class ReadManyLimits extends Context.Reference<ReadManyLimits>()("effect-read/ReadManyLimits", {
-  defaultValue: (): ReadManyLimitsShape => ({
-    maxFiles: 20,
-    maxBytes: MAX_BYTES,
-    concurrency: 2,
-    globMaxEntries: 10_000,
-    maxAttachmentBytes: 20 * 1024 * 1024
-  })
-}) {}
+export { ReadManyLimits, type ReadManyLimitsShape } from "./Limits.js"
 
 export const ReadManyParams = Schema.Struct({
   files: Schema.optionalWith(Schema.Array(Read.ReadParams), { exact: true }).annotations({

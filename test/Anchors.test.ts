@@ -358,7 +358,7 @@ describe("Anchors.verify", () => {
   it.effect("the lines given by the caller stand in for the record (no store)", () =>
     Effect.gen(function*() {
       const root = project({ "m.ts": `first\n${text}` })
-      const layer = Layer.merge(nodeLayer(root), Layer.succeed(Anchors.AnchorStore, Anchors.noAnchorStore))
+      const layer = Layer.merge(nodeLayer(root), Anchors.layerNoopAnchorStore)
       const verdict = yield* Anchors.verify({
         filePath: "m.ts",
         tag: `¶m.ts#${tagOf(text)}`,

@@ -7,7 +7,8 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
-import { read, readUnknown, StructureDefaults } from "../src/Read.js"
+import { StructureDefaults } from "../src/Limits.js"
+import { read, readUnknown } from "../src/Read.js"
 import { memoryLayer, nodeLayer, tempDir, writeTree, meta } from "./support.js"
 import { zip } from "./zipFixtures.js"
 

@@ -12,7 +12,8 @@ import { mergeRanges } from "../core/ranges.js"
 import type { Params } from "../sources/types.js"
 import { presentConflicts } from "./conflicts.js"
 import { type PresentOptions, tailByCounting, type TailRequest } from "./pages.js"
-import { outlineInstead, presentStructure, StructureDefaults, widenBySyntax } from "./structure.js"
+import { StructureDefaults } from "../../Limits.js"
+import { outlineInstead, presentStructure, widenBySyntax } from "./structure.js"
 
 export type LineEnding = "lf" | "crlf" | "cr" | "mixed" | "none"
 
