@@ -444,7 +444,7 @@ describe("zip members", () => {
       })
       const reason = (rest: string) =>
         `Archive member 'embed/pip.whl' is itself an archive; archives inside archives are not read, so '${rest}' inside it cannot be reached. Read ${root}/outer.whl:embed/pip.whl for what it is.`
-      for (const [path, rest] of [["pip/__init__.py", "pip/__init__.py"], ["pip/__init__.py:1-5", "pip/__init__.py"], ["pip/", "pip"]]) {
+      for (const [path, rest] of [["pip/__init__.py", "pip/__init__.py"], ["pip/__init__.py:1-5", "pip/__init__.py"], ["pip/", "pip"]] as const) {
         const error = yield* failPath(root, `outer.whl:embed/pip.whl:${path}`)
         expect(error._tag).toBe("ArchiveError")
         expect(error.message).toBe(reason(rest))
@@ -902,7 +902,7 @@ describe("zip refusals", () => {
     Effect.gen(function*() {
       const good = zip(PKG)
       const damaged = zip([{ name: "s.txt", data: "stored text here\n", method: 0 }])
-      damaged[30 + "s.txt".length + 2] ^= 0xff
+      damaged[30 + "s.txt".length + 2]! ^= 0xff
       const root = project({
         // Random bytes with a NUL: without one, 1% of draws would look like legacy-encoded text.
         "bad.zip": Buffer.concat([Buffer.from([0]), crypto.randomBytes(4095)]),

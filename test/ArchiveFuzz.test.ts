@@ -155,7 +155,7 @@ const applyTar = (base: Buffer, mutations: ReadonlyArray<Mutation>): Buffer => {
     const at = Math.floor(m.at * bytes.length)
     switch (m._tag) {
       case "Flip":
-        if (bytes.length > 0) bytes[at] ^= 1 << m.bit
+        if (bytes.length > 0) bytes[at]! ^= 1 << m.bit
         break
       case "Truncate":
         bytes = bytes.subarray(0, at)
@@ -185,7 +185,7 @@ const applyZip = (base: Buffer, mutations: ReadonlyArray<Mutation>): Buffer => {
     const at = Math.floor(m.at * bytes.length)
     switch (m._tag) {
       case "Flip":
-        if (bytes.length > 0) bytes[at] ^= 1 << m.bit
+        if (bytes.length > 0) bytes[at]! ^= 1 << m.bit
         break
       case "Truncate":
         bytes = bytes.subarray(0, at)
