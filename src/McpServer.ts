@@ -42,13 +42,13 @@ import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import { randomUUID } from "node:crypto"
-import { readFileSync } from "node:fs"
 import { pathToFileURL } from "node:url"
 import * as FileIndex from "./FileIndex.js"
 import { outputSchema } from "./internal/mcp/outputSchema.js"
 import { warmFileIndex } from "./internal/read/recovery.js"
 import { ErrorCode, type ErrorResponse, errorResponse, type Request } from "./internal/mcp/jsonRpc.js"
 import { StdioTransport, type StdioTransportOptions } from "./internal/mcp/stdioTransport.js"
+import { version } from "./internal/doors/packageJson.js"
 import { HostMedia } from "./Limits.js"
 import * as ModelResult from "./ModelResult.js"
 import * as Permission from "./Permission.js"
@@ -66,7 +66,6 @@ export { StdioTransport, type StdioTransportOptions } from "./internal/mcp/stdio
 
 type ContentBlock = CallToolResult["content"][number]
 
-const packageVersion: string = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version
 
 /** Where a PDF (or other non-image) attachment is: the file read, or the web page's URL. */
 const locationOf = (result: Read.ReadResult | ReadMany.ReadManyResult, index: number): string | undefined => {
@@ -433,7 +432,7 @@ export const make = (
     const runtime = yield* Effect.runtime<never>()
     const run = Runtime.runPromise(runtime)
     const server = new Server(
-      { name: options.name ?? "effect-read", version: options.version ?? packageVersion },
+      { name: options.name ?? "effect-read", version: options.version ?? version },
       { capabilities: { tools: {} } }
     )
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [toolDefinition, manyToolDefinition] }))

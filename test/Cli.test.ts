@@ -34,6 +34,12 @@ describe("CLI", () => {
     )
   })
 
+  it("--version is package.json's version (read in one place, as the MCP server's serverInfo is)", async () => {
+    const { code, stdout } = await run(["--version"])
+    expect(code).toBe(0)
+    expect(stdout.trim()).toBe(JSON.parse(fs.readFileSync("package.json", "utf8")).version)
+  })
+
   it("many: several files in order, a failing one in place, exit 1; --glob; --json", async () => {
     const mixed = await run(["many", "--cwd", root, "src/app.ts", "nope.md", "config.json"])
     expect(mixed.code).toBe(1)
