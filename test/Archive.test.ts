@@ -164,8 +164,7 @@ const countingLayer = (root: string, counter: { bytes: number }) => {
   ).pipe(Layer.provideMerge(platform))
 }
 
-/** The Node filesystem, where every read of `name` after the first `reads` never returns. */
-/** Reads of `name` stall forever after `reads` reads of one descriptor. */
+/** The Node filesystem, where reads of `name` stall forever after `reads` reads of one descriptor. */
 const stallingLayer = (root: string, name: string, reads: number, stalled: Deferred.Deferred<void>) => {
   const stalling = Layer.effect(
     FileSystem.FileSystem,

@@ -1,5 +1,5 @@
 /**
- * The FileTime contract: every ledger layer (memory today, SQLite later) must pass these.
+ * The FileTime contract: every ledger layer (the memory ledger, SQLite, SQL on SQLite and PostgreSQL) must pass these.
  *
  * `layer` provides the ledger and the filesystem it stamps through; `root` is an existing
  * scratch directory on that filesystem. Each case builds a fresh ledger and its own files.

@@ -382,11 +382,6 @@ type Outcome =
   | { readonly _tag: "Found"; readonly entry: RawEntry; readonly content: Content }
   | { readonly _tag: "Failed"; readonly failure: ArchiveFailure }
 
-/**
- * Read the archive once: index every entry and read the last copy of each wanted path that is a
- * regular file. When the archive is damaged after a wanted member was read, the member is
- * returned with `damaged` saying why a later copy could not be looked for.
- */
 /** A fresh pass over an archive's tar stream (the file's bytes, or them inflated). */
 type Reopen = (resources: Array<{ destroy(): void }>) => TarInput
 
@@ -406,6 +401,11 @@ const streamAt = (reopen: Reopen, start: number, size: number | undefined) =>
     }
   }
 
+/**
+ * Read the archive once: index every entry and read the last copy of each wanted path that is a
+ * regular file. When the archive is damaged after a wanted member was read, the member is
+ * returned with `damaged` saying why a later copy could not be looked for.
+ */
 export const scanTar = async (
   source: ByteSource,
   gzip: boolean,
