@@ -22,8 +22,8 @@ import type { ReadError } from "../src/ReadError.js"
 import * as ReadMany from "../src/ReadMany.js"
 import * as ReadTool from "../src/ReadTool.js"
 import * as SessionMemory from "../src/SessionMemory.js"
-import { nodeLayer, projectDirs, ustar, meta } from "./support.js"
-import type { LayerOptions } from "./support.js"
+import { nodeLayer, projectDirs, ustar, meta } from "./support/index.js"
+import type { LayerOptions } from "./support/index.js"
 
 const project = projectDirs()
 

@@ -26,9 +26,9 @@ import { read, type ReadParams, readUnknown } from "../src/Read.js"
 import { resolveTarget } from "../src/internal/read/access.js"
 import { ARCHIVE_LIMITS, readArchive, readArchiveWith } from "../src/internal/sources/archive.js"
 import * as Workspace from "../src/Workspace.js"
-import { memoryLayer, nodeLayer, readCappedListing, tempDir, writeTree, meta } from "./support.js"
-import { member as tarMember, tarOf } from "./tarFixtures.js"
-import { zip } from "./zipFixtures.js"
+import { memoryLayer, nodeLayer, readCappedListing, tempDir, writeTree, meta } from "./support/index.js"
+import { member as tarMember, tarOf } from "./support/tarFixtures.js"
+import { zip } from "./support/zipFixtures.js"
 
 // -----------------------------------------------------------------------------
 // Fixture writers

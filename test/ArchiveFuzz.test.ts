@@ -20,7 +20,7 @@ import * as nodePath from "node:path"
 import * as zlib from "node:zlib"
 import { resolveTarget } from "../src/internal/read/access.js"
 import { ARCHIVE_LIMITS, type ArchiveLimits, readArchiveWith } from "../src/internal/sources/archive.js"
-import { nodeLayer, tempDir } from "./support.js"
+import { nodeLayer, tempDir } from "./support/index.js"
 import {
   header,
   member,
@@ -30,8 +30,8 @@ import {
   sparsePax01,
   sparsePax10,
   tarOf
-} from "./tarFixtures.js"
-import { unicodePathExtra, zip } from "./zipFixtures.js"
+} from "./support/tarFixtures.js"
+import { unicodePathExtra, zip } from "./support/zipFixtures.js"
 
 const SEED = Number(process.env["ARCHIVE_FUZZ_SEED"] ?? Math.floor(Math.random() * 2 ** 31))
 const RUNS = Number(process.env["ARCHIVE_FUZZ_RUNS"] ?? 60)

@@ -14,7 +14,7 @@ import { read, type ReadParams } from "../src/Read.js"
 import type { ByteSource } from "../src/internal/sources/archive/content.js"
 import { ARCHIVE_LIMITS } from "../src/internal/sources/archive/model.js"
 import { scanTar } from "../src/internal/sources/archive/tar.js"
-import { nodeLayer, tempDir, writeTree } from "./support.js"
+import { nodeLayer, tempDir, writeTree } from "./support/index.js"
 import {
   header,
   member,
@@ -26,8 +26,8 @@ import {
   sparsePax01,
   sparsePax10,
   tarOf
-} from "./tarFixtures.js"
-import { unicodePathExtra, zip } from "./zipFixtures.js"
+} from "./support/tarFixtures.js"
+import { unicodePathExtra, zip } from "./support/zipFixtures.js"
 
 const roots: Array<string> = []
 afterAll(() => {

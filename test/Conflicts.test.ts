@@ -9,8 +9,8 @@ import * as fs from "node:fs"
 import { findConflicts, markerOf } from "../src/internal/core/conflicts.js"
 import { read } from "../src/Read.js"
 import type { ReadResult } from "../src/ReadResult.js"
-import { memoryLayer, nodeLayer, tempDir, writeTree, meta } from "./support.js"
-import { zip } from "./zipFixtures.js"
+import { memoryLayer, nodeLayer, tempDir, writeTree, meta } from "./support/index.js"
+import { zip } from "./support/zipFixtures.js"
 
 const roots: Array<string> = []
 afterAll(() => {

@@ -21,7 +21,7 @@ import * as Permission from "../src/Permission.js"
 import * as Read from "../src/Read.js"
 import * as SqliteFileTime from "../src/SqliteFileTime.js"
 import * as Workspace from "../src/Workspace.js"
-import { tempDir, writeTree, meta } from "./support.js"
+import { tempDir, writeTree, meta } from "./support/index.js"
 
 const root = tempDir()
 const numbered = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1}`).join("\n") + "\n"

@@ -16,7 +16,7 @@ import { read, type ReadParams } from "../src/Read.js"
 import { MAX_FETCH_BYTES } from "../src/internal/sources/database/reader.js"
 import { execute } from "../src/internal/sources/databaseExecutor.js"
 import { committedImage } from "../src/internal/sources/database/wal.js"
-import { memoryLayer, nodeLayer, tempDir, writeTree } from "./support.js"
+import { memoryLayer, nodeLayer, tempDir, writeTree } from "./support/index.js"
 
 interface Writable {
   exec(sql: string): void

@@ -14,7 +14,7 @@ import * as MemoryFileSystem from "../src/MemoryFileSystem.js"
 import * as Read from "../src/Read.js"
 import { renderDirectory } from "../src/internal/core/render.js"
 import { compareNames } from "../src/internal/core/suggest.js"
-import { memoryLayer, nodeLayer, readCappedListing, tempDir, meta } from "./support.js"
+import { memoryLayer, nodeLayer, readCappedListing, tempDir, meta } from "./support/index.js"
 
 /** The listing as it was before: stat every entry (following links), add `/`, sort. */
 const reference = (isDirectory: (name: string) => boolean, names: ReadonlyArray<string>): Array<string> =>

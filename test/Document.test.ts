@@ -13,9 +13,9 @@ import * as nodePath from "node:path"
 import * as zlib from "node:zlib"
 import * as OptionalPackages from "../src/OptionalPackages.js"
 import { read, type ReadParams } from "../src/Read.js"
-import { nodeLayer, projectDirs, meta } from "./support.js"
-import { assemblePdf, makePdf, pdfStream } from "./media.js"
-import { crc32 } from "./zipFixtures.js"
+import { nodeLayer, projectDirs, meta } from "./support/index.js"
+import { assemblePdf, makePdf, pdfStream } from "./support/media.js"
+import { crc32 } from "./support/zipFixtures.js"
 
 // -----------------------------------------------------------------------------
 // Helpers

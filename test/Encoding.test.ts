@@ -13,7 +13,7 @@ import * as zlib from "node:zlib"
 import { detect, firstTelling } from "../src/internal/core/encoding.js"
 import { read } from "../src/Read.js"
 import * as ReadTool from "../src/ReadTool.js"
-import { nodeLayer, tempDir, meta } from "./support.js"
+import { nodeLayer, tempDir, meta } from "./support/index.js"
 
 const root = tempDir()
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }))

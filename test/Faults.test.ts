@@ -40,9 +40,9 @@ import * as Read from "../src/Read.js"
 import { ReadError } from "../src/ReadError.js"
 import * as Workspace from "../src/Workspace.js"
 import { isSqliteHeader } from "../src/internal/core/containers.js"
-import { member, tarOf } from "./tarFixtures.js"
-import { tempDir } from "./support.js"
-import { crc32 } from "./zipFixtures.js"
+import { member, tarOf } from "./support/tarFixtures.js"
+import { tempDir } from "./support/index.js"
+import { crc32 } from "./support/zipFixtures.js"
 
 const SESSION = "faults"
 const encoder = new TextEncoder()

@@ -27,7 +27,7 @@ import * as Permission from "../src/Permission.js"
 import * as Read from "../src/Read.js"
 import * as SqliteFileTime from "../src/SqliteFileTime.js"
 import * as Workspace from "../src/Workspace.js"
-import { meta, tempDir, withWarnings } from "./support.js"
+import { meta, tempDir, withWarnings } from "./support/index.js"
 
 const Database = createRequire(createRequire(import.meta.url).resolve("@effect/sql-sqlite-node/package.json"))(
   "better-sqlite3"

@@ -14,7 +14,7 @@ import * as FileIndex from "../src/FileIndex.js"
 import { RecoveryLimits } from "../src/Limits.js"
 import { warmFileIndex } from "../src/internal/read/recovery.js"
 import { read } from "../src/Read.js"
-import { nodeLayer, tempDir, writeTree } from "./support.js"
+import { nodeLayer, tempDir, writeTree } from "./support/index.js"
 
 const roots: Array<string> = []
 afterAll(() => {

@@ -20,7 +20,7 @@ import * as Lsp from "../src/Lsp.js"
 import * as Permission from "../src/Permission.js"
 import { read } from "../src/Read.js"
 import * as Workspace from "../src/Workspace.js"
-import { fileTimeContract } from "./FileTimeContract.js"
+import { fileTimeContract } from "./contracts/FileTime.js"
 
 const root = fs.mkdtempSync(nodePath.join(os.tmpdir(), "effect-read-filetime-"))
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }))

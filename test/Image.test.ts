@@ -11,8 +11,8 @@ import { ImageLimits } from "../src/Limits.js"
 import * as OptionalPackages from "../src/OptionalPackages.js"
 import { readUnknown } from "../src/Read.js"
 import type { Attachment } from "../src/Read.js"
-import { GIF, PDF, PNG } from "./media.js"
-import { type LayerOptions, nodeLayer, tempDir, writeTree, meta } from "./support.js"
+import { GIF, PDF, PNG } from "./support/media.js"
+import { type LayerOptions, nodeLayer, tempDir, writeTree, meta } from "./support/index.js"
 
 const roots: Array<string> = []
 afterAll(() => {

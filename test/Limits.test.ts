@@ -16,7 +16,7 @@ import * as Read from "../src/Read.js"
 import * as ReadMany from "../src/ReadMany.js"
 import * as SessionMemory from "../src/SessionMemory.js"
 import * as SqlFileTime from "../src/SqlFileTime.js"
-import { nodeLayer, projectDirs } from "./support.js"
+import { nodeLayer, projectDirs } from "./support/index.js"
 
 const project = projectDirs()
 

@@ -11,8 +11,8 @@ import { execFile } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { promisify } from "node:util"
-import { describePg, freshPgDatabase } from "./pg.js"
-import { tempDir, writeTree } from "./support.js"
+import { describePg, freshPgDatabase } from "./support/pg.js"
+import { tempDir, writeTree } from "./support/index.js"
 
 const bin = path.resolve("dist/bin.js")
 const root = tempDir("effect-read-mcp-replicas-")

@@ -9,7 +9,7 @@ import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { notebookText } from "../src/internal/sources/notebook.js"
 import { read, type ReadParams } from "../src/Read.js"
-import { nodeLayer, projectDirs, meta } from "./support.js"
+import { nodeLayer, projectDirs, meta } from "./support/index.js"
 
 const project = projectDirs()
 

@@ -14,9 +14,9 @@ import * as FileTime from "../src/FileTime.js"
 import * as Lsp from "../src/Lsp.js"
 import * as Permission from "../src/Permission.js"
 import { read, type ReadParams, readUnknown } from "../src/Read.js"
-import { GIF, JPEG, PDF, PNG, WEBP } from "./media.js"
-import { countingReads, nodeLayer, projectDirs, meta } from "./support.js"
-import type { LayerOptions } from "./support.js"
+import { GIF, JPEG, PDF, PNG, WEBP } from "./support/media.js"
+import { countingReads, nodeLayer, projectDirs, meta } from "./support/index.js"
+import type { LayerOptions } from "./support/index.js"
 
 // -----------------------------------------------------------------------------
 // Helpers

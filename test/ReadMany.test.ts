@@ -9,7 +9,7 @@ import * as nodePath from "node:path"
 import * as Permission from "../src/Permission.js"
 import * as Read from "../src/Read.js"
 import * as ReadMany from "../src/ReadMany.js"
-import { nodeLayer, tempDir, writeTree, meta } from "./support.js"
+import { nodeLayer, tempDir, writeTree, meta } from "./support/index.js"
 
 const root = tempDir()
 const lines = (n: number, width = 60) =>

@@ -18,9 +18,9 @@ import * as Read from "../src/Read.js"
 import * as ReadResult from "../src/ReadResult.js"
 import * as Secrets from "../src/Secrets.js"
 import * as SessionMemory from "../src/SessionMemory.js"
-import { makePdf, PDF, PNG } from "./media.js"
-import { nodeLayer, projectDirs } from "./support.js"
-import { zip } from "./zipFixtures.js"
+import { makePdf, PDF, PNG } from "./support/media.js"
+import { nodeLayer, projectDirs } from "./support/index.js"
+import { zip } from "./support/zipFixtures.js"
 
 /** The order fields are written in (`kind` first): the wire format of 0.1, kept. */
 const WIRE_ORDER = [

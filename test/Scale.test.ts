@@ -13,7 +13,7 @@ import { CHUNK_BYTES } from "../src/internal/sources/text.js"
 import { COUNT_AHEAD_BYTES, LONG_LINE_BYTES } from "../src/internal/core/lines.js"
 import * as LineIndex from "../src/LineIndex.js"
 import { read } from "../src/Read.js"
-import { countingReads, nodeLayer, tempDir, meta } from "./support.js"
+import { countingReads, nodeLayer, tempDir, meta } from "./support/index.js"
 
 const root = tempDir()
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }))

@@ -15,8 +15,8 @@ import * as Read from "../src/Read.js"
 import * as ReadMany from "../src/ReadMany.js"
 import * as Secrets from "../src/Secrets.js"
 import * as SessionMemory from "../src/SessionMemory.js"
-import { corpus } from "./secretCorpus.js"
-import { memoryLayer, nodeLayer, tempDir, writeTree, meta } from "./support.js"
+import { corpus } from "./support/secretCorpus.js"
+import { memoryLayer, nodeLayer, tempDir, writeTree, meta } from "./support/index.js"
 
 const maskFile = (name: string, text: string) =>
   maskText(text, { style: styleOf(name), name: name.split("/").pop() })

@@ -8,8 +8,8 @@ import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import * as Read from "../src/Read.js"
 import * as SessionMemory from "../src/SessionMemory.js"
-import { replaceLine, sessionMemoryContract } from "./SessionMemoryContract.js"
-import { nodeLayer, tempDir, writeTree, meta } from "./support.js"
+import { replaceLine, sessionMemoryContract } from "./contracts/SessionMemory.js"
+import { nodeLayer, tempDir, writeTree, meta } from "./support/index.js"
 
 sessionMemoryContract("layerSession", (options) => SessionMemory.layerSession(options))
 

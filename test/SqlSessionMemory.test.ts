@@ -21,9 +21,9 @@ import * as Read from "../src/Read.js"
 import * as SessionMemory from "../src/SessionMemory.js"
 import * as SqlFileTime from "../src/SqlFileTime.js"
 import * as SqlSessionMemory from "../src/SqlSessionMemory.js"
-import { describePg, freshPgDatabase, onFreshPgDatabase, pgClient, pgUrl } from "./pg.js"
-import { sessionMemoryContract } from "./SessionMemoryContract.js"
-import { nodeLayer, tempDir, writeTree, meta } from "./support.js"
+import { describePg, freshPgDatabase, onFreshPgDatabase, pgClient, pgUrl } from "./support/pg.js"
+import { sessionMemoryContract } from "./contracts/SessionMemory.js"
+import { nodeLayer, tempDir, writeTree, meta } from "./support/index.js"
 
 const dir = tempDir("effect-read-sql-memory-")
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))

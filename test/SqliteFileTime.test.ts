@@ -12,8 +12,8 @@ import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import * as FileTime from "../src/FileTime.js"
 import * as SqliteFileTime from "../src/SqliteFileTime.js"
-import { fileTimeContract } from "./FileTimeContract.js"
-import { tempDir } from "./support.js"
+import { fileTimeContract } from "./contracts/FileTime.js"
+import { tempDir } from "./support/index.js"
 
 const root = tempDir("effect-read-sqlite-filetime-")
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }))

@@ -15,8 +15,8 @@ import { fitNumbered, TailScanner, tailStartOf } from "../src/internal/core/tail
 import { memoryPageAt, memoryTailAt } from "../src/internal/present/pages.js"
 import * as LineIndex from "../src/LineIndex.js"
 import { read, readUnknown } from "../src/Read.js"
-import { countingReads, memoryLayer, nodeLayer, tempDir, writeTree, meta } from "./support.js"
-import { zip } from "./zipFixtures.js"
+import { countingReads, memoryLayer, nodeLayer, tempDir, writeTree, meta } from "./support/index.js"
+import { zip } from "./support/zipFixtures.js"
 
 const roots: Array<string> = []
 afterAll(() => {

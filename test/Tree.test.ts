@@ -10,7 +10,7 @@ import * as nodePath from "node:path"
 import { compactBytes, relativeAge } from "../src/internal/core/tree.js"
 import * as Permission from "../src/Permission.js"
 import { readUnknown } from "../src/Read.js"
-import { type LayerOptions, nodeLayer, tempDir, writeTree, meta } from "./support.js"
+import { type LayerOptions, nodeLayer, tempDir, writeTree, meta } from "./support/index.js"
 
 const roots: Array<string> = []
 afterAll(() => {

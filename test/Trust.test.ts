@@ -12,7 +12,7 @@ import * as nodePath from "node:path"
 import * as MemoryFileSystem from "../src/MemoryFileSystem.js"
 import * as Permission from "../src/Permission.js"
 import { read, readUnknown } from "../src/Read.js"
-import { type LayerOptions, memoryLayer, nodeLayer, tempDir, ustar, writeTree, meta } from "./support.js"
+import { type LayerOptions, memoryLayer, nodeLayer, tempDir, ustar, writeTree, meta } from "./support/index.js"
 
 const roots: Array<string> = []
 afterAll(() => {

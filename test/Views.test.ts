@@ -9,8 +9,8 @@ import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import { StructureDefaults } from "../src/Limits.js"
 import { read, readUnknown } from "../src/Read.js"
-import { memoryLayer, nodeLayer, tempDir, writeTree, meta } from "./support.js"
-import { zip } from "./zipFixtures.js"
+import { memoryLayer, nodeLayer, tempDir, writeTree, meta } from "./support/index.js"
+import { zip } from "./support/zipFixtures.js"
 
 const roots: Array<string> = []
 afterAll(() => {

@@ -20,8 +20,8 @@ import { readWeb, type WebRequest } from "../src/internal/sources/web.js"
 import * as Permission from "../src/Permission.js"
 import { errorCode } from "../src/Envelope.js"
 import { FetchFailed } from "../src/ReadError.js"
-import { meta } from "./support.js"
-import { PNG } from "./media.js"
+import { meta } from "./support/index.js"
+import { PNG } from "./support/media.js"
 
 // -----------------------------------------------------------------------------
 // The server
