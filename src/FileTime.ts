@@ -13,6 +13,7 @@ import * as Schema from "effect/Schema"
 import { createHash } from "node:crypto"
 import { mergeRanges } from "./internal/core/ranges.js"
 import { patientFileSystem } from "./internal/io/descriptors.js"
+import { FileTimeLimits } from "./Limits.js"
 
 export interface ReadStamp {
   readonly path: string
@@ -234,10 +235,8 @@ export const compare = (before: ReadStamp, now: ReadStamp): "unchanged" | "chang
   return before.mtime !== undefined && before.mtime === now.mtime ? "unchanged" : "changed"
 }
 
-/** How many files the in-memory ledger remembers (a `Context.Reference`: 10,000 per layer). */
-export class MemoryLimits extends Context.Reference<MemoryLimits>()("effect-read/FileTime/MemoryLimits", {
-  defaultValue: () => ({ maxFiles: 10_000 })
-}) {}
+/** How many files the in-memory ledger remembers: `Limits.FileTimeLimits`, under the name it had here. */
+export { FileTimeLimits as MemoryLimits } from "./Limits.js"
 
 /**
  * An in-memory ledger, keyed by (sessionId, path), living as long as the service. `path` is
@@ -248,7 +247,7 @@ export class MemoryLimits extends Context.Reference<MemoryLimits>()("effect-read
  */
 export const make: Effect.Effect<FileTimeShape, never, FileSystem.FileSystem> = Effect.gen(function*() {
   const fs = yield* FileSystem.FileSystem
-  const { maxFiles } = yield* MemoryLimits
+  const { maxFiles } = yield* FileTimeLimits
   // Map order is the order of reads: the first entry is the one read longest ago.
   const entries = new Map<string, { readonly stamp: ReadStamp; readonly coverage: Coverage }>()
   const keyOf = (sessionId: string, path: string) => `${sessionId}\u0000${path}`

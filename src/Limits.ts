@@ -167,6 +167,19 @@ export class LockTimeout extends Context.Reference<LockTimeout>()("effect-read/S
   defaultValue: (): Duration.Duration => Duration.seconds(60)
 }) {}
 
+export interface FileTimeLimitsShape {
+  /**
+   * (session, file) pairs the in-memory ledger (`FileTime.layerMemory`) remembers; past it, the one
+   * read longest ago is forgotten first, and an edit guard on it answers `FileNotRead` (default 10,000).
+   */
+  readonly maxFiles: number
+}
+
+/** The bound of the in-memory read ledger: 10,000 files per layer. */
+export class FileTimeLimits extends Context.Reference<FileTimeLimits>()("effect-read/FileTime/MemoryLimits", {
+  defaultValue: (): FileTimeLimitsShape => ({ maxFiles: 10_000 })
+}) {}
+
 // -----------------------------------------------------------------------------
 // What the host wants
 // -----------------------------------------------------------------------------
@@ -214,6 +227,7 @@ export interface Settings {
   readonly query?: Partially<QueryLimitsShape> | undefined
   readonly recovery?: Partially<RecoveryLimitsShape> | undefined
   readonly readMany?: Partially<ReadManyLimitsShape> | undefined
+  readonly fileTime?: Partially<FileTimeLimitsShape> | undefined
   readonly structure?: Partially<StructureDefaultsShape> | undefined
   readonly hostMedia?: Partially<HostMediaShape> | undefined
   readonly lockTimeout?: Duration.DurationInput | undefined
@@ -241,6 +255,7 @@ export const layer = (settings: Settings): Layer.Layer<never> =>
     over(QueryLimits, settings.query),
     over(RecoveryLimits, settings.recovery),
     over(ReadManyLimits, settings.readMany),
+    over(FileTimeLimits, settings.fileTime),
     over(StructureDefaults, settings.structure),
     over(HostMedia, settings.hostMedia),
     settings.lockTimeout === undefined ? Layer.empty : Layer.succeed(LockTimeout, Duration.decode(settings.lockTimeout))
@@ -254,6 +269,7 @@ export const current: Effect.Effect<{
   readonly query: QueryLimitsShape
   readonly recovery: RecoveryLimitsShape
   readonly readMany: ReadManyLimitsShape
+  readonly fileTime: FileTimeLimitsShape
   readonly structure: StructureDefaultsShape
   readonly hostMedia: HostMediaShape
   readonly lockTimeout: Duration.Duration
@@ -264,6 +280,7 @@ export const current: Effect.Effect<{
   query: QueryLimits,
   recovery: RecoveryLimits,
   readMany: ReadManyLimits,
+  fileTime: FileTimeLimits,
   structure: StructureDefaults,
   hostMedia: HostMedia,
   lockTimeout: LockTimeout

@@ -8,6 +8,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Anchors from "../src/Anchors.js"
+import * as FileTime from "../src/FileTime.js"
 import * as Instructions from "../src/Instructions.js"
 import * as LineIndex from "../src/LineIndex.js"
 import * as Limits from "../src/Limits.js"
@@ -37,6 +38,7 @@ describe("Limits", () => {
       expect(current.query).toEqual({ timeout: Duration.seconds(5), idleProcesses: 2, idleTimeout: Duration.seconds(30) })
       expect(current.recovery).toEqual({ timeout: Duration.seconds(2), maxEntries: 50_000 })
       expect(current.readMany).toEqual({ maxFiles: 20, maxBytes: 51_200, concurrency: 2, globMaxEntries: 10_000, maxAttachmentBytes: 20 * 1024 * 1024 })
+      expect(current.fileTime).toEqual({ maxFiles: 10_000 })
       expect(current.structure).toEqual({ outlineWhenTruncated: false })
       expect(current.hostMedia).toEqual({ pdf: "attach" })
       expect(current.lockTimeout).toEqual(Duration.seconds(60))
@@ -88,6 +90,7 @@ describe("Limits", () => {
     expect(Read.HostMedia).toBe(Limits.HostMedia)
     expect(ReadMany.ReadManyLimits).toBe(Limits.ReadManyLimits)
     expect(SqlFileTime.LockTimeout).toBe(Limits.LockTimeout)
+    expect(FileTime.MemoryLimits).toBe(Limits.FileTimeLimits)
   })
 })
 
