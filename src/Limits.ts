@@ -109,7 +109,11 @@ export interface QueryLimitsShape {
 
 /** The time budget of a database read, and the query processes kept for the next: 5 s; 2 kept for 30 s. */
 export class QueryLimits extends Context.Reference<QueryLimits>()("effect-read/QueryLimits", {
-  defaultValue: (): QueryLimitsShape => ({ timeout: Duration.seconds(5), idleProcesses: 2, idleTimeout: Duration.seconds(30) })
+  defaultValue: (): QueryLimitsShape => ({
+    timeout: Duration.seconds(5),
+    idleProcesses: 2,
+    idleTimeout: Duration.seconds(30)
+  })
 }) {}
 
 // -----------------------------------------------------------------------------

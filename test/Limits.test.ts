@@ -10,8 +10,8 @@ import * as Layer from "effect/Layer"
 import * as Anchors from "../src/Anchors.js"
 import * as FileTime from "../src/FileTime.js"
 import * as Instructions from "../src/Instructions.js"
-import * as LineIndex from "../src/LineIndex.js"
 import * as Limits from "../src/Limits.js"
+import * as LineIndex from "../src/LineIndex.js"
 import * as Progress from "../src/Progress.js"
 import * as Read from "../src/Read.js"
 import * as ReadMany from "../src/ReadMany.js"
@@ -25,7 +25,13 @@ describe("Limits", () => {
   it.effect("every tunable has the default its comment states", () =>
     Effect.gen(function*() {
       const current = yield* Limits.current
-      expect(current.page).toEqual({ lines: 2000, lineLength: 2000, bytes: 51_200, mediaBytes: 20 * 1024 * 1024, directoryEntries: 2000 })
+      expect(current.page).toEqual({
+        lines: 2000,
+        lineLength: 2000,
+        bytes: 51_200,
+        mediaBytes: 20 * 1024 * 1024,
+        directoryEntries: 2000
+      })
       // The page caps are the ones `read` states (`Read.limits`, the description).
       expect(current.page).toMatchObject({
         lines: Read.limits.defaultLimit,
@@ -34,10 +40,25 @@ describe("Limits", () => {
         mediaBytes: Read.limits.maxMediaBytes
       })
       expect(current.image).toEqual({ maxDimension: 2000, maxBytes: 5 * 1024 * 1024, maxPixels: 100_000_000 })
-      expect(current.web).toEqual({ timeout: Duration.seconds(30), maxBytes: 10 * 1024 * 1024, maxRedirects: 5, keepFor: Duration.minutes(10) })
-      expect(current.query).toEqual({ timeout: Duration.seconds(5), idleProcesses: 2, idleTimeout: Duration.seconds(30) })
+      expect(current.web).toEqual({
+        timeout: Duration.seconds(30),
+        maxBytes: 10 * 1024 * 1024,
+        maxRedirects: 5,
+        keepFor: Duration.minutes(10)
+      })
+      expect(current.query).toEqual({
+        timeout: Duration.seconds(5),
+        idleProcesses: 2,
+        idleTimeout: Duration.seconds(30)
+      })
       expect(current.recovery).toEqual({ timeout: Duration.seconds(2), maxEntries: 50_000 })
-      expect(current.readMany).toEqual({ maxFiles: 20, maxBytes: 51_200, concurrency: 2, globMaxEntries: 10_000, maxAttachmentBytes: 20 * 1024 * 1024 })
+      expect(current.readMany).toEqual({
+        maxFiles: 20,
+        maxBytes: 51_200,
+        concurrency: 2,
+        globMaxEntries: 10_000,
+        maxAttachmentBytes: 20 * 1024 * 1024
+      })
       expect(current.fileTime).toEqual({ maxFiles: 10_000 })
       expect(current.structure).toEqual({ outlineWhenTruncated: false })
       expect(current.hostMedia).toEqual({ pdf: "attach" })
@@ -74,7 +95,9 @@ describe("Limits", () => {
     Effect.gen(function*() {
       const root = project({ "a.txt": "a\n", "b.txt": "b\n" })
       const layer = Layer.merge(nodeLayer(root), Limits.layer({ readMany: { maxFiles: 1 } }))
-      const error = yield* Effect.flip(ReadMany.readMany({ files: [{ filePath: "a.txt" }, { filePath: "b.txt" }] }).pipe(Effect.provide(layer)))
+      const error = yield* Effect.flip(
+        ReadMany.readMany({ files: [{ filePath: "a.txt" }, { filePath: "b.txt" }] }).pipe(Effect.provide(layer))
+      )
       expect(error._tag).toBe("InvalidParams")
       expect(error.message).toContain("1")
       const one = yield* ReadMany.readMany({ files: [{ filePath: "a.txt" }] }).pipe(Effect.provide(layer))
@@ -112,7 +135,13 @@ describe("one spelling of nothing", () => {
           Anchors.layerNoopAnchorStore
         ))
       )
-      expect(provided).toEqual([SessionMemory.noop, Instructions.noop, LineIndex.noop, Progress.noop, Anchors.noopAnchorStore])
+      expect(provided).toEqual([
+        SessionMemory.noop,
+        Instructions.noop,
+        LineIndex.noop,
+        Progress.noop,
+        Anchors.noopAnchorStore
+      ])
       expect(SessionMemory.noop.enabled).toBe(false)
       expect(Instructions.noop.enabled).toBe(false)
     }))

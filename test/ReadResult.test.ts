@@ -9,8 +9,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as Http from "node:http"
-import type { AddressInfo } from "node:net"
 import { createRequire } from "node:module"
+import type { AddressInfo } from "node:net"
 import * as nodePath from "node:path"
 import * as Instructions from "../src/Instructions.js"
 import * as Permission from "../src/Permission.js"
@@ -18,16 +18,49 @@ import * as Read from "../src/Read.js"
 import * as ReadResult from "../src/ReadResult.js"
 import * as Secrets from "../src/Secrets.js"
 import * as SessionMemory from "../src/SessionMemory.js"
-import { makePdf, PDF, PNG } from "./support/media.js"
 import { nodeLayer, projectDirs } from "./support/index.js"
+import { makePdf, PDF, PNG } from "./support/media.js"
 import { zip } from "./support/zipFixtures.js"
 
 /** The order fields are written in (`kind` first): the wire format of 0.1, kept. */
 const WIRE_ORDER = [
-  "kind", "path", "preview", "truncated", "startLine", "endLine", "ranges", "totalLines", "totalLinesAtLeast", "column",
-  "nextOffset", "linesCut", "size", "mtime", "mime", "encoding", "bom", "lineEnding", "finalNewline",
-  "invalidBytesReplaced", "width", "height", "format", "attached", "url", "status", "contentType", "structure",
-  "conflicts", "view", "unchanged", "changed", "lineFormat", "anchor", "anchorOmitted", "masked", "loaded"
+  "kind",
+  "path",
+  "preview",
+  "truncated",
+  "startLine",
+  "endLine",
+  "ranges",
+  "totalLines",
+  "totalLinesAtLeast",
+  "column",
+  "nextOffset",
+  "linesCut",
+  "size",
+  "mtime",
+  "mime",
+  "encoding",
+  "bom",
+  "lineEnding",
+  "finalNewline",
+  "invalidBytesReplaced",
+  "width",
+  "height",
+  "format",
+  "attached",
+  "url",
+  "status",
+  "contentType",
+  "structure",
+  "conflicts",
+  "view",
+  "unchanged",
+  "changed",
+  "lineFormat",
+  "anchor",
+  "anchorOmitted",
+  "masked",
+  "loaded"
 ]
 
 const members = ReadResult.ReadMetadata.members
@@ -41,7 +74,10 @@ const Metadata01 = Schema.Struct(
     WIRE_ORDER.map((key) =>
       key === "kind"
         ? [key, Schema.Literal(...members.map((member) => member.fields.kind.literals[0]))]
-        : [key, members.map((member) => (member.fields as Schema.Struct.Fields)[key]).find((field) => field !== undefined)!]
+        : [
+          key,
+          members.map((member) => (member.fields as Schema.Struct.Fields)[key]).find((field) => field !== undefined)!
+        ]
     )
   )
 ) as unknown as Schema.Schema<ReadResult.ReadMetadata, unknown>
@@ -71,7 +107,12 @@ describe("ReadMetadata", () => {
     "doc.pdf": PDF,
     "report.pdf": makePdf([["Quarterly report", "Revenue went up."]]),
     "bundle.zip": zip([{ name: "dir/readme.txt", data: "hello\nworld\n" }]),
-    "nb.ipynb": JSON.stringify({ cells: [{ cell_type: "code", source: "print(1)", outputs: [], execution_count: 1 }], metadata: {}, nbformat: 4, nbformat_minor: 5 })
+    "nb.ipynb": JSON.stringify({
+      cells: [{ cell_type: "code", source: "print(1)", outputs: [], execution_count: 1 }],
+      metadata: {},
+      nbformat: 4,
+      nbformat_minor: 5
+    })
   })
   const db = new Database(nodePath.join(root, "app.db"))
   db.exec("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users (name) VALUES ('ada');")
@@ -99,17 +140,20 @@ describe("ReadMetadata", () => {
     ["a pdf's text (document)", { filePath: "report.pdf", offset: 1 }, "totalLines"]
   ]
 
-  it.effect.each(reads)("%s: encoded as it was made, in wire order", ([, params, field, layer]) =>
-    Effect.gen(function*() {
-      const result = yield* Read.read(params).pipe(Effect.provide(Layer.merge(nodeLayer(root), layer ?? Layer.empty)))
-      expect(result.metadata).toHaveProperty(field)
-      const encoded = Schema.encodeSync(ReadResult.ReadResult)(result)
-      expect(encoded).toEqual(result)
-      const keys = Object.keys(encoded.metadata)
-      expect(keys).toEqual(WIRE_ORDER.filter((key) => key in result.metadata))
-      // The JSON a client receives is the 0.1 JSON, and decodes back to the result.
-      sameOnTheWire(result)
-    }))
+  it.effect.each(reads)(
+    "%s: encoded as it was made, in wire order",
+    ([, params, field, layer]) =>
+      Effect.gen(function*() {
+        const result = yield* Read.read(params).pipe(Effect.provide(Layer.merge(nodeLayer(root), layer ?? Layer.empty)))
+        expect(result.metadata).toHaveProperty(field)
+        const encoded = Schema.encodeSync(ReadResult.ReadResult)(result)
+        expect(encoded).toEqual(result)
+        const keys = Object.keys(encoded.metadata)
+        expect(keys).toEqual(WIRE_ORDER.filter((key) => key in result.metadata))
+        // The JSON a client receives is the 0.1 JSON, and decodes back to the result.
+        sameOnTheWire(result)
+      })
+  )
 
   it.effect("every kind is among the reads above, and each read is the kind its schema names", () =>
     Effect.gen(function*() {

@@ -84,7 +84,7 @@ describe("structure views through read", () => {
   it.effect("block: the declaration around a line with its comment; levels climbs; :N:block is the same", () =>
     Effect.gen(function*() {
       const result = yield* memory({ filePath: "mod.py", view: "block", offset: 15 })
-      expect(result.output).toMatch(/^<path>\/project\/mod\.py<\/path>\n<type>file<\/type>\n<content>\n\(Block: method run, lines 12-17 of 21\.\)\n12:     # Runs things\.\n/)
+      expect(result.output).toMatch(/^<path>\/project\/mod\.py<\/path>\n<type>file<\/type>\n<content>\n\(Block: method run, lines 12-17 of 21\.\)\n12: {5}# Runs things\.\n/)
       expect(result.output).toContain(
         "13:     def run(self):\n14:         a = 1\n15:         b = 2\n16:         c = 3\n17:         return a + b + c\n\n(End of block: lines 12-17 of 21."
       )

@@ -680,7 +680,7 @@ const scanInput = async (
         NAME_KEYS.has(key) && value.includes("\0") ? [key, value.slice(0, value.indexOf("\0"))] as const : [key, value] as const
       ))
       const sparseKeys = pax.some(([key]) => key.startsWith("GNU.sparse."))
-      let name = values.get("GNU.sparse.name") ?? values.get("path") ?? longName ?? header.name
+      const name = values.get("GNU.sparse.name") ?? values.get("path") ?? longName ?? header.name
       const linkname = values.get("linkpath") ?? longLink ?? header.linkname
       let size = header.size
       if (values.has("size")) {
