@@ -26,7 +26,7 @@ import { read, type ReadParams, readUnknown } from "../src/Read.js"
 import { resolveTarget } from "../src/internal/read/access.js"
 import { ARCHIVE_LIMITS, readArchive, readArchiveWith } from "../src/internal/sources/archive.js"
 import * as Workspace from "../src/Workspace.js"
-import { memoryLayer, nodeLayer, readCappedListing, tempDir, writeTree, meta } from "./support/index.js"
+import { memoryLayer, nodeLayer, readCappedListing, tempDir, writeTree, fieldsOf } from "./support/index.js"
 import { member as tarMember, tarOf } from "./support/tarFixtures.js"
 import { zip } from "./support/zipFixtures.js"
 
@@ -291,7 +291,7 @@ describe("zip listings", () => {
         ])
       )
       const raw = yield* readPath(root, "many.zip:raw")
-      expect(meta(raw).totalLines).toBe(5)
+      expect(fieldsOf(raw).totalLines).toBe(5)
       const multi = yield* failPath(root, "many.zip:1-2,4-5")
       expect(multi._tag).toBe("InvalidSelector")
       expect(multi.message).toBe("Multi-range line selectors are not supported for archive directory listings.")
@@ -824,7 +824,7 @@ describe("streamed members (past the member size cap)", () => {
       }
       expect(content(streamed.right.output)).toBe(content(whole.right.output))
       // A page that reached the end, or a tail, knows the total; it is the same.
-      if (meta(streamed.right).totalLines !== undefined) expect(streamed.right.output).toBe(whole.right.output)
+      if (fieldsOf(streamed.right).totalLines !== undefined) expect(streamed.right.output).toBe(whole.right.output)
     }), { fastCheck: { numRuns: 40 } })
 })
 

@@ -27,7 +27,7 @@ import * as Permission from "../src/Permission.js"
 import * as Read from "../src/Read.js"
 import * as SqliteFileTime from "../src/SqliteFileTime.js"
 import * as Workspace from "../src/Workspace.js"
-import { meta, tempDir, withWarnings } from "./support/index.js"
+import { fieldsOf, tempDir, withWarnings } from "./support/index.js"
 
 const Database = createRequire(createRequire(import.meta.url).resolve("@effect/sql-sqlite-node/package.json"))(
   "better-sqlite3"
@@ -293,7 +293,7 @@ describe("entries removed during a large listing", () => {
         const lines = result.output.split("<entries>\n")[1]!.split("\n\n")[0]!.split("\n").filter((l) => l !== "")
         for (const line of lines) expect(names.has(line.replace(/\/$/, "")), line).toBe(true)
         expect(result.output).toContain(`(${lines.length} entries)`)
-        expect(meta(result).totalLines).toBe(lines.length)
+        expect(fieldsOf(result).totalLines).toBe(lines.length)
         listings++
       }
       yield* Effect.promise(() => finished)

@@ -12,7 +12,7 @@ import * as OptionalPackages from "../src/OptionalPackages.js"
 import { readUnknown } from "../src/Read.js"
 import type { Attachment } from "../src/Read.js"
 import { GIF, PDF, PNG } from "./support/media.js"
-import { type LayerOptions, nodeLayer, tempDir, writeTree, meta } from "./support/index.js"
+import { type LayerOptions, nodeLayer, tempDir, writeTree, fieldsOf } from "./support/index.js"
 
 const roots: Array<string> = []
 afterAll(() => {
@@ -87,7 +87,7 @@ describe("images: decoded, with width, height and format", () => {
         format: "png",
         size: png.length
       })
-      expect(meta(result).attached).toBeUndefined()
+      expect(fieldsOf(result).attached).toBeUndefined()
       expect(bytesOf(result.attachments![0]!).equals(png)).toBe(true)
     }))
 
@@ -126,7 +126,7 @@ describe("images: decoded, with width, height and format", () => {
       const result = yield* readIn(root, { filePath: "doc.pdf" })
       expect(result.output).toBe("PDF read successfully")
       expect(bytesOf(result.attachments![0]!).equals(PDF)).toBe(true)
-      expect(meta(result).width).toBeUndefined()
+      expect(fieldsOf(result).width).toBeUndefined()
     }))
 })
 

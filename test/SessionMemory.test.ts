@@ -9,7 +9,7 @@ import * as nodePath from "node:path"
 import * as Read from "../src/Read.js"
 import * as SessionMemory from "../src/SessionMemory.js"
 import { replaceLine, sessionMemoryContract } from "./contracts/SessionMemory.js"
-import { nodeLayer, tempDir, writeTree, meta } from "./support/index.js"
+import { nodeLayer, tempDir, writeTree, fieldsOf } from "./support/index.js"
 
 sessionMemoryContract("layerSession", (options) => SessionMemory.layerSession(options))
 
@@ -31,7 +31,7 @@ describe("SessionMemory: the default", () => {
       const first = yield* Read.read({ filePath: "a.txt" })
       const second = yield* Read.read({ filePath: "a.txt" })
       expect(second).toEqual(first)
-      expect(meta(second).unchanged).toBeUndefined()
+      expect(fieldsOf(second).unchanged).toBeUndefined()
     }).pipe(Effect.provide(nodeLayer(root))))
 
   it.effect("the default remembers nothing: a changed file reads exactly as without session memory", () =>

@@ -20,7 +20,7 @@ import { readWeb, type WebRequest } from "../src/internal/sources/web.js"
 import * as Permission from "../src/Permission.js"
 import { errorCode } from "../src/Envelope.js"
 import { FetchFailed } from "../src/ReadError.js"
-import { meta } from "./support/index.js"
+import { fieldsOf } from "./support/index.js"
 import { PNG } from "./support/media.js"
 
 // -----------------------------------------------------------------------------
@@ -285,7 +285,7 @@ describe("web pages", () => {
       expect(text((yield* read("/tiny")).output)).toBe(`Hi **there**, [go](${at("/sub/page")})`)
       const page = yield* read("/meta-charset")
       expect(text(page.output)).toBe("# Café\n\n\u201cQuoted\u201d naïve")
-      expect(meta(page).encoding).toBe("windows-1252")
+      expect(fieldsOf(page).encoding).toBe("windows-1252")
     }))
 
   it.live(":raw shows the body as sent, without numbers", () =>
@@ -309,8 +309,8 @@ describe("web pages", () => {
     Effect.gen(function*() {
       const result = yield* read("/latin1")
       expect(text(result.output)).toBe("café crème")
-      expect(meta(result).encoding).toBe("iso-8859-1")
-      expect(meta(result).invalidBytesReplaced).toBeUndefined()
+      expect(fieldsOf(result).encoding).toBe("iso-8859-1")
+      expect(fieldsOf(result).invalidBytesReplaced).toBeUndefined()
     }))
 
   it.live("a body without a type is sniffed", () =>
@@ -522,7 +522,7 @@ describe("web permissions and redirects", () => {
 
       const allowed = recording(serverRules())
       const result = yield* readWeb(request("/json")).pipe(Effect.provide(allowed.layer))
-      expect(meta(result).status).toBe(200)
+      expect(fieldsOf(result).status).toBe(200)
     }))
 
   it.live("a host name is connected to at the addresses checked (localhost, allowed by rule)", () =>

@@ -17,7 +17,7 @@ import * as ReadMany from "../../src/ReadMany.js"
 import * as SessionMemory from "../../src/SessionMemory.js"
 import * as Workspace from "../../src/Workspace.js"
 import { PNG } from "../support/media.js"
-import { nodeLayer, tempDir, writeTree, meta } from "../support/index.js"
+import { nodeLayer, tempDir, writeTree, fieldsOf } from "../support/index.js"
 
 /** Rewrite a file, line `n` (1-based) replaced by `text`. */
 export const replaceLine = (path: string, n: number, text: string) => {
@@ -71,16 +71,16 @@ describe(`SessionMemory contract: ${name}`, () => {
     session(Effect.gen(function*() {
       yield* Read.read({ filePath: "a.txt:1-3" })
       const wider = yield* Read.read({ filePath: "a.txt:1-5" })
-      expect(meta(wider).unchanged).toBeUndefined()
+      expect(fieldsOf(wider).unchanged).toBeUndefined()
       expect(wider.output).toContain("5: line 5")
       yield* Read.read({ filePath: "a.txt:6-10" })
       // 1-5 and 6-10 together hold the whole file.
       expect((yield* Read.read({ filePath: "a.txt" })).output).toBe(stub("a.txt", 1, 10))
       const gap = yield* Read.read({ filePath: "b.txt:1-2" })
-      expect(meta(gap).unchanged).toBeUndefined()
+      expect(fieldsOf(gap).unchanged).toBeUndefined()
       yield* Read.read({ filePath: "b.txt:4-5" })
       // Line 3 was never shown: not a stub.
-      expect(meta((yield* Read.read({ filePath: "b.txt" }))).unchanged).toBeUndefined()
+      expect(fieldsOf((yield* Read.read({ filePath: "b.txt" }))).unchanged).toBeUndefined()
     })))
 
   it.effect("a changed file is read again in full, then held at its new content", () =>
@@ -91,7 +91,7 @@ describe(`SessionMemory contract: ${name}`, () => {
       fs.writeFileSync(path, "one\nTWO\n")
       const changed = yield* Read.read({ filePath: path })
       expect(changed.output).toContain("2: TWO")
-      expect(meta((yield* Read.read({ filePath: path }))).unchanged).toBe(true)
+      expect(fieldsOf((yield* Read.read({ filePath: path }))).unchanged).toBe(true)
       // Same size, content changed back behind a restored mtime: the hash tells.
       const before = fs.statSync(path)
       fs.writeFileSync(path, "one\ntwo\n")
@@ -103,7 +103,7 @@ describe(`SessionMemory contract: ${name}`, () => {
     session(Effect.gen(function*() {
       yield* Read.read({ filePath: "b.txt:1-2,4-5" })
       expect((yield* Read.read({ filePath: "b.txt:3+1" })).output).toContain("3: line 3")
-      expect(meta((yield* Read.read({ filePath: "b.txt:4-5" }))).unchanged).toBe(true)
+      expect(fieldsOf((yield* Read.read({ filePath: "b.txt:4-5" }))).unchanged).toBe(true)
     })))
 
   it.effect("compaction resets every stub; forget resets one file", () =>
@@ -112,12 +112,12 @@ describe(`SessionMemory contract: ${name}`, () => {
       yield* Read.read({ filePath: "a.txt" })
       yield* Read.read({ filePath: "b.txt" })
       yield* (yield* memory).compacted(sessionId)
-      expect(meta((yield* Read.read({ filePath: "a.txt" }))).unchanged).toBeUndefined()
-      expect(meta((yield* Read.read({ filePath: "a.txt" }))).unchanged).toBe(true)
+      expect(fieldsOf((yield* Read.read({ filePath: "a.txt" }))).unchanged).toBeUndefined()
+      expect(fieldsOf((yield* Read.read({ filePath: "a.txt" }))).unchanged).toBe(true)
       yield* Read.read({ filePath: "b.txt" })
       yield* (yield* memory).forget(sessionId, abs("a.txt"))
-      expect(meta((yield* Read.read({ filePath: "a.txt" }))).unchanged).toBeUndefined()
-      expect(meta((yield* Read.read({ filePath: "b.txt" }))).unchanged).toBe(true)
+      expect(fieldsOf((yield* Read.read({ filePath: "a.txt" }))).unchanged).toBeUndefined()
+      expect(fieldsOf((yield* Read.read({ filePath: "b.txt" }))).unchanged).toBe(true)
     })))
 
   it.effect("a rewind forgets the reads after its mark and keeps those before", () =>
@@ -128,27 +128,27 @@ describe(`SessionMemory contract: ${name}`, () => {
       const mark = yield* mem.mark(sessionId)
       yield* Read.read({ filePath: "a.txt" })
       yield* mem.rewound(sessionId, mark)
-      expect(meta((yield* Read.read({ filePath: "a.txt" }))).unchanged).toBeUndefined()
-      expect(meta((yield* Read.read({ filePath: "b.txt" }))).unchanged).toBe(true)
+      expect(fieldsOf((yield* Read.read({ filePath: "a.txt" }))).unchanged).toBeUndefined()
+      expect(fieldsOf((yield* Read.read({ filePath: "b.txt" }))).unchanged).toBe(true)
       // Rewinding to before the first read forgets everything.
       yield* mem.rewound(sessionId, 0)
-      expect(meta((yield* Read.read({ filePath: "b.txt" }))).unchanged).toBeUndefined()
+      expect(fieldsOf((yield* Read.read({ filePath: "b.txt" }))).unchanged).toBeUndefined()
     })))
 
   it.effect("the generation: a raised one drops everything held; an older request runs without memory", () =>
     session(Effect.gen(function*() {
       const at = (generation: number) => SessionMemory.atGeneration("test", generation)
       yield* at(3)(Read.read({ filePath: "a.txt" }))
-      expect(meta((yield* at(3)(Read.read({ filePath: "a.txt" })))).unchanged).toBe(true)
+      expect(fieldsOf((yield* at(3)(Read.read({ filePath: "a.txt" })))).unchanged).toBe(true)
       // Raised (the host compacted): shown in full, then held at the new generation.
-      expect(meta((yield* at(4)(Read.read({ filePath: "a.txt" })))).unchanged).toBeUndefined()
-      expect(meta((yield* at(4)(Read.read({ filePath: "a.txt" })))).unchanged).toBe(true)
+      expect(fieldsOf((yield* at(4)(Read.read({ filePath: "a.txt" })))).unchanged).toBeUndefined()
+      expect(fieldsOf((yield* at(4)(Read.read({ filePath: "a.txt" })))).unchanged).toBe(true)
       // From before the compaction: never a stub, and nothing it reads is remembered.
-      expect(meta((yield* at(3)(Read.read({ filePath: "a.txt" })))).unchanged).toBeUndefined()
+      expect(fieldsOf((yield* at(3)(Read.read({ filePath: "a.txt" })))).unchanged).toBeUndefined()
       yield* at(3)(Read.read({ filePath: "b.txt" }))
-      expect(meta((yield* at(4)(Read.read({ filePath: "b.txt" })))).unchanged).toBeUndefined()
+      expect(fieldsOf((yield* at(4)(Read.read({ filePath: "b.txt" })))).unchanged).toBeUndefined()
       // A request without a generation is served as before.
-      expect(meta((yield* Read.read({ filePath: "a.txt" }))).unchanged).toBe(true)
+      expect(fieldsOf((yield* Read.read({ filePath: "a.txt" }))).unchanged).toBe(true)
       const mem = yield* memory
       expect(yield* mem.advance("test", 4)).toBe(true)
       expect(yield* mem.advance("test", 2)).toBe(false)
@@ -195,7 +195,7 @@ describe(`SessionMemory contract: ${name}`, () => {
         const first = yield* Read.read({ filePath: name })
         const again = yield* Read.read({ filePath: name })
         expect(again.output).toBe(first.output)
-        expect(meta(again).unchanged).toBeUndefined()
+        expect(fieldsOf(again).unchanged).toBeUndefined()
       }
     })))
 
@@ -205,15 +205,15 @@ describe(`SessionMemory contract: ${name}`, () => {
       const other = yield* Read.read({ filePath: "a.txt" }).pipe(
         Effect.provide(Workspace.layer({ directory: root, sessionId: "other" }))
       )
-      expect(meta(other).unchanged).toBeUndefined()
-      expect(meta((yield* Read.read({ filePath: "a.txt", offset: 2, column: 1 }))).unchanged).toBeUndefined()
+      expect(fieldsOf(other).unchanged).toBeUndefined()
+      expect(fieldsOf((yield* Read.read({ filePath: "a.txt", offset: 2, column: 1 }))).unchanged).toBeUndefined()
     })))
 
   it.effect("read_many stubs the members held and reads the others", () =>
     session(Effect.gen(function*() {
       yield* Read.read({ filePath: "a.txt" })
       const many = yield* ReadMany.readMany({ files: [{ filePath: "a.txt" }, { filePath: "b.txt" }] })
-      expect(many.files.map((file) => meta(file)?.unchanged ?? false)).toEqual([true, false])
+      expect(many.files.map((file) => fieldsOf(file)?.unchanged ?? false)).toEqual([true, false])
       expect(many.output).toContain(stub("a.txt", 1, 10))
       expect(many.output).toContain("5: line 5")
     })))
@@ -241,11 +241,11 @@ describe(`SessionMemory contract: ${name}`, () => {
       expect(yield* ft.covers("test", path, kept + 1, kept + 1)).toBe(false)
       // The lines the budget cut were never shown: read in full, not stubbed.
       const beyond = yield* Read.read({ filePath: `long.txt:${kept + 1}-${kept + 5}` })
-      expect(meta(beyond).unchanged).toBeUndefined()
+      expect(fieldsOf(beyond).unchanged).toBeUndefined()
       expect(beyond.output).toContain(`${kept + 1}: line ${kept + 1}`)
-      expect(meta((yield* Read.read({ filePath: `long.txt:1-${kept}` }))).unchanged).toBe(true)
+      expect(fieldsOf((yield* Read.read({ filePath: `long.txt:1-${kept}` }))).unchanged).toBe(true)
       // The uncut member is held whole.
-      expect(meta((yield* Read.read({ filePath: "b.txt" }))).unchanged).toBe(true)
+      expect(fieldsOf((yield* Read.read({ filePath: "b.txt" }))).unchanged).toBe(true)
     })))
 })
 

@@ -130,7 +130,7 @@ export const readCappedListing = <E, R>(
 ) =>
   Effect.gen(function*() {
     const first = yield* readAt(1)
-    const shown = meta(first).endLine!
+    const shown = fieldsOf(first).endLine!
     expect(shown).toBeLessThan(total)
     expect(first.metadata).toMatchObject({ truncated: true, nextOffset: shown + 1, totalLines: total })
     const listed: Array<string> = []
@@ -139,7 +139,7 @@ export const readCappedListing = <E, R>(
       const page: ReadResult = yield* readAt(offset)
       expect(Buffer.byteLength(page.output)).toBeLessThanOrEqual(50 * 1024)
       listed.push(...page.output.split("\n").filter(isEntry))
-      offset = meta(page).nextOffset
+      offset = fieldsOf(page).nextOffset
     }
     return { first, shown, listed }
   })
@@ -211,9 +211,13 @@ export const withWarnings = <A, E, R>(self: Effect.Effect<A, E, R>) =>
     return { value, warnings }
   })
 
-/** A result's metadata with every kind's fields readable (absent where its kind has none): tests know what they read. */
-export function meta(result: { readonly metadata: ReadResult["metadata"] }): MetadataFields
-export function meta(result: { readonly metadata?: ReadResult["metadata"] | undefined }): MetadataFields | undefined
-export function meta(result: { readonly metadata?: ReadResult["metadata"] | undefined }): MetadataFields | undefined {
+/**
+ * A result's metadata with every kind's fields readable (absent where its kind has none): tests know
+ * what they read. Not named `meta`: vite's SSR transform takes the `meta` of `import.meta` in a
+ * file that imports a `meta` for that import, and fails to load the file.
+ */
+export function fieldsOf(result: { readonly metadata: ReadResult["metadata"] }): MetadataFields
+export function fieldsOf(result: { readonly metadata?: ReadResult["metadata"] | undefined }): MetadataFields | undefined
+export function fieldsOf(result: { readonly metadata?: ReadResult["metadata"] | undefined }): MetadataFields | undefined {
   return result.metadata
 }
