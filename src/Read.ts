@@ -13,6 +13,7 @@ import * as Anchors from "./Anchors.js"
 import { FileTime } from "./FileTime.js"
 import * as Instructions from "./Instructions.js"
 import { withPatientFileSystem } from "./internal/io/descriptors.js"
+import { Programmatic } from "./internal/read/audience.js"
 import { readLocal, readScheme } from "./internal/read/dispatch.js"
 import { mend } from "./internal/read/decode.js"
 import { encodingExamples, encodingExists } from "./internal/core/encoding.js"
@@ -52,6 +53,13 @@ export { StructureDefaults, type StructureDefaultsShape } from "./internal/prese
 export { WebLimits, type WebLimitsShape } from "./internal/sources/webLimits.js"
 /** The time budget of a database read's statements, and the query processes kept for the next (a `Context.Reference`: 5 s; 2, 30 s). */
 export { QueryLimits, type QueryLimitsShape } from "./internal/sources/databaseExecutor.js"
+
+/**
+ * Reads for the host itself, not for the model (`Read.programmatic(effect)`; `Programmatic` is the
+ * reference it sets): they neither seed nor consume session memory's stubs, record nothing in the
+ * ledger (an Edit guard does not count them) and show no nearby instructions.
+ */
+export { Programmatic, programmatic } from "./internal/read/audience.js"
 
 /** The model-facing description of the tool, from `prompts/read.txt`. */
 export const description: string = readFileSync(new URL("../prompts/read.txt", import.meta.url), "utf8")
@@ -174,6 +182,8 @@ export const read: (
   // A hashline read says why it has no anchor; it is never a stub (a stub carries no anchor).
   // With a session memory (off by default), held lines of an unchanged file are a short stub.
   // A view (conflicts, outline, …) is not the lines it names: it is never replaced by a stub.
+  // A programmatic read (the host's own) is not in the model's context: no stub, nothing remembered.
+  if (yield* Programmatic) return yield* Secrets.apply(params.lineFormat === "hashline" ? Anchors.explainOmitted(result) : result)
   const shown = params.lineFormat === "hashline"
     ? Anchors.explainOmitted(result)
     : ("conflicts" in result.metadata && result.metadata.conflicts !== undefined) ||
