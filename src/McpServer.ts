@@ -47,11 +47,12 @@ import { readFileSync } from "node:fs"
 import { pathToFileURL } from "node:url"
 import * as FileIndex from "./FileIndex.js"
 import * as FileTime from "./FileTime.js"
-import { outputSchema } from "./internal/mcp/outputSchema.js"
+import { outputSchema, withoutAttachments } from "./internal/mcp/outputSchema.js"
 import { HostMedia } from "./internal/sources/hostMedia.js"
 import { warmFileIndex } from "./internal/read/recovery.js"
 import { ErrorCode, type ErrorResponse, errorResponse, type Request } from "./internal/mcp/jsonRpc.js"
 import { StdioTransport, type StdioTransportOptions } from "./internal/mcp/stdioTransport.js"
+import { attaches, ModelInput, type ModelInputShape } from "./ModelInput.js"
 import * as ModelResult from "./ModelResult.js"
 import * as Permission from "./Permission.js"
 import * as Progress from "./Progress.js"
@@ -190,6 +191,20 @@ export const manyToolDefinition: McpTool = definitionOf(
   ReadTool.manyTool,
   outputSchema(ModelResult.ModelReadManyResult)
 )
+
+/**
+ * The tool definitions for a model that takes `input`: the description says what it gets of
+ * images and PDFs, and for a model that takes text alone the output schemas have no attachments.
+ */
+export const toolDefinitionsFor = (input: ModelInputShape): readonly [McpTool, McpTool] => {
+  if (input.images && input.pdfs) return [toolDefinition, manyToolDefinition]
+  const tools = ReadTool.toolkitFor("standard", input).tools
+  const schema = attaches(input) ? (s: McpTool["outputSchema"]) => s : withoutAttachments
+  return [
+    definitionOf(tools.read, schema(toolDefinition.outputSchema)),
+    definitionOf(tools.read_many, schema(manyToolDefinition.outputSchema))
+  ]
+}
 
 /** A JSON-RPC error with the code and message to answer (the SDK answers `code` and `message` as they are). */
 class RpcError extends Error {
@@ -428,6 +443,11 @@ export interface Options {
   readonly askTimeout?: Duration.DurationInput | undefined
   /** How the user can allow what nobody could be asked about, appended to the denial. */
   readonly permissionHint?: ((request: Permission.PermissionRequest) => string) | undefined
+  /**
+   * What the model takes besides text (default: the `ModelInput` in context, images and PDFs):
+   * the tools' descriptions and schemas, and every read, follow it (`--text-only`).
+   */
+  readonly modelInput?: ModelInputShape | undefined
 }
 
 /**
@@ -468,7 +488,9 @@ export const make = (
       { name: options.name ?? "effect-read", version: options.version ?? packageVersion },
       { capabilities: { tools: {} } }
     )
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [toolDefinition, manyToolDefinition] }))
+    const modelInput = options.modelInput ?? (yield* ModelInput)
+    const tools = toolDefinitionsFor(modelInput)
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...tools] }))
     server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
       const { arguments: args, name } = request.params
       if (name !== toolDefinition.name && name !== manyToolDefinition.name) {
@@ -500,6 +522,7 @@ export const make = (
           ),
           // A PDF is read as its text: hosts pass text and images on, not PDF files.
           Effect.provideService(HostMedia, { pdf: "text" }),
+          Effect.provideService(ModelInput, modelInput),
           asConversation(conversation.right),
           Effect.withSpan(name === manyToolDefinition.name ? "McpServer.readMany" : "McpServer.read")
         ),

@@ -21,6 +21,7 @@ import { DEFAULT_LIMIT, MAX_BYTES, MAX_LINE_LENGTH } from "./internal/core/lines
 import { MAX_MEDIA_BYTES } from "./internal/core/media.js"
 import { resolve } from "./internal/core/resolve.js"
 import { Lsp } from "./Lsp.js"
+import type { ModelInputShape } from "./ModelInput.js"
 import { Permission } from "./Permission.js"
 import type { ReadResult } from "./ReadResult.js"
 import { InvalidParams, type ReadError } from "./ReadError.js"
@@ -63,6 +64,24 @@ export { Programmatic, programmatic } from "./internal/read/audience.js"
 
 /** The model-facing description of the tool, from `prompts/read.txt`. */
 export const description: string = readFileSync(new URL("../prompts/read.txt", import.meta.url), "utf8")
+
+/** The description's line on images and PDFs, as `prompts/read.txt` has it (for a model that takes both). */
+const mediaLine = description.split("\n").find((line) => line.startsWith("- PNG, JPEG, GIF and WebP images"))!
+
+/**
+ * The description for a model that takes `input` (`ModelInput`): what it says of images and PDFs
+ * is what that model will get; for a text-only model it names no attachment.
+ */
+export const descriptionFor = (input: ModelInputShape): string => {
+  if (input.images && input.pdfs) return description
+  const images = input.images
+    ? mediaLine.slice(0, mediaLine.indexOf(". A PDF") + 1)
+    : "- PNG, JPEG, GIF and WebP images are described in words (type, pixel size, frames, text in their metadata): you cannot see images here."
+  const pdfs = input.pdfs
+    ? mediaLine.slice(mediaLine.indexOf(" A PDF"))
+    : ` A PDF is read as its text, with "--- page N ---" markers ("report.pdf:pages=3-5" reads pages 3-5).`
+  return description.replace(mediaLine, `${images}${pdfs}`)
+}
 
 /** The values of `view`: directories `list` and `tree`; files the text views. */
 export const views = ["list", "tree", "outline", "summary", "block", "conflicts"] as const

@@ -53,6 +53,8 @@ export const ReadMetadata = Schema.Struct({
   width: Schema.optional(Schema.Number),
   height: Schema.optional(Schema.Number),
   format: Schema.optional(Schema.String),
+  /** Images described instead of attached (a model that cannot see images): the frames (more than 1 when animated). */
+  frames: Schema.optional(Schema.Number),
   /** Images: what was attached, when the file was resized or re-encoded to fit the image limits. */
   attached: Schema.optional(Schema.Struct({
     width: Schema.Number,

@@ -12,6 +12,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { SharpConstructor } from "sharp"
+import { ModelInput } from "../../ModelInput.js"
 import { OptionalPackages, PackageNotInstalled } from "../../OptionalPackages.js"
 import { formatBytes, InvalidMedia, MediaTooLarge, MissingPackage } from "../../ReadError.js"
 import type { ReadResult } from "../../ReadResult.js"
@@ -226,6 +227,91 @@ export const prepareImage = Effect.fn("Read.prepareImage")(function*(path: strin
   } satisfies PreparedImage
 })
 
+/** Text kept from an image's metadata: at most this many entries, characters per entry, and in all. */
+const EMBEDDED_TEXT = { entries: 12, perEntry: 400, total: 2_000 } as const
+
+/** One line per text entry of the metadata (PNG tEXt/zTXt/iTXt), control characters shown as spaces, capped. */
+const embeddedText = (comments: ReadonlyArray<{ readonly keyword: string; readonly text: string }>): Array<string> => {
+  const lines: Array<string> = []
+  let total = 0
+  for (const { keyword, text } of comments) {
+    if (lines.length === EMBEDDED_TEXT.entries || total >= EMBEDDED_TEXT.total) {
+      lines.push(`(${comments.length - lines.length} more entries not shown)`)
+      break
+    }
+    const flat = `${keyword}: ${text}`.replace(/[\u0000-\u001f\u007f]+/g, " ").trim()
+    const room = Math.min(EMBEDDED_TEXT.perEntry, EMBEDDED_TEXT.total - total)
+    const shown = flat.length > room ? `${flat.slice(0, room)}… (${flat.length - room} more characters)` : flat
+    total += shown.length
+    lines.push(shown)
+  }
+  return lines
+}
+
+/**
+ * An image for a model that cannot see images: described in words, never attached. Its type,
+ * pixel size (EXIF orientation applied), size, frames (animated GIF and WebP), and for a PNG the
+ * text its metadata carries (what a screenshot tool writes: software, title, description …).
+ * Only the header is decoded.
+ */
+export const describeImage = Effect.fn("Read.describeImage")(function*(request: AttachRequest) {
+  const { bytes, mime, path } = request
+  const sharp = yield* loadSharp
+  const type = mime.slice("image/".length).toUpperCase()
+  const facts: Array<string> = [type]
+  let meta: { readonly width: number; readonly height: number; readonly format: ImageFormat; readonly frames: number } | undefined
+  let text: Array<string> = []
+  if (sharp !== undefined) {
+    const input = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    const header = yield* Effect.tryPromise({
+      try: () => sharp(input, { failOn: "warning", limitInputPixels: false, animated: true }).metadata(),
+      catch: (error) => new InvalidMedia({ path, reason: `the ${mime} data cannot be decoded (${firstLine(error)})` })
+    })
+    const format = asFormat(header.format)
+    if (format === undefined || header.width === undefined || header.height === undefined) {
+      return yield* new InvalidMedia({ path, reason: `the ${mime} data cannot be decoded (unsupported image: ${header.format ?? "unknown format"})` })
+    }
+    const frames = header.pages ?? 1
+    // An animation's frames are stacked: one frame is `pageHeight` tall.
+    const frameHeight = frames > 1 ? header.pageHeight ?? header.height : header.height
+    const width = header.autoOrient?.width ?? header.width
+    const height = frames > 1 ? frameHeight : header.autoOrient?.height ?? header.height
+    meta = { width, height, format, frames }
+    facts.push(`${width}x${height} pixels`)
+    if (frames > 1) {
+      const delays = header.delay ?? []
+      const duration = delays.reduce((sum, delay) => sum + delay, 0)
+      facts.push(`${frames} frames (animated${duration > 0 ? `, ${(duration / 1000).toFixed(1)} s a loop` : ""})`)
+    } else {
+      facts.push("1 frame")
+    }
+    text = embeddedText(header.comments ?? [])
+  } else {
+    facts.push("pixel size not known (the optional package sharp is not installed; npm install sharp adds it)")
+  }
+  facts.push(formatBytes(bytes.length))
+  const lines = [
+    `Image not attached (you cannot see images here), described instead: ${facts.join(", ")}.`,
+    ...(text.length === 0 ? [] : ["Text embedded in its metadata:", ...text.map((line) => `  ${line}`)])
+  ]
+  const output = lines.join("\n")
+  const result: ReadResult = {
+    title: request.title,
+    output,
+    metadata: {
+      kind: "image",
+      preview: output,
+      path,
+      truncated: false,
+      mime,
+      ...request.facts,
+      ...request.metadata,
+      ...(meta === undefined ? {} : { width: meta.width, height: meta.height, format: meta.format, frames: meta.frames })
+    }
+  }
+  return result
+})
+
 /** What `attachBytes` attaches: bytes already read, and what to say about them. */
 export interface AttachRequest {
   /** The path (or URL) errors and metadata name. */
@@ -250,6 +336,16 @@ export const attachBytes = Effect.fn("Read.attach")(function*(request: AttachReq
   if (kind === undefined) return yield* new InvalidMedia({ path, reason: `${mime} cannot be attached` })
   const incomplete = incompleteReason(mime, bytes)
   if (incomplete !== undefined) return yield* new InvalidMedia({ path, reason: incomplete })
+  const input = yield* ModelInput
+  // What the model cannot take is never attached: an image is described, a PDF here (from the web) refused.
+  if (kind === "image" && !input.images) return yield* describeImage(request)
+  if (kind === "pdf" && !input.pdfs) {
+    return yield* new InvalidMedia({
+      path,
+      reason:
+        "the model takes no PDF files, and a PDF from the web is not converted to text: save it in the workspace and read the file, which reads its text"
+    })
+  }
   const base = { path, truncated: false, mime, ...request.facts, ...request.metadata }
   // The bytes attached as they are, under `message`.
   const asIs = (message: string): ReadResult => ({
