@@ -33,6 +33,7 @@ import * as nodePath from "node:path"
 import * as readline from "node:readline"
 import * as Envelope from "./Envelope.js"
 import * as FileTime from "./FileTime.js"
+import { paramsOf, readOptions } from "./internal/doors/readOptions.js"
 import * as Lsp from "./Lsp.js"
 import * as ModelInput from "./ModelInput.js"
 import * as Permission from "./Permission.js"
@@ -280,34 +281,7 @@ const command = Command.make(
     // Optional only so that `effect-read mcp` parses; a read without it is a usage error.
     filePath: Args.text({ name: "filePath" }).pipe(Args.withDescription("The file or directory to read"), Args.optional),
     cwd: cwdOption,
-    offset: Options.integer("offset").pipe(Options.withDescription("First line to show, 1-based"), Options.optional),
-    limit: Options.integer("limit").pipe(Options.withDescription("Most lines to show (default 2000)"), Options.optional),
-    column: Options.integer("column").pipe(
-      Options.withDescription("Character (1-based) at which the line at --offset starts: reads on in a cut line"),
-      Options.optional
-    ),
-    encoding: Options.text("encoding").pipe(
-      Options.withDescription("Decode text in this encoding (e.g. shift_jis, windows-1252) instead of detecting it"),
-      Options.optional
-    ),
-    view: Options.choice("view", Read.views).pipe(
-      Options.withDescription(
-        "Directories: list (default) or tree; files: outline, summary, block (the declaration around --offset) or conflicts"
-      ),
-      Options.optional
-    ),
-    levels: Options.integer("levels").pipe(
-      Options.withDescription("With --view block: 1 the innermost declaration around the line, 2 the one around it, …"),
-      Options.optional
-    ),
-    context: Options.choice("context", ["syntax"]).pipe(
-      Options.withDescription("syntax: widen the requested range to the statements or declarations it cuts"),
-      Options.optional
-    ),
-    lineFormat: Options.choice("line-format", ["hashline"]).pipe(
-      Options.withDescription("hashline: a ¶PATH#TAG first line and N:text lines, for edit tools that take anchors"),
-      Options.optional
-    ),
+    ...readOptions,
     format: Options.choice("format", ["text", "json", "envelope"]).pipe(
       Options.withDescription(
         "text: the tool output (default); json: the ReadResult or {\"error\": …}; envelope: the standard envelope"
@@ -332,17 +306,7 @@ const command = Command.make(
       const checkedRoot = yield* projectRoot(args.cwd)
       if (Option.isNone(checkedRoot)) return
       const root = checkedRoot.value
-      const params = {
-        filePath: args.filePath.value,
-        ...Option.match(args.offset, { onNone: () => ({}), onSome: (offset) => ({ offset }) }),
-        ...Option.match(args.limit, { onNone: () => ({}), onSome: (limit) => ({ limit }) }),
-        ...Option.match(args.column, { onNone: () => ({}), onSome: (column) => ({ column }) }),
-        ...Option.match(args.encoding, { onNone: () => ({}), onSome: (encoding) => ({ encoding }) }),
-        ...Option.match(args.lineFormat, { onNone: () => ({}), onSome: (lineFormat) => ({ lineFormat }) }),
-        ...Option.match(args.view, { onNone: () => ({}), onSome: (view) => ({ view }) }),
-        ...Option.match(args.levels, { onNone: () => ({}), onSome: (levels) => ({ levels }) }),
-        ...Option.match(args.context, { onNone: () => ({}), onSome: (context) => ({ context }) })
-      }
+      const params: Read.ReadParams = { filePath: args.filePath.value, ...paramsOf(args) }
       const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY)
       const built = yield* Effect.either(servicesFor(root, args, interactive))
       if (built._tag === "Left") return yield* usageError(built.left)

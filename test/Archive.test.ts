@@ -22,7 +22,7 @@ import * as tarStream from "tar-stream"
 import * as FileTime from "../src/FileTime.js"
 import * as Lsp from "../src/Lsp.js"
 import * as Permission from "../src/Permission.js"
-import { read, type ReadParams } from "../src/Read.js"
+import { read, type ReadParams, readUnknown } from "../src/Read.js"
 import { resolveTarget } from "../src/internal/read/access.js"
 import { ARCHIVE_LIMITS, readArchive, readArchiveWith } from "../src/internal/sources/archive.js"
 import * as Workspace from "../src/Workspace.js"
@@ -96,7 +96,7 @@ const project = (files: Readonly<Record<string, string | Uint8Array>>): string =
   return root
 }
 
-const readIn = (root: string, params: ReadParams | unknown) => read(params).pipe(Effect.provide(nodeLayer(root)))
+const readIn = (root: string, params: unknown) => readUnknown(params).pipe(Effect.provide(nodeLayer(root)))
 const failIn = (root: string, params: ReadParams | unknown) => Effect.flip(readIn(root, params))
 const readPath = (root: string, filePath: string) => readIn(root, { filePath })
 const failPath = (root: string, filePath: string) => failIn(root, { filePath })

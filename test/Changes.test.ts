@@ -10,7 +10,7 @@ import * as Option from "effect/Option"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import * as Permission from "../src/Permission.js"
-import { read } from "../src/Read.js"
+import { read, readUnknown } from "../src/Read.js"
 import { memoryLayer, nodeLayer, tempDir, ustar, writeTree } from "./support.js"
 
 const roots: Array<string> = []
@@ -54,7 +54,7 @@ const readChanging = (params: unknown, change: Change, times: number) =>
           }
         })
     }
-    return read(params).pipe(Effect.provideService(FileSystem.FileSystem, wrapped))
+    return readUnknown(params).pipe(Effect.provideService(FileSystem.FileSystem, wrapped))
   })
 
 const truncate: Change = (fs, path) => fs.truncate(path, 0)

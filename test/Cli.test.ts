@@ -1,4 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
+import * as Option from "effect/Option"
 import type { SpawnOptions } from "node:child_process"
 import * as fs from "node:fs"
 import { builtinModules } from "node:module"
@@ -6,6 +7,8 @@ import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import { runProcess, tempDir, writeTree } from "./support.js"
 import { unprivilegedCli } from "./unprivileged.js"
+import { paramsOf, readOptions } from "../src/internal/doors/readOptions.js"
+import { ReadParams } from "../src/Read.js"
 
 const bin = path.resolve("dist/bin.js")
 
@@ -188,6 +191,24 @@ describe("CLI", () => {
     expect(code).toBe(0)
     expect(stdout).toContain("mcp")
     expect(stdout).toContain("--format")
+  })
+
+  it("has an option for every parameter of a read, named and typed from ReadParams, and passes each on", async () => {
+    const fields = Object.keys(ReadParams.fields).filter((name) => name !== "filePath")
+    expect(Object.keys(readOptions)).toEqual(fields)
+    const { stdout } = await run(["--help"])
+    for (const name of fields) expect(stdout).toContain(`--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`)
+    // Each option reaches the read: the same answer as the read with that parameter.
+    const given = ["--offset", "2", "--limit", "3", "--encoding", "utf-8", "--line-format", "hashline", "--json"]
+    const parsed = JSON.parse((await run(["--cwd", root, "notes.md", ...given])).stdout)
+    expect(parsed.metadata).toMatchObject({ startLine: 2, endLine: 4, lineFormat: "hashline", encoding: "utf-8" })
+    // Typed as the parameter: a choice lists its values, a whole number refuses a fraction.
+    const bogus = await run(["--cwd", root, "--view", "bogus", "notes.md"])
+    expect(bogus.code).toBe(2)
+    expect(bogus.stdout + bogus.stderr).toContain("outline")
+    expect((await run(["--cwd", root, "--levels", "1.5", "notes.md"])).code).toBe(2)
+    expect(paramsOf({ ...Object.fromEntries(fields.map((name) => [name, Option.none()])), offset: Option.some(4) } as never))
+      .toEqual({ offset: 4 })
   })
 
   it("is bundled: a text read loads no module of ours but the bin, no lazy part of it, and no package", async () => {

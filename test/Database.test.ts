@@ -11,7 +11,7 @@ import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import * as nodePath from "node:path"
 import * as OptionalPackages from "../src/OptionalPackages.js"
-import { read, type ReadParams } from "../src/Read.js"
+import { read, readUnknown } from "../src/Read.js"
 import type { ReadError } from "../src/ReadError.js"
 import {
   decodeValue,
@@ -103,7 +103,7 @@ const copyOfApp = (): string => {
   return dir
 }
 
-const readAt = (dir: string, params: ReadParams | unknown) => read(params).pipe(Effect.provide(nodeLayer(dir)))
+const readAt = (dir: string, params: unknown) => readUnknown(params).pipe(Effect.provide(nodeLayer(dir)))
 const readDb = (filePath: string) => readAt(root, { filePath })
 const output = (filePath: string) => Effect.map(readDb(filePath), (result) => result.output)
 const failure = (filePath: string, dir = root) => Effect.flip(readAt(dir, { filePath }))

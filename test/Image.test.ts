@@ -9,7 +9,7 @@ import * as fs from "node:fs"
 import sharp from "sharp"
 import { ImageLimits } from "../src/internal/sources/media.js"
 import * as OptionalPackages from "../src/OptionalPackages.js"
-import { read } from "../src/Read.js"
+import { readUnknown } from "../src/Read.js"
 import type { Attachment } from "../src/Read.js"
 import { GIF, PDF, PNG } from "./media.js"
 import { type LayerOptions, nodeLayer, tempDir, writeTree } from "./support.js"
@@ -27,7 +27,7 @@ const project = (files: Readonly<Record<string, string | Uint8Array>> = {}): str
 }
 
 const readIn = (root: string, params: unknown, options: LayerOptions = {}) =>
-  read(params).pipe(Effect.provide(nodeLayer(root, options)))
+  readUnknown(params).pipe(Effect.provide(nodeLayer(root, options)))
 
 const failIn = (root: string, params: unknown, options: LayerOptions = {}) => Effect.flip(readIn(root, params, options))
 

@@ -13,7 +13,7 @@ import * as net from "node:net"
 import * as FileTime from "../src/FileTime.js"
 import * as Lsp from "../src/Lsp.js"
 import * as Permission from "../src/Permission.js"
-import { read, type ReadParams } from "../src/Read.js"
+import { read, type ReadParams, readUnknown } from "../src/Read.js"
 import { GIF, JPEG, PDF, PNG, WEBP } from "./media.js"
 import { countingReads, nodeLayer, projectDirs } from "./support.js"
 import type { LayerOptions } from "./support.js"
@@ -26,7 +26,7 @@ const project = projectDirs()
 
 /** `read(params)` over the Node filesystem with the project at `root`. */
 const readIn = (root: string, params: ReadParams | unknown, options: LayerOptions = {}) =>
-  read(params).pipe(Effect.provide(nodeLayer(root, options)))
+  readUnknown(params).pipe(Effect.provide(nodeLayer(root, options)))
 
 const failIn = (root: string, params: ReadParams | unknown, options: LayerOptions = {}) =>
   Effect.flip(readIn(root, params, options))

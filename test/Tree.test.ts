@@ -9,7 +9,7 @@ import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { compactBytes, relativeAge } from "../src/internal/core/tree.js"
 import * as Permission from "../src/Permission.js"
-import { read } from "../src/Read.js"
+import { readUnknown } from "../src/Read.js"
 import { type LayerOptions, nodeLayer, tempDir, writeTree } from "./support.js"
 
 const roots: Array<string> = []
@@ -38,7 +38,7 @@ const age = (root: string, relative: string, ms: number): void => {
 }
 
 const readIn = (root: string, params: unknown, options: LayerOptions = {}) =>
-  Effect.zipRight(TestClock.setTime(NOW), read(params).pipe(Effect.provide(nodeLayer(root, options))))
+  Effect.zipRight(TestClock.setTime(NOW), readUnknown(params).pipe(Effect.provide(nodeLayer(root, options))))
 
 const failIn = (root: string, params: unknown, options: LayerOptions = {}) => Effect.flip(readIn(root, params, options))
 
