@@ -77,7 +77,7 @@ describe("a file truncated while it is read", () => {
     it.effect(`${name}: shrinking on every open → FileChanged, saying what happened`, () =>
       Effect.gen(function*() {
         const root = project({ "app.log": bigLog })
-        const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`
+        const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`
         const size = fs.statSync(nodePath.join(root, "app.log")).size
         const error = yield* Effect.flip(
           readChanging({ filePath: "app.log", ...params }, halve, Infinity).pipe(Effect.provide(nodeLayer(root)))

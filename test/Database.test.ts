@@ -237,7 +237,7 @@ describe("SQLite reads", () => {
         "Sample rows:",
         "| id | name     | data           |",
         "| -- | -------- | -------------- |",
-        "| 1  | logo.png | <BLOB 2.0 KB>  |",
+        "| 1  | logo.png | <BLOB 2.0 KiB> |",
         "| 2  | empty    | <BLOB 0 bytes> |"
       ]))
       expect(yield* output("app.db:events")).toContain("| login  | line one\\nline two |\n| logout | NULL               |")
@@ -280,7 +280,7 @@ describe("SQLite reads", () => {
         page(`${root}/app.db:notes:2`, ["id: 2", `body: ${"y".repeat(2000)}… (2500 characters)`])
       )
       expect(yield* output("app.db:files:1")).toBe(
-        page(`${root}/app.db:files:1`, ["id: 1", "name: logo.png", "data: <BLOB 2.0 KB>"])
+        page(`${root}/app.db:files:1`, ["id: 1", "name: logo.png", "data: <BLOB 2.0 KiB>"])
       )
     }))
 

@@ -335,7 +335,7 @@ describe("files that report size 0", () => {
       const error = yield* Effect.flip(readSizeless(root, { filePath: "huge.log" }))
       expect(error._tag).toBe("ReadFailed")
       expect(error.message).toBe(
-        `Cannot read ${root}/huge.log: it reports a size of 0 bytes but holds more than 8.0 MB, too much to read without a size to page by`
+        `Cannot read ${root}/huge.log: it reports a size of 0 bytes but holds more than 8.0 MiB, too much to read without a size to page by`
       )
     }))
 })
