@@ -12,8 +12,9 @@ import { FileTime } from "./FileTime.js"
 import * as Instructions from "./Instructions.js"
 import { withPatientFileSystem } from "./internal/io/descriptors.js"
 import { Programmatic } from "./internal/read/audience.js"
+import { appendDiagnostics } from "./internal/read/diagnostics.js"
 import { readLocal, readScheme } from "./internal/read/dispatch.js"
-import { decodeExactly, decodeModelInput, ReadParams } from "./internal/read/params.js"
+import { decodeExactly, decodeModelInput, imageOptionsMisplaced, ReadParams } from "./internal/read/params.js"
 import { DEFAULT_LIMIT, MAX_BYTES, MAX_LINE_LENGTH } from "./internal/core/lines.js"
 import { MAX_MEDIA_BYTES } from "./internal/core/media.js"
 import { resolve } from "./internal/core/resolve.js"
@@ -47,6 +48,8 @@ export { ImageLimits, type ImageLimitsShape } from "./internal/sources/media.js"
 export { HostMedia, type HostMediaShape } from "./internal/sources/hostMedia.js"
 /** Structure used unasked: a `Context.Reference`, off by default (an unbounded read a page would cut answered with its outline). */
 export { StructureDefaults, type StructureDefaultsShape } from "./internal/present/structure.js"
+/** Diagnostics on read (a `Context.Reference`: only when asked, at most 5 s, 20 diagnostics, 4 KB). */
+export { DiagnosticsOnRead, type DiagnosticsOnReadShape } from "./internal/read/diagnostics.js"
 /** The bounds of fetching a web page (a `Context.Reference`: 30 s, 10 MB, 5 redirects). */
 export { WebLimits, type WebLimitsShape } from "./internal/sources/webLimits.js"
 /** The time budget of a database read's statements, and the query processes kept for the next (a `Context.Reference`: 5 s; 2, 30 s). */
@@ -116,6 +119,9 @@ export const read: (params: ReadParams) => Effect.Effect<ReadResult, ReadError, 
   const result = yield* resolved._tag === "Scheme"
     ? readScheme(resolved, params, home)
     : readLocal(params.filePath, params, home)
+  // Region, frame and full resolution are for images (a selector's are checked where it is parsed).
+  const misplaced = imageOptionsMisplaced(params, undefined, result)
+  if (misplaced !== undefined) return yield* misplaced
   // A hashline read says why it has no anchor; it is never a stub (a stub carries no anchor).
   // With a session memory (off by default), held lines of an unchanged file are a short stub.
   // A view (conflicts, outline, …) is not the lines it names: it is never replaced by a stub.
@@ -127,8 +133,10 @@ export const read: (params: ReadParams) => Effect.Effect<ReadResult, ReadError, 
         ("structure" in result.metadata && result.metadata.structure !== undefined)
     ? result
     : yield* SessionMemory.apply(params, result)
+  // The file's diagnostics (when asked, bounded in time) after the page.
+  const checked = yield* appendDiagnostics(params.diagnostics, shown)
   // Nearby instructions (off by default): AGENTS.md files this session was not shown, once.
-  const full = yield* Instructions.append(shown)
+  const full = yield* Instructions.append(checked)
   // Secret values masked (off by default) in all of it: the page, a diff of session memory,
   // instructions, archive members, web pages.
   return yield* Secrets.apply(full)
