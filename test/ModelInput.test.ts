@@ -22,32 +22,21 @@ import * as ModelInput from "../src/ModelInput.js"
 import * as Read from "../src/Read.js"
 import * as ReadMany from "../src/ReadMany.js"
 import * as ReadTool from "../src/ReadTool.js"
-import { makePdf } from "./media.js"
+import { makePdf, pngChunk } from "./media.js"
 import { nodeLayer, tempDir, writeTree } from "./support.js"
-import { crc32 } from "./zipFixtures.js"
 
 const root = tempDir("effect-read-model-input-")
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
-
-/** A PNG chunk with its real CRC. */
-const chunk = (type: string, data: Buffer): Buffer => {
-  const length = Buffer.alloc(4)
-  length.writeUInt32BE(data.length)
-  const body = Buffer.concat([Buffer.from(type, "latin1"), data])
-  const crc = Buffer.alloc(4)
-  crc.writeUInt32BE(crc32(body))
-  return Buffer.concat([length, body, crc])
-}
 
 /** `png` with text chunks inserted after IHDR: tEXt, zTXt (compressed) and iTXt (UTF-8), as screenshot tools write. */
 const withText = (png: Buffer, entries: ReadonlyArray<readonly [keyword: string, text: string, kind: "tEXt" | "zTXt" | "iTXt"]>) => {
   const ihdrEnd = 8 + 12 + 13
   const chunks = entries.map(([keyword, text, kind]) =>
     kind === "tEXt"
-      ? chunk("tEXt", Buffer.concat([Buffer.from(`${keyword}\0`, "latin1"), Buffer.from(text, "latin1")]))
+      ? pngChunk("tEXt", Buffer.concat([Buffer.from(`${keyword}\0`, "latin1"), Buffer.from(text, "latin1")]))
       : kind === "zTXt"
-      ? chunk("zTXt", Buffer.concat([Buffer.from(`${keyword}\0\0`, "latin1"), zlib.deflateSync(Buffer.from(text, "latin1"))]))
-      : chunk("iTXt", Buffer.concat([Buffer.from(`${keyword}\0\0\0\0\0`, "latin1"), Buffer.from(text, "utf8")]))
+      ? pngChunk("zTXt", Buffer.concat([Buffer.from(`${keyword}\0\0`, "latin1"), zlib.deflateSync(Buffer.from(text, "latin1"))]))
+      : pngChunk("iTXt", Buffer.concat([Buffer.from(`${keyword}\0\0\0\0\0`, "latin1"), Buffer.from(text, "utf8")]))
   )
   return Buffer.concat([png.subarray(0, ihdrEnd), ...chunks, png.subarray(ihdrEnd)])
 }
