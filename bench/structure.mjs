@@ -45,11 +45,11 @@ const CHILD = `
   import * as Effect from "effect/Effect"
   import * as fs from "node:fs"
   const [file, variant] = process.argv.slice(1)
-  if (variant === "front-door") (await import(${JSON.stringify(path.join(root, "dist", "internal", "wasmTasks.js"))})).leaveMainThreadACore()
+  if (variant === "front-door") (await import(${JSON.stringify(path.join(root, "dist", "internal", "doors", "wasmTasks.js"))})).leaveMainThreadACore()
   const text = fs.readFileSync(file, "utf8")
   const lines = text.split("\\n")
   let views
-  try { views = await import(${JSON.stringify(path.join(root, "dist", "internal", "core", "views.js"))}) } catch {}
+  try { views = await import(${JSON.stringify(path.join(root, "dist", "internal", "core", "structureViews.js"))}) } catch {}
   const outline = (structure) => views?.outline === undefined ? structure.declarations.length : views.outline(structure, lines, { path: file })
   const started = performance.now()
   const syntax = await import(${JSON.stringify(path.join(root, "dist", "internal", "structure", "syntax.js"))})
