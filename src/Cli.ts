@@ -5,12 +5,12 @@
  *   [--format text|json|envelope] [--json] [--files-only] [PERMISSIONS] <filePath>` reads once. stdout carries exactly the tool's
  *   output, or one JSON object (`json`: the `ReadResult` or `{"error": …}`; `envelope`: the standard
  *   envelope). `--json` is short for `--format json`.
- * - `effect-read mcp [--cwd DIR] [--store sqlite:FILE|postgres://…] [--session-memory] [--ask-timeout SECONDS] [PERMISSIONS]`
+ * - `effect-read mcp [--cwd DIR] [--store sqlite:FILE|postgres://…] [--session-memory] [--language-server] [--ask-timeout SECONDS] [PERMISSIONS]`
  *   serves the tool over MCP on stdio; each request's conversation is its `_meta["effect-read/session"]`.
  * - `effect-read many [--cwd DIR] [--glob PATTERN] [--json] [PERMISSIONS] <filePath>...` reads
  *   several files at once (`read_many`); exit 1 when any of them failed (the others are shown).
  *
- * PERMISSIONS: `--allow-external`, `--mask-secrets`, `--rules FILE`, `--allow GLOB`, `--ask GLOB`,
+ * PERMISSIONS: `--allow-external`, `--mask-secrets`, `--text-only` (`ModelInput.textOnly`), `--rules FILE`, `--allow GLOB`, `--ask GLOB`,
  * `--deny GLOB` (see `doorRules`). Reads start from `Permission.secretRules`: env files ask (on a
  * terminal; over MCP through the client's elicitation), private keys and credential stores are
  * denied.
@@ -38,6 +38,7 @@ import * as FileTime from "./FileTime.js"
 import { version } from "./internal/doors/packageJson.js"
 import { paramsOf, readOptions } from "./internal/doors/readOptions.js"
 import * as Lsp from "./Lsp.js"
+import * as ModelInput from "./ModelInput.js"
 import * as Permission from "./Permission.js"
 import * as Progress from "./Progress.js"
 import * as Read from "./Read.js"
@@ -145,6 +146,18 @@ export const doorRules = (options: PermissionOptions): ReadonlyArray<Permission.
 export const permissionLayer = (options: PermissionOptions) =>
   Permission.layerRules(doorRules(options), { asker: Permission.askPrompt })
 
+/**
+ * `self` with the real language-server layer as its `Lsp` (`LanguageServer`, loaded here: a plain
+ * read never loads it), its servers stopped when `self` ends. A command line read starts the
+ * server cold, so it waits up to 60 seconds for the file's diagnostics.
+ */
+const withLanguageServer = <A, E, R>(self: Effect.Effect<A, E, R>) =>
+  Effect.flatMap(Effect.promise(() => import("./LanguageServer.js")), (LanguageServer) =>
+    self.pipe(
+      Effect.provide(LanguageServer.layer()),
+      Effect.provideService(Read.DiagnosticsOnRead, { ...Read.DiagnosticsOnRead.defaultValue(), wait: "60 seconds" })
+    ))
+
 /** One session's services for the CLI and the MCP server: the worktree is `root`. */
 export const sessionLayer = (root: string, options: PermissionOptions) =>
   Layer.mergeAll(
@@ -220,9 +233,14 @@ const allowExternalOption = Options.boolean("allow-external").pipe(
   Options.withDescription("Allow reading outside the project without asking")
 )
 
-/** The permission flags every command takes (after the subcommand or before it). */
+/** The permission flags, and what the model takes, every command takes (after the subcommand or before it). */
 const permissionOptions = {
   allowExternal: allowExternalOption,
+  textOnly: Options.boolean("text-only").pipe(
+    Options.withDescription(
+      "For a model that cannot see images or take PDF files: images are described in words, never attached; PDFs are read as text"
+    )
+  ),
   maskSecrets: Options.boolean("mask-secrets").pipe(
     Options.withDescription(
       "Show secret values as placeholders (‹secret: GitHub token›); env files are then read without asking"
@@ -242,6 +260,7 @@ const permissionOptions = {
 
 type PermissionArgs = {
   readonly allowExternal: boolean
+  readonly textOnly: boolean
   readonly maskSecrets: boolean
   readonly rules: Option.Option<readonly [path: string, content: string]>
   readonly allow: ReadonlyArray<string>
@@ -252,6 +271,7 @@ type PermissionArgs = {
 /** A subcommand's permission flags with the parent's (`effect-read --allow x mcp` works too). */
 const mergePermissions = (own: PermissionArgs, parent: PermissionArgs): PermissionArgs => ({
   allowExternal: own.allowExternal || parent.allowExternal,
+  textOnly: own.textOnly || parent.textOnly,
   maskSecrets: own.maskSecrets || parent.maskSecrets,
   rules: Option.orElse(own.rules, () => parent.rules),
   allow: [...parent.allow, ...own.allow],
@@ -288,9 +308,10 @@ const rulesOf = (path: string, text: string): Effect.Effect<ReadonlyArray<Permis
 /** The session's services for `args`, or a usage error (a bad rules file). */
 const servicesFor = (root: string, args: PermissionArgs, interactive: boolean) =>
   Effect.map(userRules(args), (rules) =>
-    Layer.merge(
+    Layer.mergeAll(
       sessionLayer(root, { allowExternal: args.allowExternal, interactive, maskSecrets: args.maskSecrets, rules }),
-      args.maskSecrets ? Secrets.layerMask : Layer.empty
+      args.maskSecrets ? Secrets.layerMask : Layer.empty,
+      args.textOnly ? ModelInput.layerTextOnly : Layer.empty
     ))
 
 const command = Command.make(
@@ -332,6 +353,8 @@ const command = Command.make(
       // A status line on stderr for a read that takes a while, only when a person watches it.
       const status = process.stderr.isTTY ? Progress.terminal(process.stderr) : undefined
       const [duration, exit] = yield* Read.read(params).pipe(
+        // Diagnostics come from a real language server, started for this read (and stopped after it).
+        params.diagnostics === undefined ? (self) => self : withLanguageServer,
         Effect.either,
         Effect.timed,
         Effect.provide(services),
@@ -383,6 +406,11 @@ const mcp = Command.make(
       ),
       Options.optional
     ),
+    languageServer: Options.boolean("language-server").pipe(
+      Options.withDescription(
+        "Run language servers (typescript-language-server for TypeScript and JavaScript) so that a read's diagnostics parameter appends the file's errors"
+      )
+    ),
     sessionMemory: Options.boolean("session-memory").pipe(
       Options.withDescription(
         "Session memory: a re-read of lines the conversation still holds is a short stub; a changed file leads with a diff"
@@ -420,9 +448,18 @@ const mcp = Command.make(
           maskSecrets: permissions.maskSecrets,
           rules: rules.right
         }),
-        Lsp.layerNoop,
+        args.languageServer
+          ? (yield* Effect.promise(() => import("./LanguageServer.js"))).layer().pipe(
+            Layer.provide(Workspace.layer({ directory: root, worktree: root, sessionId: "cli" }))
+          )
+          : Lsp.layerNoop,
+        // A server's first diagnostics wait for it to start and load the project: up to 30 seconds.
+        args.languageServer
+          ? Layer.succeed(Read.DiagnosticsOnRead, { ...Read.DiagnosticsOnRead.defaultValue(), wait: "30 seconds" })
+          : Layer.empty,
         state.right,
-        permissions.maskSecrets ? Secrets.layerMask : Layer.empty
+        permissions.maskSecrets ? Secrets.layerMask : Layer.empty,
+        permissions.textOnly ? ModelInput.layerTextOnly : Layer.empty
       )
       // Loaded here, not at the top: a plain read never pays for the MCP SDK (start-up, memory).
       const McpServer = yield* Effect.promise(() => import("./McpServer.js"))

@@ -66,11 +66,18 @@ export interface ImageLimitsShape {
   readonly maxBytes: number
   /** Images with more pixels are refused rather than decoded, a decompression bomb guard (default 100,000,000). */
   readonly maxPixels: number
+  /** Pixels on the longest side of a full-resolution read (`fullResolution`) (default 8000). */
+  readonly maxFullDimension?: number | undefined
 }
 
-/** The limits of attached images: 2000 px per side, 5 MB encoded, 100 megapixels decoded. */
+/** The limits of attached images: 2000 px per side, 5 MB encoded, 100 megapixels decoded, 8000 px at full resolution. */
 export class ImageLimits extends Context.Reference<ImageLimits>()("effect-read/ImageLimits", {
-  defaultValue: (): ImageLimitsShape => ({ maxDimension: 2000, maxBytes: 5 * 1024 * 1024, maxPixels: 100_000_000 })
+  defaultValue: (): ImageLimitsShape => ({
+    maxDimension: 2000,
+    maxBytes: 5 * 1024 * 1024,
+    maxPixels: 100_000_000,
+    maxFullDimension: 8000
+  })
 }) {}
 
 export interface WebLimitsShape {

@@ -22,7 +22,7 @@ import { nodeLayer, projectDirs } from "./support/index.js"
 import { makePdf, PDF, PNG } from "./support/media.js"
 import { zip } from "./support/zipFixtures.js"
 
-/** The order fields are written in (`kind` first): the wire format of 0.1, kept. */
+/** The order fields are written in (`kind` first): the wire format of 0.1, kept, with the fields added since in their places. */
 const WIRE_ORDER = [
   "kind",
   "path",
@@ -47,6 +47,11 @@ const WIRE_ORDER = [
   "width",
   "height",
   "format",
+  "frames",
+  "frame",
+  "region",
+  "diagnostics",
+  "scale",
   "attached",
   "url",
   "status",
