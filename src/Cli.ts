@@ -1,7 +1,7 @@
 /**
  * The command line:
  *
- * - `effect-read [--cwd DIR] [--offset N] [--limit N] [--column N] [--encoding NAME] [--view V] [--levels K] [--context syntax] [--line-format hashline]
+ * - `effect-read [--cwd DIR] [--offset N] [--limit N] [--column N] [--encoding NAME] [--view V] [--levels K] [--search RE] [--context syntax|N] [--line-format hashline]
  *   [--format text|json|envelope] [--json] [--files-only] [PERMISSIONS] <filePath>` reads once. stdout carries exactly the tool's
  *   output, or one JSON object (`json`: the `ReadResult` or `{"error": …}`; `envelope`: the standard
  *   envelope). `--json` is short for `--format json`.
@@ -291,8 +291,16 @@ const command = Command.make(
       Options.withDescription("With --view block: 1 the innermost declaration around the line, 2 the one around it, …"),
       Options.optional
     ),
-    context: Options.choice("context", ["syntax"]).pipe(
-      Options.withDescription("syntax: widen the requested range to the statements or declarations it cuts"),
+    search: Options.text("search").pipe(
+      Options.withDescription(
+        "Show only the lines matching this regular expression (JavaScript syntax; /re/i or (?i) ignores case), with context; --offset/--limit count matches"
+      ),
+      Options.optional
+    ),
+    context: Options.text("context").pipe(
+      Options.withDescription(
+        "With --search: lines of context around each match (0-50, default 2); otherwise syntax: widen the requested range to the statements or declarations it cuts"
+      ),
       Options.optional
     ),
     lineFormat: Options.choice("line-format", ["hashline"]).pipe(
@@ -332,7 +340,12 @@ const command = Command.make(
         ...Option.match(args.lineFormat, { onNone: () => ({}), onSome: (lineFormat) => ({ lineFormat }) }),
         ...Option.match(args.view, { onNone: () => ({}), onSome: (view) => ({ view }) }),
         ...Option.match(args.levels, { onNone: () => ({}), onSome: (levels) => ({ levels }) }),
-        ...Option.match(args.context, { onNone: () => ({}), onSome: (context) => ({ context }) })
+        ...Option.match(args.search, { onNone: () => ({}), onSome: (search) => ({ search }) }),
+        ...Option.match(args.context, {
+          onNone: () => ({}),
+          // A number of lines for a search; the word (syntax) otherwise: the schema says what is wrong.
+          onSome: (context) => ({ context: /^\d+$/.test(context) ? Number(context) : context })
+        })
       }
       const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY)
       const built = yield* Effect.either(servicesFor(root, args, interactive))

@@ -19,6 +19,7 @@ import { encodingExamples, encodingExists } from "./internal/core/encoding.js"
 import { DEFAULT_LIMIT, MAX_BYTES, MAX_LINE_LENGTH } from "./internal/core/lines.js"
 import { MAX_MEDIA_BYTES } from "./internal/core/media.js"
 import { resolve } from "./internal/core/resolve.js"
+import { DEFAULT_CONTEXT, DEFAULT_MATCHES, MAX_CONTEXT } from "./internal/core/search.js"
 import { Lsp } from "./Lsp.js"
 import { Permission } from "./Permission.js"
 import type { ReadResult } from "./ReadResult.js"
@@ -119,9 +120,24 @@ export const ReadParams = Schema.Struct({
     description:
       "view \"block\" only: 1 (default) shows the innermost declaration around the line, 2 the one around that, and so on."
   }),
-  context: Schema.optionalWith(Schema.Literal("syntax"), { exact: true }).annotations({
+  search: Schema.optionalWith(
+    Schema.String.pipe(Schema.minLength(1, { message: () => "search must not be empty" })),
+    { exact: true }
+  ).annotations({
     description:
-      "\"syntax\": widen the range you ask for (offset/limit or a :A-B selector) to the whole statements or declarations it cuts, at most 20 lines each side; the footer says which lines were added. Ranges are never widened otherwise."
+      `A regular expression (JavaScript syntax; /regex/i or a leading (?i) ignores case): show only the lines that match, as N: text, with context lines as N- text and -- between windows; the footer gives the total number of matches. offset/limit then count matches (default ${DEFAULT_MATCHES} a page). Also as a selector: path:/regex/i.`
+  }),
+  context: Schema.optionalWith(
+    Schema.Union(
+      Schema.Literal("syntax"),
+      Schema.Int.pipe(
+        Schema.between(0, MAX_CONTEXT, { message: () => `context must be "syntax" or a number of lines from 0 to ${MAX_CONTEXT}` })
+      )
+    ),
+    { exact: true }
+  ).annotations({
+    description:
+      `With search: the lines shown before and after each match (0-${MAX_CONTEXT}, default ${DEFAULT_CONTEXT}). Otherwise "syntax": widen the range you ask for (offset/limit or a :A-B selector) to the whole statements or declarations it cuts, at most 20 lines each side; the footer says which lines were added. Ranges are never widened otherwise.`
   })
 }).annotations({ identifier: "ReadParams", title: "Read parameters" })
 export type ReadParams = typeof ReadParams.Type
@@ -177,6 +193,7 @@ export const read: (
   const shown = params.lineFormat === "hashline"
     ? Anchors.explainOmitted(result)
     : ("conflicts" in result.metadata && result.metadata.conflicts !== undefined) ||
+        ("search" in result.metadata && result.metadata.search !== undefined) ||
         ("structure" in result.metadata && result.metadata.structure !== undefined)
     ? result
     : yield* SessionMemory.apply(params, result)

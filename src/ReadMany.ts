@@ -72,7 +72,9 @@ export const Continuation = Schema.Struct({
   /** A cut view (outline, summary, block, conflicts) continues as the same view. */
   view: Schema.optional(Schema.Literal(...Read.views)),
   levels: Schema.optional(Schema.Number),
-  context: Schema.optional(Schema.Literal("syntax"))
+  context: Schema.optional(Schema.Union(Schema.Literal("syntax"), Schema.Number)),
+  /** A cut search continues as the same search. */
+  search: Schema.optional(Schema.String)
 })
 export type Continuation = typeof Continuation.Type
 
@@ -213,7 +215,7 @@ const describeContinuation = (c: Continuation): string =>
     c.lineFormat === undefined ? "" : ` lineFormat=${JSON.stringify(c.lineFormat)}`
   }${c.view === undefined ? "" : ` view=${JSON.stringify(c.view)}`}${c.levels === undefined ? "" : ` levels=${c.levels}`}${
     c.context === undefined ? "" : ` context=${JSON.stringify(c.context)}`
-  }`
+  }${c.search === undefined ? "" : ` search=${JSON.stringify(c.search)}`}`
 
 const failureBlock = (filePath: string, error: ReadError): string =>
   `<path>${filePath}</path>\n<error>\n${error.message}\n</error>`

@@ -25,8 +25,13 @@ export interface Params {
   readonly view?: "list" | "tree" | TextView | undefined
   /** The block view: enclosing declarations to climb from the innermost. */
   readonly levels?: number | undefined
-  /** `"syntax"`: widen a requested range to the statements or declarations it cuts. */
-  readonly context?: "syntax" | undefined
+  /**
+   * `"syntax"`: widen a requested range to the statements or declarations it cuts. A number:
+   * the lines of context around each match of `search`.
+   */
+  readonly context?: "syntax" | number | undefined
+  /** A regular expression: show the lines that match it, paged over matches by offset/limit. */
+  readonly search?: string | undefined
 }
 
 /** The services a source may use: the ones every `read` has. */
