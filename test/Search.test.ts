@@ -11,8 +11,11 @@ import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import * as Progress from "../src/Progress.js"
 import { read } from "../src/Read.js"
+import type { ReadResult } from "../src/ReadResult.js"
 import {
+  ChunkSearcher,
   nextMatchOffset,
+  SearchCollector,
   parseSearch,
   SearchError,
   type SearchPage,
@@ -167,6 +170,58 @@ describe("the pager over matches", () => {
   })
 })
 
+describe("the chunk search (a UTF-8 file's bytes)", () => {
+  /** Lines as the pager counts them: `\n`, `\r\n` or a lone `\r`; a final terminator ends the last. */
+  const linesOf = (text: string): Array<string> => {
+    const lines = text.split(/\r\n|\r|\n/)
+    if (lines.at(-1) === "") lines.pop()
+    return lines
+  }
+  const chunked = (text: string, cuts: ReadonlyArray<number>, text_: string, pageOptions: typeof options) => {
+    const bytes = new TextEncoder().encode(text)
+    const collector = new SearchCollector(query(text_), pageOptions)
+    const searcher = new ChunkSearcher(collector, (b) => new TextDecoder("utf-8", { ignoreBOM: true }).decode(b))
+    const at = [...new Set(cuts.map((cut) => Math.floor(cut * bytes.length)))].sort((a, b) => a - b)
+    let from = 0
+    // Through one reused buffer, as a file is read: nothing may keep a view of it.
+    const reused = Buffer.alloc(bytes.length)
+    for (const cut of [...at, bytes.length]) {
+      reused.set(bytes.subarray(from, cut))
+      searcher.push(reused.subarray(0, cut - from))
+      reused.fill(0x3f)
+      from = cut
+    }
+    return collector.end(searcher.end())
+  }
+
+  const texts = FastCheck.array(
+    FastCheck.constantFrom("a", "b", " ", "\n", "\n", "\n", "\r\n", "\r", "é", "ab\n", "(?=", "\u2028"),
+    { maxLength: 120 }
+  ).map((parts) => parts.join(""))
+  const patterns = FastCheck.constantFrom("a", "ab", "^b", "a$", "^$", "b(?!a)", "(?<=a)b", "é", "a\\s*$", "(?i)A")
+
+  it.prop("finds what the line-by-line search finds, wherever the chunks are cut", [
+    texts,
+    patterns,
+    FastCheck.array(FastCheck.double({ min: 0, max: 1, noNaN: true }), { maxLength: 6 }),
+    FastCheck.integer({ min: 0, max: 3 }),
+    FastCheck.integer({ min: 1, max: 5 }),
+    FastCheck.integer({ min: 1, max: 4 })
+  ], ([text, pattern, cuts, context, offset, limit]) => {
+    const pageOptions = { ...options, context, offset, limit }
+    const expected = searchLines(linesOf(text), query(pattern), pageOptions)
+    expect(chunked(text, cuts, pattern, pageOptions)).toEqual(expected)
+  })
+
+  it("a line longer than is searched is searched in its first part, and counted as one line", () => {
+    const long = "x".repeat(200_000) + "needle" + "y".repeat(100_000)
+    const text = `a\n${long}\nneedle\n`
+    const page = chunked(text, [0.1, 0.3, 0.5, 0.9], "needle", { ...options, context: 0 })
+    expect(page.totalLines).toBe(3)
+    expect(page.windows.flat().map((line) => line.number)).toEqual([3])
+  })
+})
+
 describe("search through read", () => {
   const SOURCE = Array.from({ length: 500 }, (_, i) => i % 97 === 0 ? `export const value${i} = ${i}` : `// line ${i + 1}`)
     .join("\n") + "\n"
@@ -291,7 +346,7 @@ describe("search through read", () => {
       const seen: Array<number> = []
       let offset: number | undefined = 1
       while (offset !== undefined) {
-        const page = yield* readIn(process.cwd(), {
+        const page: ReadResult = yield* readIn(process.cwd(), {
           filePath: path,
           search: "\\binterface \\w+Node\\b",
           offset,

@@ -9,6 +9,7 @@
  * and `$` are its start and end, and no match spans two lines.
  */
 import { formatBytes } from "./format.js"
+import { nthLineFeed } from "./lineFeeds.js"
 import { cutLine } from "./lines.js"
 
 /** Lines of context on each side of a match when none is asked for. */
@@ -186,9 +187,9 @@ export class SearchCollector {
     this.before.length = 0
   }
 
-  /** The collector still wants the lines around matches (a page is being filled). */
-  get wantsContext(): boolean {
-    return !this.full || this.afterLeft > 0
+  /** Lines of context still wanted after the last match shown: the next lines must be pushed. */
+  get wantsAfter(): boolean {
+    return this.afterLeft > 0
   }
 
   private found(number: number, line: string, at: number): void {
@@ -321,3 +322,181 @@ export const searchBody = (page: SearchPage): ReadonlyArray<string> =>
 
 /** Progress wording of a long search. */
 export const searchTask = (path: string, size: number): string => `Searching ${path} (${formatBytes(size)})`
+
+const LF = 10
+const CR = 13
+/** Where the line holding `s[at]` starts (`lastIndexOf` would look at index 0 for a negative start). */
+const lineStart = (s: string, at: number): number => at <= 0 ? 0 : s.lastIndexOf("\n", at - 1) + 1
+/** Lookarounds see past a line's ends in a chunk: such expressions are matched line by line. */
+const LOOKAROUND = /\(\?<?[=!]/
+
+/** Bytes kept of a line still open at a chunk's end: enough for `SEARCH_LINE_CHARS` characters. */
+const OPEN_LINE_BYTES = SEARCH_LINE_CHARS * 4 + 8
+
+/**
+ * A search over the raw bytes of a text in an ASCII-compatible encoding whose line terminators
+ * are single bytes (UTF-8), fed chunk by chunk in order. A chunk's complete lines are decoded at
+ * once and the expression runs over all of them: only the lines it finds (and their context) are
+ * cut out and checked alone, so the lines between cost a count of line feeds, not a string each.
+ * Lines end at `\n`, `\r\n` or a lone `\r`, as the line pager counts them.
+ */
+export class ChunkSearcher {
+  private readonly scan: RegExp | undefined
+  /** Completed lines before the current chunk's text. */
+  private lines = 0
+  /** The bytes of a line still open, up to `OPEN_LINE_BYTES`. */
+  private open: Array<Uint8Array> = []
+  private openBytes = 0
+  /** The last chunk ended in `\r`: a `\n` that starts the next belongs to it. */
+  private pendingCR = false
+
+  private readonly context: number
+
+  constructor(readonly collector: SearchCollector, readonly decode: (bytes: Uint8Array) => string) {
+    this.context = collector.options.context
+    const regex = collector.query.regex
+    this.scan = LOOKAROUND.test(regex.source) ? undefined : new RegExp(regex.source, `${regex.flags}gm`)
+  }
+
+  push(chunk: Uint8Array): void {
+    let bytes = chunk
+    if (this.pendingCR && bytes.length > 0) {
+      this.pendingCR = false
+      if (bytes[0] === LF) bytes = bytes.subarray(1)
+    }
+    let split = bytes.length - 1
+    while (split >= 0 && bytes[split] !== LF && bytes[split] !== CR) split--
+    if (split < 0) {
+      this.keepOpen(bytes)
+      return
+    }
+    if (bytes[split] === CR && split === bytes.length - 1) this.pendingCR = true
+    let head = bytes.subarray(0, split + 1)
+    if (this.openBytes > 0) {
+      // The line the last chunk left open, alone: the rest of the chunk stays where it was read.
+      let first = 0
+      while (head[first] !== LF && head[first] !== CR) first++
+      if (head[first] === CR && head[first + 1] === LF) first++
+      const line = this.joined(head.subarray(0, first + 1))
+      this.open = []
+      this.openBytes = 0
+      this.text(this.decode(line), undefined)
+      head = head.subarray(first + 1)
+    }
+    if (head.length > 0) this.text(this.decode(head), head)
+    this.keepOpen(bytes.subarray(split + 1))
+  }
+
+  /** The end of the text: a last line without a terminator is a line. Returns the lines searched. */
+  end(): number {
+    if (this.openBytes > 0) {
+      const last = this.decode(this.joined(new Uint8Array(0)))
+      this.open = []
+      this.openBytes = 0
+      this.text(`${last}\n`, undefined)
+    }
+    return this.lines
+  }
+
+  private keepOpen(bytes: Uint8Array): void {
+    // A line longer than is searched keeps its first bytes; the rest only ends it.
+    const room = OPEN_LINE_BYTES - this.openBytes
+    if (bytes.length === 0 || room <= 0) return
+    const kept = bytes.subarray(0, Math.min(room, bytes.length))
+    // A copy (a Node Buffer's `slice` would share the caller's reused buffer).
+    this.open.push(new Uint8Array(kept))
+    this.openBytes += kept.length
+  }
+
+  private joined(head: Uint8Array): Uint8Array {
+    const out = new Uint8Array(this.openBytes + head.length)
+    let at = 0
+    for (const part of this.open) {
+      out.set(part, at)
+      at += part.length
+    }
+    out.set(head, at)
+    return out
+  }
+
+  /**
+   * Complete lines, each with its terminator; `bytes` when they are the same text (line feeds are
+   * then counted on the bytes: fast where they lie in `searchableBuffers`).
+   */
+  private text(s: string, bytes: Uint8Array | undefined): void {
+    const collector = this.collector
+    if (this.scan === undefined || s.includes("\r")) {
+      // Line by line: lone `\r` terminators, or an expression that looks past a line's ends.
+      const parts = s.split(/\r\n|\r|\n/)
+      parts.pop()
+      for (const line of parts) collector.push(++this.lines, line)
+      return
+    }
+    const base = this.lines
+    /** Lines counted in `s` up to `countedTo` (a line start). */
+    let counted = 0
+    let countedTo = 0
+    const ascii = bytes !== undefined && bytes.length === s.length
+    const lineNumberAt = (start: number) => {
+      if (ascii) counted += -1 - nthLineFeed(bytes, countedTo, start, Number.MAX_SAFE_INTEGER)
+      else for (let i = s.indexOf("\n", countedTo); i !== -1 && i < start; i = s.indexOf("\n", i + 1)) counted++
+      countedTo = start
+      return base + counted + 1
+    }
+    /** The line starting at `start`: its text and where the next starts. */
+    const lineAt = (start: number) => {
+      const end = s.indexOf("\n", start)
+      return { line: s.slice(start, end), next: end + 1 }
+    }
+    let pushedThrough = base
+    let position = 0
+    // Context owed to a match in the previous chunk.
+    while (collector.wantsAfter && position < s.length) {
+      const { line, next } = lineAt(position)
+      collector.push(++pushedThrough, line)
+      position = next
+    }
+    const scan = this.scan
+    scan.lastIndex = position
+    for (;;) {
+      const found = scan.exec(s)
+      // An empty match after the last terminator (`^$`) is no line.
+      if (found === null || found.index >= s.length) break
+      const start = lineStart(s, found.index)
+      const number = lineNumberAt(start)
+      // The lines before it not pushed yet (those of the chunk before were, at its end).
+      const from = Math.max(pushedThrough + 1, number - this.context)
+      if (from - 1 > pushedThrough) collector.skip(from - 1)
+      this.pushBefore(s, start, from, number)
+      let { line, next } = lineAt(start)
+      collector.push(number, line)
+      pushedThrough = number
+      // Its context after (a match among those lines asks for more).
+      while (collector.wantsAfter && next < s.length) {
+        ;({ line, next } = lineAt(next))
+        collector.push(++pushedThrough, line)
+      }
+      scan.lastIndex = next
+      if (next >= s.length) break
+    }
+    this.lines = lineNumberAt(s.length) - 1
+    if (pushedThrough < this.lines) {
+      // The last lines go through the collector: the context of a match early in the next chunk.
+      const from = Math.max(pushedThrough + 1, this.lines - this.context + 1)
+      if (from - 1 > pushedThrough) collector.skip(from - 1)
+      this.pushBefore(s, s.length, from, this.lines + 1)
+    }
+  }
+
+  /** Push the lines `from`..`number - 1` of `s`, which end just before `start` (a line start). */
+  private pushBefore(s: string, start: number, from: number, number: number): void {
+    const before: Array<string> = []
+    let at = start
+    for (let n = number - 1; n >= from; n--) {
+      const previous = lineStart(s, at - 1)
+      before.push(s.slice(previous, at - 1))
+      at = previous
+    }
+    before.reverse().forEach((line, i) => this.collector.push(number - before.length + i, line))
+  }
+}
