@@ -3,7 +3,8 @@
  * The consumer test: effect-read as users install it, from the tarballs `npm pack` makes, into
  * fresh projects outside this repository (no dev dependencies, no workspace, no .npmrc of ours).
  *
- * 1. Lean: a project with effect, @effect/platform and @effect/platform-node gets the library.
+ * 1. Lean: the README's own install command (its "Install" section, the tarball's path put in) in
+ *    an empty project: the library next to effect, @effect/platform and @effect/platform-node.
  *    The API program of the README reads a file; `npx effect-read <file>` and `npx effect-read mcp`
  *    (initialize, then a tools/call read, as plain JSON-RPC over stdio) answer; `npm ls effect`
  *    shows one copy; no package the library added has an install script; the added size and the
@@ -15,6 +16,9 @@
  *    project; `npx effect-read-full` reads a PDF's text, an image (downscaled by sharp), an .xlsx and
  *    a SQLite table, and `npx effect-read-full mcp` reads the PDF over MCP. A TypeScript program
  *    importing every entry point compiles with `skipLibCheck: false`.
+ *
+ * 3. The README's MCP client configuration (the bin of this checkout, as from a clone) answers
+ *    initialize and a read.
  *
  * Run after `npm run build` (dist/ is packed as it is). Needs the npm registry.
  * `node .ci/consumer.mjs [--keep]`: --keep leaves the temporary projects for a look.
@@ -82,6 +86,18 @@ const mb = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`
 
 /** The installed packages of a project, from its lockfile: path → entry. */
 const locked = (project) => JSON.parse(fs.readFileSync(path.join(project, "package-lock.json"), "utf8")).packages
+
+const readme = fs.readFileSync(path.join(root, "README.md"), "utf8")
+/** The fenced blocks of a README section (`## name` to the next `## `), as [language, text]. */
+const blocksOf = (section) => {
+  const start = readme.indexOf(`\n## ${section}\n`)
+  check(start !== -1, `README.md has no "## ${section}" section`)
+  const end = readme.indexOf("\n## ", start + 1)
+  const body = readme.slice(start, end === -1 ? undefined : end)
+  return Array.from(body.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm), (m) => [m[1], m[2]])
+}
+/** Words of a shell command line: whitespace-separated, double quotes grouping (all the README uses). */
+const shellWords = (line) => Array.from(line.matchAll(/"([^"]*)"|(\S+)/g), (m) => m[1] ?? m[2])
 
 const newProject = (name) => {
   const dir = path.join(work, name)
@@ -192,13 +208,27 @@ figures.push(["effect-read-grammars tarball", `${mb(grammarsPacked.size)}, ${mb(
 
 // --- lean -------------------------------------------------------------------------------------
 
-console.log("lean install (the library into a project on Effect)")
+console.log("lean install (the README's install command, in an empty project)")
+// The command as the README writes it, with the tarball made here in place of its /path/to/….
+const installLine = blocksOf("Install").filter(([language]) => language === "sh")
+  .flatMap(([, text]) => text.split("\n")).find((line) => line.startsWith("npm install ") && /effect-read-[\d.]+\.tgz/.test(line))
+check(installLine !== undefined, "README.md's Install section has no `npm install …/effect-read-VERSION.tgz …` command")
+const installWords = shellWords(installLine)
+const named = installWords.find((word) => /effect-read-[\d.]+\.tgz$/.test(word))
+check(path.basename(named) === packed.filename, `README.md installs ${path.basename(named)}, but npm pack makes ${packed.filename}`)
+const installArgs = installWords.slice(1).map((word) => word === named ? tarball : word)
+console.log(`  README: ${installLine}`)
+const peers = installArgs.filter((word) => word !== tarball)
+for (const name of ["effect", "@effect/platform", "@effect/platform-node"]) {
+  check(peers.includes(`${name}@${rootPackage.peerDependencies[name]}`), `README.md's install command does not name ${name}@${rootPackage.peerDependencies[name]}`)
+}
+// The same peers alone, in a project of their own: what the library adds beyond them.
+const effectOnly = newProject("effect-only")
+const [, peersTime] = timed(() => run(npm, ["install", ...peers], effectOnly))
+const peersSize = sizeOf(path.join(effectOnly, "node_modules"))
+const before = new Set(Object.keys(locked(effectOnly)))
 const lean = newProject("lean")
-const peers = ["effect", "@effect/platform", "@effect/platform-node"].map((name) => `${name}@${rootPackage.peerDependencies[name]}`)
-const [, peersTime] = timed(() => run(npm, ["install", ...peers], lean))
-const peersSize = sizeOf(path.join(lean, "node_modules"))
-const before = new Set(Object.keys(locked(lean)))
-const [, leanTime] = timed(() => run(npm, ["install", tarball], lean))
+const [, installTime] = timed(() => run(npm, installArgs, lean))
 const leanSize = sizeOf(path.join(lean, "node_modules"))
 const added = Object.entries(locked(lean)).filter(([key]) => key !== "" && !before.has(key))
 const scripted = added.filter(([, entry]) => entry.hasInstallScript).map(([key]) => key)
@@ -215,9 +245,10 @@ const nativeFiles = added.flatMap(([key]) => {
   return found
 })
 check(nativeFiles.length === 0, `the lean install brought native addons: ${nativeFiles.join(", ")}`)
-console.log(`  effect + @effect/platform + @effect/platform-node: ${mb(peersSize)} in ${peersTime.toFixed(1)} s`)
-console.log(`  + effect-read: ${added.length} packages, +${mb(leanSize - peersSize)} in ${leanTime.toFixed(1)} s; no install script, no native addon`)
-figures.push(["lean install (added beyond the Effect peers)", `+${mb(leanSize - peersSize)}, ${added.length} packages, ${leanTime.toFixed(1)} s`])
+console.log(`  effect + @effect/platform + @effect/platform-node alone: ${mb(peersSize)} in ${peersTime.toFixed(1)} s`)
+console.log(`  the README's command: ${mb(leanSize)} in ${installTime.toFixed(1)} s; effect-read added ${added.length} packages, +${mb(leanSize - peersSize)}; no install script, no native addon`)
+figures.push(["the README's install command (an empty project)", `${mb(leanSize)}, ${installTime.toFixed(1)} s`])
+figures.push(["of which effect-read and its dependencies", `+${mb(leanSize - peersSize)}, ${added.length} packages`])
 onlyOneEffect(lean)
 
 fs.writeFileSync(path.join(lean, "hello.txt"), "hello from the consumer test\nsecond line\n")
@@ -330,6 +361,19 @@ check(table.includes("ada from the consumer test"), `the table: ${table}`)
 console.log("  npx effect-read-full app.db:users: the table's rows (@effect/sql-sqlite-node, better-sqlite3)")
 compilesStrictly("full", full, ["effect-read", "effect-read/ReadTool", "effect-read/McpServer", "effect-read/MemoryFileSystem", "effect-read/SqliteFileTime", "effect-read/SqlFileTime", "effect-read/SqlSessionMemory", "effect-read/LanguageServer"])
 await checkMcp("npx effect-read-full mcp", full, npm, ["exec", "--no", "--", "effect-read-full", "mcp"], "report.pdf:pages=1", "Quarterly report from the consumer test")
+
+// --- the README's MCP client configuration ---------------------------------------------------
+
+console.log("the README's MCP client configuration (this checkout's bin, as from a clone)")
+const mcpJson = blocksOf("MCP").find(([language]) => language === "json")
+check(mcpJson !== undefined, "README.md's MCP section has no JSON client configuration")
+const server = Object.values(JSON.parse(mcpJson[1]).mcpServers)[0]
+const project = newProject("mcp-project")
+fs.writeFileSync(path.join(project, "notes.txt"), "read through the README's MCP configuration\n")
+const placed = (word) => word.replace("/path/to/effect-read", root).replace("/path/to/project", project)
+const configured = [placed(server.command), server.args.map(placed)]
+check(configured[1].some((arg) => arg.startsWith(root)) && configured[1].includes(project), `the configuration names no clone or no project: ${mcpJson[1]}`)
+await checkMcp(`${server.command} ${server.args.join(" ")}`, work, configured[0], configured[1], "notes.txt", "read through the README's MCP configuration")
 
 // --- figures ----------------------------------------------------------------------------------
 

@@ -37,6 +37,7 @@ const turn = Effect.gen(function*() {
   })
 })
 
-export const program: Effect.Effect<unknown, AiError.AiError, LanguageModel.LanguageModel> = turn.pipe(
-  Effect.provide(ReadTool.layer.pipe(Layer.provide(SessionLive)))
-)
+export const program = turn.pipe(Effect.provide(ReadTool.layer.pipe(Layer.provide(SessionLive))))
+
+// What is left to provide is the model alone.
+export const needsOnlyTheModel: Effect.Effect<unknown, AiError.AiError, LanguageModel.LanguageModel> = program

@@ -117,12 +117,14 @@ const span = (start: number, end: number) => start === end ? `line ${start}` : `
  * May an Edit change lines `start`-`end` that the model read under `tag`? Reads the file now
  * (permission checks as `read`, at most `HASHLINE_MAX_BYTES`), finds the lines and answers
  * `Valid`, `Moved` or `Stale` (see the module comment). Fails with the `ReadError` a read of
- * the path would give, or `InvalidParams` for a malformed request.
+ * the path would give, or `InvalidParams` for a malformed request (what the types cannot say:
+ * line numbers from 1, a known encoding, no other key). For input from a model, use
+ * `verifyUnknown`.
  */
 export const verify: (
-  input: VerifyParams | unknown
+  params: VerifyParams
 ) => Effect.Effect<Verdict, ReadError, VerifyRequirements> = Effect.fn("Anchors.verify")(function*(
-  input: VerifyParams | unknown
+  input: VerifyParams
 ) {
   const params = yield* decodeParams(input)
   const wanted = isTag(params.tag) ? params.tag.toUpperCase() : parseHeader(params.tag)?.tag
@@ -293,3 +295,7 @@ export const explainOmitted = (result: ReadResult): ReadResult => {
     metadata: { ...result.metadata, anchorOmitted: reason }
   }
 }
+
+/** `verify` for input from a model or any JSON: decoded against `VerifyParams`; a malformed request is `InvalidParams`. */
+export const verifyUnknown = (input: unknown): Effect.Effect<Verdict, ReadError, VerifyRequirements> =>
+  Effect.flatMap(decodeParams(input), verify)

@@ -1,7 +1,7 @@
 /**
  * The command line:
  *
- * - `effect-read [--cwd DIR] [--offset N] [--limit N] [--column N] [--encoding NAME] [--view V] [--levels K] [--search RE] [--context syntax|N] [--line-format hashline]
+ * - `effect-read [--cwd DIR] [--offset N] [--limit N] [--column N] [--encoding NAME] [--view V] [--levels K] [--context syntax] [--line-format hashline]
  *   [--format text|json|envelope] [--json] [--files-only] [PERMISSIONS] <filePath>` reads once. stdout carries exactly the tool's
  *   output, or one JSON object (`json`: the `ReadResult` or `{"error": …}`; `envelope`: the standard
  *   envelope). `--json` is short for `--format json`.
@@ -23,6 +23,7 @@ import * as Options from "@effect/cli/Options"
 import * as ValidationError from "@effect/cli/ValidationError"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Console from "effect/Console"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -32,7 +33,9 @@ import * as Schema from "effect/Schema"
 import * as nodePath from "node:path"
 import * as readline from "node:readline"
 import * as Envelope from "./Envelope.js"
+import * as CliArgs from "./internal/doors/cliArgs.js"
 import * as FileTime from "./FileTime.js"
+import { paramsOf, readOptions } from "./internal/doors/readOptions.js"
 import * as Lsp from "./Lsp.js"
 import * as Permission from "./Permission.js"
 import * as Progress from "./Progress.js"
@@ -71,13 +74,36 @@ export const terminalAsker: Permission.Asker = (request) =>
  */
 export const allowHint = (door: "cli" | "mcp") => (request: Permission.PermissionRequest): string => {
   const how = door === "cli" ? "run effect-read with" : "start the MCP server (effect-read mcp) with"
-  if (request.permission === "external_directory") return `To allow it, the user can ${how} --allow-external.`
-  const pattern = request.patterns[0] ?? "*"
   const rule = request.metadata["rule"]
-  const masked = rule === "*.env" || rule === "*.env.*"
-    ? " (or --mask-secrets, which shows env files with their values masked)"
-    : ""
-  return `To allow it, the user can ${how} --allow '${pattern}'${masked}, or with a rule in a --rules file.`
+  return `To allow it, the user can ${how} ${allowFlags(request.permission, request.patterns, rule === "*.env" || rule === "*.env.*")}.`
+}
+
+/** The flags that allow a permission: `--allow-external`, or `--allow 'PATTERN'` (for an env file, or `--mask-secrets`). */
+const allowFlags = (permission: string, patterns: ReadonlyArray<string>, envFile: boolean): string => {
+  if (permission === "external_directory") return "--allow-external"
+  const masked = envFile ? " (or --mask-secrets, which shows env files with their values masked)" : ""
+  return `--allow '${patterns[0] ?? "*"}'${masked}, or with a rule in a --rules file`
+}
+
+/**
+ * A failed read as the CLI tells it to a person at a terminal: a refused permission says why and
+ * which flag allows it (the model's wording, `error.message`, is for an agent reading the output).
+ */
+export const forPerson = (error: ReadError): string => {
+  if (error._tag !== "PermissionDenied") return error.message
+  const what = describePermission(error.permission, error.patterns)
+  const why = error.reason === "rule"
+    ? "the permission rules deny it"
+    : error.reason === "rejected"
+    ? "you said no"
+    : error.reason === "unavailable"
+    ? `it needs your approval, and ${error.detail ?? "nobody could be asked"}`
+    : `it needs your approval, and nobody answered${error.detail === undefined ? "" : ` ${error.detail}`}`
+  const envFile = error.patterns.some((pattern) => /(^|\/)[^/]*\.env(\.[^/]*)?$/.test(pattern))
+  const allow = error.permission.startsWith("webfetch")
+    ? ""
+    : ` To allow it, run effect-read with ${allowFlags(error.permission, error.patterns, envFile)}.`
+  return `effect-read: ${what} was refused: ${why}.${allow}`
 }
 
 /** The CLI's prompt: the terminal when there is one, else nobody (denied, saying how to allow it). */
@@ -271,42 +297,7 @@ const command = Command.make(
     // Optional only so that `effect-read mcp` parses; a read without it is a usage error.
     filePath: Args.text({ name: "filePath" }).pipe(Args.withDescription("The file or directory to read"), Args.optional),
     cwd: cwdOption,
-    offset: Options.integer("offset").pipe(Options.withDescription("First line to show, 1-based"), Options.optional),
-    limit: Options.integer("limit").pipe(Options.withDescription("Most lines to show (default 2000)"), Options.optional),
-    column: Options.integer("column").pipe(
-      Options.withDescription("Character (1-based) at which the line at --offset starts: reads on in a cut line"),
-      Options.optional
-    ),
-    encoding: Options.text("encoding").pipe(
-      Options.withDescription("Decode text in this encoding (e.g. shift_jis, windows-1252) instead of detecting it"),
-      Options.optional
-    ),
-    view: Options.choice("view", Read.views).pipe(
-      Options.withDescription(
-        "Directories: list (default) or tree; files: outline, summary, block (the declaration around --offset) or conflicts"
-      ),
-      Options.optional
-    ),
-    levels: Options.integer("levels").pipe(
-      Options.withDescription("With --view block: 1 the innermost declaration around the line, 2 the one around it, …"),
-      Options.optional
-    ),
-    search: Options.text("search").pipe(
-      Options.withDescription(
-        "Show only the lines matching this regular expression (JavaScript syntax; /re/i or (?i) ignores case), with context; --offset/--limit count matches"
-      ),
-      Options.optional
-    ),
-    context: Options.text("context").pipe(
-      Options.withDescription(
-        "With --search: lines of context around each match (0-50, default 2); otherwise syntax: widen the requested range to the statements or declarations it cuts"
-      ),
-      Options.optional
-    ),
-    lineFormat: Options.choice("line-format", ["hashline"]).pipe(
-      Options.withDescription("hashline: a ¶PATH#TAG first line and N:text lines, for edit tools that take anchors"),
-      Options.optional
-    ),
+    ...readOptions,
     format: Options.choice("format", ["text", "json", "envelope"]).pipe(
       Options.withDescription(
         "text: the tool output (default); json: the ReadResult or {\"error\": …}; envelope: the standard envelope"
@@ -321,7 +312,7 @@ const command = Command.make(
   },
   (args) =>
     Effect.gen(function*() {
-      if (Option.isNone(args.filePath)) return yield* usageError("missing <filePath> (or a command: mcp); see --help")
+      if (Option.isNone(args.filePath)) return yield* usageError("missing <filePath> (or a command: mcp, many); see --help")
       if (args.json && Option.isSome(args.format) && args.format.value !== "json") {
         return yield* usageError(`--json conflicts with --format ${args.format.value}`)
       }
@@ -331,22 +322,7 @@ const command = Command.make(
       const checkedRoot = yield* projectRoot(args.cwd)
       if (Option.isNone(checkedRoot)) return
       const root = checkedRoot.value
-      const params = {
-        filePath: args.filePath.value,
-        ...Option.match(args.offset, { onNone: () => ({}), onSome: (offset) => ({ offset }) }),
-        ...Option.match(args.limit, { onNone: () => ({}), onSome: (limit) => ({ limit }) }),
-        ...Option.match(args.column, { onNone: () => ({}), onSome: (column) => ({ column }) }),
-        ...Option.match(args.encoding, { onNone: () => ({}), onSome: (encoding) => ({ encoding }) }),
-        ...Option.match(args.lineFormat, { onNone: () => ({}), onSome: (lineFormat) => ({ lineFormat }) }),
-        ...Option.match(args.view, { onNone: () => ({}), onSome: (view) => ({ view }) }),
-        ...Option.match(args.levels, { onNone: () => ({}), onSome: (levels) => ({ levels }) }),
-        ...Option.match(args.search, { onNone: () => ({}), onSome: (search) => ({ search }) }),
-        ...Option.match(args.context, {
-          onNone: () => ({}),
-          // A number of lines for a search; the word (syntax) otherwise: the schema says what is wrong.
-          onSome: (context) => ({ context: /^\d+$/.test(context) ? Number(context) : context })
-        })
-      }
+      const params: Read.ReadParams = { filePath: args.filePath.value, ...paramsOf(args) }
       const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY)
       const built = yield* Effect.either(servicesFor(root, args, interactive))
       if (built._tag === "Left") return yield* usageError(built.left)
@@ -382,10 +358,13 @@ const command = Command.make(
       }
       const error = exit.left
       if (format === "json") yield* Console.log(JSON.stringify(errorJson(error)))
-      else yield* Console.error(error.message)
+      else yield* Console.error(process.stderr.isTTY ? forPerson(error) : error.message)
       process.exitCode = failureCode(error)
     })
-).pipe(Command.withDescription("Read a file or directory the way a coding agent's Read tool does."))
+).pipe(Command.withDescription(
+  "Read a file or directory the way a coding agent's Read tool does. A path that is also a command's name " +
+    "(mcp, many) or starts with - is read when written as a path (./many) or after -- (effect-read -- many)."
+))
 
 const mcp = Command.make(
   "mcp",
@@ -421,6 +400,11 @@ const mcp = Command.make(
       const permissions = mergePermissions(args, parent)
       const rules = yield* Effect.either(userRules(permissions))
       if (Either.isLeft(rules)) return yield* usageError(rules.left)
+      // A person at a terminal who typed `effect-read mcp` may have meant the file of that name.
+      if (process.stdin.isTTY) {
+        const also = yield* samePath("mcp", root)
+        if (also !== "") yield* Console.error(`effect-read: serving MCP on stdin and stdout. ${also}`)
+      }
       const state = yield* mcpState(Option.getOrUndefined(args.store), args.sessionMemory)
       if (Either.isLeft(state)) return yield* usageError(state.left)
       // A question goes to the person through the client (MCP elicitation), per request; a client
@@ -480,6 +464,10 @@ const many = Command.make(
       if (Option.isNone(checkedRoot)) return
       const root = checkedRoot.value
       const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY)
+      if (args.filePaths.length === 0 && Option.isNone(args.glob)) {
+        const also = yield* samePath("many", root)
+        return yield* usageError(`many: name at least one file, or give --glob.${also === "" ? "" : `\neffect-read: ${also}`}`)
+      }
       const built = yield* Effect.either(servicesFor(root, mergePermissions(args, parent), interactive))
       if (built._tag === "Left") return yield* usageError(built.left)
       const params = {
@@ -509,15 +497,69 @@ const many = Command.make(
   )
 )
 
-const root = command.pipe(Command.withSubcommands([mcp, many]))
+/**
+ * How to read `name` (a subcommand's name) as a path, when it is one in `directory`; else "".
+ */
+const samePath = (name: CliArgs.Subcommand, directory: string) =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) => fs.stat(nodePath.join(directory, name))).pipe(
+    Effect.map((info) =>
+      CliArgs.samePathHint(name, info.type === "Directory" ? "a directory" : info.type === "File" ? "a file" : "a path", directory)
+    ),
+    Effect.orElseSucceed(() => "")
+  )
+
+/** The console the commands print their results on: `run`'s own, not the one that strips colours. */
+class ResultConsole extends Context.Reference<ResultConsole>()("effect-read/Cli/ResultConsole", {
+  defaultValue: (): Console.Console | undefined => undefined
+}) {}
+
+const root = command.pipe(
+  Command.withSubcommands([mcp, many]),
+  Command.transformHandler((effect) =>
+    Effect.flatMap(ResultConsole, (console) => console === undefined ? effect : Effect.withConsole(effect, console))
+  )
+)
 
 const cli = Command.run(root, { name: "effect-read", version })
 
+/** Terminal escape sequences (colours, styles): `@effect/cli`'s help and errors are written with them. */
+const escapes = /\x1b\[[0-?]*[ -/]*[@-~]/g
+
+/**
+ * `console` with escape sequences removed from what goes to a stream that is not a terminal, or to
+ * any stream when `NO_COLOR` is set: `--help > file` is plain text. Only `@effect/cli`'s own output
+ * (help, version, parse errors) goes through it; a command's result is printed as it is.
+ */
+const plainWhereNoTerminal = (console: Console.Console): Console.Console => {
+  const noColor = (process.env["NO_COLOR"] ?? "") !== ""
+  const plain = (tty: boolean | undefined) => (args: ReadonlyArray<unknown>) =>
+    noColor || !tty ? args.map((arg) => typeof arg === "string" ? arg.replace(escapes, "") : arg) : args
+  const out = plain(process.stdout.isTTY)
+  const err = plain(process.stderr.isTTY)
+  return { ...console, log: (...args) => console.log(...out(args)), error: (...args) => console.error(...err(args)) }
+}
+
 /** Run the CLI on `argv` (as `process.argv`); sets `process.exitCode`. */
 export const run = (argv: ReadonlyArray<string>) =>
-  cli(argv).pipe(
-    Effect.catchIf(ValidationError.isValidationError, () =>
-      Effect.sync(() => {
-        process.exitCode = ExitCode.usage
-      }))
-  )
+  Effect.gen(function*() {
+    const words = argv.slice(2)
+    const scanned = CliArgs.scan(words)
+    const directory = nodePath.resolve(scanned.cwd ?? ".")
+    // A subcommand given words it does not take: say so (and that its name is also a path here, when it is).
+    const misfit = CliArgs.misfit(scanned)
+    if (misfit !== undefined) {
+      const also = scanned.subcommand === undefined ? "" : yield* samePath(scanned.subcommand, directory)
+      return yield* usageError(`${misfit}; see effect-read ${scanned.subcommand} --help.${also === "" ? "" : `\neffect-read: ${also}`}`)
+    }
+    const own = yield* Console.consoleWith(Effect.succeed)
+    yield* cli([...argv.slice(0, 2), ...CliArgs.forcePaths(words)]).pipe(
+      Effect.catchIf(ValidationError.isValidationError, () =>
+        Effect.gen(function*() {
+          process.exitCode = ExitCode.usage
+          const also = scanned.subcommand === undefined ? "" : yield* samePath(scanned.subcommand, directory)
+          if (also !== "") yield* Console.error(`effect-read: ${also}`)
+        })),
+      Effect.provideService(ResultConsole, own),
+      Effect.withConsole(plainWhereNoTerminal(own))
+    )
+  })

@@ -415,7 +415,7 @@ export const renderInWorkspace: (
 })
 
 /**
- * `Read.read(params)`, timed, as an envelope. Never fails: every `ReadError` becomes an
+ * `Read.readUnknown(params)`, timed, as an envelope. Never fails: every `ReadError` becomes an
  * `"error"` envelope.
  */
 export const readEnvelope: (
@@ -425,6 +425,6 @@ export const readEnvelope: (
   params: unknown,
   options?: ReadOptions
 ) {
-  const [duration, outcome] = yield* Effect.timed(Effect.either(Read.read(params)))
+  const [duration, outcome] = yield* Effect.timed(Effect.either(Read.readUnknown(params)))
   return yield* renderInWorkspace(outcome, { params, timeMs: Duration.toMillis(duration), filesOnly: options?.filesOnly })
 })

@@ -54,6 +54,11 @@ export interface Shown {
   /** Every line of the file was shown (`start` 1, nothing after `end`). */
   readonly whole: boolean
   readonly size: number
+  /**
+   * As the `FileSystem` service reports it (`info.mtime`, epoch milliseconds), which is what the
+   * stamp holds: on Node a `Date`, which rounds `mtimeMs` to the nearest millisecond, so
+   * `Math.trunc(stat.mtimeMs)` is another version half the time and records nothing.
+   */
   readonly mtime: number | undefined
   /** A read of several ranges: the ranges shown (`start`-`end` spans them; the lines between were not shown). */
   readonly ranges?: ReadonlyArray<{ readonly start: number; readonly end: number }> | undefined

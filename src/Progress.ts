@@ -67,9 +67,9 @@ export const throttled = (sink: (update: Update) => void, options: ThrottleOptio
   }
 }
 
-const units = ["bytes", "KB", "MB", "GB", "TB", "PB"] as const
+const units = ["bytes", "KiB", "MiB", "GiB", "TiB", "PiB"] as const
 
-/** `1.5 GB`; whole bytes below 1 KB. */
+/** `1.5 GiB`; whole bytes below 1 KiB. */
 const formatBytes = (bytes: number): string => {
   let value = bytes
   let unit = 0
@@ -83,7 +83,7 @@ const formatBytes = (bytes: number): string => {
 const amount = (value: number, unit: Update["unit"]): string =>
   unit === "bytes" ? formatBytes(value) : `${value.toLocaleString("en-US")} entries`
 
-/** One line for a person: `Reading /p/big.log: 1.2 GB of 4.0 GB (30%)`, `Searching …: 12,000 entries`. */
+/** One line for a person: `Reading /p/big.log: 1.2 GiB of 4.0 GiB (30%)`, `Searching …: 12,000 entries`. */
 export const describe = (update: Update): string => {
   const done = amount(update.done, update.unit)
   if (update.total === undefined || update.total <= 0) return `${update.task}: ${done}`

@@ -5,8 +5,6 @@
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as Effect from "effect/Effect"
-import * as ParseResult from "effect/ParseResult"
-import * as Schema from "effect/Schema"
 import { readFileSync } from "node:fs"
 import { homedir } from "node:os"
 import * as Anchors from "./Anchors.js"
@@ -14,12 +12,10 @@ import { FileTime } from "./FileTime.js"
 import * as Instructions from "./Instructions.js"
 import { withPatientFileSystem } from "./internal/io/descriptors.js"
 import { readLocal, readScheme } from "./internal/read/dispatch.js"
-import { mend } from "./internal/read/decode.js"
-import { encodingExamples, encodingExists } from "./internal/core/encoding.js"
+import { decodeExactly, decodeModelInput, ReadParams } from "./internal/read/params.js"
 import { DEFAULT_LIMIT, MAX_BYTES, MAX_LINE_LENGTH } from "./internal/core/lines.js"
 import { MAX_MEDIA_BYTES } from "./internal/core/media.js"
 import { resolve } from "./internal/core/resolve.js"
-import { DEFAULT_CONTEXT, DEFAULT_MATCHES, MAX_CONTEXT } from "./internal/core/search.js"
 import { Lsp } from "./Lsp.js"
 import { Permission } from "./Permission.js"
 import type { ReadResult } from "./ReadResult.js"
@@ -57,121 +53,27 @@ export { QueryLimits, type QueryLimitsShape } from "./internal/sources/databaseE
 /** The model-facing description of the tool, from `prompts/read.txt`. */
 export const description: string = readFileSync(new URL("../prompts/read.txt", import.meta.url), "utf8")
 
-/** The values of `view`: directories `list` and `tree`; files the text views. */
-export const views = ["list", "tree", "outline", "summary", "block", "conflicts"] as const
+/** The parameters of `read` (a schema: JSON Schema for a tool definition, a decoder for model input). */
+export { ReadParams, views } from "./internal/read/params.js"
 
-export const ReadParams = Schema.Struct({
-  filePath: Schema.String.pipe(
-    Schema.minLength(1, { message: () => "filePath must not be empty" }),
-    // `jsonSchema: {}` keeps the field's description in generated JSON Schemas.
-    Schema.filter((path) => !path.includes("\0"), { message: () => "filePath must not contain a NUL byte", jsonSchema: {} })
-  ).annotations({
-    description: "The path of the file or directory to read: absolute, or relative to the working directory; or an http(s):// URL"
-  }),
-  offset: Schema.optionalWith(
-    Schema.Int.annotations({ message: () => "offset must be a whole number: a line number (1-based; 0 means 1), or -N for the last N lines" }),
-    { exact: true }
-  ).annotations({
-    description:
-      "The line number to start reading from (1-based; 0 is treated as 1). Only for large files. A negative offset -N reads the last N lines (a tail, with their true line numbers); limit then counts from the first of them."
-  }),
-  column: Schema.optionalWith(
-    Schema.Int.pipe(Schema.greaterThanOrEqualTo(1, { message: () => "column must be at least 1" })),
-    { exact: true }
-  ).annotations({
-    description:
-      `The character (1-based) at which to start the line at offset, to read on in a line cut at ${MAX_LINE_LENGTH} characters. Default 1.`
-  }),
-  limit: Schema.optionalWith(
-    Schema.Int.pipe(Schema.greaterThanOrEqualTo(1, { message: () => "limit must be at least 1" })),
-    { exact: true }
-  ).annotations({
-    description: `The maximum number of lines to read (default ${DEFAULT_LIMIT}). Only for large files.`
-  }),
-  encoding: Schema.optionalWith(
-    Schema.String.pipe(
-      Schema.filter((name) => encodingExists(name), {
-        // Effect asks for this message for a value that is not a string too (and then shows its
-        // own "Expected string"): it must not throw on a BigInt or a circular object.
-        message: (issue) =>
-          `unknown encoding ${
-            typeof issue.actual === "string" ? JSON.stringify(issue.actual) : typeof issue.actual
-          }; use a WHATWG or iconv-lite encoding name such as ${encodingExamples}, or leave encoding out to detect it`,
-        jsonSchema: {}
-      })
-    ),
-    { exact: true }
-  ).annotations({
-    description:
-      "Text files only: decode the file in this encoding instead of the detected one (e.g. \"shift_jis\", \"windows-1252\", \"iso-2022-jp\", \"cp949\"). Only when the detected encoding (shown when it is not UTF-8) is wrong."
-  }),
-  lineFormat: Schema.optionalWith(Schema.Literal("hashline"), { exact: true }).annotations({
-    description:
-      "Only when your edit tool takes ¶ anchors: \"hashline\" shows an editable text file as a first line ¶PATH#TAG (TAG names this version of the whole file) and lines as N:text. Read-only sources (archive members, databases, web pages) and :raw are shown as usual and say why."
-  }),
-  view: Schema.optionalWith(Schema.Literal(...views), { exact: true }).annotations({
-    description:
-      "Directories: \"list\" (default) names every entry; \"tree\" shows two levels with sizes and ages, at most 12 entries per sub-directory, skipping .gitignored files, node_modules, .git and build output (:tree). Files (also archive members and web pages), to see structure before bodies: \"outline\" lists the declarations (functions, classes, headings, keys) as `A-B: header`, offset/limit counting declarations (:outline); \"summary\" shows the file with bodies of 4+ lines folded into `A-B: … ` rows that name the hidden lines (:summary); \"block\" shows the whole declaration around line offset, with its comments (:N:block); \"conflicts\" shows only the unresolved git merge-conflict regions with line numbers and ours/base/theirs labels (:conflicts)."
-  }),
-  levels: Schema.optionalWith(
-    Schema.Int.pipe(Schema.greaterThanOrEqualTo(1, { message: () => "levels must be at least 1" })),
-    { exact: true }
-  ).annotations({
-    description:
-      "view \"block\" only: 1 (default) shows the innermost declaration around the line, 2 the one around that, and so on."
-  }),
-  search: Schema.optionalWith(
-    Schema.String.pipe(Schema.minLength(1, { message: () => "search must not be empty" })),
-    { exact: true }
-  ).annotations({
-    description:
-      `A regular expression (JavaScript syntax; /regex/i or a leading (?i) ignores case): show only the lines that match, as N: text, with context lines as N- text and -- between windows; the footer gives the total number of matches. offset/limit then count matches (default ${DEFAULT_MATCHES} a page). Also as a selector: path:/regex/i.`
-  }),
-  context: Schema.optionalWith(
-    Schema.Union(
-      Schema.Literal("syntax"),
-      Schema.Int.pipe(
-        Schema.between(0, MAX_CONTEXT, { message: () => `context must be "syntax" or a number of lines from 0 to ${MAX_CONTEXT}` })
-      )
-    ),
-    { exact: true }
-  ).annotations({
-    description:
-      `With search: the lines shown before and after each match (0-${MAX_CONTEXT}, default ${DEFAULT_CONTEXT}). Otherwise "syntax": widen the range you ask for (offset/limit or a :A-B selector) to the whole statements or declarations it cuts, at most 20 lines each side; the footer says which lines were added. Ranges are never widened otherwise.`
-  })
-}).annotations({ identifier: "ReadParams", title: "Read parameters" })
-export type ReadParams = typeof ReadParams.Type
+/** A schema failure as the model reads it: each issue with the parameter it concerns. */
+export { invalidParams } from "./internal/read/params.js"
 
 /** The result types, re-exported: `Read.ReadResult`, `Read.ReadMetadata`, `Read.Attachment`. */
 export { Attachment, ReadMetadata, ReadResult } from "./ReadResult.js"
 
-/** A schema failure as the model should read it: each issue with the parameter it concerns. */
-export const invalidParams = (error: ParseResult.ParseError): InvalidParams =>
-  new InvalidParams({
-    reason: ParseResult.ArrayFormatter.formatErrorSync(error)
-      .map((issue) => issue.path.length > 0 ? `${issue.path.join(".")}: ${issue.message}` : issue.message)
-      .join("; ")
-  })
-
-/** Parameters decoded exactly, after the mends every door applies (`internal/read/decode.ts`). */
-const decodeParams = (input: unknown): Effect.Effect<ReadParams, InvalidParams> =>
-  Schema.decodeUnknown(ReadParams, { onExcessProperty: "error" })(mend(ReadParams.ast, input)).pipe(
-    Effect.mapError(invalidParams)
-  )
-
 /**
- * Read a file, directory or URL for the model. Accepts unknown input and validates it against
- * `ReadParams`, so a model's malformed call is an `InvalidParams`, not a defect. The path's
- * meanings are resolved (scheme, as written, container, selector), access is checked on the one
- * that applies, the registered source that claims it reads it (`Sources`), and a file read is
- * recorded in `FileTime` and warms the language server.
+ * Read a file, directory or URL for the model. The path's meanings are resolved (scheme, as
+ * written, container, selector), access is checked on the one that applies, the registered
+ * source that claims it reads it (`Sources`), and a file read is recorded in `FileTime` and warms
+ * the language server. What the types cannot say (whole numbers, ranges, a known encoding, no
+ * other key) is checked: a call that breaks it fails with `InvalidParams`. For input from a
+ * model (JSON of any shape), use `readUnknown`.
  */
-export const read: (
-  input: ReadParams | unknown
-) => Effect.Effect<ReadResult, ReadError, EffectRequirements> = Effect.fn("Read.read")(function*(
-  input: ReadParams | unknown
-) {
-  const params = yield* decodeParams(input)
+export const read: (params: ReadParams) => Effect.Effect<ReadResult, ReadError, EffectRequirements> = Effect.fn(
+  "Read.read"
+)(function*(input: ReadParams) {
+  const params = yield* decodeExactly(ReadParams)(input)
   if (params.offset !== undefined && params.offset < 0 && params.column !== undefined) {
     return yield* new InvalidParams({
       reason: "column continues one line: pass it with that line's number as offset, not with a negative offset (a tail)"
@@ -212,3 +114,12 @@ export type EffectRequirements =
   | Permission
   | Lsp
   | FileTime
+
+/**
+ * `read` for input from a model or any JSON: the arguments as a tool call carries them are
+ * decoded against `ReadParams` (after the mends every door applies: an integer written as a
+ * string, `null` for a parameter left out), so a malformed call is an `InvalidParams` that names
+ * what is wrong, never a defect. The tool doors (`ReadTool`, `McpServer`, `Envelope`) use it.
+ */
+export const readUnknown = (input: unknown): Effect.Effect<ReadResult, ReadError, EffectRequirements> =>
+  Effect.flatMap(decodeModelInput(ReadParams)(input), read)

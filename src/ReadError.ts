@@ -5,7 +5,7 @@
  */
 import * as Schema from "effect/Schema"
 
-import { formatBytes } from "./internal/core/format.js"
+import { formatBytes, plural } from "./internal/core/format.js"
 
 /** Lives in the pure core; exported here too for importers of `ReadError`. */
 export { formatBytes }
@@ -45,8 +45,8 @@ export class OffsetOutOfRange extends Schema.TaggedError<OffsetOutOfRange>()("Of
 }) {
   override get message(): string {
     return this.unit === "entries"
-      ? `Offset ${this.offset} is out of range for this directory (${this.totalLines} entries)`
-      : `Offset ${this.offset} is out of range for this file (${this.totalLines} lines)`
+      ? `Offset ${this.offset} is out of range for this directory (${plural(this.totalLines, "entry", "entries")})`
+      : `Offset ${this.offset} is out of range for this file (${plural(this.totalLines, "line")})`
   }
 }
 

@@ -12,7 +12,7 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import picomatch from "picomatch"
 import { DEFAULT_LIMIT, MAX_BYTES } from "./internal/core/lines.js"
-import { mend } from "./internal/read/decode.js"
+import { decodeExactly, decodeModelInput } from "./internal/read/params.js"
 import { deferring } from "./internal/read/record.js"
 import { type IgnoreChain, ancestorChain, extendChain, isIgnored, PRUNED_ALWAYS, PRUNED_FILES, statEntries } from "./internal/read/walk.js"
 import { checkExternalOf, checkRead, realPathOfNearest, targetOf } from "./internal/read/access.js"
@@ -61,21 +61,12 @@ export const ReadManyParams = Schema.Struct({
 }).annotations({ identifier: "ReadManyParams", title: "Read-many parameters" })
 export type ReadManyParams = typeof ReadManyParams.Type
 
-/** How to continue a file the budget cut: `read` with these parameters. */
-export const Continuation = Schema.Struct({
-  filePath: Schema.String,
-  offset: Schema.optional(Schema.Number),
-  limit: Schema.optional(Schema.Number),
-  /** The encoding and line format the cut read was asked for: the rest reads the same way. */
-  encoding: Schema.optional(Schema.String),
-  lineFormat: Schema.optional(Schema.Literal("hashline")),
-  /** A cut view (outline, summary, block, conflicts) continues as the same view. */
-  view: Schema.optional(Schema.Literal(...Read.views)),
-  levels: Schema.optional(Schema.Number),
-  context: Schema.optional(Schema.Union(Schema.Literal("syntax"), Schema.Number)),
-  /** A cut search continues as the same search. */
-  search: Schema.optional(Schema.String)
-})
+/**
+ * How to continue a file the budget cut: `read` with these parameters (every parameter of a
+ * read but `column`: a continuation starts at a line). The encoding and line format the cut read
+ * was asked for go on; a cut view (outline, summary, block, conflicts) continues as that view.
+ */
+export const Continuation = Read.ReadParams.omit("column")
 export type Continuation = typeof Continuation.Type
 
 export const ReadManyFile = Schema.Struct({
@@ -100,12 +91,6 @@ export const ReadManyResult = Schema.Struct({
   attachments: Schema.optional(Schema.Array(Attachment))
 }).annotations({ identifier: "ReadManyResult" })
 export type ReadManyResult = typeof ReadManyResult.Type
-
-/** Parameters decoded exactly, after the mends every door applies (`internal/read/decode.ts`). */
-const decodeParams = (input: unknown): Effect.Effect<ReadManyParams, InvalidParams> =>
-  Schema.decodeUnknown(ReadManyParams, { onExcessProperty: "error" })(mend(ReadManyParams.ast, input)).pipe(
-    Effect.mapError(Read.invalidParams)
-  )
 
 const bytes = (text: string): number => Buffer.byteLength(text, "utf8")
 
@@ -310,16 +295,18 @@ export const globFiles = (pattern: string, max: number, maxEntries: number) =>
   })
 
 /**
- * Read several files in one call. Accepts unknown input, validated against `ReadManyParams`.
- * At most `ReadManyLimits.maxFiles` files; each is read by `Read.read` (a failing one is its
- * error block in place), `concurrency` at a time, and the blocks share `maxBytes` of output.
+ * Read several files in one call. At most `ReadManyLimits.maxFiles` files; each is read by
+ * `Read.read` (a failing one is its error block in place), `concurrency` at a time, and the
+ * blocks share `maxBytes` of output. What the types cannot say (whole numbers, a known encoding,
+ * no other key) is checked: a call that breaks it fails with `InvalidParams`. For input from a
+ * model, use `readManyUnknown`.
  */
 export const readMany: (
-  input: ReadManyParams | unknown
+  params: ReadManyParams
 ) => Effect.Effect<ReadManyResult, InvalidParams, Read.EffectRequirements> = Effect.fn("Read.readMany")(function*(
-  input: ReadManyParams | unknown
+  input: ReadManyParams
 ) {
-  const params = yield* decodeParams(input)
+  const params = yield* decodeExactly(ReadManyParams)(input)
   const limits = yield* ReadManyLimits
   const named = params.files ?? []
   if (named.length > limits.maxFiles) {
@@ -430,3 +417,10 @@ export const readMany: (
     ...(attachments.length > 0 ? { attachments } : {})
   } satisfies ReadManyResult
 })
+
+/**
+ * `readMany` for input from a model or any JSON: decoded against `ReadManyParams` after the
+ * mends every door applies (see `Read.readUnknown`); a malformed call is an `InvalidParams`.
+ */
+export const readManyUnknown = (input: unknown): Effect.Effect<ReadManyResult, InvalidParams, Read.EffectRequirements> =>
+  Effect.flatMap(decodeModelInput(ReadManyParams)(input), readMany)

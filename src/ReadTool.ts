@@ -165,8 +165,8 @@ export const layer: Layer.Layer<Tool.Handler<"read"> | Tool.Handler<"read_many">
       const underCaller = <A, E>(self: Effect.Effect<A, E, Read.EffectRequirements>) =>
         Effect.contextWithEffect((caller: Context.Context<never>) => Effect.provide(self, Context.merge(context, caller)))
       return toolkit.of({
-        read: (params) => underCaller(Read.read(params)),
-        read_many: (params) => underCaller(ReadMany.readMany(params))
+        read: (params) => underCaller(Read.readUnknown(params)),
+        read_many: (params) => underCaller(ReadMany.readManyUnknown(params))
       })
     })
   )

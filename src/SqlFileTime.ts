@@ -27,14 +27,16 @@ import {
   emptyCoverage,
   FileTime,
   type FileTimeShape,
+  maxRanges,
+  mergeCoverage,
   type ReadBytes,
   type ReadStamp,
   type Shown,
   stamp
 } from "./FileTime.js"
-import { dialectName, Integer, migrate } from "./internal/store/sql.js"
+import { dialectName, Integer, LockTimeout, migrate, retryWhileLocked } from "./internal/store/sql.js"
 
-export { migrate, migrations, migrationsTable } from "./internal/store/sql.js"
+export { LockTimeout, migrate, migrations, migrationsTable } from "./internal/store/sql.js"
 
 /** Stamps kept in memory, per ledger, while the database refuses writes. */
 export const maxUnsaved = 10_000
@@ -72,20 +74,32 @@ const toStamp = (row: typeof FileReadRow.Type): ReadStamp => ({
 
 const sameCoverage = (a: Coverage, b: Coverage) => JSON.stringify(a) === JSON.stringify(b)
 
+/** Both coverages: what the database holds now and what this process kept while it refused writes. */
+const unionCoverage = (stored: Coverage, kept: Coverage): Coverage => ({
+  ranges: mergeCoverage([...stored.ranges, ...kept.ranges]).slice(-maxRanges),
+  wholeAt: [...new Set([...stored.wholeAt, ...kept.wholeAt])].slice(-16)
+})
+
 /**
  * The ledger over the `SqlClient` in context (which must already be migrated: see `migrate`).
  *
+ * A lock another connection holds (another process writing the SQLite file, a PostgreSQL
+ * deadlock) is waited for, for up to `LockTimeout` (default 60 s), by every operation: the write
+ * of `read`, and the reads of `get`, `assert`, `coverage` and `covers`.
+ *
  * `read` never fails (as the `FileTime` contract requires): a file that cannot be stamped records
- * nothing, and a database that refuses the write (a read-only or full disk, a locked file, a
- * server that cannot be reached) is logged at warning level and the stamp kept in this process's
- * memory instead (at most `maxUnsaved`, oldest dropped first), so `get` and `assert` in this
- * process still see the read — a read must not fail because its bookkeeping did, nor an edit
- * after it. Such stamps are not persisted. `get` and `assert` cannot answer without reading the
- * database, and their types have no room for a `SqlError`, so a database that cannot be read is a
- * defect there.
+ * nothing, and a database that refuses the write (a read-only or full disk, a file locked past
+ * `LockTimeout`, a server that cannot be reached) is logged at warning level and the stamp kept in
+ * this process's memory instead (at most `maxUnsaved`, oldest dropped first), so `get` and
+ * `assert` in this process still see the read — a read must not fail because its bookkeeping did,
+ * nor an edit after it. Such stamps are not persisted until a later read of the file is written;
+ * its coverage is then what the database holds joined with what this process kept. `get` and
+ * `assert` cannot answer without reading the database, and their types have no room for a
+ * `SqlError`, so a database that cannot be read is a defect there.
  *
  * Coverage is read, merged and written back in one transaction that first writes the stamp: the
- * stamp's row lock (PostgreSQL) or the write lock taken by that first write (SQLite) makes
+ * stamp's row lock (PostgreSQL) or the write lock taken by that first write (SQLite: a deferred
+ * `BEGIN` whose first statement writes waits for the lock as `BEGIN IMMEDIATE` does) makes
  * concurrent reads of one file in one session — from this process or another — take turns, so
  * none loses the other's lines. A read whose lines are already covered writes the stamp only.
  */
@@ -94,6 +108,7 @@ export const make: Effect.Effect<FileTimeShape, never, SqlClient.SqlClient | Fil
     const sql = yield* SqlClient.SqlClient
     const fs = yield* FileSystem.FileSystem
     const store = `the ${dialectName(sql)} ledger`
+    const patiently = retryWhileLocked(yield* LockTimeout)
     const stampNow = (path: string, known?: ReadBytes) =>
       Effect.provideService(stamp(path, known), FileSystem.FileSystem, fs)
     // Stamps and coverage the database refused, by session and path; Map order is the eviction order.
@@ -154,7 +169,7 @@ export const make: Effect.Effect<FileTimeShape, never, SqlClient.SqlClient | Fil
     const coverage = Effect.fn("FileTime.coverage")(function*(sessionId: string, path: string) {
       const kept = unsavedCoverage.get(keyOf(sessionId, path))
       if (kept !== undefined) return kept
-      return toCoverage(yield* findRanges({ sessionId, path }).pipe(Effect.orDie))
+      return toCoverage(yield* findRanges({ sessionId, path }).pipe(patiently, Effect.orDie))
     })
 
     const covers = Effect.fn("FileTime.covers")(function*(sessionId: string, path: string, start: number, end: number) {
@@ -201,9 +216,11 @@ export const make: Effect.Effect<FileTimeShape, never, SqlClient.SqlClient | Fil
           // The stamp first: its lock makes concurrent updates of this coverage take turns.
           yield* upsert(sessionId, stamped)
           if (shown === undefined && kept === undefined) return
-          const before = kept ?? toCoverage(yield* findRanges({ sessionId, path }))
+          const stored = toCoverage(yield* findRanges({ sessionId, path }))
+          // What other processes wrote meanwhile stays: kept coverage joins it, never replaces it.
+          const before = kept === undefined ? stored : unionCoverage(stored, kept)
           const after = addShown(before, stamped, shown)
-          if (kept !== undefined || !sameCoverage(after, before)) yield* replaceCoverage(sessionId, path, after)
+          if (!sameCoverage(after, stored)) yield* replaceCoverage(sessionId, path, after)
         }))
       })
 
@@ -221,6 +238,7 @@ export const make: Effect.Effect<FileTimeShape, never, SqlClient.SqlClient | Fil
       if (Option.isNone(stamped)) return
       const key = keyOf(sessionId, path)
       yield* save(sessionId, path, stamped.value, shown).pipe(
+        patiently,
         Effect.zipRight(Effect.sync(() => {
           unsaved.delete(key)
           unsavedCoverage.delete(key)
@@ -244,7 +262,7 @@ export const make: Effect.Effect<FileTimeShape, never, SqlClient.SqlClient | Fil
 
     const get = Effect.fn("FileTime.get")(function*(sessionId: string, path: string) {
       yield* Effect.annotateCurrentSpan({ sessionId, path })
-      const row = Option.map(yield* find({ sessionId, path }).pipe(Effect.orDie), toStamp)
+      const row = Option.map(yield* find({ sessionId, path }).pipe(patiently, Effect.orDie), toStamp)
       const kept = unsaved.get(keyOf(sessionId, path))
       // The later of what the database holds and what it refused to store.
       return kept !== undefined && Option.match(row, { onNone: () => true, onSome: (r) => kept.readAt >= r.readAt })

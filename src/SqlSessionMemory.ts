@@ -15,7 +15,9 @@
  *   with nothing held, and its new `mark`s are larger than any it was given before.
  *
  * Each operation that writes is one transaction: two replicas recording reads of one
- * conversation at once take turns.
+ * conversation at once take turns. A lock another connection holds (another process writing the
+ * SQLite file) is waited for, by every operation, for up to `LockTimeout` (default 60 s); only
+ * then does a signal fail or a query degrade.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as Migrator from "@effect/sql/Migrator"
@@ -26,7 +28,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
-import { Integer, migrate } from "./internal/store/sql.js"
+import { Integer, LockTimeout, migrate, retryWhileLocked } from "./internal/store/sql.js"
 import {
   Generation,
   limitsOf,
@@ -38,7 +40,7 @@ import {
   type Snapshot
 } from "./SessionMemory.js"
 
-export { migrate, migrations, migrationsTable } from "./internal/store/sql.js"
+export { LockTimeout, migrate, migrations, migrationsTable } from "./internal/store/sql.js"
 
 export interface Options extends MemoryOptions {
   /** Conversations with no write for this long are dropped from the store. Default 24 hours. */
@@ -119,6 +121,7 @@ export const make = (
 ): Effect.Effect<SessionMemoryShape, never, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const patiently = retryWhileLocked(yield* LockTimeout)
     const maxFiles = options.maxFiles ?? 2_000
     const maxReads = options.maxReadsPerFile ?? 32
     const maxSnapshotFiles = options.maxSnapshotFiles ?? 30
@@ -130,7 +133,7 @@ export const make = (
 
     /** A signal: written in one transaction, or a `SessionMemoryError`. */
     const signal = <A, E>(operation: string, sessionId: string, body: Effect.Effect<A, E>) =>
-      sql.withTransaction(body).pipe(
+      patiently(sql.withTransaction(body)).pipe(
         Effect.catchAllDefect((defect) => Effect.fail(defect)),
         Effect.mapError((cause) => new SessionMemoryError({ operation, sessionId, cause })),
         Effect.withSpan(`SessionMemory.${operation}`, { attributes: { sessionId } })
@@ -138,7 +141,7 @@ export const make = (
 
     /** A query or a recording: on a store error, `fallback` (nothing held, nothing recorded) and a warning. */
     const degrade = <A, E>(operation: string, sessionId: string, path: string, fallback: A, body: Effect.Effect<A, E>) =>
-      body.pipe(
+      patiently(body).pipe(
         Effect.catchAllDefect((defect) => Effect.fail(defect)),
         Effect.catchAll((error) =>
           Effect.logWarning(`SessionMemory.${operation}: the store failed; ${operation === "remember" || operation === "keep" ? "nothing recorded" : "nothing held"}`, error).pipe(
@@ -311,6 +314,7 @@ export const make = (
 
       mark: (sessionId) =>
         rows(Number1, sql`SELECT seq AS n FROM effect_read_sessions WHERE session_id = ${sessionId}`.withoutTransform).pipe(
+          patiently,
           Effect.map((found) => found[0]?.n ?? 0),
           Effect.catchAllDefect((defect) => Effect.fail(defect)),
           Effect.mapError((cause) => new SessionMemoryError({ operation: "mark", sessionId, cause })),
@@ -382,7 +386,7 @@ export const make = (
           const known = yield* rows(
             GenerationRow,
             sql`SELECT generation FROM effect_read_sessions WHERE session_id = ${sessionId}`.withoutTransform
-          ).pipe(Effect.mapError((cause) => new SessionMemoryError({ operation: "advance", sessionId, cause })))
+          ).pipe(patiently, Effect.mapError((cause) => new SessionMemoryError({ operation: "advance", sessionId, cause })))
           if (known[0] !== undefined && known[0].generation === generation) return true
           if (known[0] !== undefined && known[0].generation > generation) return false
           const now = yield* Clock.currentTimeMillis
@@ -525,15 +529,16 @@ export const make = (
 export const prune = (idleTimeout: Duration.DurationInput): Effect.Effect<number, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const patiently = retryWhileLocked(yield* LockTimeout)
     const cutoff = (yield* Clock.currentTimeMillis) - Duration.toMillis(idleTimeout)
-    const stale = yield* sql<{ readonly session_id: string }>`DELETE FROM effect_read_sessions
-      WHERE touched_at < ${cutoff} RETURNING session_id`.withoutTransform
+    const stale = yield* patiently(sql<{ readonly session_id: string }>`DELETE FROM effect_read_sessions
+      WHERE touched_at < ${cutoff} RETURNING session_id`.withoutTransform)
     for (const some of chunks(stale.map((row) => row.session_id), 500)) {
-      yield* sql.withTransaction(Effect.forEach(
+      yield* patiently(sql.withTransaction(Effect.forEach(
         ["effect_read_held", "effect_read_files", "effect_read_lines", "effect_read_versions"],
         (table) => sql`DELETE FROM ${sql(table)} WHERE session_id IN ${sql.in(some)}`.withoutTransform,
         { discard: true }
-      ))
+      )))
     }
     return stale.length
   }).pipe(Effect.withSpan("SqlSessionMemory.prune"))

@@ -17,7 +17,7 @@ import { spawnSync } from "node:child_process"
 import * as Anchors from "../src/Anchors.js"
 import { linesBetween, linesOf, locate, normalize, tagOf, unifiedDiff, xxHash32 } from "../src/internal/core/hashline.js"
 import * as Permission from "../src/Permission.js"
-import { read } from "../src/Read.js"
+import { read, readUnknown } from "../src/Read.js"
 import type { ReadError } from "../src/ReadError.js"
 import * as ReadMany from "../src/ReadMany.js"
 import * as ReadTool from "../src/ReadTool.js"
@@ -187,7 +187,7 @@ describe("lineFormat: hashline", () => {
   it.effect("an unknown lineFormat is InvalidParams", () =>
     Effect.gen(function*() {
       const root = project({ "a.txt": "a\n" })
-      const error = yield* Effect.flip(read({ filePath: "a.txt", lineFormat: "numbers" }).pipe(Effect.provide(layerIn(root))))
+      const error = yield* Effect.flip(readUnknown({ filePath: "a.txt", lineFormat: "numbers" }).pipe(Effect.provide(layerIn(root))))
       expect(error._tag).toBe("InvalidParams")
       expect(error.message).toContain("lineFormat")
     }))
@@ -401,7 +401,7 @@ describe("Anchors.verify", () => {
     Effect.gen(function*() {
       const root = project({ "m.ts": text })
       const layer = layerIn(root)
-      const bad = (input: unknown) => Effect.flip(Anchors.verify(input)).pipe(Effect.provide(layer))
+      const bad = (input: unknown) => Effect.flip(Anchors.verifyUnknown(input)).pipe(Effect.provide(layer))
       expect((yield* bad({ filePath: "m.ts", tag: "XYZ", start: 1 })).message).toContain("tag must be 4 hex digits")
       expect((yield* bad({ filePath: "m.ts", tag: "0000", start: 3, end: 2 }))._tag).toBe("InvalidParams")
       expect((yield* bad({ filePath: "m.ts", tag: "0000", start: 1, end: 2, lines: ["x"] })).message).toContain(

@@ -22,7 +22,7 @@ import * as tarStream from "tar-stream"
 import * as FileTime from "../src/FileTime.js"
 import * as Lsp from "../src/Lsp.js"
 import * as Permission from "../src/Permission.js"
-import { read, type ReadParams } from "../src/Read.js"
+import { read, type ReadParams, readUnknown } from "../src/Read.js"
 import { resolveTarget } from "../src/internal/read/access.js"
 import { ARCHIVE_LIMITS, readArchive, readArchiveWith } from "../src/internal/sources/archive.js"
 import * as Workspace from "../src/Workspace.js"
@@ -96,7 +96,7 @@ const project = (files: Readonly<Record<string, string | Uint8Array>>): string =
   return root
 }
 
-const readIn = (root: string, params: ReadParams | unknown) => read(params).pipe(Effect.provide(nodeLayer(root)))
+const readIn = (root: string, params: unknown) => readUnknown(params).pipe(Effect.provide(nodeLayer(root)))
 const failIn = (root: string, params: ReadParams | unknown) => Effect.flip(readIn(root, params))
 const readPath = (root: string, filePath: string) => readIn(root, { filePath })
 const failPath = (root: string, filePath: string) => failIn(root, { filePath })
@@ -393,7 +393,7 @@ describe("zip members", () => {
       const root = project({ "a.zip": zip(PKG) })
       const error = yield* failPath(root, "a.zip:top.txt:50")
       expect(error._tag).toBe("OffsetOutOfRange")
-      expect(error.message).toBe("Offset 50 is out of range for this file (1 lines)")
+      expect(error.message).toBe("Offset 50 is out of range for this file (1 line)")
     }))
 
   it.effect("a real member named like a selector wins (zip and tar)", () =>
@@ -465,7 +465,7 @@ describe("zip members", () => {
       expect(error).toMatchObject({ path: `${root}/b.zip:x.bin`, size: 1260 })
       const alone = yield* failPath(root, "x.bin")
       expect(error.message).toBe(alone.message.replace(`${root}/x.bin`, `${root}/b.zip:x.bin`))
-      expect(error.message).toMatch(/^Cannot read binary file: .*\/b\.zip:x\.bin \(application\/x-elf \(\.elf\), 1\.2 KB\)$/)
+      expect(error.message).toMatch(/^Cannot read binary file: .*\/b\.zip:x\.bin \(application\/x-elf \(\.elf\), 1\.2 KiB\)$/)
     }))
 
   it.effect("UTF-16 members are decoded like files", () =>
@@ -616,7 +616,7 @@ describe("tar and tar.gz", () => {
       expect(error).toMatchObject({ member: "bomb.txt" })
       // Listing only counts the stream: fine below the total cap.
       const listing = yield* readPath(root, "bomb.tgz")
-      expect(listing.output).toContain("bomb.txt (20.0 MB)")
+      expect(listing.output).toContain("bomb.txt (20.0 MiB)")
     }))
 
   it.effect("a compressed tar that inflates past the total cap is refused", () =>
@@ -625,7 +625,7 @@ describe("tar and tar.gz", () => {
       const root = project({ "big.tar.gz": gz })
       const small = readArchiveWith({ ...ARCHIVE_LIMITS, maxInflatedBytes: 1024 * 1024 })
       const error = yield* Effect.flip(direct(root, "big.tar.gz", "", {}, small))
-      expectArchiveError(error, "Archive inflates to more than 1.0 MB while streaming; refused as a possible decompression bomb")
+      expectArchiveError(error, "Archive inflates to more than 1.0 MiB while streaming; refused as a possible decompression bomb")
     }))
 
   it.effect("a tar member over the size cap is streamed: it reads page by page, and the member after it too", () =>
@@ -636,7 +636,7 @@ describe("tar and tar.gz", () => {
       const small = readArchiveWith({ ...ARCHIVE_LIMITS, maxMemberBytes: 1024 })
       const page = yield* direct(root, "s.tar", "big.txt", { offset: 300, limit: 2 }, small)
       expect(page.output).toContain(
-        "300: line 300\n301: line 301\n\n(Showing lines 300-301 of at least 302; the total is not known without inflating all of the 3.4 KB member (a negative offset reads its end). Use offset=302 to continue.)"
+        "300: line 300\n301: line 301\n\n(Showing lines 300-301 of at least 302; the total is not known without inflating all of the 3.4 KiB member (a negative offset reads its end). Use offset=302 to continue.)"
       )
       const fine = yield* direct(root, "s.tar", "after.txt", {}, small)
       expect(fine.output).toContain("1: after")
@@ -703,7 +703,7 @@ describe("plain gzip", () => {
       })
       expectArchiveError(
         yield* failPath(root, "bomb.gz"),
-        /^Archive member 'bomb' looks like a decompression bomb: [\d.]+ KB compressed inflates to more than [\d.]+ MB, over the 100:1 ratio/
+        /^Archive member 'bomb' looks like a decompression bomb: [\d.]+ KiB compressed inflates to more than [\d.]+ MiB, over the 100:1 ratio/
       )
       // Past the size cap a text member is streamed rather than refused (see "streamed members").
       const small = readArchiveWith({ ...ARCHIVE_LIMITS, maxMemberBytes: 256 * 1024 })
@@ -764,7 +764,7 @@ describe("streamed members (past the member size cap)", () => {
         numbered(["line 1", "line 2", "line 3"]),
         `(Showing lines 1-3 of at least 4; the total is not known without inflating all of the ${
           (fs.statSync(`${root}/app.log.gz`).size / 1024).toFixed(1)
-        } KB gzip file (a negative offset reads its end). Use offset=4 to continue.)`
+        } KiB gzip file (a negative offset reads its end). Use offset=4 to continue.)`
       ))
       expect(first.metadata).toMatchObject({ kind: "archive", truncated: true, totalLinesAtLeast: 4, nextOffset: 4 })
       expect(first.metadata).not.toHaveProperty("totalLines")
@@ -782,7 +782,7 @@ describe("streamed members (past the member size cap)", () => {
       const root = yield* streamedRoot
       const page = yield* direct(root, "logs.tar.gz", "app.log", { offset: 1000, limit: 1 }, capped)
       expect(content(page.output)).toBe("1000: line 1000")
-      expect(page.output).toContain(`the total is not known without inflating all of the ${(Buffer.byteLength(text) / 1024).toFixed(1)} KB member`)
+      expect(page.output).toContain(`the total is not known without inflating all of the ${(Buffer.byteLength(text) / 1024).toFixed(1)} KiB member`)
       const tail = yield* direct(root, "logs.tar.gz", "app.log", { offset: -1 }, capped)
       expect(content(tail.output)).toBe("3000: line 3000")
       expect(content((yield* direct(root, "logs.tar.gz", "after.txt", {}, capped)).output)).toBe("1: after")
@@ -801,7 +801,7 @@ describe("streamed members (past the member size cap)", () => {
       const root = yield* streamedRoot
       const error = yield* Effect.flip(direct(root, "app.log.gz", "", { view: "outline" } as any, capped))
       expect(error._tag).toBe("InvalidParams")
-      expect(error.message).toContain("inflates to more than 8.0 KB, so it is read page by page: view \"outline\" needs it whole")
+      expect(error.message).toContain("inflates to more than 8.0 KiB, so it is read page by page: view \"outline\" needs it whole")
     }))
 
   // Within the output cap: near it, a tail in memory keeps the last lines by an estimate of their
@@ -861,7 +861,7 @@ describe("unsafe paths", () => {
         expect(listing.output).toBe(
           archivePage(`${root}/${archive}`, ["good.txt (5 bytes)"], [
             "(Refused 3 entries with unsafe paths; they are never read: '../evil.txt' (parent segment), '/etc/passwd' (absolute path), 'ok/../../up.txt' (parent segment).)",
-            "(1 entries)"
+            "(1 entry)"
           ])
         )
         const evil = yield* failPath(root, `${archive}:evil.txt`)
@@ -947,10 +947,10 @@ describe("zip refusals", () => {
       const error = yield* failPath(root, "bomb.zip:zeros.txt")
       expectArchiveError(
         error,
-        /^Archive member 'zeros\.txt' looks like a decompression bomb: [\d.]+ KB compressed expands to 8\.0 MB, over the 100:1 ratio allowed for members over 1\.0 MB; refused$/
+        /^Archive member 'zeros\.txt' looks like a decompression bomb: [\d.]+ KiB compressed expands to 8\.0 MiB, over the 100:1 ratio allowed for members over 1\.0 MiB; refused$/
       )
       const listing = yield* readPath(root, "bomb.zip")
-      expect(listing.output).toContain("zeros.txt (8.0 MB)")
+      expect(listing.output).toContain("zeros.txt (8.0 MiB)")
     }))
 
   it.effect("sizes are enforced while inflating when the headers lie", () =>
@@ -967,9 +967,9 @@ describe("zip refusals", () => {
     Effect.gen(function*() {
       const root = project({ "huge.zip": zip([{ name: "huge.log", data: "tiny\n", declaredSize: 100 * 1024 * 1024 }]) })
       const error = yield* failPath(root, "huge.zip:huge.log")
-      expectArchiveError(error, "Archive member 'huge.log' is too large to extract (100.0 MB > 64.0 MB limit)")
+      expectArchiveError(error, "Archive member 'huge.log' is too large to extract (100.0 MiB > 64.0 MiB limit)")
       const listing = yield* readPath(root, "huge.zip")
-      expect(listing.output).toContain("huge.log (100.0 MB)")
+      expect(listing.output).toContain("huge.log (100.0 MiB)")
     }))
 })
 
@@ -1032,7 +1032,7 @@ describe("streaming", () => {
       const error = yield* Effect.flip(read({ filePath: "bin.zip:blob.bin" }).pipe(Effect.provide(countingLayer(root, counter))))
       expect(error.message).toBe(`Cannot read binary file: ${root}/bin.zip:blob.bin (.bin file, unrecognised binary data starting with ${
         [...binaryHead].map((byte) => byte.toString(16).padStart(2, "0")).join(" ")
-      }, 4.0 MB)`)
+      }, 4.0 MiB)`)
       expect(counter.bytes).toBeLessThan(512 * 1024)
     }))
 

@@ -368,17 +368,17 @@ describe("sparse files", () => {
       const listing = yield* readPath(root, "s.tar")
       expect(listing.output).toBe(
         archivePage(`${root}/s.tar`, [
-          "f0.log (39.1 KB, sparse)",
-          "f1.log (39.1 KB, sparse)",
-          "f2.log (39.1 KB, sparse)",
-          "f3.log (39.1 KB, sparse)",
-          "hole-first.bin (84.0 KB, sparse)"
+          "f0.log (39.1 KiB, sparse)",
+          "f1.log (39.1 KiB, sparse)",
+          "f2.log (39.1 KiB, sparse)",
+          "f3.log (39.1 KiB, sparse)",
+          "hole-first.bin (84.0 KiB, sparse)"
         ], ["(5 entries)"])
       )
       const first = yield* readPath(root, "s.tar:f2.log:1-2")
       expect(first.output).toContain(`1: one ${"x".repeat(60)}\n2: one ${"x".repeat(60)}\n`)
       expect((yield* Effect.flip(readPath(root, "s.tar:hole-first.bin"))).message).toBe(
-        `Cannot read binary file: ${root}/s.tar:hole-first.bin (.bin file, unrecognised binary data starting with 00 00 00 00 00 00 00 00, 84.0 KB)`
+        `Cannot read binary file: ${root}/s.tar:hole-first.bin (.bin file, unrecognised binary data starting with 00 00 00 00 00 00 00 00, 84.0 KiB)`
       )
     }))
 
@@ -401,7 +401,7 @@ describe("sparse files", () => {
         "Invalid tar archive: the sparse map of 'm.txt' lists more data than the member stores"
       )
       expectArchiveError(yield* failPath(root, "outside.tar"), "Invalid tar archive: corrupt sparse map for 'o.txt'")
-      expect((yield* readPath(root, "ok.tar:data")).output).toContain("sparse.log (39.1 KB, sparse)")
+      expect((yield* readPath(root, "ok.tar:data")).output).toContain("sparse.log (39.1 KiB, sparse)")
     }))
 })
 
@@ -455,15 +455,15 @@ describe("ZIP variants", () => {
         "latin.zip": zip([{ name: "x", rawName: Buffer.from("caf\xe9.txt", "latin1"), utf8: false, data: "latin\n" }])
       })
       for (const [archive, line] of [["osx.zip", "osx"], ["unix.zip", "unix"]]) {
-        expect((yield* readPath(root, archive)).output).toBe(archivePage(`${root}/${archive}`, ["世界/"], ["(1 entries)"]))
+        expect((yield* readPath(root, archive)).output).toBe(archivePage(`${root}/${archive}`, ["世界/"], ["(1 entry)"]))
         expect((yield* readPath(root, `${archive}:世界/naïve.txt`)).output).toBe(
           filePage(`${root}/${archive}:世界/naïve.txt`, [`1: ${line}`], "(End of file - total 1 lines)")
         )
       }
       // A DOS or Windows archiver wrote its code page: the same bytes are CP437 there.
-      expect((yield* readPath(root, "fat.zip")).output).toBe(archivePage(`${root}/fat.zip`, ["Σ╕ûτòî/"], ["(1 entries)"]))
+      expect((yield* readPath(root, "fat.zip")).output).toBe(archivePage(`${root}/fat.zip`, ["Σ╕ûτòî/"], ["(1 entry)"]))
       // Bytes that are not UTF-8 stay CP437 from any host.
-      expect((yield* readPath(root, "latin.zip")).output).toBe(archivePage(`${root}/latin.zip`, ["cafΘ.txt (6 bytes)"], ["(1 entries)"]))
+      expect((yield* readPath(root, "latin.zip")).output).toBe(archivePage(`${root}/latin.zip`, ["cafΘ.txt (6 bytes)"], ["(1 entry)"]))
     }))
 
   it.effect("data descriptors, stored and deflated", () =>

@@ -10,7 +10,7 @@ import * as Option from "effect/Option"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import * as Permission from "../src/Permission.js"
-import { read } from "../src/Read.js"
+import { read, readUnknown } from "../src/Read.js"
 import { memoryLayer, nodeLayer, tempDir, ustar, writeTree } from "./support.js"
 
 const roots: Array<string> = []
@@ -54,7 +54,7 @@ const readChanging = (params: unknown, change: Change, times: number) =>
           }
         })
     }
-    return read(params).pipe(Effect.provideService(FileSystem.FileSystem, wrapped))
+    return readUnknown(params).pipe(Effect.provideService(FileSystem.FileSystem, wrapped))
   })
 
 const truncate: Change = (fs, path) => fs.truncate(path, 0)
@@ -77,7 +77,7 @@ describe("a file truncated while it is read", () => {
     it.effect(`${name}: shrinking on every open → FileChanged, saying what happened`, () =>
       Effect.gen(function*() {
         const root = project({ "app.log": bigLog })
-        const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`
+        const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`
         const size = fs.statSync(nodePath.join(root, "app.log")).size
         const error = yield* Effect.flip(
           readChanging({ filePath: "app.log", ...params }, halve, Infinity).pipe(Effect.provide(nodeLayer(root)))

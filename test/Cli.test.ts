@@ -1,11 +1,15 @@
 import { describe, expect, it } from "@effect/vitest"
+import * as Option from "effect/Option"
 import type { SpawnOptions } from "node:child_process"
 import * as fs from "node:fs"
 import { builtinModules } from "node:module"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
+import * as CliArgs from "../src/internal/doors/cliArgs.js"
 import { runProcess, tempDir, writeTree } from "./support.js"
 import { unprivilegedCli } from "./unprivileged.js"
+import { paramsOf, readOptions } from "../src/internal/doors/readOptions.js"
+import { ReadParams } from "../src/Read.js"
 
 const bin = path.resolve("dist/bin.js")
 
@@ -91,7 +95,7 @@ describe("CLI", () => {
     const result = JSON.parse(stdout)
     expect(result.title).toBe("src")
     expect(result.metadata.kind).toBe("directory")
-    expect(result.output).toContain("<entries>\napp.ts\n\n(1 entries)\n</entries>")
+    expect(result.output).toContain("<entries>\napp.ts\n\n(1 entry)\n</entries>")
   })
 
   it("reports a tool failure on stderr with exit 1", async () => {
@@ -146,8 +150,31 @@ describe("CLI", () => {
     expect(yes.stdout).toContain("1: outside")
     expect(yes.code).toBe(0)
     const no = await runProcess("script", ["-qec", command, "/dev/null"], { input: "n\n" })
-    expect(no.stdout).toContain("Permission denied: the user refused reading outside the project")
+    // Told to the person at the terminal, with the flag that allows it.
+    expect(no.stdout).toContain(
+      `effect-read: reading outside the project (${outside}/*) was refused: you said no. To allow it, run effect-read with --allow-external.`
+    )
     expect(no.code).toBe(1)
+  })
+
+  it("tells a person at a terminal that nobody could be asked, and the flag; a pipe gets the model's words", async () => {
+    // stderr a terminal, stdin not: there is nobody to ask.
+    const command = `${process.execPath} ${bin} --cwd ${root} ${path.join(outside, "secret.txt")} </dev/null`
+    const person = await runProcess("script", ["-qec", command, "/dev/null"])
+    expect(person.code).toBe(1)
+    expect(person.stdout).toBe(
+      `effect-read: reading outside the project (${outside}/*) was refused: it needs your approval, and there is no ` +
+        "terminal to ask on. To allow it, run effect-read with --allow-external.\r\n"
+    )
+    const envFile = await runProcess("script", ["-qec", `${process.execPath} ${bin} --cwd ${outside} .env </dev/null`, "/dev/null"])
+    expect(envFile.stdout).toContain("effect-read: reading .env was refused: it needs your approval, and there is no terminal to ask on. " +
+      "To allow it, run effect-read with --allow '.env' (or --mask-secrets, which shows env files with their values masked), or with " +
+      "a rule in a --rules file.")
+    const piped = await run(["--cwd", root, path.join(outside, "secret.txt")])
+    expect(piped.stderr).toBe(
+      `Permission denied: reading outside the project (${outside}/*) needs the user's approval, and the user could not be asked ` +
+        "(there is no terminal to ask on). Do not retry it. To allow it, the user can run effect-read with --allow-external.\n"
+    )
   })
 
   it("names the path when the operating system refuses access (EACCES)", async () => {
@@ -179,15 +206,57 @@ describe("CLI", () => {
     const missing = await run(["--cwd", root])
     expect(missing.code).toBe(2)
     expect(missing.stdout).toBe("")
-    expect(missing.stderr).toContain("missing <filePath>")
+    expect(missing.stderr).toBe("effect-read: missing <filePath> (or a command: mcp, many); see --help\n")
     expect((await run(["--format", "xml", "notes.md"], { cwd: root })).code).toBe(2)
   })
 
-  it("lists the mcp command in its help", async () => {
+  it("lists the mcp command in its help, and says how to read a path named like a command", async () => {
     const { code, stdout } = await run(["--help"])
     expect(code).toBe(0)
     expect(stdout).toContain("mcp")
     expect(stdout).toContain("--format")
+    expect(stdout).toContain("is read when written as a path (./many) or after -- (effect-read -- many)")
+  })
+
+  it("prints help and usage errors without colour codes when piped or with NO_COLOR, in colour on a terminal", async () => {
+    const escape = "\x1b["
+    for (const args of [["--help"], ["mcp", "--help"], ["--version"]]) {
+      const piped = await run(args)
+      expect(piped.code).toBe(0)
+      expect(piped.stdout).not.toContain(escape)
+    }
+    const invalid = await run(["--view", "sideways", "notes.md"], { cwd: root })
+    expect(invalid.code).toBe(2)
+    expect(invalid.stderr).not.toBe("")
+    expect(invalid.stderr).not.toContain(escape)
+    const terminal = await runProcess("script", ["-qec", `${process.execPath} ${bin} --help`, "/dev/null"])
+    expect(terminal.stdout).toContain(escape)
+    const noColor = await runProcess("script", ["-qec", `${process.execPath} ${bin} --help`, "/dev/null"], {
+      env: { ...process.env, NO_COLOR: "1" }
+    })
+    expect(noColor.stdout).toContain("USAGE")
+    expect(noColor.stdout).not.toContain(escape)
+    // A result is printed as it is: escape codes in a file reach stdout untouched.
+    fs.writeFileSync(path.join(root, "colours.log"), `${escape}31mred${escape}0m\n`)
+    expect((await run(["--cwd", root, "colours.log"])).stdout).toContain(`1: ${escape}31mred${escape}0m`)
+  })
+
+  it("has an option for every parameter of a read, named and typed from ReadParams, and passes each on", async () => {
+    const fields = Object.keys(ReadParams.fields).filter((name) => name !== "filePath")
+    expect(Object.keys(readOptions)).toEqual(fields)
+    const { stdout } = await run(["--help"])
+    for (const name of fields) expect(stdout).toContain(`--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`)
+    // Each option reaches the read: the same answer as the read with that parameter.
+    const given = ["--offset", "2", "--limit", "3", "--encoding", "utf-8", "--line-format", "hashline", "--json"]
+    const parsed = JSON.parse((await run(["--cwd", root, "notes.md", ...given])).stdout)
+    expect(parsed.metadata).toMatchObject({ startLine: 2, endLine: 4, lineFormat: "hashline", encoding: "utf-8" })
+    // Typed as the parameter: a choice lists its values, a whole number refuses a fraction.
+    const bogus = await run(["--cwd", root, "--view", "bogus", "notes.md"])
+    expect(bogus.code).toBe(2)
+    expect(bogus.stdout + bogus.stderr).toContain("outline")
+    expect((await run(["--cwd", root, "--levels", "1.5", "notes.md"])).code).toBe(2)
+    expect(paramsOf({ ...Object.fromEntries(fields.map((name) => [name, Option.none()])), offset: Option.some(4) } as never))
+      .toEqual({ offset: 4 })
   })
 
   it("is bundled: a text read loads no module of ours but the bin, no lazy part of it, and no package", async () => {
@@ -231,6 +300,85 @@ describe("CLI", () => {
       !builtinModules.includes(l)
     )
     expect(others).toEqual([])
+  })
+
+  describe("a path named like a command (mcp, many)", () => {
+    const here = tempDir()
+    writeTree(here, { "many/inside.txt": "inside many\n", "mcp": "the file named mcp\n" })
+    const elsewhere = tempDir()
+    const also = (name: string, kind: string) =>
+      `effect-read: ${name} is also ${kind} in ${here}: to read it, write it as a path (effect-read ./${name}) or after -- ` +
+      `(effect-read -- ${name}).\n`
+
+    it("is read when written as a path or after --", async () => {
+      for (const args of [["./many"], ["--", "many"], ["--cwd", here, "--", "many"], ["many", "--", "many"]]) {
+        const read = await run(args, { cwd: here })
+        expect(read.code).toBe(0)
+        expect(read.stdout).toContain(`<path>${here}/many</path>\n<type>directory</type>\n<entries>\ninside.txt\n`)
+      }
+      for (const args of [["./mcp"], ["--", "mcp"], ["--offset", "1", "--", "mcp"]]) {
+        const read = await run(args, { cwd: here })
+        expect(read.code).toBe(0)
+        expect(read.stdout).toContain("1: the file named mcp\n")
+      }
+      // After a subcommand, -- ends its options: `many -- --glob` reads a file named --glob.
+      fs.writeFileSync(path.join(here, "--glob"), "dashes\n")
+      const dashed = await run(["many", "--", "--glob"], { cwd: here })
+      expect(dashed.code).toBe(0)
+      expect(dashed.stdout).toContain("1: dashes")
+    })
+
+    it("many without files is a usage error that says the directory of that name can be read", async () => {
+      const none = await run(["many"], { cwd: here })
+      expect(none).toEqual({ code: 2, stdout: "", stderr: "effect-read: many: name at least one file, or give --glob.\n" + also("many", "a directory") })
+      const withCwd = await run(["--cwd", here, "many"])
+      expect(withCwd.stderr).toBe("effect-read: many: name at least one file, or give --glob.\n" + also("many", "a directory"))
+      // Without such a path, only the usage error.
+      expect((await run(["many"], { cwd: elsewhere })).stderr).toBe("effect-read: many: name at least one file, or give --glob.\n")
+    })
+
+    it("a subcommand given words it does not take is a usage error, never a server started or files misread", async () => {
+      const offset = await run(["mcp", "--offset", "3"], { cwd: here })
+      expect(offset).toEqual({
+        code: 2,
+        stdout: "",
+        stderr: "effect-read: mcp does not take the option --offset; see effect-read mcp --help.\n" + also("mcp", "a file")
+      })
+      const extra = await run(["mcp", "notes.md"], { cwd: here })
+      expect(extra).toEqual({
+        code: 2,
+        stdout: "",
+        stderr: "effect-read: mcp takes no paths (it serves MCP on stdin and stdout), and was given notes.md; see effect-read mcp --help.\n" +
+          also("mcp", "a file")
+      })
+      // `many --offset 3` read files named --offset and 3.
+      const many = await run(["many", "--offset", "3", "notes.md"], { cwd: elsewhere })
+      expect(many).toEqual({ code: 2, stdout: "", stderr: "effect-read: many does not take the option --offset; see effect-read many --help.\n" })
+      // Its own options, before or after its name, still work.
+      const own = await run(["--allow-external", "many", "--json", "--cwd", here, "mcp"])
+      expect(own.code).toBe(0)
+      expect(JSON.parse(own.stdout).files[0].filePath).toBe("mcp")
+    })
+
+    it("the words are scanned with each command's own options, as its --help lists them", async () => {
+      for (const command of ["read", ...CliArgs.subcommands] as const) {
+        const help = await run(command === "read" ? ["--help"] : [command, "--help"])
+        const usage = help.stdout.split("\n").find((line) => line.startsWith("$ "))!
+        const values = Array.from(usage.matchAll(/--([a-z-]+) (?=[^-[\s])/g), (m) => m[1])
+        const flags = Array.from(usage.matchAll(/--([a-z-]+)\]/g), (m) => m[1])
+        expect([...CliArgs.options[command].values].sort()).toEqual(values.sort())
+        expect([...CliArgs.options[command].flags].sort()).toEqual(flags.sort())
+      }
+    })
+
+    it("mcp started on a terminal says the file of that name is there, and serves", async () => {
+      const command = `${process.execPath} ${bin} mcp --cwd ${here}`
+      // Ctrl-D ends the server's input on the terminal.
+      const child = runProcess("script", ["-qec", command, "/dev/null"], { input: "\x04" })
+      const { code, stdout } = await child
+      expect(code).toBe(0)
+      expect(stdout).toContain(`effect-read: serving MCP on stdin and stdout. ${also("mcp", "a file").slice("effect-read: ".length, -1)}`)
+    })
   })
 
   it("runs the same through npm start", async () => {

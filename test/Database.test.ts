@@ -11,7 +11,7 @@ import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import * as nodePath from "node:path"
 import * as OptionalPackages from "../src/OptionalPackages.js"
-import { read, type ReadParams } from "../src/Read.js"
+import { read, readUnknown } from "../src/Read.js"
 import type { ReadError } from "../src/ReadError.js"
 import {
   decodeValue,
@@ -103,7 +103,7 @@ const copyOfApp = (): string => {
   return dir
 }
 
-const readAt = (dir: string, params: ReadParams | unknown) => read(params).pipe(Effect.provide(nodeLayer(dir)))
+const readAt = (dir: string, params: unknown) => readUnknown(params).pipe(Effect.provide(nodeLayer(dir)))
 const readDb = (filePath: string) => readAt(root, { filePath })
 const output = (filePath: string) => Effect.map(readDb(filePath), (result) => result.output)
 const failure = (filePath: string, dir = root) => Effect.flip(readAt(dir, { filePath }))
@@ -237,7 +237,7 @@ describe("SQLite reads", () => {
         "Sample rows:",
         "| id | name     | data           |",
         "| -- | -------- | -------------- |",
-        "| 1  | logo.png | <BLOB 2.0 KB>  |",
+        "| 1  | logo.png | <BLOB 2.0 KiB> |",
         "| 2  | empty    | <BLOB 0 bytes> |"
       ]))
       expect(yield* output("app.db:events")).toContain("| login  | line one\\nline two |\n| logout | NULL               |")
@@ -280,7 +280,7 @@ describe("SQLite reads", () => {
         page(`${root}/app.db:notes:2`, ["id: 2", `body: ${"y".repeat(2000)}… (2500 characters)`])
       )
       expect(yield* output("app.db:files:1")).toBe(
-        page(`${root}/app.db:files:1`, ["id: 1", "name: logo.png", "data: <BLOB 2.0 KB>"])
+        page(`${root}/app.db:files:1`, ["id: 1", "name: logo.png", "data: <BLOB 2.0 KiB>"])
       )
     }))
 

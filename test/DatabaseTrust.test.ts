@@ -214,7 +214,7 @@ describe("WAL databases are read without side files", () => {
       const error = yield* Effect.flip(readAt(dir, { filePath: "t.db" }))
       expect(error._tag).toBe("DatabaseError")
       expect(error.message).toBe(
-        "Cannot open SQLite database: it is in WAL mode, which is read from a private copy in memory and is too large to load into memory (129.0 MB; limit 128.0 MB)"
+        "Cannot open SQLite database: it is in WAL mode, which is read from a private copy in memory and is too large to load into memory (129.0 MiB; limit 128.0 MiB)"
       )
       expect(listing(dir)).toEqual(before)
     }))
@@ -507,7 +507,7 @@ describe("huge values are cut before they reach a heap", () => {
     Effect.gen(function*() {
       const dir = makeApp()
       const output = yield* outputAt(dir, `app.db?q=${HUGE}`)
-      expect(output).toContain(`| 5 | ${"x".repeat(39)}… | <BLOB 95.4 MB> |`)
+      expect(output).toContain(`| 5 | ${"x".repeat(39)}… | <BLOB 95.4 MiB> |`)
       expect(output).toContain(
         "\n[5 values longer than 2000 characters were cut as fetched; select substr(<column>, <start>, 2000) to read a part]\n</content>"
       )

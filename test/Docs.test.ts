@@ -62,6 +62,55 @@ describe("README and docs/", () => {
     expect(broken).toEqual([])
   })
 
+  it("the README's install command installs this version's tarball with the Effect ranges of package.json", () => {
+    const readme = read(path.join(root, "README.md"))
+    const manifest = JSON.parse(read(path.join(root, "package.json"))) as {
+      readonly version: string
+      readonly peerDependencies: Record<string, string>
+    }
+    const install = readme.split("\n").find((line) => /^npm install \S*effect-read-[\d.]+\.tgz /.test(line))
+    expect(install).toBeDefined()
+    expect(install).toContain(`/effect-read-${manifest.version}.tgz `)
+    for (const name of ["effect", "@effect/platform", "@effect/platform-node"]) {
+      expect(install).toContain(`"${name}@${manifest.peerDependencies[name]}"`)
+    }
+    // Every tarball the README and the install page name is of its package's version.
+    const versions: Record<string, string> = {
+      "effect-read": manifest.version,
+      "effect-read-full": (JSON.parse(read(path.join(root, "packages/effect-read-full/package.json"))) as { version: string }).version,
+      "effect-read-grammars": (JSON.parse(read(path.join(root, "packages/effect-read-grammars/package.json"))) as { version: string }).version
+    }
+    for (const page of [path.join(root, "README.md"), path.join(docsDir, "install-and-ci.md")]) {
+      for (const [tarball, name] of read(page).matchAll(/(effect-read(?:-full|-grammars)?)-\d+\.\d+\.\d+\.tgz/g)) {
+        expect(`${relative(page)}: ${tarball}`).toBe(`${relative(page)}: ${name}-${versions[name!]}.tgz`)
+      }
+    }
+  })
+
+  it("every TypeScript example is an excerpt of a type-checked file under examples/", () => {
+    // Code lines compared trimmed and without a trailing comment, in order; imports (the examples
+    // import from ../src), blank lines and comment lines left out, and an example may have lines
+    // the excerpt leaves out.
+    const code = (text: string) =>
+      text.split("\n").map((line) => line.replace(/\s+\/\/ .*$/, "").trim())
+        .filter((line) => line !== "" && !line.startsWith("//") && !line.startsWith("import "))
+    const examples = fs.readdirSync(path.join(root, "examples")).filter((name) => name.endsWith(".ts")).map((name) => ({
+      name,
+      lines: code(read(path.join(root, "examples", name)))
+    }))
+    const excerptOf = (lines: ReadonlyArray<string>, of: ReadonlyArray<string>) => {
+      let at = 0
+      for (const line of of) if (line === lines[at]) at++
+      return at === lines.length
+    }
+    const orphans = pages.flatMap((page) =>
+      Array.from(read(page).matchAll(/^```ts\n([\s\S]*?)^```$/gm), (m) => code(m[1]!)).flatMap((lines) =>
+        examples.some((example) => excerptOf(lines, example.lines)) ? [] : [`${relative(page)}: ${lines[0]}`]
+      )
+    )
+    expect(orphans).toEqual([])
+  })
+
   it("names no source document by its internal name", () => {
     const found = pages.flatMap((page) =>
       read(page).split("\n").flatMap((line, i) => /\bseeds?[ _-]?0\d\d\b/i.test(line) ? [`${relative(page)}:${i + 1}: ${line.trim()}`] : [])

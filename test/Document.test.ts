@@ -423,7 +423,7 @@ describe("PDF text", () => {
       const error = yield* failIn(root, { filePath: "huge.pdf:pages=1" })
       expect(error._tag).toBe("ConversionFailed")
       expect(error.message).toBe(
-        `Cannot read pdf file ${huge}: the file is 51.0 MB, over the 50.0 MB limit for converting a document to text`
+        `Cannot read pdf file ${huge}: the file is 51.0 MiB, over the 50.0 MiB limit for converting a document to text`
       )
     }))
 })
@@ -525,7 +525,7 @@ describe(".docx", () => {
       })
       const at = (name: string) => nodePath.join(root, name)
       expect((yield* failIn(root, { filePath: "bomb.docx" })).message).toBe(
-        `Cannot read docx file ${at("bomb.docx")}: the docx package would unpack to 200.0 MB, over the 100.0 MB limit for conversion`
+        `Cannot read docx file ${at("bomb.docx")}: the docx package would unpack to 200.0 MiB, over the 100.0 MiB limit for conversion`
       )
       expect((yield* failIn(root, { filePath: "liar.docx" })).message).toBe(
         `Cannot read docx file ${at("liar.docx")}: corrupt docx package: cannot inflate word/document.xml (too many bytes in the stream. expected 10. got at least 238)`
@@ -542,7 +542,7 @@ describe(".docx", () => {
       const error = yield* failIn(root, { filePath: "big.docx" })
       expect(error._tag).toBe("ConversionFailed")
       expect(error.message).toBe(
-        `Cannot read docx file ${nodePath.join(root, "big.docx")}: the file is 60.0 MB, over the 50.0 MB limit for converting a document to text`
+        `Cannot read docx file ${nodePath.join(root, "big.docx")}: the file is 60.0 MiB, over the 50.0 MiB limit for converting a document to text`
       )
     }))
 })

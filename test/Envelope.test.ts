@@ -239,7 +239,7 @@ describe("Envelope", () => {
       Effect.gen(function*() {
         const envelope = yield* envelopeOf(params, {}, layerOptions)
         // The same read, for the message the envelope must carry.
-        const error = yield* Effect.flip(Read.read(params).pipe(Effect.provide(nodeLayer(root, layerOptions))))
+        const error = yield* Effect.flip(Read.readUnknown(params).pipe(Effect.provide(nodeLayer(root, layerOptions))))
         expect(envelope.status).toBe("error")
         expect(envelope).toMatchObject({
           data: { content: "", truncated: false },

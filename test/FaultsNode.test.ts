@@ -15,7 +15,6 @@ import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import { spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -28,7 +27,7 @@ import * as Permission from "../src/Permission.js"
 import * as Read from "../src/Read.js"
 import * as SqliteFileTime from "../src/SqliteFileTime.js"
 import * as Workspace from "../src/Workspace.js"
-import { tempDir } from "./support.js"
+import { tempDir, withWarnings } from "./support.js"
 
 const Database = createRequire(createRequire(import.meta.url).resolve("@effect/sql-sqlite-node/package.json"))(
   "better-sqlite3"
@@ -400,17 +399,6 @@ describe("a sub-directory made unreadable during a tree view", () => {
 })
 
 // == a read-only SQLite ledger
-
-/** Capture warnings logged while `self` runs. */
-const withWarnings = <A, E, R>(self: Effect.Effect<A, E, R>) =>
-  Effect.gen(function*() {
-    const warnings: Array<string> = []
-    const logger = Logger.make(({ logLevel, message }) => {
-      if (logLevel._tag === "Warning") warnings.push(String(Array.isArray(message) ? message[0] : message))
-    })
-    const value = yield* self.pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
-    return { value, warnings }
-  })
 
 const READ_ONLY_LEDGER = `
 import * as NodeContext from "@effect/platform-node/NodeContext"

@@ -9,7 +9,7 @@ import * as fs from "node:fs"
 import sharp from "sharp"
 import { ImageLimits } from "../src/internal/sources/media.js"
 import * as OptionalPackages from "../src/OptionalPackages.js"
-import { read } from "../src/Read.js"
+import { readUnknown } from "../src/Read.js"
 import type { Attachment } from "../src/Read.js"
 import { GIF, PDF, PNG } from "./media.js"
 import { type LayerOptions, nodeLayer, tempDir, writeTree } from "./support.js"
@@ -27,7 +27,7 @@ const project = (files: Readonly<Record<string, string | Uint8Array>> = {}): str
 }
 
 const readIn = (root: string, params: unknown, options: LayerOptions = {}) =>
-  read(params).pipe(Effect.provide(nodeLayer(root, options)))
+  readUnknown(params).pipe(Effect.provide(nodeLayer(root, options)))
 
 const failIn = (root: string, params: unknown, options: LayerOptions = {}) => Effect.flip(readIn(root, params, options))
 
@@ -174,7 +174,7 @@ describe("images: over the limits", () => {
       const meta = yield* Effect.promise(() => sharp(bytes).metadata())
       expect([meta.format, meta.width, meta.height]).toEqual(["jpeg", 1400, 1400])
       expect(result.output).toMatch(
-        /^Image read successfully \(re-encoded from PNG \(\d+\.\d MB\) to JPEG \(\d+\.\d MB\) to fit the 5\.0 MB limit\)$/
+        /^Image read successfully \(re-encoded from PNG \(\d+\.\d MiB\) to JPEG \(\d+\.\d MiB\) to fit the 5\.0 MiB limit\)$/
       )
       expect(result.metadata).toMatchObject({ width: 1400, height: 1400, format: "png", attached: { format: "jpeg" } })
     }))
@@ -311,7 +311,7 @@ describe("images without the optional package sharp", () => {
       )
       expect(error._tag).toBe("MissingPackage")
       expect(error.message).toBe(
-        `Cannot read ${root}/noise.png: fitting an image of ${(png.length / 1024).toFixed(1)} KB to the 48.8 KB attachment limit needs the optional package sharp, which is not installed. Install it with: npm install sharp`
+        `Cannot read ${root}/noise.png: fitting an image of ${(png.length / 1024).toFixed(1)} KiB to the 48.8 KiB attachment limit needs the optional package sharp, which is not installed. Install it with: npm install sharp`
       )
     }))
 

@@ -157,7 +157,7 @@ describe("nearby instructions", () => {
         const first = yield* read({ filePath: "a/b/f.ts" })
         expect(first.metadata.loaded).toEqual([`${root}/AGENTS.md`, `${root}/a/AGENTS.md`])
         const reminder = reminderOf(first.output)!
-        expect(reminder).toContain(`(Cut at 8.0 KB of 20.0 KB: read ${root}/AGENTS.md for the rest.)`)
+        expect(reminder).toContain(`(Cut at 8.0 KiB of 20.0 KiB: read ${root}/AGENTS.md for the rest.)`)
         expect(Buffer.byteLength(reminder)).toBeLessThan(12 * 1024 + 1024)
         const second = yield* read({ filePath: "a/b/g.ts" })
         expect(second.metadata.loaded).toEqual([`${root}/a/b/AGENTS.md`])

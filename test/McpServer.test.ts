@@ -227,7 +227,7 @@ describe("MCP server (effect-read mcp)", () => {
       const result = await server.client.callTool({ name, arguments: args }) as CallResult
       const direct = await Effect.runPromise(
         Effect.flip<unknown, ReadError, Read.EffectRequirements>(
-          name === "read" ? Read.read(args) : ReadMany.readMany(args)
+          name === "read" ? Read.readUnknown(args) : ReadMany.readManyUnknown(args)
         ).pipe(Effect.provide(nodeLayer(root)))
       )
       expect(direct._tag).toBe("InvalidParams")

@@ -298,7 +298,7 @@ describe("MCP: slow reads, cancellation and progress on the raw wire", () => {
         progressToken: "tok-41",
         progress: expect.any(Number),
         total: endless.size,
-        message: expect.stringMatching(new RegExp(`^Reading ${root}/endless\\.txt: .* of 1\\.0 TB \\(0%\\)$`))
+        message: expect.stringMatching(new RegExp(`^Reading ${root}/endless\\.txt: .* of 1\\.0 TiB \\(0%\\)$`))
       })
     }
     await wire.send(

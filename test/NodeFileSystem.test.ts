@@ -84,6 +84,10 @@ describe("Node filesystem shortcuts", () => {
       // The maze has answers of both kinds.
       expect(Option.getOrThrow(yield* realPathOf(node, at("absB/viaLink.txt")))).toBe(at("a/b/c/file.txt"))
       expect(Option.isNone(yield* realPathOf(node, at("loop1")))).toBe(true)
+      // A path Node refuses before any system call (a NUL byte: an archive member's name) has
+      // no real path, never a defect; the service's way says the same.
+      const nul = at("a.zip/\u0000\u0000r/deflated.txt")
+      expect(yield* both(node, nul)).toEqual([Option.none(), Option.none()])
     }))
 
   it.effect.prop(

@@ -345,7 +345,7 @@ describe("notebooks", () => {
       const error = yield* failIn(root, { filePath: "big.ipynb" })
       expect(error._tag).toBe("ConversionFailed")
       expect(error.message).toBe(
-        `Cannot read ipynb file ${big}: the file is 51.0 MB, over the 50.0 MB limit for converting a notebook to text`
+        `Cannot read ipynb file ${big}: the file is 51.0 MiB, over the 50.0 MiB limit for converting a notebook to text`
       )
     }))
 })

@@ -70,7 +70,7 @@ describe("throttled", () => {
 describe("describe and statusLine", () => {
   it("says what, how much of how much, and the share", () => {
     expect(Progress.describe({ task: "Reading /p/big.log", done: 1536 * 1024 * 1024, total: 4 * 1024 ** 3, unit: "bytes" }))
-      .toBe("Reading /p/big.log: 1.5 GB of 4.0 GB (37%)")
+      .toBe("Reading /p/big.log: 1.5 GiB of 4.0 GiB (37%)")
     expect(Progress.describe({ task: "Scanning /p/a.zip", done: 12_000, total: 48_000, unit: "entries" }))
       .toBe("Scanning /p/a.zip: 12,000 of 48,000 entries (25%)")
     expect(Progress.describe({ task: "Looking", done: 512, unit: "entries" })).toBe("Looking: 512 entries")
@@ -81,7 +81,7 @@ describe("describe and statusLine", () => {
     const update = { task: `Reading /${"deep/".repeat(30)}big.log`, done: 1024, total: 2048, unit: "bytes" } as const
     const line = Progress.statusLine(update, 60)
     expect(line.startsWith("\r…")).toBe(true)
-    expect(line.endsWith("1.0 KB of 2.0 KB (50%)\x1b[K")).toBe(true)
+    expect(line.endsWith("1.0 KiB of 2.0 KiB (50%)\x1b[K")).toBe(true)
     expect(line.length - "\r\x1b[K".length).toBe(59)
     // Unknown width (0 under a terminal without a size): 80.
     expect(Progress.statusLine(update, 0).length - "\r\x1b[K".length).toBe(79)
@@ -170,7 +170,7 @@ describe("the CLI's status line", () => {
     child.stdout.on("data", (chunk: Buffer) => (shown += chunk.toString("utf8")))
     try {
       // One line, redrawn in place; cut from its start when it is wider than the terminal.
-      await eventually(() => /\r(effect-read: |…).*endless\.txt: [\d.]+ [KMG]B of 1\.0 TB \(0%\)\x1b\[K/.test(shown), "a status line")
+      await eventually(() => /\r(effect-read: |…).*endless\.txt: [\d.]+ [KMG]iB of 1\.0 TiB \(0%\)\x1b\[K/.test(shown), "a status line")
     } finally {
       // `script` and the CLI under it, as a group (gone already if the CLI ended).
       try {

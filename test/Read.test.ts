@@ -13,7 +13,7 @@ import * as net from "node:net"
 import * as FileTime from "../src/FileTime.js"
 import * as Lsp from "../src/Lsp.js"
 import * as Permission from "../src/Permission.js"
-import { read, type ReadParams } from "../src/Read.js"
+import { read, type ReadParams, readUnknown } from "../src/Read.js"
 import { GIF, JPEG, PDF, PNG, WEBP } from "./media.js"
 import { countingReads, nodeLayer, projectDirs } from "./support.js"
 import type { LayerOptions } from "./support.js"
@@ -26,7 +26,7 @@ const project = projectDirs()
 
 /** `read(params)` over the Node filesystem with the project at `root`. */
 const readIn = (root: string, params: ReadParams | unknown, options: LayerOptions = {}) =>
-  read(params).pipe(Effect.provide(nodeLayer(root, options)))
+  readUnknown(params).pipe(Effect.provide(nodeLayer(root, options)))
 
 const failIn = (root: string, params: ReadParams | unknown, options: LayerOptions = {}) =>
   Effect.flip(readIn(root, params, options))
@@ -735,7 +735,7 @@ describe("read: images and PDFs", () => {
       expect(png._tag).toBe("MediaTooLarge")
       expect(png).toMatchObject({ path: `${root}/huge.png`, mime: "image/png", size, maxSize: 20 * 1024 * 1024 })
       expect(png.message).toBe(
-        `Cannot attach ${root}/huge.png: the image/png file is 21.0 MB, over the 20.0 MB limit for attachments`
+        `Cannot attach ${root}/huge.png: the image/png file is 21.0 MiB, over the 20.0 MiB limit for attachments`
       )
       const pdf = yield* failIn(root, { filePath: "huge.pdf" })
       expect(pdf).toMatchObject({ _tag: "MediaTooLarge", mime: "application/pdf", size })
@@ -1005,7 +1005,7 @@ describe("read: permissions", () => {
       const result = yield* readIn(worktree, { filePath: outside }, {
         permission: Permission.layerRules(Permission.defaultRules, { asker })
       })
-      expect(result.output).toBe(dirPage(outside, ["secret.txt"], "(1 entries)"))
+      expect(result.output).toBe(dirPage(outside, ["secret.txt"], "(1 entry)"))
       expect(requests.map((r) => r.patterns)).toEqual([[`${outside}/*`]])
     }))
 
@@ -1286,7 +1286,7 @@ describe("read: result and services", () => {
           path,
           Array.from({ length: 100 }, (_, i) => `${i + 1}: ${lineAt(i + 1)}`),
           // Counting stops 1 MiB past the page: the total is not known yet, and the footer says so.
-          "(Showing lines 1-100 of at least 16484 in a 50.0 MB file. Use offset=101 to continue.)"
+          "(Showing lines 1-100 of at least 16484 in a 50.0 MiB file. Use offset=101 to continue.)"
         )
       )
       expect(first.metadata).toMatchObject({ totalLinesAtLeast: 16_484, size: 50 * 1024 * 1024 })

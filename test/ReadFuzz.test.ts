@@ -30,9 +30,9 @@ import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import * as MemoryFileSystem from "../src/MemoryFileSystem.js"
 import * as Permission from "../src/Permission.js"
-import { QueryLimits, read } from "../src/Read.js"
+import { QueryLimits, readUnknown } from "../src/Read.js"
 import { ReadError } from "../src/ReadError.js"
-import { readMany, ReadManyResult } from "../src/ReadMany.js"
+import { ReadManyResult, readManyUnknown } from "../src/ReadMany.js"
 import { ReadResult } from "../src/ReadResult.js"
 import { formatSeeds } from "./formatCorpus.js"
 import { memoryLayer, nodeLayer, tempDir } from "./support.js"
@@ -403,8 +403,8 @@ const runCase = (where: string, roots: ReadonlyArray<string>, one: unknown, many
     const before = yield* Effect.forEach(roots, snapshot)
     const deadline = <A, E, R>(self: Effect.Effect<A, E, R>) =>
       Effect.timeoutFail(self, { duration: DEADLINE, onTimeout: () => new Hang() })
-    checkAnswer(where, "read", one, yield* Effect.exit(deadline(read(one))))
-    checkAnswer(where, "readMany", many, yield* Effect.exit(deadline(readMany(many))))
+    checkAnswer(where, "read", one, yield* Effect.exit(deadline(readUnknown(one))))
+    checkAnswer(where, "readMany", many, yield* Effect.exit(deadline(readManyUnknown(many))))
     const after = yield* Effect.forEach(roots, snapshot)
     expect(after, "the filesystem changed").toEqual(before)
   }).pipe(Effect.provideService(QueryLimits, { timeout: "2 seconds" }))

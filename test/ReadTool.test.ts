@@ -123,7 +123,7 @@ describe("ReadTool", () => {
       expect(result!.result).toEqual(new InvalidParams({ reason }))
       expect(result!.encodedResult).toEqual({ _tag: "InvalidParams", reason, message: `Invalid parameters: ${reason}` })
       // The same failure Read.read gives, whichever door the call came through.
-      expect(yield* Effect.flip(Read.read(params).pipe(Effect.provide(nodeLayer(root))))).toEqual(result!.result)
+      expect(yield* Effect.flip(Read.readUnknown(params).pipe(Effect.provide(nodeLayer(root))))).toEqual(result!.result)
     }))
 
   it.effect("integer-valued strings and nulls for optional parameters are mended, in the toolkit as in read", () =>

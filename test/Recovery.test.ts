@@ -10,7 +10,7 @@ import * as TestClock from "effect/TestClock"
 import * as fs from "node:fs"
 import { RecoveryLimits } from "../src/internal/read/recovery.js"
 import * as Permission from "../src/Permission.js"
-import { read } from "../src/Read.js"
+import { read, readUnknown } from "../src/Read.js"
 import { PNG } from "./media.js"
 import { type LayerOptions, nodeLayer, tempDir, writeTree } from "./support.js"
 
@@ -27,7 +27,7 @@ const project = (files: Readonly<Record<string, string | Uint8Array>> = {}): str
 }
 
 const readIn = (root: string, params: unknown, options: LayerOptions = {}) =>
-  read(params).pipe(Effect.provide(nodeLayer(root, options)))
+  readUnknown(params).pipe(Effect.provide(nodeLayer(root, options)))
 
 const failIn = (root: string, params: unknown, options: LayerOptions = {}) => Effect.flip(readIn(root, params, options))
 

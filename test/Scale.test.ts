@@ -168,7 +168,7 @@ describe("honest totals", () => {
     Effect.gen(function*() {
       write("big.log", 1, 100_000) // ~2.8 MB: more than the 1 MiB counted past a page
       const first = yield* read({ filePath: "big.log", limit: 10 })
-      expect(first.output).toMatch(/\(Showing lines 1-10 of at least \d+ in a 2\.\d MB file\. Use offset=11 to continue\.\)/)
+      expect(first.output).toMatch(/\(Showing lines 1-10 of at least \d+ in a 2\.\d MiB file\. Use offset=11 to continue\.\)/)
       expect(first.metadata.totalLines).toBeUndefined()
       expect(first.metadata.totalLinesAtLeast).toBeGreaterThan(10)
       const past = yield* Effect.flip(read({ filePath: "big.log", offset: 100_001 }))
@@ -190,7 +190,7 @@ describe("long lines", () => {
         `1: ${line.slice(0, 2000)}... (line truncated to 2000 chars; use offset=1 column=2001 to read more of it)`
       )
       // A line of 2 MB is over LONG_LINE_BYTES: the page ends in it, the next one starts after it.
-      expect(first.output).toContain("(Showing lines 1-1 of at least 1 in a 1.9 MB file. Use offset=2 to continue.)")
+      expect(first.output).toContain("(Showing lines 1-1 of at least 1 in a 1.9 MiB file. Use offset=2 to continue.)")
       expect(first.metadata).toMatchObject({ nextOffset: 2, totalLinesAtLeast: 1 })
       const next = yield* read({ filePath: "minified.js", offset: 2 })
       expect(firstShown(next.output)).toBe("2: second")

@@ -362,7 +362,7 @@ describe("read with Secrets.layerMask", () => {
       expect(Anchors.tagOf(masked)).not.toBe(Anchors.tagOf(env))
       expect(read.output).toContain("2:DB_PASSWORD=‹secret: password›")
       const tag = Anchors.tagOf(masked)
-      const verify = (params: object) => Anchors.verify({ filePath: "app.env", tag, ...params }).pipe(Effect.provide(masking(root)))
+      const verify = (params: Partial<Anchors.VerifyParams>) => Anchors.verifyUnknown({ filePath: "app.env", tag, ...params }).pipe(Effect.provide(masking(root)))
       // The line without a secret may be edited by its number.
       expect((yield* verify({ start: 3 }))._tag).toBe("Valid")
       // The model's own lines, placeholders in them, or the session's record: refused, masked.

@@ -66,7 +66,7 @@ const traced = <E>(
   Effect.gen(function*() {
     const { spans, tracer } = yield* recordingTracer
     const exit = yield* Effect.gen(function*() {
-      const exit = yield* Effect.exit(Read.read(input))
+      const exit = yield* Effect.exit(Read.readUnknown(input))
       if (options.touches) {
         const recorder = yield* Lsp.Recorder
         // `read` forks the touch; wait for it (bounded by the test timeout, not by a clock).

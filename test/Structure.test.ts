@@ -38,9 +38,10 @@ const MAY_IMPORT: Record<string, ReadonlyArray<string | RegExp>> = {
   store: ["core/", "io/"],
   structure: ["core/"],
   present: ["core/", "structure/", "sources/types.ts"],
-  sources: ["core/", "html/", "io/", "present/", "structure/", "store/", "read/access.ts", "read/facts.ts", "read/open.ts"],
+  sources: ["core/", "html/", "io/", "present/", "structure/", "store/", "read/access.ts", "read/facts.ts", "read/open.ts", "read/params.ts"],
   read: ["core/", "html/", "io/", "present/", "structure/", "store/", "sources/"],
-  doors: ["core/", "io/"],
+  // The --store door opens a SQLite file as the store's layers do.
+  doors: ["core/", "io/", "read/params.ts", "store/sql.ts"],
   mcp: ["doors/"]
 }
 

@@ -14,7 +14,7 @@ import { lineCutSuffix, lineMeasure } from "../src/internal/core/lines.js"
 import { fitNumbered, TailScanner, tailStartOf } from "../src/internal/core/tail.js"
 import { memoryPageAt, memoryTailAt } from "../src/internal/present/pages.js"
 import * as LineIndex from "../src/LineIndex.js"
-import { read } from "../src/Read.js"
+import { read, readUnknown } from "../src/Read.js"
 import { countingReads, memoryLayer, nodeLayer, tempDir, writeTree } from "./support.js"
 import { zip } from "./zipFixtures.js"
 
@@ -33,9 +33,9 @@ const page = (path: string, lines: ReadonlyArray<string>, footer: string): strin
   `<path>${path}</path>\n<type>file</type>\n<content>\n${lines.map((line) => `${line}\n`).join("")}\n${footer}\n</content>`
 
 const readMemory = (files: Record<string, string | Uint8Array>, params: unknown) =>
-  read(params).pipe(Effect.provide(memoryLayer(Object.fromEntries(Object.entries(files).map(([k, v]) => [`/project/${k}`, v])))))
+  readUnknown(params).pipe(Effect.provide(memoryLayer(Object.fromEntries(Object.entries(files).map(([k, v]) => [`/project/${k}`, v])))))
 
-const readNode = (root: string, params: unknown) => read(params).pipe(Effect.provide(nodeLayer(root)))
+const readNode = (root: string, params: unknown) => readUnknown(params).pipe(Effect.provide(nodeLayer(root)))
 
 describe("tail by negative offset", () => {
   it.effect("offset -2 shows the last two lines, numbered, with the read that gives the lines before", () =>

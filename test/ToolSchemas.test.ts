@@ -6,7 +6,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Ajv } from "ajv"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
-import { mend } from "../src/internal/read/decode.js"
+import { mend } from "../src/internal/read/params.js"
 import * as Read from "../src/Read.js"
 import * as ReadMany from "../src/ReadMany.js"
 import * as ReadTool from "../src/ReadTool.js"
@@ -77,7 +77,7 @@ describe("tool schemas", () => {
       expect(valid(call)).toBe(true)
       expect(strict(nulls)).toBe(true)
       const exact = yield* Read.read(call)
-      expect(yield* Read.read(nulls)).toEqual(exact)
+      expect(yield* Read.readUnknown(nulls)).toEqual(exact)
       expect(exact.output).toContain("2: two")
     }).pipe(Effect.provide(memoryLayer({ "/project/a.txt": "one\ntwo\nthree\n" }))))
 })
@@ -115,9 +115,9 @@ describe("mended arguments", () => {
 
   it.effect("in read: numbers written as strings are read; numbers with a fraction, words or spaces are not", () =>
     Effect.gen(function*() {
-      expect((yield* Read.read({ filePath: "a.txt", offset: "-1" })).output).toContain("3: three")
+      expect((yield* Read.readUnknown({ filePath: "a.txt", offset: "-1" })).output).toContain("3: three")
       for (const limit of ["1.5", "one", " 1", "1e0"]) {
-        const error = yield* Effect.flip(Read.read({ filePath: "a.txt", limit }))
+        const error = yield* Effect.flip(Read.readUnknown({ filePath: "a.txt", limit }))
         expect(error._tag).toBe("InvalidParams")
       }
     }).pipe(Effect.provide(memoryLayer({ "/project/a.txt": "one\ntwo\nthree\n" }))))

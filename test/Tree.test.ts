@@ -9,7 +9,7 @@ import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { compactBytes, relativeAge } from "../src/internal/core/tree.js"
 import * as Permission from "../src/Permission.js"
-import { read } from "../src/Read.js"
+import { readUnknown } from "../src/Read.js"
 import { type LayerOptions, nodeLayer, tempDir, writeTree } from "./support.js"
 
 const roots: Array<string> = []
@@ -38,7 +38,7 @@ const age = (root: string, relative: string, ms: number): void => {
 }
 
 const readIn = (root: string, params: unknown, options: LayerOptions = {}) =>
-  Effect.zipRight(TestClock.setTime(NOW), read(params).pipe(Effect.provide(nodeLayer(root, options))))
+  Effect.zipRight(TestClock.setTime(NOW), readUnknown(params).pipe(Effect.provide(nodeLayer(root, options))))
 
 const failIn = (root: string, params: unknown, options: LayerOptions = {}) => Effect.flip(readIn(root, params, options))
 
@@ -66,9 +66,9 @@ const smallProject = () => {
 const SMALL_TREE = [
   ".",
   "  - src/                    2m ago",
-  "    - index.ts    1.5KB     2m ago",
+  "    - index.ts    1.5KiB    2m ago",
   "    - util.ts     120B      3h ago",
-  "  - README.md     2.0KB     2d ago",
+  "  - README.md     2.0KiB    2d ago",
   "  - package.json  512B      1mo ago"
 ]
 
@@ -106,7 +106,7 @@ describe("tree: exact output", () => {
       expect(viaSelector.output).toBe(treePage(root, SMALL_TREE, "(Tree, depth 2: 5 entries)"))
       const sub = yield* readIn(root, { filePath: "src:tree" })
       expect(sub.output).toBe(
-        treePage(`${root}/src`, [".", "  - index.ts  1.5KB     2m ago", "  - util.ts   120B      3h ago"], "(Tree, depth 2: 2 entries)")
+        treePage(`${root}/src`, [".", "  - index.ts  1.5KiB    2m ago", "  - util.ts   120B      3h ago"], "(Tree, depth 2: 2 entries)")
       )
     }))
 
@@ -305,8 +305,8 @@ describe("tree: formatting", () => {
   it("compact sizes", () => {
     expect(compactBytes(0)).toBe("0B")
     expect(compactBytes(1023)).toBe("1023B")
-    expect(compactBytes(1536)).toBe("1.5KB")
-    expect(compactBytes(2 * 1024 * 1024)).toBe("2.0MB")
-    expect(compactBytes(3 * 1024 * 1024 * 1024)).toBe("3.0GB")
+    expect(compactBytes(1536)).toBe("1.5KiB")
+    expect(compactBytes(2 * 1024 * 1024)).toBe("2.0MiB")
+    expect(compactBytes(3 * 1024 * 1024 * 1024)).toBe("3.0GiB")
   })
 })

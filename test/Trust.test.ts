@@ -11,7 +11,7 @@ import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import * as MemoryFileSystem from "../src/MemoryFileSystem.js"
 import * as Permission from "../src/Permission.js"
-import { read } from "../src/Read.js"
+import { read, readUnknown } from "../src/Read.js"
 import { type LayerOptions, memoryLayer, nodeLayer, tempDir, ustar, writeTree } from "./support.js"
 
 const roots: Array<string> = []
@@ -27,7 +27,7 @@ const project = (files: Readonly<Record<string, string | Uint8Array>> = {}): str
 }
 
 const readIn = (root: string, params: unknown, options: LayerOptions = {}) =>
-  read(params).pipe(Effect.provide(nodeLayer(root, options)))
+  readUnknown(params).pipe(Effect.provide(nodeLayer(root, options)))
 
 const rules = (extra: ReadonlyArray<Permission.Rule>, asker?: Permission.Asker) =>
   Permission.layerRules([...Permission.defaultRules, ...extra], asker === undefined ? {} : { asker })
@@ -297,7 +297,7 @@ describe("files that report size 0", () => {
   /** `read` over a FileSystem whose stat says 0 bytes for every regular file, as /proc and /sys do. */
   const readSizeless = (root: string, params: unknown) =>
     Effect.flatMap(FileSystem.FileSystem, (original) =>
-      read(params).pipe(Effect.provideService(FileSystem.FileSystem, {
+      readUnknown(params).pipe(Effect.provideService(FileSystem.FileSystem, {
         ...original,
         stat: (path) => Effect.map(original.stat(path), sizeless),
         open: (path, options) =>
@@ -335,7 +335,7 @@ describe("files that report size 0", () => {
       const error = yield* Effect.flip(readSizeless(root, { filePath: "huge.log" }))
       expect(error._tag).toBe("ReadFailed")
       expect(error.message).toBe(
-        `Cannot read ${root}/huge.log: it reports a size of 0 bytes but holds more than 8.0 MB, too much to read without a size to page by`
+        `Cannot read ${root}/huge.log: it reports a size of 0 bytes but holds more than 8.0 MiB, too much to read without a size to page by`
       )
     }))
 })

@@ -7,7 +7,7 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
-import { read, StructureDefaults } from "../src/Read.js"
+import { read, readUnknown, StructureDefaults } from "../src/Read.js"
 import { memoryLayer, nodeLayer, tempDir, writeTree } from "./support.js"
 import { zip } from "./zipFixtures.js"
 
@@ -48,7 +48,7 @@ const PY = [
   ""
 ].join("\n")
 
-const memory = (params: unknown) => read(params).pipe(Effect.provide(memoryLayer({ "/project/mod.py": PY })))
+const memory = (params: unknown) => readUnknown(params).pipe(Effect.provide(memoryLayer({ "/project/mod.py": PY })))
 
 describe("structure views through read", () => {
   it.effect("outline: a row per declaration with its lines, led by the counts; view and selector agree", () =>
@@ -149,7 +149,7 @@ describe("structure views through read", () => {
     Effect.gen(function*() {
       // Python with the syntax engine, Markdown with the headings engine: both see 4 lines.
       const files = { "/project/tail.py": "def f():\n    return 1\n\n\n", "/project/tail.md": "# A\n\ntext\n\n" }
-      const tail = (params: unknown) => read(params).pipe(Effect.provide(memoryLayer(files)))
+      const tail = (params: unknown) => readUnknown(params).pipe(Effect.provide(memoryLayer(files)))
       for (const name of ["tail.py", "tail.md"]) {
         const outline = yield* tail({ filePath: `${name}:outline` })
         expect(outline.output).toContain(`(Outline of /project/${name}: 1 declaration in 4 lines.`)
@@ -164,7 +164,7 @@ describe("structure views through read", () => {
         "/project/lic.py": "# Copyright Someone.\n# Licensed under X.\n\nimport os\n\n\ndef f():\n    return 1\n",
         "/project/lic.go": "// Copyright Someone.\n// Licensed under X.\n\npackage main\n\n/* a note\n   that stands alone */\n\nfunc f() {}\n"
       }
-      const lic = (params: unknown) => read(params).pipe(Effect.provide(memoryLayer(files)))
+      const lic = (params: unknown) => readUnknown(params).pipe(Effect.provide(memoryLayer(files)))
       const py = yield* lic({ filePath: "lic.py:2:block" })
       expect(py.output).toContain("(Block: comment, lines 1-2 of 8.)\n1: # Copyright Someone.\n2: # Licensed under X.\n\n(End of block: lines 1-2 of 8.)")
       const go = yield* lic({ filePath: "lic.go:7:block" })
@@ -212,7 +212,7 @@ describe("structure views through read", () => {
   it.effect("wrong targets and missing anchors are clear errors", () =>
     Effect.gen(function*() {
       const root = project({ "mod.py": PY, "dir/x.py": "x = 1\n" })
-      const fail = (params: unknown) => Effect.flip(read(params).pipe(Effect.provide(nodeLayer(root))))
+      const fail = (params: unknown) => Effect.flip(readUnknown(params).pipe(Effect.provide(nodeLayer(root))))
       expect((yield* fail({ filePath: "dir", view: "outline" })).message).toBe(
         `Invalid parameters: view "outline" shows a file's text; ${root}/dir is a directory (its views: list, tree)`
       )

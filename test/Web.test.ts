@@ -403,7 +403,7 @@ describe("web pages", () => {
     Effect.gen(function*() {
       const error = yield* fail("/bomb").pipe(limits({ maxBytes: 1024 * 1024 }))
       expect(error).toMatchObject({ _tag: "FetchFailed", problem: "too-large" })
-      expect(error.message).toContain("1.0 MB limit")
+      expect(error.message).toContain("1.0 MiB limit")
     }))
 
   it.live("an endless body stops at the size limit", () =>
@@ -411,7 +411,7 @@ describe("web pages", () => {
       const error = yield* fail("/endless").pipe(limits({ maxBytes: 200 * 1024 }))
       expect(error).toMatchObject({ _tag: "FetchFailed", problem: "too-large", url: at("/endless") })
       expect(error.message).toBe(
-        `Fetching ${at("/endless")} failed: the response is larger than the 200.0 KB limit for web pages; reading stopped there`
+        `Fetching ${at("/endless")} failed: the response is larger than the 200.0 KiB limit for web pages; reading stopped there`
       )
     }))
 
@@ -419,7 +419,7 @@ describe("web pages", () => {
     Effect.gen(function*() {
       const error = yield* fail("/declared-big")
       expect(error.message).toBe(
-        `Fetching ${at("/declared-big")} failed: the response (50.0 MB) is larger than the 10.0 MB limit for web pages; reading stopped there`
+        `Fetching ${at("/declared-big")} failed: the response (50.0 MiB) is larger than the 10.0 MiB limit for web pages; reading stopped there`
       )
     }))
 

@@ -10,7 +10,8 @@ declare module "vitest" {
 
 /**
  * The CLI tests run `node dist/bin.js` as users do: build it first (tsc, then the bundled bin and the
- * guarded entry points, as `npm run build` does) so it is never stale.
+ * guarded entry points, as `npm run build` does) so it is never stale. Then better-sqlite3's addon
+ * (`scripts/sqlite.mjs`: built from source when it is missing, which needs a C++ toolchain).
  *
  * PostgreSQL for the store's suites: the server named by `EFFECT_READ_TEST_PG_URL` (what `.ci/run`
  * exports after `scripts/pg-test.sh start`); without it, one started here with that script and
@@ -23,6 +24,8 @@ export default function setup(project: TestProject): (() => void) | undefined {
   execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.build.json"], { stdio: "inherit" })
   execFileSync(process.execPath, ["scripts/bundle.mjs"], { stdio: "inherit" })
   execFileSync(process.execPath, ["scripts/entries.mjs"], { stdio: "inherit" })
+  // better-sqlite3's addon, built from source the first time (npm install leaves it unbuilt).
+  execFileSync(process.execPath, ["scripts/sqlite.mjs"], { stdio: "inherit" })
 
   const given = process.env.EFFECT_READ_TEST_PG_URL
   if (given !== undefined && given !== "") {

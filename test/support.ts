@@ -8,6 +8,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import { spawn, type SpawnOptions } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -197,4 +198,15 @@ export const runProcess = (
     child.on("close", (code) => resolve({ code, stdout, stderr }))
     child.stdin!.on("error", () => {}) // a child that exits before reading its input
     child.stdin!.end(input)
+  })
+
+/** Warnings logged while `self` runs (each message's first part), beside its value. */
+export const withWarnings = <A, E, R>(self: Effect.Effect<A, E, R>) =>
+  Effect.gen(function*() {
+    const warnings: Array<string> = []
+    const logger = Logger.make(({ logLevel, message }) => {
+      if (logLevel._tag === "Warning") warnings.push(String(Array.isArray(message) ? message[0] : message))
+    })
+    const value = yield* self.pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
+    return { value, warnings }
   })

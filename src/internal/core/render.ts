@@ -2,7 +2,7 @@
  * The model-facing text: opencode's XML-tagged layout and its exact footers.
  */
 import type { Page } from "./lines.js"
-import { formatBytes } from "./format.js"
+import { formatBytes, plural } from "./format.js"
 import { hashline } from "./hashline.js"
 import { MAX_BYTES_LABEL } from "./lines.js"
 
@@ -143,7 +143,7 @@ export const directoryFooter = (page: DirectoryPage): string =>
     ? `(${page.capped === true ? `Output capped at ${MAX_BYTES_LABEL}. ` : ""}Showing ${page.shown.length} of ${page.total} entries. Use 'offset' parameter to read beyond entry ${
       page.offset + page.shown.length
     })`
-    : `(${page.total} entries)`
+    : `(${plural(page.total, "entry", "entries")})`
 
 /**
  * How many of a listing's entries fit the 50 KB cap, one line each, after `fixed` bytes of tags

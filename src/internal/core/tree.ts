@@ -31,15 +31,15 @@ export interface TreeEntry {
   readonly children?: ReadonlyArray<TreeEntry> | undefined
 }
 
-/** `512B`, `1.5KB`, `2.0MB`, `1.2GB`: short enough for a column. */
+/** `512B`, `1.5KiB`, `2.0MiB`, `1.2GiB`: short enough for a column. */
 export const compactBytes = (bytes: number): string =>
   bytes < 1024
     ? `${bytes}B`
     : bytes < 1024 * 1024
-    ? `${(bytes / 1024).toFixed(1)}KB`
+    ? `${(bytes / 1024).toFixed(1)}KiB`
     : bytes < 1024 * 1024 * 1024
-    ? `${(bytes / (1024 * 1024)).toFixed(1)}MB`
-    : `${(bytes / (1024 * 1024 * 1024)).toFixed(1)}GB`
+    ? `${(bytes / (1024 * 1024)).toFixed(1)}MiB`
+    : `${(bytes / (1024 * 1024 * 1024)).toFixed(1)}GiB`
 
 /** `just now` (under a minute, or in the future), `5m ago`, `3h ago`, `2d ago`, `3w ago`, `4mo ago`, `2y ago`. */
 export const relativeAge = (now: number, mtime: number): string => {

@@ -15,6 +15,7 @@ import type { FileTime } from "../../FileTime.js"
 import { none, SessionMemory } from "../../SessionMemory.js"
 import * as SqlFileTime from "../../SqlFileTime.js"
 import * as SqlSessionMemory from "../../SqlSessionMemory.js"
+import { configureSqlite, sqliteClientOptions } from "../store/sql.js"
 
 export type StoreSpec =
   | { readonly _tag: "sqlite"; readonly filename: string }
@@ -78,7 +79,10 @@ export const layer = (
     ? Effect.tryPromise({
       try: () => import("@effect/sql-sqlite-node/SqliteClient"),
       catch: () => missing(store, "better-sqlite3 (through @effect/sql-sqlite-node)", "@effect/sql-sqlite-node")
-    }).pipe(Effect.map((SqliteClient) => SqliteClient.layer({ filename: spec.filename })))
+    }).pipe(Effect.map((SqliteClient) =>
+      // As `SqliteFileTime.sqliteClient` opens it (not imported: it would load better-sqlite3 up front).
+      Layer.effectDiscard(configureSqlite).pipe(Layer.provideMerge(SqliteClient.layer(sqliteClientOptions(spec.filename))))
+    ))
     : Effect.tryPromise({
       try: () => import("@effect/sql-pg/PgClient"),
       catch: () => missing(store, "@effect/sql-pg", "@effect/sql-pg@^0.53")

@@ -36,7 +36,13 @@ const nativeAgrees = process.platform !== "win32"
 
 const nativeRealPath = (path: string): Effect.Effect<Option.Option<string>> =>
   Effect.async((resume) => {
-    realpath.native(path, (error, resolved) => resume(Effect.succeed(error ? Option.none() : Option.some(resolved))))
+    try {
+      realpath.native(path, (error, resolved) => resume(Effect.succeed(error ? Option.none() : Option.some(resolved))))
+    } catch {
+      // Node refuses some paths before any system call (a NUL byte, from an archive member's
+      // name): no such path, as the service's way says of it.
+      resume(Effect.succeed(Option.none()))
+    }
   })
 
 /**

@@ -19,21 +19,20 @@ import { Workspace } from "../../Workspace.js"
 import { localMeanings, type Resolved } from "../core/resolve.js"
 import { noSelection, parseSelector, type Selection, SelectorError, textViews } from "../core/selector.js"
 import { fromPlatformError, isNotFound } from "../io/platformError.js"
-import type { FileSource, Params } from "../sources/types.js"
+import type { FileSource } from "../sources/types.js"
 import { askContent, checkAccess, resolveTarget, type Target } from "./access.js"
 import { readDirectory, readTree } from "./directory.js"
 import { factsOf, refuseBinary } from "./facts.js"
 import { openForRead } from "./open.js"
+import type { Params, ReadParams } from "./params.js"
 import { recordFileRead } from "./record.js"
 import { recoverMissing } from "./recovery.js"
 
 /** What a local read needs: the services of `read`. */
 export type LocalServices = FileSystem.FileSystem | Path.Path | Workspace | Permission | Lsp | FileTime
 
-export interface Request extends Params {
-  /** The path as the caller wrote it, for messages. */
-  readonly filePath: string
-}
+/** What a read asks: its parameters, the path as the caller wrote it included (for messages). */
+export type Request = ReadParams
 
 const explicitOf = (params: Params) =>
   params.offset !== undefined || params.limit !== undefined || params.column !== undefined

@@ -11,28 +11,11 @@ import type { ReadError } from "../../ReadError.js"
 import type { ReadResult } from "../../ReadResult.js"
 import type { Workspace } from "../../Workspace.js"
 import type { Target } from "../read/access.js"
-import type { Selection, TextView } from "../core/selector.js"
+import type { Selection } from "../core/selector.js"
+import type { Params } from "../read/params.js"
 
-export interface Params {
-  readonly offset?: number | undefined
-  readonly limit?: number | undefined
-  readonly column?: number | undefined
-  /** Decode text in this encoding instead of detecting it. */
-  readonly encoding?: string | undefined
-  /** `"hashline"`: editable text as `N:text` under a `¶PATH#TAG` header (see `Anchors`). */
-  readonly lineFormat?: "hashline" | undefined
-  /** Directories: `list`/`tree`; text: `outline`, `summary`, `block` (at `offset`) or `conflicts`. */
-  readonly view?: "list" | "tree" | TextView | undefined
-  /** The block view: enclosing declarations to climb from the innermost. */
-  readonly levels?: number | undefined
-  /**
-   * `"syntax"`: widen a requested range to the statements or declarations it cuts. A number:
-   * the lines of context around each match of `search`.
-   */
-  readonly context?: "syntax" | number | undefined
-  /** A regular expression: show the lines that match it, paged over matches by offset/limit. */
-  readonly search?: string | undefined
-}
+/** What a source is asked for besides the path: every parameter of a read but `filePath` (derived from `ReadParams`). */
+export type { Params }
 
 /** The services a source may use: the ones every `read` has. */
 export type SourceServices = FileSystem.FileSystem | Path.Path | Workspace | Permission

@@ -24,7 +24,7 @@ import type { Selection } from "../core/selector.js"
 import { memoryPageAt, memoryTailAt } from "../present/pages.js"
 import { presentText } from "../present/text.js"
 import { attachBytes } from "./media.js"
-import type { SchemeRequest } from "./types.js"
+import type { Params, SchemeRequest } from "./types.js"
 import { type AddressClass, classifyAddress, literalAddress } from "./web/address.js"
 import { type Address, get, type Outcome } from "./webFetch.js"
 import { htmlToMarkdown } from "./web/html.js"
@@ -33,7 +33,7 @@ import { WebLimits } from "./webLimits.js"
 export interface WebRequest {
   /** An `http:` or `https:` URL, already parsed (selector removed). */
   readonly url: URL
-  readonly params: { readonly offset?: number | undefined; readonly limit?: number | undefined; readonly column?: number | undefined }
+  readonly params: Params
   readonly selection: Selection
 }
 

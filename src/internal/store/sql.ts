@@ -9,9 +9,12 @@
  */
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
-import type { SqlError } from "@effect/sql/SqlError"
+import { SqlError } from "@effect/sql/SqlError"
+import * as Context from "effect/Context"
 import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
@@ -36,6 +39,104 @@ export const dialectOf = (sql: SqlClient.SqlClient): Dialect =>
 /** The dialect's name for people: "the SQLite ledger", "the PostgreSQL ledger". */
 export const dialectName = (sql: SqlClient.SqlClient): string =>
   sql.onDialectOrElse({ sqlite: () => "SQLite", pg: () => "PostgreSQL", orElse: () => "SQL" })
+
+/**
+ * How long an operation of the store waits for a lock another connection holds before it fails:
+ * SQLite's write lock (another process writing, migrating, checkpointing, backing up), a
+ * PostgreSQL deadlock or serialization failure. Default 60 seconds; another value provided to a
+ * layer (`Layer.provide(Layer.succeed(LockTimeout, Duration.seconds(10)))`) holds for everything
+ * it does, from its migrations on.
+ */
+export class LockTimeout extends Context.Reference<LockTimeout>()("effect-read/SqlStore/LockTimeout", {
+  defaultValue: (): Duration.Duration => Duration.seconds(60)
+}) {}
+
+/**
+ * SQLite's busy timeout on the connections our layers open: how long one statement waits inside
+ * SQLite for a lock. better-sqlite3 waits synchronously, freezing the process's event loop (every
+ * fiber, every request) for as long: kept short, and the wait goes on asynchronously
+ * (`retryWhileLocked`) for up to `LockTimeout`.
+ */
+export const sqliteBusyTimeoutMillis = 50
+
+/** The driver's code of an error: better-sqlite3's `SQLITE_BUSY`…, pg's SQLSTATE. */
+const codeOf = (error: unknown): string | undefined => {
+  const code = (error as { readonly cause?: { readonly code?: unknown } } | undefined)?.cause?.code
+  return typeof code === "string" ? code : undefined
+}
+
+/**
+ * A failure that only says another connection holds a lock, so the same work may succeed if tried
+ * again: SQLite's SQLITE_BUSY (and its extended codes) or SQLITE_LOCKED; PostgreSQL's
+ * serialization_failure (40001), deadlock_detected (40P01) or lock_not_available (55P03).
+ */
+export const isLocked = (error: unknown): error is SqlError => {
+  if (!(error instanceof SqlError)) return false
+  const code = codeOf(error)
+  return code !== undefined && (/^SQLITE_(BUSY|LOCKED)/.test(code) || code === "40001" || code === "40P01" || code === "55P03")
+}
+
+/** Retries: quickly at first, then every 250 ms or so (jittered, so that waiting processes do not keep colliding). */
+const lockRetries = (timeout: Duration.Duration) =>
+  Schedule.exponential("10 millis", 1.5).pipe(
+    Schedule.union(Schedule.spaced("250 millis")),
+    Schedule.jittered,
+    Schedule.upTo(timeout)
+  )
+
+/**
+ * `self` (a statement or a whole transaction: it must be safe to run again) tried again while it
+ * fails only because another connection holds a lock, for up to `timeout`; then a `SqlError` that
+ * says so. A `COMMIT` refused that way (a PostgreSQL serialization failure is often told at
+ * commit) is a defect of `withTransaction`'s, taken here as the failure it is: the transaction was
+ * rolled back. Inside a transaction of the caller's it runs once: the caller's transaction is what
+ * would have to be tried again.
+ */
+export const retryWhileLocked = (timeout: Duration.Duration) =>
+<A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError, R> =>
+  Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (transaction) =>
+    Option.isSome(transaction) ? self : self.pipe(
+      Effect.catchSomeDefect((defect) => isLocked(defect) ? Option.some(Effect.fail(defect)) : Option.none()),
+      Effect.retry({ while: isLocked, schedule: lockRetries(timeout) }),
+      Effect.mapError((error): E | SqlError =>
+        isLocked(error)
+          ? new SqlError({
+            cause: error.cause,
+            message: `The store stayed locked by another connection for ${
+              Duration.format(timeout)
+            } (${codeOf(error)}); gave up`
+          })
+          : error
+      )
+    ))
+
+/**
+ * How our layers open a SQLite file with `@effect/sql-sqlite-node` (then `configureSqlite`):
+ *
+ * - WAL is set by `configureSqlite`, not by the client, whose own switch fails at once (a defect)
+ *   when another process holds the file at that moment.
+ * - Prepared statements are cached for a second, not ten minutes: the client's cache keeps a
+ *   statement that failed to prepare (preparing reads the schema, which another process may hold
+ *   locked for a moment, e.g. while it switches a new file to WAL) and answers that failure to
+ *   every retry for as long as the entry lives. Preparing again once a second costs microseconds.
+ */
+export const sqliteClientOptions = (filename: string) => ({
+  filename,
+  disableWAL: true,
+  prepareCacheTTL: Duration.seconds(1)
+})
+
+/**
+ * What our layers do when they open a SQLite file: a short busy timeout (`sqliteBusyTimeoutMillis`,
+ * the rest of a wait is `retryWhileLocked`'s) and WAL journal mode (readers never block the
+ * writer, and processes share the file), set through the client so that a file another process
+ * holds at that moment is waited for rather than a failure.
+ */
+export const configureSqlite: Effect.Effect<void, SqlError, SqlClient.SqlClient> = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql.unsafe(`PRAGMA busy_timeout = ${sqliteBusyTimeoutMillis}`).withoutTransform
+  yield* retryWhileLocked(yield* LockTimeout)(sql.unsafe("PRAGMA journal_mode = WAL").withoutTransform)
+})
 
 /** Run every statement in order (one statement per call: no driver here takes several with parameters). */
 const statements = (sql: SqlClient.SqlClient, all: ReadonlyArray<string>) =>
@@ -178,7 +279,7 @@ const advisoryLock = 7_305_372_149
 
 /**
  * Bring the database up to date (idempotent), also when several processes start at once on an
- * empty database:
+ * empty database, and when another process holds the database for a while:
  *
  * - PostgreSQL: `@effect/sql`'s Migrator creates its table without `IF NOT EXISTS`, outside its
  *   transaction, and concurrent first boots collide (`pg_type_typname_nsp_index`). The table is
@@ -186,7 +287,10 @@ const advisoryLock = 7_305_372_149
  *   `LOCK TABLE … ACCESS EXCLUSIVE` then serialises the rest.
  * - SQLite: a process whose migration transaction loses the race is told "locked" and moves on;
  *   the migrations are checked afterwards and, while another process has not committed them,
- *   the check is retried (for up to about 10 s).
+ *   checked again.
+ * - Either: a statement refused because another connection holds a lock (`isLocked`) is tried
+ *   again. Both waits last up to `LockTimeout` (default 60 s), then a `MigrationError` ("locked")
+ *   says what it waited for.
  *
  * Other dialects fail with a `MigrationError` saying which are supported.
  */
@@ -203,37 +307,48 @@ export const migrate: Effect.Effect<
       message: `effect-read's SQL store runs on SQLite and PostgreSQL; this SqlClient's dialect is ${dialect}`
     })
   }
-  if (dialect === "pg") {
-    yield* sql.withTransaction(
-      sql`SELECT pg_advisory_xact_lock(${advisoryLock})`.pipe(
-        Effect.zipRight(sql`CREATE TABLE IF NOT EXISTS ${sql(migrationsTable)} (
+  const timeout = yield* LockTimeout
+  const once = Effect.gen(function*() {
+    if (dialect === "pg") {
+      yield* sql.withTransaction(
+        sql`SELECT pg_advisory_xact_lock(${advisoryLock})`.pipe(
+          Effect.zipRight(sql`CREATE TABLE IF NOT EXISTS ${sql(migrationsTable)} (
   migration_id integer primary key,
   created_at timestamp with time zone not null default now(),
   name text not null
 )`)
+        )
       )
+    }
+    const applied = yield* migrator
+    const [row] = yield* sql<{ readonly latest: unknown }>`SELECT MAX(migration_id) AS latest FROM ${
+      sql(migrationsTable)
+    }`.withoutTransform
+    const latest = Number(row?.latest ?? 0)
+    if (latest < latestId) return yield* new NotYetMigrated({ latest })
+    return applied
+  })
+  return yield* once.pipe(
+    Effect.retry({
+      while: (error) => error._tag === "NotYetMigrated" || isLocked(error),
+      schedule: lockRetries(timeout)
+    }),
+    Effect.catchIf(
+      (error) => error._tag === "NotYetMigrated" || isLocked(error),
+      (error) =>
+        Effect.fail(
+          new Migrator.MigrationError({
+            reason: "locked",
+            message: error._tag === "NotYetMigrated"
+              ? `The store's migrations are still at ${error.latest} of ${latestId} after ${
+                Duration.format(timeout)
+              }: another process holds them`
+              : `The store stayed locked by another connection for ${Duration.format(timeout)}: its migrations could not be checked`
+          })
+        )
     )
-  }
-  const applied = yield* migrator
-  const [row] = yield* sql<{ readonly latest: unknown }>`SELECT MAX(migration_id) AS latest FROM ${
-    sql(migrationsTable)
-  }`.withoutTransform
-  const latest = Number(row?.latest ?? 0)
-  if (latest < latestId) return yield* new NotYetMigrated({ latest })
-  return applied
-}).pipe(
-  Effect.retry({
-    while: (error) => error._tag === "NotYetMigrated",
-    schedule: Schedule.intersect(Schedule.exponential("20 millis", 1.5), Schedule.recurs(15))
-  }),
-  Effect.catchTag("NotYetMigrated", (error) =>
-    Effect.fail(
-      new Migrator.MigrationError({
-        reason: "locked",
-        message: `The store's migrations are still at ${error.latest} of ${latestId}: another process holds them`
-      })
-    ))
-)
+  )
+})
 
 /**
  * An integer column as any driver returns it: a number (SQLite, PostgreSQL's int4), a string

@@ -77,8 +77,25 @@ export const driverPath = (): string => {
   return effectSql === undefined ? here.resolve("better-sqlite3") : createRequire(effectSql).resolve("better-sqlite3")
 }
 
+/**
+ * The driver, once its native addon is known to load: better-sqlite3 loads the addon only when a
+ * database is opened, so an addon never built (a clone of this repository before `npm run
+ * sqlite`) or built for another Node would otherwise surface as a failed open. Either is the
+ * package not being there: `MODULE_NOT_FOUND`, which `OptionalPackages` reports as missing.
+ */
 const load = (): Constructor => {
-  if (driver === undefined) driver = createRequire(import.meta.url)(driverPath()) as Constructor
+  if (driver === undefined) {
+    const Database = createRequire(import.meta.url)(driverPath()) as Constructor
+    try {
+      new Database(":memory:").close()
+    } catch (error) {
+      throw Object.assign(new Error(`better-sqlite3's native addon does not load: ${(error as Error).message}`), {
+        code: "MODULE_NOT_FOUND",
+        cause: error
+      })
+    }
+    driver = Database
+  }
   return driver
 }
 
