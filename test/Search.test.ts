@@ -4,7 +4,7 @@
  * several encodings, a huge one with progress), archive members, notebooks, real files from
  * node_modules; the selector form, paging over matches, and the errors.
  */
-import { afterAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
 import * as fs from "node:fs"
@@ -23,19 +23,10 @@ import {
   searchFooter,
   searchLines
 } from "../src/internal/core/search.js"
-import { nodeLayer, tempDir, writeTree } from "./support.js"
+import { nodeLayer, projectDirs } from "./support.js"
 import { zip } from "./zipFixtures.js"
 
-const roots: Array<string> = []
-afterAll(() => {
-  for (const root of roots) fs.rmSync(root, { recursive: true, force: true })
-})
-const project = (files: Readonly<Record<string, string | Uint8Array>>): string => {
-  const root = tempDir("effect-read-search-")
-  roots.push(root)
-  writeTree(root, files)
-  return root
-}
+const project = projectDirs()
 const readIn = (root: string, params: Parameters<typeof read>[0]) => read(params).pipe(Effect.provide(nodeLayer(root)))
 const failIn = (root: string, params: Parameters<typeof read>[0]) => Effect.flip(readIn(root, params))
 
