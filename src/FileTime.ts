@@ -6,12 +6,9 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import type { PlatformError } from "@effect/platform/Error"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
-import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
-import * as HashMap from "effect/HashMap"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import { createHash } from "node:crypto"
 import { mergeRanges } from "./internal/core/ranges.js"
@@ -148,6 +145,11 @@ export interface ReadBytes {
   readonly size: number
   readonly mtime: number | undefined
   readonly bytes: Uint8Array
+  /**
+   * The read confirmed, after reading these bytes, that the file at `path` was still this
+   * version (the same file, size and mtime): `stamp` takes them without a `stat` of its own.
+   */
+  readonly confirmed?: boolean
 }
 
 /** Bytes hashed per read call when a stamp reads the file. */
@@ -159,7 +161,18 @@ const HASH_CHUNK_BYTES = 256 * 1024
  * so `size` and `hash` describe the same bytes even if the file is growing. `known`: the bytes a
  * read just read whole, hashed instead while the file still has their size and mtime.
  */
-export const stamp = Effect.fn("FileTime.stamp")(function*(path: string, known?: ReadBytes) {
+export const stamp = Effect.fn("FileTime.stamp", { captureStackTrace: false })(function*(path: string, known?: ReadBytes) {
+  if (known?.confirmed === true && known.path === path && known.bytes.length === known.size) {
+    // What the read just confirmed: no second look at the file.
+    const stamped: ReadStamp = {
+      path,
+      readAt: yield* Clock.currentTimeMillis,
+      size: known.size,
+      mtime: known.mtime,
+      hash: known.size <= maxHashBytes ? createHash("sha256").update(known.bytes).digest("hex") : undefined
+    }
+    return stamped
+  }
   const fs = yield* FileSystem.FileSystem
   const info = yield* fs.stat(path)
   const size = Number(info.size)
@@ -212,24 +225,36 @@ export const compare = (before: ReadStamp, now: ReadStamp): "unchanged" | "chang
   return before.mtime !== undefined && before.mtime === now.mtime ? "unchanged" : "changed"
 }
 
+/** How many files the in-memory ledger remembers (a `Context.Reference`: 10,000 per layer). */
+export class MemoryLimits extends Context.Reference<MemoryLimits>()("effect-read/FileTime/MemoryLimits", {
+  defaultValue: () => ({ maxFiles: 10_000 })
+}) {}
+
 /**
  * An in-memory ledger, keyed by (sessionId, path), living as long as the service. `path` is
- * used as given (`read` passes resolved absolute paths).
+ * used as given (`read` passes resolved absolute paths). It remembers at most
+ * `MemoryLimits.maxFiles` (session, file) pairs: past that, the one read longest ago is forgotten
+ * first, and an edit guard on it answers `FileNotRead` (read it again) — a long-lived server
+ * that reads many files stays flat instead of growing by each file it ever read.
  */
 export const make: Effect.Effect<FileTimeShape, never, FileSystem.FileSystem> = Effect.gen(function*() {
   const fs = yield* FileSystem.FileSystem
-  const ledger = yield* Ref.make(HashMap.empty<readonly [string, string], ReadStamp>())
-  const covered = yield* Ref.make(HashMap.empty<readonly [string, string], Coverage>())
+  const { maxFiles } = yield* MemoryLimits
+  // Map order is the order of reads: the first entry is the one read longest ago.
+  const entries = new Map<string, { readonly stamp: ReadStamp; readonly coverage: Coverage }>()
+  const keyOf = (sessionId: string, path: string) => `${sessionId}\u0000${path}`
   const stampNow = (path: string, known?: ReadBytes) => Effect.provideService(stamp(path, known), FileSystem.FileSystem, fs)
 
-  const read = Effect.fn("FileTime.read")(function*(sessionId: string, path: string, shown?: Shown, bytes?: ReadBytes) {
-    const key = Data.tuple(sessionId, path)
+  const read = Effect.fn("FileTime.read", { captureStackTrace: false })(function*(sessionId: string, path: string, shown?: Shown, bytes?: ReadBytes) {
     yield* stampNow(path, bytes).pipe(
       Effect.flatMap((stamped) =>
-        Ref.update(ledger, HashMap.set(key, stamped)).pipe(
-          Effect.zipRight(Ref.update(covered, (all) =>
-            HashMap.set(all, key, addShown(Option.getOrElse(HashMap.get(all, key), () => emptyCoverage), stamped, shown))))
-        )
+        Effect.sync(() => {
+          const key = keyOf(sessionId, path)
+          const before = entries.get(key)
+          entries.delete(key)
+          entries.set(key, { stamp: stamped, coverage: addShown(before?.coverage ?? emptyCoverage, stamped, shown) })
+          if (entries.size > maxFiles) entries.delete(entries.keys().next().value!)
+        })
       ),
       Effect.catchAll((error) =>
         Effect.logDebug("FileTime.read: could not stamp the file; nothing recorded").pipe(
@@ -240,7 +265,7 @@ export const make: Effect.Effect<FileTimeShape, never, FileSystem.FileSystem> = 
   })
 
   const get = Effect.fn("FileTime.get")(function*(sessionId: string, path: string) {
-    return HashMap.get(yield* Ref.get(ledger), Data.tuple(sessionId, path))
+    return Option.fromNullable(entries.get(keyOf(sessionId, path))?.stamp)
   })
 
   const assert = Effect.fn("FileTime.assert")(function*(sessionId: string, path: string) {
@@ -248,7 +273,7 @@ export const make: Effect.Effect<FileTimeShape, never, FileSystem.FileSystem> = 
   })
 
   const coverage = Effect.fn("FileTime.coverage")(function*(sessionId: string, path: string) {
-    return Option.getOrElse(HashMap.get(yield* Ref.get(covered), Data.tuple(sessionId, path)), () => emptyCoverage)
+    return entries.get(keyOf(sessionId, path))?.coverage ?? emptyCoverage
   })
 
   const covers = Effect.fn("FileTime.covers")(function*(sessionId: string, path: string, start: number, end: number) {

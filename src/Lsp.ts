@@ -13,10 +13,13 @@ export interface LspShape {
 
 export class Lsp extends Context.Tag("effect-read/Lsp")<Lsp, LspShape>() {}
 
-/** No language server: every touch is a no-op. */
-export const layerNoop: Layer.Layer<Lsp> = Layer.succeed(Lsp, {
+/** No language server: every touch is a no-op (and `read` does not even fork one). */
+export const noop: LspShape = {
   touchFile: () => Effect.void
-})
+}
+
+/** No language server: every touch is a no-op. */
+export const layerNoop: Layer.Layer<Lsp> = Layer.succeed(Lsp, noop)
 
 /** The recording double's window onto what was touched. */
 export class Recorder extends Context.Tag("effect-read/Lsp/Recorder")<Recorder, {

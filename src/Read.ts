@@ -71,7 +71,10 @@ export { Attachment, ReadMetadata, ReadResult } from "./ReadResult.js"
  * model (JSON of any shape), use `readUnknown`.
  */
 export const read: (params: ReadParams) => Effect.Effect<ReadResult, ReadError, EffectRequirements> = Effect.fn(
-  "Read.read"
+  "Read.read",
+  // The read path's spans name each step for tracing; none captures a call-site stack (a
+  // capture on every call costs more than a small read's bytes).
+  { captureStackTrace: false }
 )(function*(input: ReadParams) {
   const params = yield* decodeExactly(ReadParams)(input)
   if (params.offset !== undefined && params.offset < 0 && params.column !== undefined) {

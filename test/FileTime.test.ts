@@ -210,3 +210,53 @@ describe("FileTime after a read", () => {
       expect((yield* FileTime.stamp(file, known)).hash).toBe(createHash("sha256").update("one\n").digest("hex"))
     }).pipe(Effect.provide(NodeFileSystem.layer)))
 })
+
+describe("FileTime.layerMemory's bound", () => {
+  it.effect.prop(
+    "remembers at most MemoryLimits.maxFiles files: the one read longest ago is forgotten first",
+    [FastCheck.integer({ min: 1, max: 6 }), FastCheck.array(FastCheck.integer({ min: 0, max: 9 }), { minLength: 1, maxLength: 30 })],
+    ([maxFiles, reads]) =>
+      Effect.gen(function*() {
+        const ledger = yield* FileTime.FileTime
+        const dir = fs.mkdtempSync(nodePath.join(root, "bound-"))
+        const order: Array<number> = []
+        for (const n of reads) {
+          const file = nodePath.join(dir, `f${n}.txt`)
+          if (!fs.existsSync(file)) fs.writeFileSync(file, `file ${n}\n`)
+          yield* ledger.read("s", file, { start: 1, end: 1, whole: true, size: fs.statSync(file).size, mtime: fs.statSync(file).mtimeMs })
+          const at = order.indexOf(n)
+          if (at >= 0) order.splice(at, 1)
+          order.push(n)
+        }
+        const kept = new Set(order.slice(-maxFiles))
+        for (let n = 0; n <= 9; n++) {
+          const remembered = (yield* ledger.get("s", nodePath.join(dir, `f${n}.txt`)))._tag === "Some"
+          expect([n, remembered]).toEqual([n, kept.has(n)])
+        }
+        // A forgotten file is one the session has not read: an edit of it asks for a read first.
+        const forgotten = order.slice(0, -maxFiles)[0]
+        if (forgotten !== undefined) {
+          const error = yield* Effect.flip(ledger.assert("s", nodePath.join(dir, `f${forgotten}.txt`)))
+          expect(error._tag).toBe("FileNotRead")
+        }
+      }).pipe(
+        Effect.provide(FileTime.layerMemory.pipe(Layer.provideMerge(NodeFileSystem.layer))),
+        Effect.provideService(FileTime.MemoryLimits, { maxFiles })
+      ),
+    { fastCheck: { numRuns: 40 } }
+  )
+
+  it.effect("bytes a read confirmed are stamped as they are, without looking at the file again", () =>
+    Effect.gen(function*() {
+      const file = nodePath.join(root, "confirmed.txt")
+      fs.writeFileSync(file, "now\n")
+      const known = { path: file, size: 4, mtime: 1, bytes: Buffer.from("was\n"), confirmed: true }
+      // The file has other bytes and mtime now: a confirmed read's bytes are still what was shown.
+      const stamped = yield* FileTime.stamp(file, known)
+      expect(stamped).toMatchObject({ size: 4, mtime: 1, hash: createHash("sha256").update("was\n").digest("hex") })
+      // Unconfirmed, the same bytes are checked against the file (see the test above).
+      expect((yield* FileTime.stamp(file, { ...known, confirmed: false })).hash).toBe(
+        createHash("sha256").update("now\n").digest("hex")
+      )
+    }).pipe(Effect.provide(NodeFileSystem.layer)))
+})

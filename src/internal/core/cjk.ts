@@ -11,9 +11,9 @@
  * Every decoder is pure over the bytes of one line or a stream of them; the only state that can
  * outlive a line is ISO-2022-JP's designation of G0 (`Iso2022JpState`).
  */
-import iconv from "iconv-lite"
 import { isAscii } from "node:buffer"
 import { conflicts, pairs, plane1, plane2 } from "./jisx0213.js"
+import { iconv } from "./legacy.js"
 
 const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
 const REPLACEMENT = "\ufffd"
@@ -101,18 +101,18 @@ const decodeRuns = (
     const n = Math.min(length(bytes, i), bytes.length - i)
     const text = n > 1 ? special(bytes, i, n) : undefined
     if (text !== undefined) {
-      if (i > run) out += iconv.decode(asBuffer(bytes.subarray(run, i)), base)
+      if (i > run) out += iconv().decode(asBuffer(bytes.subarray(run, i)), base)
       out += text
       run = i + n
     }
     i += n
   }
-  return run === 0 ? iconv.decode(asBuffer(bytes), base) : out + iconv.decode(asBuffer(bytes.subarray(run)), base)
+  return run === 0 ? iconv().decode(asBuffer(bytes), base) : out + iconv().decode(asBuffer(bytes.subarray(run)), base)
 }
 
 /** Is this character (alone) mapped by iconv-lite's `base`? */
 const mapped = (bytes: Uint8Array, i: number, n: number, base: string): boolean =>
-  !iconv.decode(asBuffer(bytes.subarray(i, i + n)), base).includes(REPLACEMENT)
+  !iconv().decode(asBuffer(bytes.subarray(i, i + n)), base).includes(REPLACEMENT)
 
 /**
  * Shift_JIS: Microsoft's code page 932; a line holding codes only JIS X 0213 has is read as
@@ -121,7 +121,7 @@ const mapped = (bytes: Uint8Array, i: number, n: number, base: string): boolean 
  */
 export const decodeShiftJis = (bytes: Uint8Array, x0213First: boolean): string => {
   if (!x0213First) {
-    const fast = iconv.decode(asBuffer(bytes), "shift_jis")
+    const fast = iconv().decode(asBuffer(bytes), "shift_jis")
     if (!fast.includes(REPLACEMENT) || decodeShiftJisRuns(bytes, false) === fast) return fast
   }
   return decodeShiftJisRuns(bytes, true)
@@ -138,7 +138,7 @@ const decodeShiftJisRuns = (bytes: Uint8Array, x0213First: boolean): string =>
 /** EUC-JP; a line holding codes only JIS X 0213 has is read as EUC-JISX0213 (as Shift_JIS above). */
 export const decodeEucJp = (bytes: Uint8Array, x0213First: boolean): string => {
   if (!x0213First) {
-    const fast = iconv.decode(asBuffer(bytes), "euc-jp")
+    const fast = iconv().decode(asBuffer(bytes), "euc-jp")
     if (!fast.includes(REPLACEMENT) || decodeEucJpRuns(bytes, false) === fast) return fast
   }
   return decodeEucJpRuns(bytes, true)
@@ -215,7 +215,7 @@ export const decodeJohab = (bytes: Uint8Array): string => {
   let out = ""
   const euc: Array<number> = []
   const flush = () => {
-    if (euc.length > 0) out += iconv.decode(Buffer.from(euc), "cp949")
+    if (euc.length > 0) out += iconv().decode(Buffer.from(euc), "cp949")
     euc.length = 0
   }
   for (let i = 0; i < bytes.length;) {
@@ -312,8 +312,8 @@ const couldBeEscape = (bytes: Uint8Array, at: number): boolean => {
 const wideDecoders: Record<number, (euc: Uint8Array) => string> = {
   [Iso2022Jp.jis0208]: (euc) => decodeEucJp(euc, false),
   [Iso2022Jp.jis0212]: (euc) => decodeEucJp(withPrefix(euc, 0x8f), false),
-  [Iso2022Jp.gb2312]: (euc) => iconv.decode(asBuffer(euc), "gbk"),
-  [Iso2022Jp.ksc5601]: (euc) => iconv.decode(asBuffer(euc), "cp949"),
+  [Iso2022Jp.gb2312]: (euc) => iconv().decode(asBuffer(euc), "gbk"),
+  [Iso2022Jp.ksc5601]: (euc) => iconv().decode(asBuffer(euc), "cp949"),
   [Iso2022Jp.x0213Plane1]: (euc) => decodeEucJp(euc, true),
   [Iso2022Jp.x0213Plane2]: (euc) => decodeEucJp(withPrefix(euc, 0x8f), true)
 }
@@ -469,7 +469,7 @@ export class Iso2022JpDecoder extends ShiftDecoder {
         if (bytes[i + 1] === 0x4e) {
           // ESC N x: one character of G2.
           const x = bytes[i + 2]!
-          this.emit(this.g2 !== undefined && x >= 0x20 && x < 0x80 ? iconv.decode(Buffer.from([x | 0x80]), this.g2) : REPLACEMENT)
+          this.emit(this.g2 !== undefined && x >= 0x20 && x < 0x80 ? iconv().decode(Buffer.from([x | 0x80]), this.g2) : REPLACEMENT)
         }
         i += taken
         continue
@@ -529,7 +529,7 @@ export class Iso2022KrDecoder extends ShiftDecoder {
   private shifted = false
 
   protected decodeWide(euc: Uint8Array): string {
-    return iconv.decode(asBuffer(euc), "cp949")
+    return iconv().decode(asBuffer(euc), "cp949")
   }
 
   write(chunk: Uint8Array): string {
@@ -567,7 +567,7 @@ export class HzDecoder extends ShiftDecoder {
   private gb = false
 
   protected decodeWide(euc: Uint8Array): string {
-    return iconv.decode(asBuffer(euc), "gbk")
+    return iconv().decode(asBuffer(euc), "gbk")
   }
 
   write(chunk: Uint8Array): string {

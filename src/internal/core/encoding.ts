@@ -5,9 +5,7 @@
  * UTF-8, then a statistical detector (chardet) for legacy encodings decoded by iconv-lite — each
  * guess checked by decoding the sample, and the superset preferred that decodes it cleanly.
  */
-import chardet from "chardet"
 import { isAscii } from "node:buffer"
-import iconv from "iconv-lite"
 import { binarySignature, isBinarySample } from "./binary.js"
 import {
   charLengths,
@@ -23,6 +21,7 @@ import {
   Iso2022KrDecoder,
   makeUpTail
 } from "./cjk.js"
+import { chardet, iconv } from "./legacy.js"
 
 export interface Decoded {
   readonly text: string
@@ -103,11 +102,11 @@ const iconvCodec = (encoding: string, unit: 1 | 2 | 4 = 1, bigEndian = false, na
   unit,
   bigEndian,
   decode: (bytes) => {
-    const text = iconv.decode(asBuffer(bytes), encoding, { stripBOM: false })
+    const text = iconv().decode(asBuffer(bytes), encoding, { stripBOM: false })
     return { text, replaced: text.includes("\ufffd") }
   },
   stream: () => {
-    const decoder = iconv.getDecoder(encoding, { stripBOM: false })
+    const decoder = iconv().getDecoder(encoding, { stripBOM: false })
     return { write: (bytes) => decoder.write(asBuffer(bytes)), end: () => decoder.end() ?? "" }
   }
 })
@@ -130,8 +129,8 @@ const ownCodec = (
 
 /** Korean: UHC (code page 949, a superset of EUC-KR), with KS X 1001 make-up sequences composed. */
 const korean = (name: string): Codec =>
-  ownCodec(name, (bytes) => composeMakeUp(iconv.decode(asBuffer(bytes), "cp949")), () => {
-    const decoder = iconv.getDecoder("cp949")
+  ownCodec(name, (bytes) => composeMakeUp(iconv().decode(asBuffer(bytes), "cp949")), () => {
+    const decoder = iconv().getDecoder("cp949")
     let held = ""
     return {
       write: (bytes) => {
@@ -227,7 +226,7 @@ export const codecFor = (name: string): Codec | undefined => {
   const own = aliases[nameKey(name)]
   if (own !== undefined) return ownCodecs[own]!()
   const trimmed = name.trim().toLowerCase()
-  if (trimmed.length === 0 || !iconv.encodingExists(trimmed)) return undefined
+  if (trimmed.length === 0 || !iconv().encodingExists(trimmed)) return undefined
   // Multi-byte Unicode forms need their code unit for line breaks; iconv-lite's "utf-7" and the
   // like are 1-byte-based and ASCII-compatible.
   return iconvCodec(trimmed)
@@ -575,7 +574,7 @@ const legacyCodec = (sample: Uint8Array, complete: boolean): Codec | undefined =
     const codec = codecFor(refine(name, sample, complete))
     return codec !== undefined && readsAs(decodeSample(codec, sample, complete), scriptOf[name], evidence) ? codec : undefined
   }
-  for (const match of chardet.analyse(sample)) {
+  for (const match of chardet().analyse(sample)) {
     if (match.confidence < MIN_CONFIDENCE) break
     const codec = attempt(legacyNames[match.name], 0)
     if (codec !== undefined) return codec

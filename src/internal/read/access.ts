@@ -38,14 +38,14 @@ export const targetOf = (path: Path.Path, worktree: string, absolute: string): T
     : absolute
 })
 
-export const resolveTarget = Effect.fn("Read.resolveTarget")(function*(filePath: string) {
+export const resolveTarget = Effect.fn("Read.resolveTarget", { captureStackTrace: false })(function*(filePath: string) {
   const path = yield* Path.Path
   const workspace = yield* Workspace
   return targetOf(path, workspace.worktree, path.resolve(workspace.directory, filePath))
 })
 
 /** The real path of `absolute`, or of its nearest existing ancestor joined with the rest. */
-export const realPathOfNearest = Effect.fn("Read.realPath")(function*(absolute: string) {
+export const realPathOfNearest = Effect.fn("Read.realPath", { captureStackTrace: false })(function*(absolute: string) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   let current = absolute
@@ -64,7 +64,7 @@ export const realPathOfNearest = Effect.fn("Read.realPath")(function*(absolute: 
  * The `external_directory` request for a target that, lexically or really, is outside the
  * worktree; undefined when it is inside on both counts.
  */
-const externalRequest = Effect.fn("Read.externalRequest")(function*(target: Target, real: string) {
+const externalRequest = Effect.fn("Read.externalRequest", { captureStackTrace: false })(function*(target: Target, real: string) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const workspace = yield* Workspace
@@ -95,7 +95,7 @@ const externalRequest = Effect.fn("Read.externalRequest")(function*(target: Targ
 })
 
 /** Ask `external_directory` when the target, lexically or really, is outside the worktree. */
-const checkExternal = Effect.fn("Read.checkExternal")(function*(target: Target, real: string) {
+const checkExternal = Effect.fn("Read.checkExternal", { captureStackTrace: false })(function*(target: Target, real: string) {
   const request = yield* externalRequest(target, real)
   if (request === undefined) return
   yield* Effect.flatMap(Permission, (permission) => permission.ask(request))
@@ -122,7 +122,7 @@ export const readPattern = (path: Path.Path, worktree: string, absolute: string)
 }
 
 /** The `read` request for a path and, when it differs, its real path: deny wins if either is denied. */
-const readRequest = Effect.fn("Read.readRequest")(function*(target: Target, real?: string) {
+const readRequest = Effect.fn("Read.readRequest", { captureStackTrace: false })(function*(target: Target, real?: string) {
   const path = yield* Path.Path
   const workspace = yield* Workspace
   const worktree = path.resolve(workspace.worktree)
@@ -249,7 +249,7 @@ export const memberTarget = (archive: Target, member: string): Target => ({
 })
 
 /** Decide access on the path as written and on its real path; the target comes back with `real` set. */
-export const checkAccess = Effect.fn("Read.checkAccess")(function*(target: Target) {
+export const checkAccess = Effect.fn("Read.checkAccess", { captureStackTrace: false })(function*(target: Target) {
   const real = yield* realPathOfNearest(target.absolute)
   yield* checkExternal(target, real)
   yield* askRead(target, real)

@@ -92,7 +92,7 @@ export const readLocal = Effect.fnUntraced(function*(path: string, request: Requ
         const target = yield* check(container)
         const read = yield* onceMoreIfChanged(
           target.absolute,
-          readFile(registry, target, request, noSelection, meaning.inner, undefined)
+          readFile(registry, target, request, noSelection, meaning.inner, undefined, Number(info.value.size))
         )
         // No container source claims it (a `.db` holding text): `notes.db:5` is line 5 of it.
         if (Option.isSome(read)) return read.value.result
@@ -161,7 +161,7 @@ const readTarget = (
       })
     }
     if (request.view === "list" || request.view === "tree") return yield* viewMismatch(request.view, target.absolute, "file")
-    const read = yield* onceMoreIfChanged(target.absolute, readFile(registry, target, request, selection, undefined, note))
+    const read = yield* onceMoreIfChanged(target.absolute, readFile(registry, target, request, selection, undefined, note, Number(stat.size)))
     const { bytes, result } = Option.getOrThrow(read)
     yield* recordFileRead(target, result, bytes)
     // Sources that do not print the note themselves (media, containers) get it as a first line.
@@ -225,7 +225,9 @@ const readFile = (
   request: Request,
   selection: Selection,
   inner: string | undefined,
-  note: string | undefined
+  note: string | undefined,
+  /** What a `stat` of the path said just before (lets a small file take Node's short way). */
+  size: number
 ) =>
   Effect.gen(function*() {
     const path = yield* Path.Path
@@ -244,8 +246,8 @@ const readFile = (
         const read = source.read({ ...facts, file: opened.file, note, end: opened.end })
         const result = yield* opened.unsized ? Effect.provideService(read, LineIndex.LineIndex, LineIndex.noop) : read
         return Option.some<FileRead>({ result, bytes: opened.bytes })
-      }))
-  }).pipe(Effect.withSpan("Read.file"))
+      }), size)
+  }).pipe(Effect.withSpan("Read.file", { captureStackTrace: false }))
 
 /**
  * A file that changed under the read (shrunk, rewritten, replaced) is read once more, from a

@@ -8,13 +8,14 @@
 import { SystemError } from "@effect/platform/Error"
 import type { File } from "@effect/platform/FileSystem"
 import * as FileSystem from "@effect/platform/FileSystem"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { ReadBytes } from "../../FileTime.js"
 import { FileChanged, formatBytes, ReadFailed } from "../../ReadError.js"
 import { SAMPLE_BYTES } from "../core/binary.js"
 import { readHead } from "../io/bytes.js"
-import { opensKernelDescriptors, realPathOf } from "../io/nodeFileSystem.js"
+import { opensKernelDescriptors, readSmallChecked, realPathOf, type Snapshot } from "../io/nodeFileSystem.js"
 import * as Permits from "../io/permits.js"
 import { fromPlatformError } from "../io/platformError.js"
 import { CONTENT_SNIFF_BYTES, realPathOfNearest, type Target, textOf } from "./access.js"
@@ -30,7 +31,7 @@ const sameIdentity = (a: FileSystem.File.Info, b: FileSystem.File.Info): boolean
  * open is caught either way and fails closed with `FileChanged`. Also returns the descriptor's
  * `stat` at open: the version every byte of the read must come from.
  */
-export const openCheckedAt = Effect.fn("Read.openChecked")(function*(target: Target) {
+export const openCheckedAt = Effect.fn("Read.openChecked", { captureStackTrace: false })(function*(target: Target) {
   const fs = yield* FileSystem.FileSystem
   const failed = (error: Parameters<typeof fromPlatformError>[1]) => fromPlatformError(target.absolute, error)
   const file = yield* fs.open(target.absolute, { flag: "r" }).pipe(Effect.mapError(failed))
@@ -155,6 +156,49 @@ export const endedEarly = (file: FileSystem.File, target: Target, size: number) 
       ))
 
 /**
+ * What changed in an open file between its `stat` at open (`before`) and after its read
+ * (`after`, undefined when that `stat` failed), told by sizes, mtimes and its old last bytes
+ * (`tailBefore` at open, `tailNow` read again; `tailed`: the caller compares them): a shrink, a
+ * rewrite in place, a growth that may not be an append. Undefined when none of them shows.
+ */
+export const versionChange = (
+  before: FileSystem.File.Info,
+  after: FileSystem.File.Info | undefined,
+  tailBefore: Uint8Array | undefined,
+  tailNow: Uint8Array | undefined,
+  tailed: boolean
+): string | undefined => {
+  // Its old end changed: a rewrite (also told when the descriptor's stat fails).
+  const rewritten = tailBefore !== undefined && tailNow !== undefined && Buffer.compare(tailBefore, tailNow) !== 0
+  if (after === undefined) return rewritten ? "it was rewritten while it was being read" : undefined
+  const size = Number(before.size)
+  const sizeNow = Number(after.size)
+  if (sizeNow < size) return `it shrank while it was being read (${formatBytes(size)} → ${formatBytes(sizeNow)})`
+  const mtime = Option.getOrUndefined(Option.map(before.mtime, (date) => date.getTime()))
+  const mtimeNow = Option.getOrUndefined(Option.map(after.mtime, (date) => date.getTime()))
+  if (sizeNow === size && mtime !== mtimeNow) return "it was rewritten while it was being read"
+  // A rewrite that grew the file, or one within the same mtime tick: the old end changed.
+  // It grew, and its old end could not be read at open: an append cannot be told apart.
+  if (sizeNow > size && size > 0 && tailed && tailBefore === undefined) {
+    return `it grew while it was being read (${formatBytes(size)} → ${formatBytes(sizeNow)})`
+  }
+  if (rewritten) {
+    return sizeNow > size
+      ? `it was rewritten while it was being read (${formatBytes(size)} → ${formatBytes(sizeNow)})`
+      : "it was rewritten while it was being read"
+  }
+  return undefined
+}
+
+/** Whether the path still leads to the open file (`now`, its `stat` after the read): `atPath` is the path's `stat`. */
+export const placeChange = (now: FileSystem.File.Info, atPath: FileSystem.File.Info | undefined): string | undefined =>
+  atPath === undefined
+    ? "it was removed while it was being read"
+    : !sameIdentity(atPath, now)
+    ? "it was replaced while it was being read"
+    : undefined
+
+/**
  * Run `use`, then confirm the open file is still the version it was (`before`, its `stat` at
  * open): not shrunk, not rewritten in place (same size, new mtime; or its last bytes changed),
  * and still the file at its path (not replaced by a rename). A change fails with `FileChanged`
@@ -178,31 +222,10 @@ export const confirmUnchanged = <A, E, R>(
     const result = yield* Effect.either(use)
     const checking = Effect.gen(function*() {
       const after = yield* file.stat.pipe(Effect.option)
-      // Its old end changed: a rewrite (also told when the descriptor's stat fails).
       const tailNow = tail?.before === undefined ? undefined : yield* tail.again
-      const rewritten = tail?.before !== undefined && tailNow !== undefined && Buffer.compare(tail.before, tailNow) !== 0
-      if (Option.isNone(after)) return rewritten ? "it was rewritten while it was being read" : undefined
-      const now = after.value
-      const size = Number(before.size)
-      const sizeNow = Number(now.size)
-      if (sizeNow < size) return `it shrank while it was being read (${formatBytes(size)} → ${formatBytes(sizeNow)})`
-      const mtime = Option.getOrUndefined(Option.map(before.mtime, (date) => date.getTime()))
-      const mtimeNow = Option.getOrUndefined(Option.map(now.mtime, (date) => date.getTime()))
-      if (sizeNow === size && mtime !== mtimeNow) return "it was rewritten while it was being read"
-      // A rewrite that grew the file, or one within the same mtime tick: the old end changed.
-      // It grew, and its old end could not be read at open: an append cannot be told apart.
-      if (sizeNow > size && size > 0 && tail !== undefined && tail.before === undefined) {
-        return `it grew while it was being read (${formatBytes(size)} → ${formatBytes(sizeNow)})`
-      }
-      if (rewritten) {
-        return sizeNow > size
-          ? `it was rewritten while it was being read (${formatBytes(size)} → ${formatBytes(sizeNow)})`
-          : "it was rewritten while it was being read"
-      }
-      const atPath = yield* fs.stat(target.absolute).pipe(Effect.option)
-      if (Option.isNone(atPath)) return "it was removed while it was being read"
-      if (!sameIdentity(atPath.value, now)) return "it was replaced while it was being read"
-      return undefined
+      const changed = versionChange(before, Option.getOrUndefined(after), tail?.before, tailNow, tail !== undefined)
+      if (changed !== undefined || Option.isNone(after)) return changed
+      return placeChange(after.value, Option.getOrUndefined(yield* fs.stat(target.absolute).pipe(Effect.option)))
     })
     // A file that stops answering (a hung mount) must not hang the read after its answer.
     const checked = yield* Effect.timeoutOption(checking, CONFIRM_TIMEOUT)
@@ -220,7 +243,8 @@ export const confirmUnchanged = <A, E, R>(
   })
 
 /** How long `confirmUnchanged` waits for the file to answer its checks. */
-const CONFIRM_TIMEOUT = "5 seconds"
+const CONFIRM_TIMEOUT_MILLIS = 5000
+const CONFIRM_TIMEOUT = Duration.millis(CONFIRM_TIMEOUT_MILLIS)
 
 /**
  * Run `use`, which reads `target` its own way (SQLite opens it by path), holding the file open
@@ -344,8 +368,26 @@ export interface Opened {
  * end, and either is read from that snapshot. Every byte `use` reads comes from the version that
  * was opened, or the answer is `FileChanged` (`confirmUnchanged`).
  */
-export const openForRead = <A, E, R>(target: Target, use: (opened: Opened) => Effect.Effect<A, E, R>) =>
+export const openForRead = <A, E, R>(
+  target: Target,
+  use: (opened: Opened) => Effect.Effect<A, E, R>,
+  /** The size a `stat` of the path just reported: a small file may take Node's short way. */
+  sizeHint?: number
+) =>
   Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    if (
+      target.real !== undefined && sizeHint !== undefined && sizeHint > 0 && sizeHint <= SMALL_FILE_BYTES &&
+      opensKernelDescriptors(fs)
+    ) {
+      const snapshot = yield* readSmallChecked(target.absolute, target.real, {
+        maxBytes: SMALL_FILE_BYTES,
+        expected: sizeHint,
+        tailBytes: TAIL_BYTES,
+        timeoutMillis: CONFIRM_TIMEOUT_MILLIS
+      })
+      if (snapshot !== undefined) return yield* useSnapshot(target, snapshot, use)
+    }
     // What was opened, as it was when opened: the version every byte of this read must come from.
     const { file: opened, info: before } = yield* openCheckedAt(target)
     // A small file is read whole, once. Read here, at open, its last bytes need no read of their
@@ -389,7 +431,9 @@ export const openForRead = <A, E, R>(target: Target, use: (opened: Opened) => Ef
               path: target.absolute,
               size: small.length,
               mtime: Option.getOrUndefined(Option.map(before.mtime, (date) => date.getTime())),
-              bytes: small
+              bytes: small,
+              // Handed to the ledger only once `confirmUnchanged` passed.
+              confirmed: true
             }
             : undefined,
           unsized: unsized !== undefined,
@@ -399,6 +443,47 @@ export const openForRead = <A, E, R>(target: Target, use: (opened: Opened) => Ef
       { before: tail, again: tailOf(opened, size) }
     )
   }).pipe(Effect.scoped, openFiles.withPermit)
+
+/**
+ * `use` on a small file read whole by Node's short way (`readSmallChecked`), with the same
+ * guarantees as the general path: the descriptor held the checked file, and the file was still
+ * that version, at that path, once its bytes were read (`versionChange`, `placeChange`); the
+ * check runs while `use` works on the bytes.
+ */
+export const useSnapshot = <A, E, R>(target: Target, snapshot: Snapshot, use: (opened: Opened) => Effect.Effect<A, E, R>) =>
+  Effect.gen(function*() {
+    const { bytes, info } = snapshot
+    const size = bytes.length
+    const file = snapshotFile(bytes, info)
+    const head = bytes.subarray(0, Math.min(SAMPLE_BYTES, size))
+    const end = bytes.subarray(size - Math.min(TAIL_BYTES, size))
+    const result = yield* Effect.either(use({
+      file,
+      info,
+      head,
+      end,
+      bytes: {
+        path: target.absolute,
+        size,
+        mtime: Option.getOrUndefined(Option.map(info.mtime, (date) => date.getTime())),
+        bytes,
+        // Handed to the ledger only after the check below passed.
+        confirmed: true
+      },
+      unsized: false,
+      firstText: firstText(file, bytes, head, size)
+    }))
+    const recheck = yield* snapshot.recheck
+    if (recheck === undefined) {
+      // A failure stands as it is; a success cannot be vouched for.
+      if (result._tag === "Left") return yield* result
+      return yield* new FileChanged({ path: target.absolute, detail: "it stopped answering while it was checked for changes" })
+    }
+    const detail = versionChange(info, recheck.after, end, recheck.tail, true) ??
+      (recheck.after === undefined ? undefined : placeChange(recheck.after, recheck.atPath))
+    if (detail !== undefined) return yield* new FileChanged({ path: target.absolute, detail })
+    return yield* result
+  })
 
 /** The text of a file's first `CONTENT_SNIFF_BYTES`: from the bytes in memory, else read (the position is put back). */
 const firstText = (file: FileSystem.File, whole: Uint8Array | undefined, head: Uint8Array, size: number) =>

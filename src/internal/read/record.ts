@@ -10,7 +10,7 @@
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import { FileTime, type ReadBytes, type Shown } from "../../FileTime.js"
-import { Lsp } from "../../Lsp.js"
+import { Lsp, noop } from "../../Lsp.js"
 import type { ReadResult } from "../../ReadResult.js"
 import * as Secrets from "../../Secrets.js"
 import { Workspace } from "../../Workspace.js"
@@ -93,6 +93,8 @@ const recordRead = (absolute: string, shown: Shown | undefined, bytes: ReadBytes
     const fileTime = yield* FileTime
     yield* fileTime.read(workspace.sessionId, absolute, shown, bytes)
     const lsp = yield* Lsp
+    // No server to warm: no fiber to fork for it.
+    if (lsp === noop) return
     // Never let the language server fail or delay the read.
     yield* lsp.touchFile(absolute).pipe(
       Effect.timeout("30 seconds"),

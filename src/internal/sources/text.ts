@@ -165,7 +165,7 @@ const endsWithNewline = (file: FileSystem.File, size: number, detection: Text, e
 
 type Text = Extract<Detection, { readonly _tag: "Text" }>
 /** What a binary file looks like, for a refusal the model can act on. */
-export const readText = Effect.fn("Read.text")(function*(request: FileSourceRequest) {
+export const readText = Effect.fn("Read.text", { captureStackTrace: false })(function*(request: FileSourceRequest) {
   const { file, head, info, note, params, selection, sniffed, target } = request
   const failed = (error: Parameters<typeof fromPlatformError>[1]) => fromPlatformError(target.absolute, error)
   const index = yield* LineIndex

@@ -1,0 +1,198 @@
+/**
+ * Where a small text read's work goes: `node bench/profile.mjs [--json] [--lines N] [--reads N]`
+ * (after `npm run build`). One runtime as `bench/child.mjs` builds it (Node layers, allow-all,
+ * no language server, the in-memory ledger), warmed on 300 reads of another file; then `--reads`
+ * (default 20) reads of an N-line file (default 100), each counted:
+ *
+ * - filesystem round trips: every request Node hands its thread pool (`FSREQCALLBACK`,
+ *   `FSREQPROMISE`, from `async_hooks`), by the call that made it;
+ * - Effect runtime steps: every instruction a fiber's run loop evaluates (a supervisor with
+ *   `OpSupervision`), attributed to the innermost span open at that step;
+ * - fibers started, and spans opened (by name; those that capture a call-site stack counted apart).
+ *
+ * The counts are deterministic for a given build; times are not. `--time` adds rounds of uncounted
+ * reads alternating with rounds of the plain function (`plain.mjs`) in the same process: medians
+ * and their ratio, the figure to compare before/after on a shared machine (the bench's `small` row
+ * is the same measurement on its own data).
+ */
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as RuntimeFlags from "effect/RuntimeFlags"
+import * as RuntimeFlagsPatch from "effect/RuntimeFlagsPatch"
+import * as Supervisor from "effect/Supervisor"
+import * as Tracer from "effect/Tracer"
+import { createHook } from "node:async_hooks"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { pathToFileURL } from "node:url"
+import { plainRead } from "./plain.mjs"
+
+const args = process.argv.slice(2)
+const option = (name, fallback) => {
+  const at = args.indexOf(`--${name}`)
+  return at >= 0 ? Number(args[at + 1]) : fallback
+}
+const asJson = args.includes("--json")
+const LINES = option("lines", 100)
+const READS = option("reads", 20)
+const timed = args.includes("--time")
+// `--dist DIR`: another build of the library (e.g. the commit before a change, built with
+// `npx tsc -p tsconfig.build.json --outDir DIR`), for a before/after in one sitting.
+const distAt = args.indexOf("--dist")
+const dist = distAt >= 0 ? pathToFileURL(path.resolve(args[distAt + 1]) + "/").href : new URL("../dist/", import.meta.url).href
+const [FileTime, Lsp, Permission, Read, Workspace] = await Promise.all(
+  ["FileTime", "Lsp", "Permission", "Read", "Workspace"].map((name) => import(`${dist}${name}.js`))
+)
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "effect-read-profile-"))
+const small = path.join(dir, "small.ts")
+const warm = path.join(dir, "warm.ts")
+const source = (n) =>
+  Array.from({ length: n }, (_, i) => `export const value${i} = ${i} // line ${i + 1} of a small source file`).join("\n") +
+  "\n"
+fs.writeFileSync(small, source(LINES))
+fs.writeFileSync(warm, source(200))
+
+// --- counting ---------------------------------------------------------------------------------
+
+let counting = false
+const fsCalls = new Map()
+const stepsBySpan = new Map()
+const spans = new Map()
+let steps = 0
+let fibers = 0
+let spansWithStack = 0
+
+const bump = (map, key, by = 1) => map.set(key, (map.get(key) ?? 0) + by)
+
+/** Which `fs` call made a thread-pool request: the first frame outside Node's own modules. */
+const callerOf = () => {
+  const stack = new Error().stack?.split("\n").slice(2) ?? []
+  const frame = stack.find((line) => line.includes("node:fs") || line.includes("node:internal/fs"))
+  const match = frame?.match(/at (?:Object\.|FSReqCallback\.|async )?([\w.]+)/)
+  return match?.[1] ?? "?"
+}
+
+createHook({
+  init(_id, type) {
+    if (counting && (type === "FSREQCALLBACK" || type === "FSREQPROMISE")) bump(fsCalls, callerOf())
+  }
+}).enable()
+
+class Counting extends Supervisor.AbstractSupervisor {
+  value = Effect.void
+  onStart() {
+    if (counting) fibers++
+  }
+  onEffect(fiber) {
+    if (!counting) return
+    steps++
+    const span = fiber.currentSpan
+    bump(stepsBySpan, span?._tag === "Span" ? span.name : "(no span)")
+  }
+}
+
+const native = await Effect.runPromise(Effect.tracer)
+const tracer = Tracer.make({
+  span: (name, parent, context, links, startTime, kind, options) => {
+    if (counting) {
+      bump(spans, name)
+      if (options?.captureStackTrace !== undefined && options.captureStackTrace !== false) spansWithStack++
+    }
+    return native.span(name, parent, context, links, startTime, kind, options)
+  },
+  context: (f, fiber) => native.context(f, fiber)
+})
+
+// --- the runtime ------------------------------------------------------------------------------
+
+const SessionLive = Layer.mergeAll(
+  Workspace.layer({ directory: dir, sessionId: "profile" }),
+  Permission.layerAllowAll,
+  Lsp.layerNoop,
+  FileTime.layerMemory
+).pipe(Layer.provideMerge(NodeContext.layer))
+const runtime = ManagedRuntime.make(Layer.merge(SessionLive, Layer.setTracer(tracer)))
+
+const supervisor = new Counting()
+const counted = (effect) =>
+  effect.pipe(
+    Effect.supervised(supervisor),
+    Effect.withRuntimeFlagsPatch(RuntimeFlagsPatch.enable(RuntimeFlags.OpSupervision))
+  )
+const read = (filePath) => runtime.runPromise(counted(Read.read({ filePath })))
+
+for (let i = 0; i < 300; i++) await read(warm)
+
+const started = performance.now()
+counting = true
+let output = ""
+for (let i = 0; i < READS; i++) output = (await read(small)).output
+counting = false
+const millis = (performance.now() - started) / READS
+
+/** Rounds of 200 uncounted reads alternating with rounds of the plain function: per-call medians. */
+const timing = async (rounds = 15, iterations = 200) => {
+  const plainRead_ = () => plainRead(small)
+  for (let i = 0; i < 1000; i++) await plainRead_()
+  const ours = []
+  const plain = []
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+  for (let r = 0; r < rounds; r++) {
+    let t = performance.now()
+    for (let i = 0; i < iterations; i++) await runtime.runPromise(Read.read({ filePath: small }))
+    ours.push((performance.now() - t) / iterations)
+    t = performance.now()
+    for (let i = 0; i < iterations; i++) await plainRead_()
+    plain.push((performance.now() - t) / iterations)
+  }
+  return { oursMs: median(ours), plainMs: median(plain), ratio: median(ours) / median(plain) }
+}
+const times = timed ? await timing() : undefined
+
+await runtime.dispose()
+fs.rmSync(dir, { recursive: true, force: true })
+
+const perRead = (map) =>
+  Object.fromEntries([...map].sort((a, b) => b[1] - a[1]).map(([key, count]) => [key, Math.round((count / READS) * 10) / 10]))
+const sum = (map) => [...map.values()].reduce((a, b) => a + b, 0)
+const report = {
+  lines: LINES,
+  reads: READS,
+  outputLines: output.split("\n").length,
+  perRead: {
+    fsRoundTrips: sum(fsCalls) / READS,
+    runtimeSteps: steps / READS,
+    fibers: fibers / READS,
+    spans: sum(spans) / READS,
+    spansCapturingStack: spansWithStack / READS,
+    roughMillis: Math.round(millis * 1000) / 1000
+  },
+  fsCalls: perRead(fsCalls),
+  spans: perRead(spans),
+  stepsBySpan: perRead(stepsBySpan),
+  ...(times === undefined ? {} : { times })
+}
+
+if (asJson) {
+  process.stdout.write(JSON.stringify(report) + "\n")
+} else {
+  const p = report.perRead
+  console.log(`A ${LINES}-line text file, ${READS} reads in a warm process; per read:`)
+  console.log(`  filesystem round trips  ${p.fsRoundTrips}`)
+  console.log(`  Effect runtime steps    ${p.runtimeSteps}`)
+  console.log(`  fibers started          ${p.fibers}`)
+  console.log(`  spans opened            ${p.spans} (${p.spansCapturingStack} capturing a call-site stack)`)
+  console.log(`  time (rough, counting on) ${p.roughMillis} ms`)
+  console.log("filesystem calls:", report.fsCalls)
+  console.log("spans:", report.spans)
+  console.log("runtime steps by innermost span:", report.stepsBySpan)
+  if (times !== undefined) {
+    console.log(
+      `uncounted, median per call: ours ${times.oursMs.toFixed(3)} ms, plain ${times.plainMs.toFixed(3)} ms: ${times.ratio.toFixed(2)}×`
+    )
+  }
+}
