@@ -33,8 +33,27 @@ const loads = () =>
 
 if (!process.argv.includes("--rebuild") && loads()) process.exit(0)
 
-const nodeGyp = process.env.npm_config_node_gyp ??
-  path.join(spawnSync("npm", ["root", "-g"], { encoding: "utf8" }).stdout.trim(), "npm/node_modules/node-gyp/bin/node-gyp.js")
+/**
+ * The node-gyp that ships inside npm. Which npm: the one running us (`npm_execpath`), else the `npm`
+ * on PATH (its real path), else npm's global root. `npm root -g` alone is not enough: under another
+ * Node's binary (`.ci/other-node`) it names that Node's prefix, which holds no npm.
+ */
+const npmGyp = (npmDir) => path.join(npmDir, "node_modules/node-gyp/bin/node-gyp.js")
+const npmOnPath = () => {
+  const found = spawnSync("sh", ["-c", "command -v npm"], { encoding: "utf8" }).stdout.trim()
+  return found === "" ? undefined : path.resolve(fs.realpathSync(found), "../..")
+}
+const nodeGypCandidates = [
+  process.env.npm_config_node_gyp,
+  process.env.npm_execpath === undefined ? undefined : npmGyp(path.resolve(process.env.npm_execpath, "../..")),
+  (() => { const dir = npmOnPath(); return dir === undefined ? undefined : npmGyp(dir) })(),
+  npmGyp(path.join(spawnSync("npm", ["root", "-g"], { encoding: "utf8" }).stdout.trim(), "npm"))
+]
+const nodeGyp = nodeGypCandidates.find((candidate) => candidate !== undefined && fs.existsSync(candidate))
+if (nodeGyp === undefined) {
+  console.error(`better-sqlite3: node-gyp not found (looked at: ${nodeGypCandidates.filter(Boolean).join(", ")}); set npm_config_node_gyp to its bin/node-gyp.js`)
+  process.exit(1)
+}
 const ownHeaders = path.resolve(process.execPath, "../..")
 const nodedir = process.env.npm_config_nodedir ??
   (fs.existsSync(path.join(ownHeaders, "include/node/common.gypi")) ? ownHeaders : undefined)

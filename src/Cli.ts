@@ -10,7 +10,7 @@
  * - `effect-read many [--cwd DIR] [--glob PATTERN] [--json] [PERMISSIONS] <filePath>...` reads
  *   several files at once (`read_many`); exit 1 when any of them failed (the others are shown).
  *
- * PERMISSIONS: `--allow-external`, `--mask-secrets`, `--rules FILE`, `--allow GLOB`, `--ask GLOB`,
+ * PERMISSIONS: `--allow-external`, `--mask-secrets`, `--text-only` (`ModelInput.textOnly`), `--rules FILE`, `--allow GLOB`, `--ask GLOB`,
  * `--deny GLOB` (see `doorRules`). Reads start from `Permission.secretRules`: env files ask (on a
  * terminal; over MCP through the client's elicitation), private keys and credential stores are
  * denied.
@@ -37,6 +37,7 @@ import * as CliArgs from "./internal/doors/cliArgs.js"
 import * as FileTime from "./FileTime.js"
 import { paramsOf, readOptions } from "./internal/doors/readOptions.js"
 import * as Lsp from "./Lsp.js"
+import * as ModelInput from "./ModelInput.js"
 import * as Permission from "./Permission.js"
 import * as Progress from "./Progress.js"
 import * as Read from "./Read.js"
@@ -218,9 +219,14 @@ const allowExternalOption = Options.boolean("allow-external").pipe(
   Options.withDescription("Allow reading outside the project without asking")
 )
 
-/** The permission flags every command takes (after the subcommand or before it). */
+/** The permission flags, and what the model takes, every command takes (after the subcommand or before it). */
 const permissionOptions = {
   allowExternal: allowExternalOption,
+  textOnly: Options.boolean("text-only").pipe(
+    Options.withDescription(
+      "For a model that cannot see images or take PDF files: images are described in words, never attached; PDFs are read as text"
+    )
+  ),
   maskSecrets: Options.boolean("mask-secrets").pipe(
     Options.withDescription(
       "Show secret values as placeholders (‹secret: GitHub token›); env files are then read without asking"
@@ -240,6 +246,7 @@ const permissionOptions = {
 
 type PermissionArgs = {
   readonly allowExternal: boolean
+  readonly textOnly: boolean
   readonly maskSecrets: boolean
   readonly rules: Option.Option<readonly [path: string, content: string]>
   readonly allow: ReadonlyArray<string>
@@ -250,6 +257,7 @@ type PermissionArgs = {
 /** A subcommand's permission flags with the parent's (`effect-read --allow x mcp` works too). */
 const mergePermissions = (own: PermissionArgs, parent: PermissionArgs): PermissionArgs => ({
   allowExternal: own.allowExternal || parent.allowExternal,
+  textOnly: own.textOnly || parent.textOnly,
   maskSecrets: own.maskSecrets || parent.maskSecrets,
   rules: Option.orElse(own.rules, () => parent.rules),
   allow: [...parent.allow, ...own.allow],
@@ -286,9 +294,10 @@ const rulesOf = (path: string, text: string): Effect.Effect<ReadonlyArray<Permis
 /** The session's services for `args`, or a usage error (a bad rules file). */
 const servicesFor = (root: string, args: PermissionArgs, interactive: boolean) =>
   Effect.map(userRules(args), (rules) =>
-    Layer.merge(
+    Layer.mergeAll(
       sessionLayer(root, { allowExternal: args.allowExternal, interactive, maskSecrets: args.maskSecrets, rules }),
-      args.maskSecrets ? Secrets.layerMask : Layer.empty
+      args.maskSecrets ? Secrets.layerMask : Layer.empty,
+      args.textOnly ? ModelInput.layerTextOnly : Layer.empty
     ))
 
 const command = Command.make(
@@ -420,7 +429,8 @@ const mcp = Command.make(
         }),
         Lsp.layerNoop,
         state.right,
-        permissions.maskSecrets ? Secrets.layerMask : Layer.empty
+        permissions.maskSecrets ? Secrets.layerMask : Layer.empty,
+        permissions.textOnly ? ModelInput.layerTextOnly : Layer.empty
       )
       // Loaded here, not at the top: a plain read never pays for the MCP SDK (start-up, memory).
       const McpServer = yield* Effect.promise(() => import("./McpServer.js"))

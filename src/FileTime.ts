@@ -95,6 +95,15 @@ export interface FileTimeShape {
    * current content (or the whole file)? False when unread, changed since, or those lines not shown.
    */
   readonly covers: (sessionId: string, path: string, start: number, end: number) => Effect.Effect<boolean>
+  /**
+   * Start `child` (a subagent's session) with what `parent` read: the parent's stamps and coverage
+   * as they are now, copied once — at the first fork of `child` — for every file `child` has not
+   * read itself. Later reads of either session stay its own: the parent's reads after the fork
+   * reach no child, and a child's reads never reach the parent. Succeeds with `true` when it
+   * copied now, `false` when `child` was forked before (or is `parent`). Optional: a host's own
+   * ledger without it gives a child nothing (its Edit guard then asks it to read first).
+   */
+  readonly fork?: ((parent: string, child: string) => Effect.Effect<boolean>) | undefined
 }
 
 /** At most this many merged ranges are kept per session and file (the newest hashes win). */
@@ -281,8 +290,34 @@ export const make: Effect.Effect<FileTimeShape, never, FileSystem.FileSystem> = 
     return coversAt(yield* coverage(sessionId, path), Option.getOrUndefined(now)?.hash, start, end)
   })
 
-  return FileTime.of({ read, get, assert, coverage, covers })
+  const forked = new Set<string>()
+  const fork = Effect.fn("FileTime.fork")(function*(parent: string, child: string) {
+    if (parent === child || forked.has(child)) return false
+    forked.add(child)
+    // One synchronous step: no read is recorded halfway through the copy.
+    yield* Effect.sync(() => {
+      const prefix = keyOf(parent, "")
+      for (const [key, entry] of [...entries]) {
+        if (!key.startsWith(prefix)) continue
+        const own = keyOf(child, key.slice(prefix.length))
+        if (entries.has(own)) continue
+        entries.set(own, entry)
+        if (entries.size > maxFiles) entries.delete(entries.keys().next().value!)
+      }
+    })
+    return true
+  })
+
+  return FileTime.of({ read, get, assert, coverage, covers, fork })
 })
+
+/**
+ * Fork `parent`'s ledger for `child`, a subagent's session (see `FileTimeShape.fork`): the child's
+ * Edit guard sees what the parent read until then. `false` when nothing was copied now (forked
+ * before, `child` is `parent`, or a ledger without `fork`).
+ */
+export const fork = (parent: string, child: string): Effect.Effect<boolean, never, FileTime> =>
+  Effect.flatMap(FileTime, (ledger) => ledger.fork === undefined ? Effect.succeed(false) : ledger.fork(parent, child))
 
 /**
  * The check every ledger's `assert` makes: the file was read (`before`), and the file as it is

@@ -18,6 +18,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { existsSync } from "node:fs"
 import * as nodePath from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
@@ -58,7 +59,7 @@ import {
   WorkDoneProgressCreateRequest,
   WorkspaceFoldersRequest
 } from "vscode-languageserver-protocol/node"
-import { Lsp } from "./Lsp.js"
+import { type DiagnosticsOutcome, Lsp } from "./Lsp.js"
 import { Workspace } from "./Workspace.js"
 
 // ---------------------------------------------------------------------------------------------
@@ -287,6 +288,11 @@ export const make = (
     const maxFileBytes = options.maxFileBytes ?? 4 * 1024 * 1024
 
     const store = yield* SubscriptionRef.make(HashMap.empty<string, ReadonlyArray<Diagnostic>>())
+    // Which text each publish is for: touches asked for per file, the touches the last text sent
+    // covers (a sync reads the file after them), and the touches the last publish covers.
+    const requested = new Map<string, number>()
+    const sent = new Map<string, number>()
+    const published = yield* SubscriptionRef.make(HashMap.empty<string, number>())
     const states = yield* Ref.make<Record<string, ServerState>>(
       Object.fromEntries(servers.map((server) => [server.id, ServerState.Idle()]))
     )
@@ -383,7 +389,9 @@ export const make = (
         Effect.flatMap((params) => {
           const path = params.uri.startsWith("file:") ? fileURLToPath(params.uri) : params.uri
           const list = params.diagnostics.map((d) => toDiagnostic(path, d))
-          return SubscriptionRef.update(store, HashMap.set<string, ReadonlyArray<Diagnostic>>(path, list))
+          return SubscriptionRef.update(store, HashMap.set<string, ReadonlyArray<Diagnostic>>(path, list)).pipe(
+            Effect.zipRight(SubscriptionRef.update(published, HashMap.set(path, sent.get(path) ?? 0)))
+          )
         }),
         Effect.forever,
         Effect.forkScoped
@@ -488,6 +496,8 @@ export const make = (
         const sync = Effect.fn("LanguageServer.sync")(function*(path: string) {
           yield* Effect.annotateCurrentSpan({ server: config.id, path })
           if (yield* Deferred.isDone(server.exited)) return
+          // This sync reads the file after every touch asked for so far: it answers them all.
+          const covers = requested.get(path) ?? 0
           const info = yield* fs.stat(path)
           if (info.type !== "File" || Number(info.size) > maxFileBytes) return
           const text = yield* fs.readFileString(path)
@@ -510,6 +520,7 @@ export const make = (
               onTimeout: () => new ServerError({ server: config.id, reason: "the server does not read its input" })
             })
           )
+          sent.set(path, covers)
         })
         // A file that cannot be read is skipped; a server that cannot be written to (it stopped
         // reading its input, or the connection broke) is given up on: the worker ends, and its
@@ -556,8 +567,42 @@ export const make = (
       if (server === undefined) return
       const state = (yield* Ref.get(states))[server.config.id]
       if (state?._tag === "Failed" || state?._tag === "Exited") return
+      requested.set(absolute, (requested.get(absolute) ?? 0) + 1)
       yield* Queue.offer(queues.get(server.config.id)!, absolute)
     })
+
+    /**
+     * The file sent as it is now, then the diagnostics published for that text: the first publish
+     * after the sync, and any that follow within `settle` (a server may publish syntax, then
+     * semantic problems), all within `timeout`.
+     */
+    const unknown: DiagnosticsOutcome = { _tag: "Unknown" }
+    const timedOut: DiagnosticsOutcome = { _tag: "TimedOut" }
+    const diagnosticsNow = (
+      path: string,
+      options: { readonly timeout: Duration.DurationInput; readonly settle?: Duration.DurationInput }
+    ): Effect.Effect<DiagnosticsOutcome> =>
+      Effect.gen(function*() {
+        const absolute = nodePath.resolve(rootDir, path)
+        const server = serverOf(absolute)
+        if (server === undefined) return unknown
+        const state = (yield* Ref.get(states))[server.config.id]
+        if (state?._tag === "Failed" || state?._tag === "Exited" || state?._tag === "Stopped") return unknown
+        const deadline = (yield* Clock.currentTimeMillis) + Duration.toMillis(Duration.decode(options.timeout))
+        yield* touchFile(absolute)
+        const target = requested.get(absolute) ?? 0
+        const fresh = yield* published.changes.pipe(
+          Stream.map((all) => Option.getOrElse(HashMap.get(all, absolute), () => 0)),
+          Stream.filter((covered) => covered >= target),
+          Stream.runHead,
+          Effect.timeoutTo({ duration: options.timeout, onTimeout: Option.none, onSuccess: (found) => found })
+        )
+        if (Option.isNone(fresh)) return timedOut
+        const settle = Math.min(Duration.toMillis(Duration.decode(options.settle ?? "400 millis")), deadline - (yield* Clock.currentTimeMillis))
+        if (settle > 0) yield* Effect.sleep(Duration.millis(settle))
+        const outcome: DiagnosticsOutcome = { _tag: "Published", diagnostics: yield* diagnosticsOf(absolute) }
+        return outcome
+      }).pipe(Effect.withSpan("Lsp.diagnostics", { attributes: { path } }))
 
     const diagnosticsOf = (path: string) =>
       Effect.map(SubscriptionRef.get(store), (all) =>
@@ -571,7 +616,7 @@ export const make = (
       )
     }
 
-    return Context.make(Lsp, { touchFile }).pipe(
+    return Context.make(Lsp, { touchFile, diagnostics: diagnosticsNow }).pipe(
       Context.add(LanguageServer, {
         diagnostics: diagnosticsOf,
         changes,

@@ -3,12 +3,37 @@
  * diagnostics and symbols are ready when it edits. `read` forks it and ignores its outcome.
  */
 import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 
+/** A diagnostic a language server published, positions 1-based (as `read` numbers lines). */
+export interface Diagnostic {
+  readonly severity: "error" | "warning" | "information" | "hint"
+  readonly message: string
+  readonly line: number
+  readonly column: number
+  readonly source?: string | undefined
+  readonly code?: string | number | undefined
+}
+
+/** What a server said of a file: its diagnostics, or that no server knows it, or no answer in time. */
+export type DiagnosticsOutcome =
+  | { readonly _tag: "Published"; readonly diagnostics: ReadonlyArray<Diagnostic> }
+  | { readonly _tag: "Unknown" }
+  | { readonly _tag: "TimedOut" }
+
 export interface LspShape {
   readonly touchFile: (path: string) => Effect.Effect<void>
+  /**
+   * Send the file as it is now to its server and wait, at most `timeout`, for the diagnostics the
+   * server publishes for that text: `Published`, or `Unknown` (no server for the file, or it is
+   * down), or `TimedOut`. Optional: a layer without it has no diagnostics to give.
+   */
+  readonly diagnostics?:
+    | ((path: string, options: { readonly timeout: Duration.DurationInput }) => Effect.Effect<DiagnosticsOutcome>)
+    | undefined
 }
 
 export class Lsp extends Context.Tag("effect-read/Lsp")<Lsp, LspShape>() {}

@@ -37,6 +37,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
+import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
@@ -45,11 +46,13 @@ import { randomUUID } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { pathToFileURL } from "node:url"
 import * as FileIndex from "./FileIndex.js"
-import { outputSchema } from "./internal/mcp/outputSchema.js"
+import * as FileTime from "./FileTime.js"
+import { outputSchema, withoutAttachments } from "./internal/mcp/outputSchema.js"
 import { HostMedia } from "./internal/sources/hostMedia.js"
 import { warmFileIndex } from "./internal/read/recovery.js"
 import { ErrorCode, type ErrorResponse, errorResponse, type Request } from "./internal/mcp/jsonRpc.js"
 import { StdioTransport, type StdioTransportOptions } from "./internal/mcp/stdioTransport.js"
+import { attaches, ModelInput, type ModelInputShape } from "./ModelInput.js"
 import * as ModelResult from "./ModelResult.js"
 import * as Permission from "./Permission.js"
 import * as Progress from "./Progress.js"
@@ -189,6 +192,20 @@ export const manyToolDefinition: McpTool = definitionOf(
   outputSchema(ModelResult.ModelReadManyResult)
 )
 
+/**
+ * The tool definitions for a model that takes `input`: the description says what it gets of
+ * images and PDFs, and for a model that takes text alone the output schemas have no attachments.
+ */
+export const toolDefinitionsFor = (input: ModelInputShape): readonly [McpTool, McpTool] => {
+  if (input.images && input.pdfs) return [toolDefinition, manyToolDefinition]
+  const tools = ReadTool.toolkitFor("standard", input).tools
+  const schema = attaches(input) ? (s: McpTool["outputSchema"]) => s : withoutAttachments
+  return [
+    definitionOf(tools.read, schema(toolDefinition.outputSchema)),
+    definitionOf(tools.read_many, schema(manyToolDefinition.outputSchema))
+  ]
+}
+
 /** A JSON-RPC error with the code and message to answer (the SDK answers `code` and `message` as they are). */
 class RpcError extends Error {
   constructor(readonly code: number, message: string) {
@@ -225,6 +242,15 @@ export const sessionMetaKey = "effect-read/session"
  */
 export const generationMetaKey = "effect-read/generation"
 
+/**
+ * The `_meta` key naming the conversation a subagent's conversation (`sessionMetaKey`) was forked
+ * from: its parent's id, which the host sets on every call of the subagent. At the first call
+ * naming it, the subagent's ledger starts with what the parent read until then (its Edit guard sees
+ * it: `FileTime.fork`); its session memory starts empty, so it is never given a stub for what only
+ * the parent was shown, and what it reads never makes one of the parent's reads a stub.
+ */
+export const parentMetaKey = "effect-read/parent"
+
 /** Longest conversation id accepted (an id, not a payload). */
 export const maxSessionIdLength = 512
 
@@ -232,6 +258,8 @@ export const maxSessionIdLength = 512
 export interface Conversation {
   readonly sessionId: string | undefined
   readonly generation: number | undefined
+  /** The conversation this one was forked from (a subagent's parent), when it names one. */
+  readonly parent?: string | undefined
 }
 
 /** `params._meta`'s conversation keys, checked: the conversation, or what is wrong with them. */
@@ -239,16 +267,28 @@ export const conversationOf = (meta: unknown): Either.Either<Conversation, strin
   const record = typeof meta === "object" && meta !== null ? meta as Record<string, unknown> : {}
   const sessionId = record[sessionMetaKey]
   const generation = record[generationMetaKey]
-  if (
-    sessionId !== undefined &&
-    (typeof sessionId !== "string" || sessionId.length === 0 || sessionId.length > maxSessionIdLength)
-  ) {
+  const parent = record[parentMetaKey]
+  const badId = (id: unknown) => id !== undefined && (typeof id !== "string" || id.length === 0 || id.length > maxSessionIdLength)
+  if (badId(sessionId)) {
     return Either.left(`_meta["${sessionMetaKey}"]: expected a non-empty string of at most ${maxSessionIdLength} characters`)
+  }
+  if (badId(parent)) {
+    return Either.left(`_meta["${parentMetaKey}"]: expected a non-empty string of at most ${maxSessionIdLength} characters`)
+  }
+  if (parent !== undefined && sessionId === undefined) {
+    return Either.left(`_meta["${parentMetaKey}"] names a parent, so _meta["${sessionMetaKey}"] must name the forked conversation`)
+  }
+  if (parent !== undefined && parent === sessionId) {
+    return Either.left(`_meta["${parentMetaKey}"] must name another conversation than _meta["${sessionMetaKey}"]`)
   }
   if (generation !== undefined && (typeof generation !== "number" || !Number.isSafeInteger(generation) || generation < 0)) {
     return Either.left(`_meta["${generationMetaKey}"]: expected a non-negative integer`)
   }
-  return Either.right({ sessionId, generation })
+  return Either.right({
+    sessionId: sessionId as string | undefined,
+    generation,
+    ...(parent === undefined ? {} : { parent: parent as string })
+  })
 }
 
 /**
@@ -403,6 +443,11 @@ export interface Options {
   readonly askTimeout?: Duration.DurationInput | undefined
   /** How the user can allow what nobody could be asked about, appended to the denial. */
   readonly permissionHint?: ((request: Permission.PermissionRequest) => string) | undefined
+  /**
+   * What the model takes besides text (default: the `ModelInput` in context, images and PDFs):
+   * the tools' descriptions and schemas, and every read, follow it (`--text-only`).
+   */
+  readonly modelInput?: ModelInputShape | undefined
 }
 
 /**
@@ -413,7 +458,8 @@ export interface Options {
  * Each call runs as its conversation: the `Workspace` it sees has the `sessionId` its `_meta`
  * names (`sessionMetaKey`; else `options.sessionId`, else this server's random id), which keys the
  * ledger, session memory and anything else kept per conversation; with `generationMetaKey` it
- * runs at that generation (`SessionMemory.atGeneration`).
+ * runs at that generation (`SessionMemory.atGeneration`); with `parentMetaKey` it is a subagent's
+ * conversation, forked from its parent's at its first call (`FileTime.fork`).
  */
 export const make = (
   options: Options = {}
@@ -423,12 +469,18 @@ export const make = (
     const workspace = yield* Workspace
     const ownSession = options.sessionId ?? `mcp-${randomUUID()}`
     /** Run `self` as the conversation `_meta` names. */
+    const ledger = yield* Effect.serviceOption(FileTime.FileTime)
     const asConversation = (conversation: Conversation) => <A, E, R>(self: Effect.Effect<A, E, R>) => {
       const sessionId = conversation.sessionId ?? ownSession
       const atGeneration = conversation.generation === undefined
         ? self
         : SessionMemory.atGeneration(sessionId, conversation.generation)(self)
-      return Effect.provideService(atGeneration, Workspace, { ...workspace, sessionId })
+      const parent = conversation.parent
+      // A subagent's first call forks its parent's ledger (once: later calls find it forked).
+      const forked = parent === undefined || Option.isNone(ledger)
+        ? atGeneration
+        : Effect.zipRight(FileTime.fork(parent, sessionId).pipe(Effect.provideService(FileTime.FileTime, ledger.value)), atGeneration)
+      return Effect.provideService(forked, Workspace, { ...workspace, sessionId })
     }
     const runtime = yield* Effect.runtime<never>()
     const run = Runtime.runPromise(runtime)
@@ -436,7 +488,9 @@ export const make = (
       { name: options.name ?? "effect-read", version: options.version ?? packageVersion },
       { capabilities: { tools: {} } }
     )
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [toolDefinition, manyToolDefinition] }))
+    const modelInput = options.modelInput ?? (yield* ModelInput)
+    const tools = toolDefinitionsFor(modelInput)
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...tools] }))
     server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
       const { arguments: args, name } = request.params
       if (name !== toolDefinition.name && name !== manyToolDefinition.name) {
@@ -468,6 +522,7 @@ export const make = (
           ),
           // A PDF is read as its text: hosts pass text and images on, not PDF files.
           Effect.provideService(HostMedia, { pdf: "text" }),
+          Effect.provideService(ModelInput, modelInput),
           asConversation(conversation.right),
           Effect.withSpan(name === manyToolDefinition.name ? "McpServer.readMany" : "McpServer.read")
         ),

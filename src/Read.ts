@@ -11,12 +11,15 @@ import * as Anchors from "./Anchors.js"
 import { FileTime } from "./FileTime.js"
 import * as Instructions from "./Instructions.js"
 import { withPatientFileSystem } from "./internal/io/descriptors.js"
+import { Programmatic } from "./internal/read/audience.js"
+import { appendDiagnostics } from "./internal/read/diagnostics.js"
 import { readLocal, readScheme } from "./internal/read/dispatch.js"
-import { decodeExactly, decodeModelInput, ReadParams } from "./internal/read/params.js"
+import { decodeExactly, decodeModelInput, imageOptionsMisplaced, ReadParams } from "./internal/read/params.js"
 import { DEFAULT_LIMIT, MAX_BYTES, MAX_LINE_LENGTH } from "./internal/core/lines.js"
 import { MAX_MEDIA_BYTES } from "./internal/core/media.js"
 import { resolve } from "./internal/core/resolve.js"
 import { Lsp } from "./Lsp.js"
+import type { ModelInputShape } from "./ModelInput.js"
 import { Permission } from "./Permission.js"
 import type { ReadResult } from "./ReadResult.js"
 import { InvalidParams, type ReadError } from "./ReadError.js"
@@ -45,13 +48,40 @@ export { ImageLimits, type ImageLimitsShape } from "./internal/sources/media.js"
 export { HostMedia, type HostMediaShape } from "./internal/sources/hostMedia.js"
 /** Structure used unasked: a `Context.Reference`, off by default (an unbounded read a page would cut answered with its outline). */
 export { StructureDefaults, type StructureDefaultsShape } from "./internal/present/structure.js"
+/** Diagnostics on read (a `Context.Reference`: only when asked, at most 5 s, 20 diagnostics, 4 KB). */
+export { DiagnosticsOnRead, type DiagnosticsOnReadShape } from "./internal/read/diagnostics.js"
 /** The bounds of fetching a web page (a `Context.Reference`: 30 s, 10 MB, 5 redirects). */
 export { WebLimits, type WebLimitsShape } from "./internal/sources/webLimits.js"
 /** The time budget of a database read's statements, and the query processes kept for the next (a `Context.Reference`: 5 s; 2, 30 s). */
 export { QueryLimits, type QueryLimitsShape } from "./internal/sources/databaseExecutor.js"
 
+/**
+ * Reads for the host itself, not for the model (`Read.programmatic(effect)`; `Programmatic` is the
+ * reference it sets): they neither seed nor consume session memory's stubs, record nothing in the
+ * ledger (an Edit guard does not count them) and show no nearby instructions.
+ */
+export { Programmatic, programmatic } from "./internal/read/audience.js"
+
 /** The model-facing description of the tool, from `prompts/read.txt`. */
 export const description: string = readFileSync(new URL("../prompts/read.txt", import.meta.url), "utf8")
+
+/** The description's line on images and PDFs, as `prompts/read.txt` has it (for a model that takes both). */
+const mediaLine = description.split("\n").find((line) => line.startsWith("- PNG, JPEG, GIF and WebP images"))!
+
+/**
+ * The description for a model that takes `input` (`ModelInput`): what it says of images and PDFs
+ * is what that model will get; for a text-only model it names no attachment.
+ */
+export const descriptionFor = (input: ModelInputShape): string => {
+  if (input.images && input.pdfs) return description
+  const images = input.images
+    ? mediaLine.slice(0, mediaLine.indexOf(". A PDF") + 1)
+    : "- PNG, JPEG, GIF and WebP images are described in words (type, pixel size, frames, text in their metadata): you cannot see images here."
+  const pdfs = input.pdfs
+    ? mediaLine.slice(mediaLine.indexOf(" A PDF"))
+    : ` A PDF is read as its text, with "--- page N ---" markers ("report.pdf:pages=3-5" reads pages 3-5).`
+  return description.replace(mediaLine, `${images}${pdfs}`)
+}
 
 /** The parameters of `read` (a schema: JSON Schema for a tool definition, a decoder for model input). */
 export { ReadParams, views } from "./internal/read/params.js"
@@ -92,9 +122,14 @@ export const read: (params: ReadParams) => Effect.Effect<ReadResult, ReadError, 
   const result = yield* resolved._tag === "Scheme"
     ? readScheme(resolved, params, home)
     : readLocal(params.filePath, params, home)
+  // Region, frame and full resolution are for images (a selector's are checked where it is parsed).
+  const misplaced = imageOptionsMisplaced(params, undefined, result)
+  if (misplaced !== undefined) return yield* misplaced
   // A hashline read says why it has no anchor; it is never a stub (a stub carries no anchor).
   // With a session memory (off by default), held lines of an unchanged file are a short stub.
   // A view (conflicts, outline, …) is not the lines it names: it is never replaced by a stub.
+  // A programmatic read (the host's own) is not in the model's context: no stub, nothing remembered.
+  if (yield* Programmatic) return yield* Secrets.apply(params.lineFormat === "hashline" ? Anchors.explainOmitted(result) : result)
   const shown = params.lineFormat === "hashline"
     ? Anchors.explainOmitted(result)
     : ("conflicts" in result.metadata && result.metadata.conflicts !== undefined) ||
@@ -102,8 +137,10 @@ export const read: (params: ReadParams) => Effect.Effect<ReadResult, ReadError, 
         ("structure" in result.metadata && result.metadata.structure !== undefined)
     ? result
     : yield* SessionMemory.apply(params, result)
+  // The file's diagnostics (when asked, bounded in time) after the page.
+  const checked = yield* appendDiagnostics(params.diagnostics, shown)
   // Nearby instructions (off by default): AGENTS.md files this session was not shown, once.
-  const full = yield* Instructions.append(shown)
+  const full = yield* Instructions.append(checked)
   // Secret values masked (off by default) in all of it: the page, a diff of session memory,
   // instructions, archive members, web pages.
   return yield* Secrets.apply(full)

@@ -53,6 +53,21 @@ export const ReadMetadata = Schema.Struct({
   width: Schema.optional(Schema.Number),
   height: Schema.optional(Schema.Number),
   format: Schema.optional(Schema.String),
+  /** Images: the frames of an animated image (described: of any image). */
+  frames: Schema.optional(Schema.Number),
+  /** Images: the frame shown (1-based), when one was asked for. */
+  frame: Schema.optional(Schema.Number),
+  /** Images: the part shown, in the original image's pixels, when one was asked for. */
+  region: Schema.optional(Schema.Struct({ x: Schema.Number, y: Schema.Number, width: Schema.Number, height: Schema.Number })),
+  /** Text read with `diagnostics`: what the language server found (counted as asked), how many are shown, or that it did not answer in time. */
+  diagnostics: Schema.optional(Schema.Struct({
+    errors: Schema.Number,
+    warnings: Schema.Number,
+    shown: Schema.Number,
+    timedOut: Schema.optional(Schema.Boolean)
+  })),
+  /** Images: attached pixels per original pixel, when the image (or region) was downscaled. */
+  scale: Schema.optional(Schema.Number),
   /** Images: what was attached, when the file was resized or re-encoded to fit the image limits. */
   attached: Schema.optional(Schema.Struct({
     width: Schema.Number,

@@ -23,6 +23,7 @@ import type * as Layer from "effect/Layer"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { inlineRefs, toGemini, toOpenAiStrict, withoutTitles } from "./internal/doors/jsonSchema.js"
+import { all, type ModelInputShape } from "./ModelInput.js"
 import * as ModelResult from "./ModelResult.js"
 import * as Read from "./Read.js"
 import { ReadError } from "./ReadError.js"
@@ -122,8 +123,8 @@ export const manyDescription = `Reads several files (or directories, or URLs) in
   Math.round(ReadMany.ReadManyLimits.defaultValue().maxBytes / 1024)
 } KB output budget, split fairly: a file cut by it is named in the closing line with the read that continues it. Prefer it to several read calls for files you already know you need.`
 
-const toolsFor = (dialect: Dialect) => ({
-  read: readOnlyTool("read", "Read", Read.description, dialect, ModelResult.ReadResultForPrompt),
+const toolsFor = (dialect: Dialect, input: ModelInputShape = all) => ({
+  read: readOnlyTool("read", "Read", Read.descriptionFor(input), dialect, ModelResult.ReadResultForPrompt),
   read_many: readOnlyTool("read_many", "Read many", manyDescription, dialect, ModelResult.ReadManyResultForPrompt)
 })
 
@@ -145,10 +146,13 @@ export const toolkit = Toolkit.make(tool, manyTool)
 /**
  * The toolkit with its parameters' JSON Schemas in `dialect`: `toolkitFor("openai-strict")` for
  * `@effect/ai-openai`, which sends tools with `strict: true` unless configured otherwise. Its
- * tools have the same names, so `ReadTool.layer` handles it too.
+ * tools have the same names, so `ReadTool.layer` handles it too. With `input` (what the model
+ * takes: `ModelInput`), the description says what that model gets of images and PDFs —
+ * `toolkitFor("standard", ModelInput.textOnly)` names no attachment; provide the same `ModelInput`
+ * to the handler so that reads match it.
  */
-export const toolkitFor = (dialect: Dialect) => {
-  const tools = dialect === "standard" ? standardTools : toolsFor(dialect)
+export const toolkitFor = (dialect: Dialect, input: ModelInputShape = all) => {
+  const tools = dialect === "standard" && input.images && input.pdfs ? standardTools : toolsFor(dialect, input)
   return Toolkit.make(tools.read, tools.read_many)
 }
 

@@ -15,6 +15,7 @@ import type * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import * as SqlSchema from "@effect/sql/SqlSchema"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -274,7 +275,48 @@ export const make: Effect.Effect<FileTimeShape, never, SqlClient.SqlClient | Fil
       yield* assertUnchanged(path, yield* get(sessionId, path), stampNow(path))
     })
 
-    return FileTime.of({ read, get, assert, coverage, covers })
+    const fork = Effect.fn("FileTime.fork")(function*(parent: string, child: string) {
+      yield* Effect.annotateCurrentSpan({ parent, child })
+      if (parent === child) return false
+      const now = yield* Clock.currentTimeMillis
+      const copied = yield* sql.withTransaction(Effect.gen(function*() {
+        // Once per child, whichever process forks it first; its rows are the parent's as of now.
+        const inserted = yield* sql`INSERT INTO effect_read_forks (session_id, parent, forked_at)
+          VALUES (${child}, ${parent}, ${now}) ON CONFLICT (session_id) DO NOTHING RETURNING session_id`.withoutTransform
+        if (inserted.length === 0) return false
+        // Coverage first, of the files the child has not read itself (its own stamp decides that).
+        yield* sql`INSERT INTO file_read_ranges (session_id, path, hash, start_line, end_line, seq)
+          SELECT ${child}, p.path, p.hash, p.start_line, p.end_line, p.seq FROM file_read_ranges p
+          WHERE p.session_id = ${parent} AND NOT EXISTS (
+            SELECT 1 FROM file_reads c WHERE c.session_id = ${child} AND c.path = p.path)
+          ON CONFLICT DO NOTHING`.withoutTransform
+        yield* sql`INSERT INTO file_reads (session_id, path, read_at, size, mtime, hash)
+          SELECT ${child}, p.path, p.read_at, p.size, p.mtime, p.hash FROM file_reads p
+          WHERE p.session_id = ${parent}
+          ON CONFLICT DO NOTHING`.withoutTransform
+        return true
+      })).pipe(
+        // Not forked (the next fork of this child tries again): the child inherits nothing meanwhile,
+        // so its Edit guard asks it to read first — never the other way round.
+        Effect.catchAllCause((cause) =>
+          Effect.logWarning(`FileTime.fork: ${store} refused the fork; the child starts with nothing read`, cause).pipe(
+            Effect.annotateLogs({ parent, child }),
+            Effect.as(false)
+          )
+        )
+      )
+      if (!copied) return false
+      // What the database refused for the parent, this process still holds: the child gets it too.
+      for (const [key, stamped] of [...unsaved]) {
+        if (!key.startsWith(`${parent}\0`) || unsaved.has(keyOf(child, stamped.path))) continue
+        keepUnsaved(unsaved, keyOf(child, stamped.path), stamped)
+        const kept = unsavedCoverage.get(key)
+        if (kept !== undefined) keepUnsaved(unsavedCoverage, keyOf(child, stamped.path), kept)
+      }
+      return true
+    })
+
+    return FileTime.of({ read, get, assert, coverage, covers, fork })
   }
 )
 

@@ -174,5 +174,54 @@ export const fileTimeContract = (
         yield* fs.utimes(path, new Date(2021, 0, 1), new Date(2021, 0, 1))
         expect((yield* Effect.flip(ft.assert("s1", path)))._tag).toBe("FileChanged")
       })))
+
+    it.effect("fork: the child starts with the parent's stamps and coverage, once; later reads stay their own", () =>
+      run(Effect.gen(function*() {
+        const fs = yield* FileSystem.FileSystem
+        const ft = yield* ledger
+        const n = ++counter
+        const [parent, child, other] = [`parent-${n}`, `child-${n}`, `other-${n}`]
+        const shown = (size: number, mtime: number | undefined, start: number, end: number): FileTime.Shown =>
+          ({ start, end, whole: false, size, mtime })
+        const stampOf = (session: string, path: string) => Effect.map(ft.get(session, path), Option.getOrThrow)
+        const a = yield* file("1\n2\n3\n4\n5\n6\n")
+        const b = yield* file("b\n")
+        const own = yield* file("own\n")
+        yield* ft.read(parent, a)
+        const stamped = yield* stampOf(parent, a)
+        yield* ft.read(parent, a, shown(stamped.size, stamped.mtime, 2, 4))
+        yield* ft.read(parent, own)
+        yield* ft.read(parent, own, shown(4, (yield* stampOf(parent, own)).mtime, 1, 1))
+        // The child read `own` itself before the fork: its own read stays, the parent's is not copied over it.
+        yield* ft.read(child, own)
+        const childOwn = yield* stampOf(child, own)
+
+        expect(yield* FileTime.fork(parent, child)).toBe(true)
+        expect(yield* ft.covers(child, a, 2, 4)).toBe(true)
+        expect(yield* ft.covers(child, a, 1, 4)).toBe(false)
+        yield* ft.assert(child, a)
+        expect((yield* stampOf(child, a)).hash).toBe(stamped.hash)
+        expect(yield* stampOf(child, own)).toEqual(childOwn)
+        expect(yield* ft.covers(child, own, 1, 1)).toBe(false)
+
+        // Once: the parent's later reads reach no child, and a second fork copies nothing.
+        yield* ft.read(parent, b)
+        expect(yield* FileTime.fork(parent, child)).toBe(false)
+        expect(Option.isNone(yield* ft.get(child, b))).toBe(true)
+        // The child's reads never reach the parent (nor another session).
+        const c = yield* file("c\n")
+        yield* ft.read(child, c)
+        expect(Option.isNone(yield* ft.get(parent, c))).toBe(true)
+        expect(Option.isNone(yield* ft.get(other, a))).toBe(true)
+        // A session is not its own fork.
+        expect(yield* FileTime.fork(other, other)).toBe(false)
+
+        // After a change the parent read again, the child's inherited stamp is of the old content.
+        yield* fs.writeFileString(a, "1\n2\nthree\n4\n5\n6\n")
+        yield* ft.read(parent, a)
+        yield* ft.assert(parent, a)
+        expect((yield* Effect.flip(ft.assert(child, a)))._tag).toBe("FileChanged")
+        expect(yield* ft.covers(child, a, 2, 4)).toBe(false)
+      })))
   })
 }

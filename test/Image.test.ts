@@ -136,7 +136,7 @@ describe("images: over the limits", () => {
       const png = yield* make(() => raw(gradient(3000, 1000), 3000, 1000, 3).png().toBuffer())
       const root = project({ "wide.png": png })
       const result = yield* readIn(root, { filePath: "wide.png" })
-      expect(result.output).toBe("Image read successfully (resized from 3000x1000 to 2000x667)")
+      expect(result.output).toBe("Image read successfully (resized from 3000x1000 to 2000x667, scale 0.667: a pixel here is about 1.5 in the original; a region in original pixels shows more detail)")
       const attachment = result.attachments![0]!
       expect(attachment.mime).toBe("image/png")
       const bytes = bytesOf(attachment)
@@ -157,7 +157,7 @@ describe("images: over the limits", () => {
       const webp = yield* make(() => raw(gradient(100, 2500), 100, 2500, 3).webp().toBuffer())
       const root = project({ "tall.webp": webp })
       const result = yield* readIn(root, { filePath: "tall.webp" })
-      expect(result.output).toBe("Image read successfully (resized from 100x2500 to 80x2000)")
+      expect(result.output).toBe("Image read successfully (resized from 100x2500 to 80x2000, scale 0.8: a pixel here is about 1.25 in the original; a region in original pixels shows more detail)")
       expect(result.attachments![0]!.mime).toBe("image/webp")
     }))
 
@@ -200,7 +200,7 @@ describe("images: over the limits", () => {
       const result = yield* readIn(root, { filePath: "shot.png" }).pipe(
         Effect.provideService(ImageLimits, { maxDimension: 100, maxBytes: 5 * MB, maxPixels: 100_000_000 })
       )
-      expect(result.output).toBe("Image read successfully (resized from 300x200 to 100x67)")
+      expect(result.output).toBe("Image read successfully (resized from 300x200 to 100x67, scale 0.333: a pixel here is about 3 in the original; a region in original pixels shows more detail)")
     }))
 
   it.effect("an image over the pixel limit is refused before it is decoded", () =>

@@ -3,7 +3,9 @@
  * file, a PostgreSQL database), driven by the official MCP SDK client. The conversation is the
  * request's `_meta["effect-read/session"]`, its generation `_meta["effect-read/generation"]`.
  */
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { afterAll, describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
@@ -11,6 +13,8 @@ import { execFile } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { promisify } from "node:util"
+import * as FileTime from "../src/FileTime.js"
+import * as SqliteFileTime from "../src/SqliteFileTime.js"
 import { describePg, freshPgDatabase } from "./pg.js"
 import { tempDir, writeTree } from "./support.js"
 
@@ -39,14 +43,15 @@ type Replica = Awaited<ReturnType<typeof connect>>
 const read = (
   replica: Replica,
   filePath: string,
-  meta: { readonly session?: string; readonly generation?: number } = {}
+  meta: { readonly session?: string; readonly generation?: number; readonly parent?: string } = {}
 ) =>
   replica.client.callTool({
     name: "read",
     arguments: { filePath },
     _meta: {
       ...(meta.session === undefined ? {} : { "effect-read/session": meta.session }),
-      ...(meta.generation === undefined ? {} : { "effect-read/generation": meta.generation })
+      ...(meta.generation === undefined ? {} : { "effect-read/generation": meta.generation }),
+      ...(meta.parent === undefined ? {} : { "effect-read/parent": meta.parent })
     }
   }) as Promise<CallResult>
 
@@ -98,6 +103,46 @@ const twoServers = (store: () => Promise<string>) =>
 
 describe("two MCP servers on one SQLite file", () => {
   twoServers(() => Promise.resolve(`sqlite:${path.join(root, `store-${++files}.db`)}`))
+
+  it("a subagent's conversation (_meta effect-read/parent): its own stubs, the parent's ledger as of its first call", async () => {
+    const store = path.join(root, `store-${++files}.db`)
+    const a = await connect(["--store", `sqlite:${store}`, "--session-memory"])
+    const b = await connect(["--store", `sqlite:${store}`, "--session-memory"])
+    const [early, late, mine] = ["early", "late", "mine"].map((name) => `fork-${name}-${files}.txt`) as [string, string, string]
+    writeTree(root, { [early]: numbered(8), [late]: numbered(3), [mine]: numbered(4) })
+    const parent = { session: `parent-${files}` }
+    const child = { session: `child-${files}`, parent: parent.session }
+    try {
+      expect(textOf(await read(a, `${early}:2-5`, parent))).toContain("2: line 2")
+      // The child's first call, on the other server: the parent's lines are not in its context.
+      const first = await read(b, `${early}:2-5`, child)
+      expect(unchanged(first)).toBe(false)
+      expect(textOf(first)).toContain("2: line 2")
+      expect(unchanged(await read(b, `${early}:2-5`, child))).toBe(true)
+      // What the child reads never makes the parent's read a stub; the parent's own reads still do.
+      await read(b, mine, child)
+      expect(unchanged(await read(a, mine, parent))).toBe(false)
+      expect(unchanged(await read(a, `${early}:3-4`, parent))).toBe(true)
+      await read(a, late, parent)
+    } finally {
+      await a.client.close()
+      await b.client.close()
+    }
+    // The ledger: the child covers what the parent read before its first call, not what the parent read after.
+    const covers = (session: string, name: string, start: number, end: number) =>
+      Effect.runPromise(
+        Effect.flatMap(FileTime.FileTime, (ledger) => ledger.covers(session, path.join(root, name), start, end)).pipe(
+          Effect.provide(SqliteFileTime.layer({ filename: store })),
+          Effect.provide(NodeFileSystem.layer)
+        )
+      )
+    expect(await covers(child.session, early, 2, 5)).toBe(true)
+    expect(await covers(child.session, late, 1, 3)).toBe(false)
+    expect(await covers(parent.session, late, 1, 3)).toBe(true)
+    expect(await covers(child.session, mine, 1, 4)).toBe(true)
+    // The parent's read of `mine` came after the child's: its own, whole.
+    expect(await covers(parent.session, mine, 1, 4)).toBe(true)
+  })
 })
 describePg("two MCP servers on one PostgreSQL database", () => {
   twoServers(freshPgDatabase)
@@ -139,6 +184,9 @@ describe("MCP conversations in one server", () => {
       expect(await bad({ "effect-read/generation": -1 })).toContain(`_meta["effect-read/generation"]: expected a non-negative integer`)
       expect(await bad({ "effect-read/generation": 1.5 })).toContain("non-negative integer")
       expect(await bad({ "effect-read/generation": "2" })).toContain("non-negative integer")
+      expect(await bad({ "effect-read/parent": "p" })).toContain(`_meta["effect-read/session"] must name the forked conversation`)
+      expect(await bad({ "effect-read/parent": "s", "effect-read/session": "s" })).toContain("must name another conversation")
+      expect(await bad({ "effect-read/parent": 3, "effect-read/session": "s" })).toContain(`_meta["effect-read/parent"]: expected a non-empty string`)
     } finally {
       await server.client.close()
     }

@@ -8,6 +8,7 @@
  */
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as FastCheck from "effect/FastCheck"
 import * as Layer from "effect/Layer"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
@@ -425,6 +426,130 @@ describe(`SessionMemory contract, changed since your last read: ${name}`, () => 
       const many = yield* ReadMany.readMany({ files: [{ filePath: path }, { filePath: "b.txt" }] })
       expect(many.output).toContain("-line 2\n+line two")
       expect(many.files[0]!.metadata?.changed).toMatchObject({ diff: true })
+    })))
+})
+
+// ---------------------------------------------------------------------------------------------
+// Subagents: a child forked from its parent, and programmatic reads.
+
+type Reader = "parent" | "child"
+type ForkOp =
+  | { readonly _tag: "read"; readonly reader: Reader; readonly file: number; readonly start: number; readonly length: number }
+  | { readonly _tag: "edit"; readonly file: number; readonly line: number }
+  | { readonly _tag: "programmatic"; readonly file: number }
+
+const forkOp: FastCheck.Arbitrary<ForkOp> = FastCheck.oneof(
+  {
+    weight: 6,
+    arbitrary: FastCheck.record({
+      _tag: FastCheck.constant("read" as const),
+      reader: FastCheck.constantFrom<Reader>("parent", "child"),
+      file: FastCheck.nat(1),
+      start: FastCheck.integer({ min: 1, max: 6 }),
+      length: FastCheck.integer({ min: 1, max: 6 })
+    })
+  },
+  { weight: 1, arbitrary: FastCheck.record({ _tag: FastCheck.constant("edit" as const), file: FastCheck.nat(1), line: FastCheck.integer({ min: 1, max: 6 }) }) },
+  { weight: 1, arbitrary: FastCheck.record({ _tag: FastCheck.constant("programmatic" as const), file: FastCheck.nat(1) }) }
+)
+
+let runs = 0
+
+describe(`SessionMemory contract, subagents: ${name}`, () => {
+  it.effect.prop(
+    "parent and child interleaved: a stub exactly when the reader's own context holds the lines; the child's Edit guard sees the parent's reads before the fork",
+    [FastCheck.array(forkOp, { minLength: 1, maxLength: 24 }), FastCheck.nat(24)],
+    ([ops, forkAt]) =>
+      session(Effect.gen(function*() {
+        const run = ++runs
+        const ids: Record<Reader, string> = { parent: `parent-${run}`, child: `child-${run}` }
+        const paths = [0, 1].map((file) => abs(`fork-${run}-${file}.txt`))
+        const version = [0, 0]
+        const write = (file: number, line: number | undefined) => {
+          const lines = Array.from({ length: 6 }, (_, i) => `file ${file} line ${i + 1}`)
+          if (line !== undefined) lines[line - 1] = `file ${file} edit ${++version[file]!}`
+          fs.writeFileSync(paths[file]!, lines.join("\n") + "\n")
+        }
+        write(0, undefined)
+        write(1, undefined)
+        // The model: what each reader was shown (in its context and in its ledger), line by line, per version.
+        const context: Record<Reader, Array<Set<string>>> = { parent: [new Set(), new Set()], child: [new Set(), new Set()] }
+        const ledger: Record<Reader, Array<Set<string>>> = { parent: [new Set(), new Set()], child: [new Set(), new Set()] }
+        const holds = (lines: Set<string>, file: number, start: number, end: number) => {
+          for (let line = start; line <= end; line++) if (!lines.has(`${version[file]}:${line}`)) return false
+          return true
+        }
+        const ft = yield* FileTime.FileTime
+        const workspace = yield* Workspace.Workspace
+        const as = (reader: Reader) => Effect.provideService(Workspace.Workspace, { ...workspace, sessionId: ids[reader] })
+        let forked = false
+        const fork = Effect.gen(function*() {
+          forked = true
+          expect(yield* FileTime.fork(ids.parent, ids.child)).toBe(true)
+          ledger.child = ledger.parent.map((lines) => new Set(lines))
+        })
+        for (const [index, step] of ops.entries()) {
+          // The host forks at the child's first call, or at `forkAt`.
+          if (!forked && (index === forkAt || (step._tag === "read" && step.reader === "child"))) yield* fork
+          switch (step._tag) {
+            case "edit":
+              write(step.file, step.line)
+              break
+            case "programmatic": {
+              // The host reads for itself: full content, and nobody's context or ledger changes.
+              const own = yield* Read.programmatic(Read.read({ filePath: paths[step.file]! })).pipe(as("parent"))
+              expect(own.metadata.unchanged).toBeUndefined()
+              expect(own.output).toContain("1: file")
+              break
+            }
+            case "read": {
+              const end = Math.min(6, step.start + step.length - 1)
+              const held = holds(context[step.reader][step.file]!, step.file, step.start, end)
+              const result = yield* Read.read({ filePath: `${paths[step.file]}:${step.start}-${end}` }).pipe(as(step.reader))
+              expect(result.metadata.unchanged === true).toBe(held)
+              if (!held) {
+                expect(result.output).toContain(`${step.start}: file ${step.file}`)
+                for (let line = step.start; line <= end; line++) {
+                  context[step.reader][step.file]!.add(`${version[step.file]}:${line}`)
+                  ledger[step.reader][step.file]!.add(`${version[step.file]}:${line}`)
+                }
+              }
+              break
+            }
+          }
+          // The Edit guard of each reader: covered exactly where its ledger holds the lines at the content now.
+          for (const reader of forked ? (["parent", "child"] as const) : (["parent"] as const)) {
+            for (const file of [0, 1]) {
+              for (const [start, end] of [[1, 1], [1, 6], [3, 4], [6, 6]] as const) {
+                expect(yield* ft.covers(ids[reader], paths[file]!, start, end)).toBe(holds(ledger[reader][file]!, file, start, end))
+              }
+            }
+          }
+        }
+      })),
+    { fastCheck: { numRuns: 12 } }
+  )
+
+  it.effect("a programmatic read neither seeds nor consumes stubs, and covers nothing for an Edit guard", () =>
+    session(Effect.gen(function*() {
+      const path = fresh(numbered(4))
+      const ft = yield* FileTime.FileTime
+      const own = yield* Read.programmatic(Read.read({ filePath: path }))
+      expect(own.output).toContain("1: line 1")
+      expect(yield* ft.covers("test", path, 1, 4)).toBe(false)
+      // Not a stub after it: the model was never shown the file.
+      const first = yield* Read.read({ filePath: path })
+      expect(first.metadata.unchanged).toBeUndefined()
+      expect(first.output).toContain("1: line 1")
+      // A held file is still read in full by the host.
+      const again = yield* Read.programmatic(Read.read({ filePath: path }))
+      expect(again.metadata.unchanged).toBeUndefined()
+      expect(again.output).toContain("4: line 4")
+      expect((yield* Read.read({ filePath: path })).metadata.unchanged).toBe(true)
+      // Nor do programmatic reads of read_many members.
+      const other = fresh(numbered(3))
+      yield* Read.programmatic(ReadMany.readMany({ files: [{ filePath: other }] }))
+      expect((yield* Read.read({ filePath: other })).metadata.unchanged).toBeUndefined()
     })))
 })
 }

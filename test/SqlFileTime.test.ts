@@ -75,7 +75,8 @@ describePg("SqlFileTime on PostgreSQL", () => {
         expect(migrations).toEqual([
           { migration_id: 1, name: "create_file_reads" },
           { migration_id: 2, name: "create_file_read_ranges" },
-          { migration_id: 3, name: "create_session_memory" }
+          { migration_id: 3, name: "create_session_memory" },
+          { migration_id: 4, name: "create_forks" }
         ])
         // A stamp of today's epoch milliseconds survives the round trip (a 32-bit column overflows).
         const path = numberedFile(nodePath.join(root, "stamped.txt"), 1)

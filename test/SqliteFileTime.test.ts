@@ -166,7 +166,8 @@ describe("SqliteFileTime", () => {
       expect(migrations).toEqual([
         { migration_id: 1, name: "create_file_reads" },
         { migration_id: 2, name: "create_file_read_ranges" },
-        { migration_id: 3, name: "create_session_memory" }
+        { migration_id: 3, name: "create_session_memory" },
+        { migration_id: 4, name: "create_forks" }
       ])
       const columns = yield* sql<{ name: string; pk: number }>`PRAGMA table_info(file_reads)`
       expect(columns.map((c) => [c.name, c.pk])).toEqual([
@@ -187,7 +188,7 @@ describe("SqliteFileTime", () => {
         const [mode] = yield* sql<{ journal_mode: string }>`PRAGMA journal_mode`
         expect(mode?.journal_mode).toBe("wal")
         const migrations = yield* sql`SELECT migration_id FROM ${sql(SqliteFileTime.migrationsTable)}`
-        expect(migrations).toHaveLength(3)
+        expect(migrations).toHaveLength(4)
       }).pipe(Effect.provide(SqliteClient.layer({ filename, disableWAL: true }))))
     )
   })

@@ -4,7 +4,8 @@
 import * as zlib from "node:zlib"
 import { crc32 } from "./zipFixtures.js"
 
-const pngChunk = (type: string, data: Uint8Array): Buffer => {
+/** A PNG chunk with its real CRC. */
+export const pngChunk = (type: string, data: Uint8Array): Buffer => {
   const length = Buffer.alloc(4)
   length.writeUInt32BE(data.length)
   const body = Buffer.concat([Buffer.from(type, "ascii"), data])

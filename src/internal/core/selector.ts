@@ -21,6 +21,10 @@ export interface Selection {
   readonly view?: TextView | undefined
   /** `:/re/` or `:/re/i`: the lines matching a regular expression (as written, slashes and flags included). */
   readonly search?: string | undefined
+  /** `:region=X,Y,W,H`: a part of an image, in its original pixels. */
+  readonly region?: { readonly x: number; readonly y: number; readonly width: number; readonly height: number } | undefined
+  /** `:frame=N`: one frame of an animated image (1-based). */
+  readonly frame?: number | undefined
 }
 
 /** The views of a file's text a selector or the `view` parameter asks for. */
@@ -32,7 +36,7 @@ export const noSelection: Selection = { ranges: [], raw: false, pages: undefined
 
 /** The valid forms, for error messages. */
 export const selectorForms =
-  "Use :N, :N-M, :N+K, :N- (open-ended), :LN-LM, a comma-separated list of ranges (:5-16,960-973), :-N (the last N lines), :raw, a range with raw (:2-4:raw), a search (:/regex/ or :/regex/i), :conflicts, :outline, :summary, :N:block, or :tree for a directory."
+  "Use :N, :N-M, :N+K, :N- (open-ended), :LN-LM, a comma-separated list of ranges (:5-16,960-973), :-N (the last N lines), :raw, a range with raw (:2-4:raw), a search (:/regex/ or :/regex/i), :conflicts, :outline, :summary, :N:block, :tree for a directory, or for an image :region=X,Y,WIDTH,HEIGHT and :frame=N."
 
 export class SelectorError {
   readonly _tag = "SelectorError"
@@ -41,6 +45,10 @@ export class SelectorError {
 
 const CHUNK = /^L?(\d+)(?:(\.\.|[-+])(?:L?(\d+))?)?$/i
 const PAGES = /^pages=(\d+)(?:-(\d+))?$/i
+const REGION = /^region=(\d+),(\d+),(\d+),(\d+)$/i
+const FRAME = /^frame=(\d+)$/i
+/** The image selectors, alone or together (`:region=0,0,640,480:frame=2`). */
+const isImage = (text: string): boolean => REGION.test(text) || FRAME.test(text)
 
 const TAIL = /^-(\d+)$/
 const VIEW = /^(outline|summary|block|conflicts)$/i
@@ -51,7 +59,8 @@ const SEARCH = /^\/.+\/[a-z]*$/s
 const isRangeList = (text: string): boolean => text.length > 0 && text.split(",").every((chunk) => CHUNK.test(chunk))
 const isRaw = (text: string): boolean => /^raw$/i.test(text)
 const isToken = (text: string): boolean =>
-  isRaw(text) || /^tree$/i.test(text) || isRangeList(text) || PAGES.test(text) || TAIL.test(text) || VIEW.test(text)
+  isRaw(text) || /^tree$/i.test(text) || isRangeList(text) || PAGES.test(text) || TAIL.test(text) || VIEW.test(text) ||
+  isImage(text)
 
 /**
  * Two selector parts that go together: raw with lines (`:2-4:raw`, `:-20:raw`), a line with block
@@ -62,7 +71,7 @@ const isToken = (text: string): boolean =>
 const isPair = (before: string, after: string): boolean => {
   const lines = (text: string) => isRangeList(text) || TAIL.test(text)
   const other = (text: string) => lines(text) || isRaw(text) || PAGES.test(text)
-  return (isRaw(before) && lines(after)) || (lines(before) && isRaw(after)) ||
+  return (isImage(before) && isImage(after)) || (isRaw(before) && lines(after)) || (lines(before) && isRaw(after)) ||
     (VIEW.test(before) && other(after)) || (other(before) && VIEW.test(after))
 }
 
@@ -116,6 +125,8 @@ export const parseSelector = (selector: string): Selection | SelectorError => {
   let tree = false
   let tail: number | undefined = undefined
   let view: TextView | undefined = undefined
+  let region: Selection["region"] = undefined
+  let frame: number | undefined = undefined
   /** The block's anchor is one line (`:120`), not a range that merely has no end (`:120-`). */
   let oneLine = false
   for (const part of parts) {
@@ -135,6 +146,21 @@ export const parseSelector = (selector: string): Selection | SelectorError => {
     }
     if (/^tree$/i.test(part)) {
       tree = true
+      continue
+    }
+    const crop = REGION.exec(part)
+    if (crop !== null) {
+      const [x, y, width, height] = crop.slice(1, 5).map(Number) as [number, number, number, number]
+      if (width === 0 || height === 0) {
+        return new SelectorError(`Region ${x},${y},${width},${height} is empty; width and height must be at least 1 (:region=X,Y,WIDTH,HEIGHT).`)
+      }
+      region = { x, y, width, height }
+      continue
+    }
+    const still = FRAME.exec(part)
+    if (still !== null) {
+      frame = Number(still[1])
+      if (frame === 0) return new SelectorError("Frame selector 0 is invalid; frames are 1-indexed. Use :frame=1.")
       continue
     }
     const page = PAGES.exec(part)
@@ -177,6 +203,8 @@ export const parseSelector = (selector: string): Selection | SelectorError => {
     pages,
     ...(tree ? { tree } : {}),
     ...(tail === undefined ? {} : { tail }),
-    ...(view === undefined ? {} : { view })
+    ...(view === undefined ? {} : { view }),
+    ...(region === undefined ? {} : { region }),
+    ...(frame === undefined ? {} : { frame })
   }
 }

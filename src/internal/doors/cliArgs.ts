@@ -15,7 +15,7 @@ export type Subcommand = typeof subcommands[number]
 
 /** Options of the permission flags, which every command takes. */
 const permissionValues = ["rules", "allow", "ask", "deny"]
-const permissionFlags = ["allow-external", "mask-secrets"]
+const permissionFlags = ["allow-external", "mask-secrets", "text-only"]
 
 /** Each command's options: those that take a value (the next word, or `--name=value`) and flags. */
 export const options: Record<"read" | Subcommand, { readonly values: ReadonlySet<string>; readonly flags: ReadonlySet<string> }> = {
@@ -31,10 +31,13 @@ export const options: Record<"read" | Subcommand, { readonly values: ReadonlySet
       "search",
       "context",
       "line-format",
+      "region",
+      "frame",
+      "diagnostics",
       "format",
       ...permissionValues
     ]),
-    flags: new Set(["json", "files-only", ...permissionFlags])
+    flags: new Set(["json", "files-only", "full-resolution", ...permissionFlags])
   },
   mcp: { values: new Set(["cwd", "ask-timeout", "store", ...permissionValues]), flags: new Set(["session-memory", ...permissionFlags]) },
   many: { values: new Set(["cwd", "glob", ...permissionValues]), flags: new Set(["json", ...permissionFlags]) }

@@ -5,7 +5,10 @@
  * written here (the schema's descriptions are written for a model); their record is typed by the
  * parameters, so a new parameter does not compile until it has one.
  */
+import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Options from "@effect/cli/Options"
+import * as ValidationError from "@effect/cli/ValidationError"
+import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as AST from "effect/SchemaAST"
 import { type Params, ReadParams } from "../read/params.js"
@@ -22,7 +25,11 @@ const help: { readonly [K in Field]-?: string } = {
   view: "Directories: list (default) or tree; files: outline, summary, block (the declaration around --offset) or conflicts",
   levels: "With --view block: 1 the innermost declaration around the line, 2 the one around it, …",
   search: "Show only the lines matching this regular expression (JavaScript syntax; /re/i or (?i) ignores case), with context; --offset/--limit count matches",
-  context: "With --search: lines of context around each match (0-50, default 2); otherwise syntax: widen the requested range to the statements or declarations it cuts"
+  context: "With --search: lines of context around each match (0-50, default 2); otherwise syntax: widen the requested range to the statements or declarations it cuts",
+  region: "Images: show the part X,Y,WIDTH,HEIGHT in the original image's pixels, cropped before any downscale",
+  frame: "Animated images: the frame to show, 1-based",
+  diagnostics: "errors (or warnings: errors and warnings) the language server finds in the file, after the page",
+  fullResolution: "Images: show the image (or --region) at its original resolution, not downscaled (up to 8000 px a side)"
 }
 
 /** Each option, typed as its parameter; `None` when not given. */
@@ -32,6 +39,20 @@ const kebab = (name: string): string => name.replace(/[A-Z]/g, (letter) => `-${l
 
 /** The type a value must have under refinements (`Int`, `minLength`, …). */
 const underlying = (ast: AST.AST): AST.AST => ast._tag === "Refinement" ? underlying(ast.from) : ast
+
+/**
+ * A parameter made of whole numbers (`region`: x, y, width, height) as one option, its values
+ * comma-separated in the schema's order (`--region 0,0,640,480`); `read` checks their ranges.
+ */
+const wholeNumbers = (name: string, fields: ReadonlyArray<string>): Options.Options<unknown> =>
+  Options.text(name).pipe(
+    Options.mapEffect((text) => {
+      const values = text.split(",").map((value) => value.trim())
+      return values.length === fields.length && values.every((value) => /^-?\d+$/.test(value))
+        ? Effect.succeed(Object.fromEntries(fields.map((field, i) => [field, Number(values[i])])))
+        : Effect.fail(ValidationError.invalidValue(HelpDoc.p(`--${name} takes ${fields.join(",")} as whole numbers, e.g. ${fields.map(() => "0").join(",")}; got ${text}`)))
+    })
+  )
 
 /** The option of one parameter, from the type its schema gives it. */
 const optionOf = (property: AST.PropertySignature): Options.Options<Option.Option<unknown>> => {
@@ -54,13 +75,19 @@ const optionOf = (property: AST.PropertySignature): Options.Options<Option.Optio
     ? Options.integer(kebab(name))
     : type._tag === "StringKeyword"
     ? Options.text(kebab(name))
+    : type._tag === "BooleanKeyword"
+    ? Options.boolean(kebab(name))
+    : type._tag === "TypeLiteral"
+    ? wholeNumbers(kebab(name), type.propertySignatures.map((field) => String(field.name)))
     : literals !== undefined && literals.every((literal) => typeof literal.literal === "string")
     ? Options.choice(kebab(name), literals.map((literal) => literal.literal as string))
     : undefined
   if (option === undefined) throw new Error(`ReadParams.${name}: no command-line option for a ${type._tag}`)
-  return option.pipe(Options.withDescription(help[name as Field]), Options.optional) as Options.Options<
-    Option.Option<unknown>
-  >
+  // A flag is given or not: not given is the parameter left out, not `false`.
+  const given = type._tag === "BooleanKeyword"
+    ? option.pipe(Options.map((on) => on === true ? Option.some(true) : Option.none()))
+    : option.pipe(Options.optional)
+  return given.pipe(Options.withDescription(help[name as Field])) as Options.Options<Option.Option<unknown>>
 }
 
 /** The options of a read, in the order of `ReadParams`. */

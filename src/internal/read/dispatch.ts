@@ -24,7 +24,7 @@ import { askContent, checkAccess, resolveTarget, type Target } from "./access.js
 import { readDirectory, readTree } from "./directory.js"
 import { factsOf, refuseBinary } from "./facts.js"
 import { openForRead } from "./open.js"
-import type { Params, ReadParams } from "./params.js"
+import { imageOptionsMisplaced, type Params, type ReadParams } from "./params.js"
 import { recordFileRead } from "./record.js"
 import { recoverMissing } from "./recovery.js"
 
@@ -163,6 +163,9 @@ const readTarget = (
     if (request.view === "list" || request.view === "tree") return yield* viewMismatch(request.view, target.absolute, "file")
     const read = yield* onceMoreIfChanged(target.absolute, readFile(registry, target, request, selection, undefined, note, Number(stat.size)))
     const { bytes, result } = Option.getOrThrow(read)
+    // Nothing recorded of a read that fails: the image options were for an image.
+    const misplaced = imageOptionsMisplaced(request, selection, result)
+    if (misplaced !== undefined) return yield* misplaced
     yield* recordFileRead(target, result, bytes)
     // Sources that do not print the note themselves (media, containers) get it as a first line.
     return note === undefined || result.output.startsWith(note) ? result : { ...result, output: `${note}\n${result.output}` }

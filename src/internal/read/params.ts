@@ -105,6 +105,32 @@ export const ReadParams = Schema.Struct({
   ).annotations({
     description:
       `With search: the lines shown before and after each match (0-${MAX_CONTEXT}, default ${DEFAULT_CONTEXT}). Otherwise "syntax": widen the range you ask for (offset/limit or a :A-B selector) to the whole statements or declarations it cuts, at most 20 lines each side; the footer says which lines were added. Ranges are never widened otherwise.`
+  }),
+  region: Schema.optionalWith(
+    Schema.Struct({
+      x: Schema.Int.pipe(Schema.greaterThanOrEqualTo(0, { message: () => "region.x must be at least 0" })),
+      y: Schema.Int.pipe(Schema.greaterThanOrEqualTo(0, { message: () => "region.y must be at least 0" })),
+      width: Schema.Int.pipe(Schema.greaterThanOrEqualTo(1, { message: () => "region.width must be at least 1" })),
+      height: Schema.Int.pipe(Schema.greaterThanOrEqualTo(1, { message: () => "region.height must be at least 1" }))
+    }),
+    { exact: true }
+  ).annotations({
+    description:
+      "Images only: show this part of the image, in the original image's pixels (x, y from its top-left corner), cropped before any downscale, to see detail a downscaled image lost (also \"shot.png:region=X,Y,W,H\"). A downscaled image states its original size and scale factor."
+  }),
+  frame: Schema.optionalWith(
+    Schema.Int.pipe(Schema.greaterThanOrEqualTo(1, { message: () => "frame must be at least 1" })),
+    { exact: true }
+  ).annotations({
+    description: "Animated images (GIF, WebP) only: the frame to show, 1-based (also \":frame=N\"). Default: the image as it is."
+  }),
+  diagnostics: Schema.optionalWith(Schema.Literal("errors", "warnings"), { exact: true }).annotations({
+    description:
+      "Source files a language server knows (TypeScript, JavaScript): \"errors\" appends the errors it finds in the file after the page, \"warnings\" errors and warnings, each as line:column with its message. Waits a few seconds at most."
+  }),
+  fullResolution: Schema.optionalWith(Schema.Boolean, { exact: true }).annotations({
+    description:
+      "Images only: true shows the image (or the region) at its original resolution, not downscaled, when its longest side is at most 8000 pixels; otherwise read a region."
   })
 }).annotations({ identifier: "ReadParams", title: "Read parameters" })
 export type ReadParams = typeof ReadParams.Type
@@ -173,3 +199,24 @@ export const decodeExactly = <A, I>(schema: Schema.Schema<A, I>) => (input: unkn
 export const decodeModelInput = <A, I>(schema: Schema.Schema<A, I>) => (input: unknown): Effect.Effect<A, InvalidParams> =>
   decodeExactly(schema)(mend(schema.ast, input))
 
+
+/**
+ * A region, frame or full-resolution read of what is not an image: what is wrong, to fail with
+ * (the options are for images only, and a read must not pass over one it was given).
+ */
+export const imageOptionsMisplaced = (
+  params: Pick<ReadParams, "region" | "frame" | "fullResolution">,
+  selection: { readonly region?: unknown; readonly frame?: unknown } | undefined,
+  result: { readonly metadata: { readonly kind: string; readonly path: string } }
+): InvalidParams | undefined => {
+  if (result.metadata.kind === "image") return undefined
+  const given = [
+    params.region !== undefined || selection?.region !== undefined ? "region" : undefined,
+    params.frame !== undefined || selection?.frame !== undefined ? "frame" : undefined,
+    params.fullResolution === true ? "fullResolution" : undefined
+  ].filter((name) => name !== undefined)
+  if (given.length === 0) return undefined
+  return new InvalidParams({
+    reason: `${given.join(", ")} ${given.length === 1 ? "applies" : "apply"} to images (PNG, JPEG, GIF, WebP); ${result.metadata.path} is read as ${result.metadata.kind}`
+  })
+}

@@ -16,6 +16,7 @@ import * as Secrets from "../../Secrets.js"
 import { Workspace } from "../../Workspace.js"
 import { clipRanges } from "../core/ranges.js"
 import type { Target } from "./access.js"
+import { Programmatic } from "./audience.js"
 
 /** A queued recording: run with the last line the caller kept (`undefined`: all that was read). */
 export type Recording = (lastShown: number | undefined) => Effect.Effect<void>
@@ -91,7 +92,8 @@ const recordRead = (absolute: string, shown: Shown | undefined, bytes: ReadBytes
   Effect.gen(function*() {
     const workspace = yield* Workspace
     const fileTime = yield* FileTime
-    yield* fileTime.read(workspace.sessionId, absolute, shown, bytes)
+    // The model was not shown a programmatic read: it covers nothing for an Edit guard.
+    if (!(yield* Programmatic)) yield* fileTime.read(workspace.sessionId, absolute, shown, bytes)
     const lsp = yield* Lsp
     // No server to warm: no fiber to fork for it.
     if (lsp === noop) return

@@ -7,8 +7,8 @@
  * - The path as written wins over any selector or container split (`core/resolve.ts`).
  * - Content beats extension: `sniffed` comes from magic bytes; a name only narrows.
  * - A `.db` is a database only with the SQLite header; a `.zip` holding plain text is text.
- * - A PDF is attached, unless the request asks for lines or pages of its text, or the host takes
- *   no PDF files (`HostMedia`).
+ * - A PDF is attached, unless the request asks for lines or pages of its text, or the host or the
+ *   model takes no PDF files (`HostMedia`, `ModelInput`).
  * - What no source claims is refused as binary, saying what it looks like.
  */
 import * as Effect from "effect/Effect"
@@ -16,6 +16,7 @@ import { fileURLToPath } from "node:url"
 import { ARCHIVE_CONTAINER, archiveExtension, DATABASE_CONTAINER, databaseExtension, isSqliteHeader, looksLikeArchive } from "../core/containers.js"
 import { mediaExtensions, mediaKind } from "../core/media.js"
 import { documentExtensions } from "./document/limits.js"
+import { ModelInput } from "../../ModelInput.js"
 import { HostMedia } from "./hostMedia.js"
 import type { FileFacts, FileSource, SchemeSource } from "./types.js"
 
@@ -55,8 +56,8 @@ export const pdfText: FileSource = {
   name: "pdf-text",
   claims: ({ sniffed }) => sniffed?.mime === "application/pdf",
   read: (request) =>
-    Effect.flatMap(HostMedia, (host) =>
-      asksForText(request) || host.pdf === "text"
+    Effect.flatMap(Effect.zip(HostMedia, ModelInput), ([host, input]) =>
+      asksForText(request) || host.pdf === "text" || !input.pdfs
         ? Effect.flatMap(Effect.promise(() => import("./document.js")), (m) => m.readDocument(request))
         : Effect.flatMap(Effect.promise(() => import("./media.js")), (m) => m.readMedia(request)))
 }

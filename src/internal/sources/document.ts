@@ -20,6 +20,7 @@
 import * as Effect from "effect/Effect"
 import type ExcelJS from "exceljs"
 import type Mammoth from "mammoth"
+import { ModelInput } from "../../ModelInput.js"
 import { loadOptional, type PackageName, purposes } from "../../OptionalPackages.js"
 import { InvalidSelector, MissingPackage } from "../../ReadError.js"
 import type { ReadResult } from "../../ReadResult.js"
@@ -86,7 +87,10 @@ export const readDocument = Effect.fn("Read.document")(function*(request: FileSo
     : undefined
   const module = needed === undefined ? undefined : yield* loadOptional(needed)
   if (needed !== undefined && module === undefined) {
-    if (needed === "pdfjs-dist" && request.sniffed?.mime === "application/pdf") return yield* attachedInstead(request)
+    // Attached instead, unless the model takes no PDF files: then its text is missing, and said so.
+    if (needed === "pdfjs-dist" && request.sniffed?.mime === "application/pdf" && (yield* ModelInput).pdfs) {
+      return yield* attachedInstead(request)
+    }
     return yield* new MissingPackage({ path: request.target.absolute, package: needed, purpose: purposes[needed] })
   }
   const convert = (bytes: Uint8Array, signal: AbortSignal): Promise<Converted> => {

@@ -263,6 +263,16 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "3_create_session_memory": Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     yield* statements(sql, sessionMemoryTables(sql.onDialectOrElse({ pg: () => "BYTEA", orElse: () => "BLOB" })))
+  }),
+  "4_create_forks": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    // The sessions forked from another (a subagent's from its parent's), each once: the ledger
+    // copies the parent's rows at the first fork only.
+    yield* sql`CREATE TABLE IF NOT EXISTS effect_read_forks (
+      session_id TEXT NOT NULL PRIMARY KEY,
+      parent TEXT NOT NULL,
+      forked_at BIGINT NOT NULL
+    )`.withoutTransform
   })
 }
 
