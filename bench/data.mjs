@@ -208,12 +208,17 @@ const readManifest = () => {
 }
 
 /** Generate whatever is missing or stale; return the manifest (sizes and line counts). */
-export const ensureData = (log = console.error) => {
+export const ensureData = (log = console.error, only = undefined) => {
   fs.mkdirSync(DATA_DIR, { recursive: true })
   const manifest = readManifest()
   const fresh = manifest.version === VERSION
   const next = { version: VERSION }
   const step = (name, ok, make) => {
+    // A partial run (`only`) keeps what else the manifest says, made or not.
+    if (only !== undefined && !only.includes(name)) {
+      if (manifest[name] !== undefined) next[name] = manifest[name]
+      return
+    }
     if (fresh && manifest[name] !== undefined && ok(manifest[name])) {
       next[name] = manifest[name]
       return

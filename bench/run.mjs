@@ -6,6 +6,8 @@
  *   node bench/run.mjs [--quick] [--json FILE]   measure (the JSON defaults to bench/data/results.json)
  *   node bench/run.mjs --only recovery [--quick]  only the wrong-path rows (bench/recovery.mjs)
  *   node bench/run.mjs --only structure [--quick] only the syntax engine's rows (bench/structure.mjs)
+ *   node bench/run.mjs --only floor [--quick]     only the per-read floor's rows (start-up, small file,
+ *                                                 a host's memory, the 100,000-entry directory, structure)
  *   node bench/run.mjs --only soak [--quick]      only the MCP soak: 10,000 mixed calls (bench/soak.mjs)
  *   node bench/run.mjs --render FILE             print the report of saved results again
  *
@@ -208,20 +210,29 @@ const main = async () => {
   }
   const only = args.includes("--only") ? args[args.indexOf("--only") + 1] : undefined
   if (only === "soak") return soak()
-  if (only !== undefined && only !== "recovery" && only !== "structure") {
-    throw new Error(`--only ${only}: only "recovery", "structure" or "soak" can run alone`)
+  if (only !== undefined && only !== "recovery" && only !== "structure" && only !== "floor") {
+    throw new Error(`--only ${only}: only "floor", "recovery", "structure" or "soak" can run alone`)
   }
-  const manifest = only === undefined ? ensureData(log) : undefined
+  // The floor's rows need the small files and the directory, not the 1 GB log.
+  const manifest = only === undefined
+    ? ensureData(log)
+    : only === "floor"
+    ? ensureData(log, ["source", "small", "dir"])
+    : undefined
   const started = performance.now()
   const ticksBefore = cpuTicks()
   const info = machine()
   log(`machine: ${info.cpus} × ${info.cpu}, ${info.ramGB} GB, Node ${info.node}, load ${info.load}`)
   const results = {}
   if (only === undefined) measureReads(results)
+  if (only === "floor") {
+    shell(`ls -f '${paths.dir}' > /dev/null`)
+    measureFloor(results)
+  }
   // Wrong paths (issue 15): a copy of node_modules as a git repository and as a plain tree.
   if (only === undefined || only === "recovery") results.recovery = await recovery.measure({ runs: runs(9), log })
   // The syntax engine (issue 16): outline of a 5,000-line TypeScript file cold and warm, block lookup.
-  if (only === undefined || only === "structure") results.structure = await structure.measure({ runs: runs(7), log })
+  if (only === undefined || only === "structure" || only === "floor") results.structure = await structure.measure({ runs: runs(7), log })
 
   info.loadAfter = os.loadavg().map((l) => l.toFixed(2)).join(" ")
   const ticksAfter = cpuTicks()
@@ -270,16 +281,9 @@ const soak = () => {
   if (soaked.status !== 0) process.exitCode = 1
 }
 
-/** Every row but the wrong-path ones, into `results`. */
-const measureReads = (results) => {
-  // Warm the page cache: every row measures warm-cache reads (the files fit in RAM many times).
-  log("warming the page cache (cat the log and the bundle, list the directory) ...")
-  shell(`cat ${paths.log} ${paths.bundle} > /dev/null && ls -f ${paths.dir} > /dev/null`)
-
+/** The per-read floor's rows (issue 32): start-up, the small file, a host's memory, the large directory. */
+const measureFloor = (results) => {
   const q = (p) => `'${p}'`
-
-  results.floor = interleave("memory floor", [oursVariant("ours", runs(3), "floor", {}, () => NaN)])
-
   // Start-up: whole commands, spawn included, on the 100-line file.
   const node = q(process.execPath)
   const bin = q(path.join(here, "..", "dist", "bin.js"))
@@ -310,6 +314,34 @@ const measureReads = (results) => {
     const samples = results.small.ours.extra.flatMap((r) => r.plainSamples)
     return { samples, median: median(samples), runs: samples.length }
   })()
+
+  // What a host gains: effect-read's modules and one read, then 10,000 small reads (bench/host.mjs).
+  log(`host memory: ${runs(3)} processes ...`)
+  results.host = Array.from({ length: runs(3) }, () => {
+    const result = spawnSync(process.execPath, ["--expose-gc", path.join(here, "host.mjs")], { encoding: "utf8" })
+    if (result.status !== 0) throw new Error(`bench/host.mjs failed:\n${result.stderr}`)
+    return JSON.parse(result.stdout.trim().split("\n").at(-1))
+  })
+  results.dir = interleave("100,000-entry directory", [
+    spawnVariant(runs(9)),
+    oursVariant("ours", runs(5), "page-ours", { file: "dir", repeats: 0 }),
+    shellVariant("ls", runs(9), `ls ${q(paths.dir)} | head -n 2000`),
+    shellVariant("lsF", runs(9), `ls -f ${q(paths.dir)} | head -n 2000`),
+    freshVariant(runs(3), "dir")
+  ])
+}
+
+/** Every row but the wrong-path ones, into `results`. */
+const measureReads = (results) => {
+  // Warm the page cache: every row measures warm-cache reads (the files fit in RAM many times).
+  log("warming the page cache (cat the log and the bundle, list the directory) ...")
+  shell(`cat ${paths.log} ${paths.bundle} > /dev/null && ls -f ${paths.dir} > /dev/null`)
+
+  const q = (p) => `'${p}'`
+
+  results.floor = interleave("memory floor", [oursVariant("ours", runs(3), "floor", {}, () => NaN)])
+  measureFloor(results)
+
 
   results.first = interleave("first page of the 1 GB log", [
     spawnVariant(runs(15)),
@@ -361,12 +393,6 @@ const measureReads = (results) => {
     freshVariant(runs(3), "bundle")
   ])
 
-  results.dir = interleave("100,000-entry directory", [
-    spawnVariant(runs(9)),
-    oursVariant("ours", runs(5), "page-ours", { file: "dir", repeats: 0 }),
-    shellVariant("ls", runs(9), `ls -f ${q(paths.dir)} | head -n 2000`),
-    freshVariant(runs(3), "dir")
-  ])
 
   results.attach = interleave("20 MB attachment", [oursVariant("ours", runs(3), "attach", { rounds: 5 }, (r) => r.samples)])
   const pooledAttach = (key) => {
@@ -387,7 +413,7 @@ const measureReads = (results) => {
     tailHead: shellRss(`tail -n +${DEEP_LINE} ${q(paths.log)} | head -n 2000`),
     wc: shellRss(`wc -l ${q(paths.log)}`),
     headC: shellRss(`head -c 51200 ${q(paths.bundle)}`),
-    ls: shellRss(`ls -f ${q(paths.dir)} | head -n 2000`)
+    ls: shellRss(`ls ${q(paths.dir)} | head -n 2000`)
   }
   log(`shell baselines' peak RSS: ${Object.entries(results.shellRss).map(([k, v]) => `${k} ${mb(v)}`).join(", ")}`)
 }
@@ -495,6 +521,102 @@ const renderReads = ({ manifest, shellRss: shellRssOf, results }) => {
     x(ratio(small.ours.median, small.plain.median)),
     `${small.ours.samples.length} / ${small.plain.samples.length} rounds of 200 calls, alternating in the same processes`
   )
+  const dir = results.dir
+  row(
+    "100,000-entry directory, first page (2000 entries)",
+    ms(dir.ours.median),
+    rss(dir),
+    "`ls | head -n 2000` (sorted, as ours is)",
+    `${ms(dir.ls.median)} (net ${ms(net(dir, "ls"))})`,
+    `${x(ratio(dir.ours.median, net(dir, "ls")))} (whole: ${x(ratio(dir.ours.median, dir.ls.median))})`,
+    `${dir.ours.runs} / ${dir.ls.runs}`
+  )
+  if (dir.lsF !== undefined) {
+    row(
+      same,
+      same,
+      same,
+      "`ls -f | head -n 2000` (unsorted: directory order)",
+      `${ms(dir.lsF.median)} (net ${ms(net(dir, "lsF"))})`,
+      `${x(ratio(dir.ours.median, net(dir, "lsF")))} (whole: ${x(ratio(dir.ours.median, dir.lsF.median))})`,
+      `${dir.ours.runs} / ${dir.lsF.runs}`
+    )
+  }
+  // What a host gains (bench/host.mjs): medians over its processes.
+  const host = results.host
+  const hostGain = (at, measure) => median(host.map((r) => r[at][measure] - r.before[measure]))
+  const mb1 = (v) => (Number.isFinite(v) ? `${v.toFixed(1)} MB` : "—")
+  if (host !== undefined) {
+    row(
+      "memory a host gains (it already runs Effect and @effect/platform-node): effect-read loaded, one small file read",
+      `+${mb1(hostGain("one", "retainedMB"))} retained`,
+      `+${mb1(hostGain("one", "rssMB"))} RSS`,
+      "target",
+      "20 MB",
+      x(ratio(hostGain("one", "retainedMB"), 20)),
+      `${host.length}`
+    )
+    row(
+      `″, after ${host[0].reads.toLocaleString("en")} small reads (${host[0].files.toLocaleString("en")} files, round after round)`,
+      `+${mb1(hostGain("many", "retainedMB"))} retained`,
+      `+${mb1(hostGain("many", "rssMB"))} RSS`,
+      "after one read",
+      `+${mb1(hostGain("one", "retainedMB"))}`,
+      x(ratio(hostGain("many", "retainedMB"), hostGain("one", "retainedMB"))),
+      `${host.length}`
+    )
+    row(
+      `″, after ${(2 * host[0].reads).toLocaleString("en")} small reads`,
+      `+${mb1(hostGain("twice", "retainedMB"))} retained`,
+      `+${mb1(hostGain("twice", "rssMB"))} RSS`,
+      `after ${host[0].reads.toLocaleString("en")}`,
+      `+${mb1(hostGain("many", "retainedMB"))}`,
+      x(ratio(hostGain("twice", "retainedMB"), hostGain("many", "retainedMB"))),
+      `${host.length}`
+    )
+  }
+  // The per-read floor's targets (issue 32): also all a `--only floor` run measures.
+  const floorTargets = [
+    ...(startup === undefined ? [] : [
+      {
+        name: "start-up: `effect-read --json small.txt` within 2× a plain `readFileSync` script",
+        value: ratio(startup.cli.median, startup.plain.median),
+        limit: 2,
+        show: (v) => x(v)
+      },
+      {
+        name: "start-up: `effect-read mcp` answers `initialize` within 2× the same script",
+        value: ratio(startup.mcp.median, startup.plain.median),
+        limit: 2,
+        show: (v) => x(v)
+      }
+    ]),
+    {
+      name: "small file through the full tool within 3× of the plain function",
+      value: ratio(small.ours.median, small.plain.median),
+      limit: 3,
+      show: (v) => x(v)
+    },
+    {
+      name: "100,000-entry directory, first page within 3× of `ls | head -n 2000` (sorted, as ours is; net of spawn)",
+      value: ratio(dir.ours.median, net(dir, "ls")),
+      limit: 3,
+      show: (v) => `${x(v)} (whole command: ${x(ratio(dir.ours.median, dir.ls.median))})`
+    },
+    ...(host === undefined ? [] : [{
+      name: "memory a host gains by loading effect-read and reading one file ≤ 20 MB (retained: heap in use and buffers, after GC)",
+      value: hostGain("one", "retainedMB"),
+      limit: 20,
+      show: (v) => `${mb1(v)} (RSS: +${mb1(hostGain("one", "rssMB"))})`
+    }, {
+      name: `after ${host[0].reads.toLocaleString("en")} small reads ≤ 1.2× that`,
+      value: ratio(hostGain("many", "retainedMB"), hostGain("one", "retainedMB")),
+      limit: 1.2,
+      show: (v) => `${x(v)}: ${mb1(hostGain("many", "retainedMB"))} (RSS: +${mb1(hostGain("many", "rssMB"))})`
+    }]),
+  ].map((t) => ({ ...t, met: Number.isFinite(t.value) && t.value < t.limit }))
+  if (results.first === undefined) return { rows, targets: floorTargets, notes: [] }
+
   const first = results.first
   const firstCold = results.firstCold.fresh
   row(
@@ -633,16 +755,6 @@ const renderReads = ({ manifest, shellRss: shellRssOf, results }) => {
       `${attach.answer.runs} / ${attach.base64.runs}`
     )
   }
-  const dir = results.dir
-  row(
-    "100,000-entry directory, first page (2000 entries)",
-    ms(dir.ours.median),
-    rss(dir),
-    "`ls -f | head -n 2000`",
-    `${ms(dir.ls.median)} (net ${ms(net(dir, "ls"))})`,
-    `${x(ratio(dir.ours.median, net(dir, "ls")))} (whole: ${x(ratio(dir.ours.median, dir.ls.median))})`,
-    `${dir.ours.runs} / ${dir.ls.runs}`
-  )
   const concurrent = results.concurrent.ours
   const okCounts = concurrent.extra.map((r) => `${r.ok}/${r.reads}`)
   const failures = [...new Set(concurrent.extra.flatMap((r) => r.failures))]
@@ -695,26 +807,7 @@ const renderReads = ({ manifest, shellRss: shellRssOf, results }) => {
   }
   const over = (v) => (v !== undefined && v >= 100 ? " ✗" : "")
   const targets = [
-    ...(startup === undefined ? [] : [
-      {
-        name: "start-up: `effect-read --json small.txt` within 2× a plain `readFileSync` script",
-        value: ratio(startup.cli.median, startup.plain.median),
-        limit: 2,
-        show: (v) => x(v)
-      },
-      {
-        name: "start-up: `effect-read mcp` answers `initialize` within 2× the same script",
-        value: ratio(startup.mcp.median, startup.plain.median),
-        limit: 2,
-        show: (v) => x(v)
-      }
-    ]),
-    {
-      name: "small-file overhead within 1.5× of the plain function",
-      value: ratio(small.ours.median, small.plain.median),
-      limit: 1.5,
-      show: (v) => x(v)
-    },
+    ...floorTargets,
     { name: "first page of the 1 GB file under 20 ms", value: first.ours.median, limit: 20, show: ms },
     {
       name: "first page of the 1 GB file within 3× of `head` (net of spawn)",
@@ -763,12 +856,6 @@ const renderReads = ({ manifest, shellRss: shellRssOf, results }) => {
       limit: 2,
       show: (v) => `${x(v)} (with the MCP answer's JSON: ${x(ratio(attach.answer.median, attach.base64.median))})`
     }]),
-    {
-      name: "100,000-entry directory, first page within 3× of `ls -f | head -n 2000` (net of spawn)",
-      value: ratio(dir.ours.median, net(dir, "ls")),
-      limit: 3,
-      show: (v) => `${x(v)} (whole command: ${x(ratio(dir.ours.median, dir.ls.median))})`
-    },
     {
       name: "1,000 concurrent reads within 1.2 × (10 × the time of 100): linear",
       value: hundred === undefined ? NaN : ratio(concurrent.median, 10 * hundred.median),

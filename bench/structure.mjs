@@ -45,11 +45,11 @@ const CHILD = `
   import * as Effect from "effect/Effect"
   import * as fs from "node:fs"
   const [file, variant] = process.argv.slice(1)
-  if (variant === "front-door") (await import(${JSON.stringify(path.join(root, "dist", "internal", "wasmTasks.js"))})).leaveMainThreadACore()
+  if (variant === "front-door") (await import(${JSON.stringify(path.join(root, "dist", "internal", "doors", "wasmTasks.js"))})).leaveMainThreadACore()
   const text = fs.readFileSync(file, "utf8")
   const lines = text.split("\\n")
   let views
-  try { views = await import(${JSON.stringify(path.join(root, "dist", "internal", "core", "views.js"))}) } catch {}
+  try { views = await import(${JSON.stringify(path.join(root, "dist", "internal", "core", "structureViews.js"))}) } catch {}
   const outline = (structure) => views?.outline === undefined ? structure.declarations.length : views.outline(structure, lines, { path: file })
   const started = performance.now()
   const syntax = await import(${JSON.stringify(path.join(root, "dist", "internal", "structure", "syntax.js"))})
@@ -106,6 +106,8 @@ export const measure = async ({ runs = 7, log = console.error } = {}) => {
   return {
     runs,
     cold: median(samples.map((s) => s.cold)),
+    // The issue's target is every run, not the median: the slowest of the first five.
+    coldOfFive: samples.slice(0, 5).map((s) => s.cold),
     coldHost: median(hostSamples.map((s) => s.cold)),
     warm: median(samples.map((s) => s.warm)),
     lookup: median(samples.map((s) => s.lookup)),
@@ -164,7 +166,13 @@ export const rows = (r) => {
       }
     ],
     targets: [
-      { name: "outline of a 5,000-line TypeScript file, cold ≤ 150 ms", value: r.cold, limit: 150, show: ms },
+      { name: "outline of a 5,000-line TypeScript file, cold ≤ 150 ms (median)", value: r.cold, limit: 150, show: ms },
+      ...(r.coldOfFive === undefined || r.coldOfFive.length < 5 ? [] : [{
+        name: "outline of a 5,000-line TypeScript file, cold ≤ 150 ms in five runs of five",
+        value: Math.max(...r.coldOfFive),
+        limit: 150,
+        show: () => r.coldOfFive.map(ms).join(", ")
+      }]),
       { name: "outline of a 5,000-line TypeScript file, warm ≤ 40 ms", value: r.warm, limit: 40, show: ms },
       { name: "block lookup after the parse ≤ 5 ms", value: r.lookup, limit: 5, show: ms }
     ].map((t) => ({ ...t, met: Number.isFinite(t.value) && t.value <= t.limit })),

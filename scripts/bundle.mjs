@@ -83,6 +83,29 @@ throw error`,
   }
 }
 
+/**
+ * Packages `@effect/cli` imports only to parse YAML, TOML and INI files for `Options.fileParse`
+ * and `fileSchema`, which no command here uses: in the bundle each is a module that requires the
+ * real one at its first call (resolved from `dist/` at run time), so no start-up compiles their
+ * ~235 KB for nothing.
+ */
+const onFirstUse = ["yaml", "toml", "ini"]
+const lazy = {
+  name: "lazy-on-first-use",
+  setup(build) {
+    build.onResolve({ filter: new RegExp(`^(${onFirstUse.join("|")})$`) }, (args) =>
+      args.namespace === "lazy" ? { path: args.path, external: true } : { path: args.path, namespace: "lazy" })
+    build.onLoad({ filter: /.*/, namespace: "lazy" }, (args) => ({
+      contents: `let loaded
+const load = () => loaded ??= require(${JSON.stringify(args.path)})
+export const parse = (...args) => load().parse(...args)
+export const stringify = (...args) => load().stringify(...args)
+export default { parse, stringify }`,
+      loader: "js"
+    }))
+  }
+}
+
 export const bundle = () => {
   // Chunk names carry a hash of their content: an earlier build's chunks are stale.
   for (const name of fs.readdirSync(path.join(root, "dist"))) {
@@ -99,7 +122,7 @@ export const bundle = () => {
     format: "esm",
     target: "node20",
     external,
-    plugins: [importMetaUrl, absent],
+    plugins: [importMetaUrl, absent, lazy],
     // Packages written in CommonJS call `require` for Node's built-ins; an ES module has none.
     banner: { js: "import { createRequire as __bundleRequire } from \"node:module\"; const require = __bundleRequire(import.meta.url);" },
     legalComments: "none",

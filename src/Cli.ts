@@ -5,7 +5,7 @@
  *   [--format text|json|envelope] [--json] [--files-only] [PERMISSIONS] <filePath>` reads once. stdout carries exactly the tool's
  *   output, or one JSON object (`json`: the `ReadResult` or `{"error": …}`; `envelope`: the standard
  *   envelope). `--json` is short for `--format json`.
- * - `effect-read mcp [--cwd DIR] [--store sqlite:FILE|postgres://…] [--session-memory] [--ask-timeout SECONDS] [PERMISSIONS]`
+ * - `effect-read mcp [--cwd DIR] [--store sqlite:FILE|postgres://…] [--session-memory] [--language-server] [--ask-timeout SECONDS] [PERMISSIONS]`
  *   serves the tool over MCP on stdio; each request's conversation is its `_meta["effect-read/session"]`.
  * - `effect-read many [--cwd DIR] [--glob PATTERN] [--json] [PERMISSIONS] <filePath>...` reads
  *   several files at once (`read_many`); exit 1 when any of them failed (the others are shown).
@@ -143,6 +143,18 @@ export const doorRules = (options: PermissionOptions): ReadonlyArray<Permission.
  */
 export const permissionLayer = (options: PermissionOptions) =>
   Permission.layerRules(doorRules(options), { asker: Permission.askPrompt })
+
+/**
+ * `self` with the real language-server layer as its `Lsp` (`LanguageServer`, loaded here: a plain
+ * read never loads it), its servers stopped when `self` ends. A command line read starts the
+ * server cold, so it waits up to 60 seconds for the file's diagnostics.
+ */
+const withLanguageServer = <A, E, R>(self: Effect.Effect<A, E, R>) =>
+  Effect.flatMap(Effect.promise(() => import("./LanguageServer.js")), (LanguageServer) =>
+    self.pipe(
+      Effect.provide(LanguageServer.layer()),
+      Effect.provideService(Read.DiagnosticsOnRead, { ...Read.DiagnosticsOnRead.defaultValue(), wait: "60 seconds" })
+    ))
 
 /** One session's services for the CLI and the MCP server: the worktree is `root`. */
 export const sessionLayer = (root: string, options: PermissionOptions) =>
@@ -339,6 +351,8 @@ const command = Command.make(
       // A status line on stderr for a read that takes a while, only when a person watches it.
       const status = process.stderr.isTTY ? Progress.terminal(process.stderr) : undefined
       const [duration, exit] = yield* Read.read(params).pipe(
+        // Diagnostics come from a real language server, started for this read (and stopped after it).
+        params.diagnostics === undefined ? (self) => self : withLanguageServer,
         Effect.either,
         Effect.timed,
         Effect.provide(services),
@@ -390,6 +404,11 @@ const mcp = Command.make(
       ),
       Options.optional
     ),
+    languageServer: Options.boolean("language-server").pipe(
+      Options.withDescription(
+        "Run language servers (typescript-language-server for TypeScript and JavaScript) so that a read's diagnostics parameter appends the file's errors"
+      )
+    ),
     sessionMemory: Options.boolean("session-memory").pipe(
       Options.withDescription(
         "Session memory: a re-read of lines the conversation still holds is a short stub; a changed file leads with a diff"
@@ -427,7 +446,15 @@ const mcp = Command.make(
           maskSecrets: permissions.maskSecrets,
           rules: rules.right
         }),
-        Lsp.layerNoop,
+        args.languageServer
+          ? (yield* Effect.promise(() => import("./LanguageServer.js"))).layer().pipe(
+            Layer.provide(Workspace.layer({ directory: root, worktree: root, sessionId: "cli" }))
+          )
+          : Lsp.layerNoop,
+        // A server's first diagnostics wait for it to start and load the project: up to 30 seconds.
+        args.languageServer
+          ? Layer.succeed(Read.DiagnosticsOnRead, { ...Read.DiagnosticsOnRead.defaultValue(), wait: "30 seconds" })
+          : Layer.empty,
         state.right,
         permissions.maskSecrets ? Secrets.layerMask : Layer.empty,
         permissions.textOnly ? ModelInput.layerTextOnly : Layer.empty

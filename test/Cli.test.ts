@@ -289,10 +289,11 @@ describe("CLI", () => {
     expect(JSON.parse(result.stdout).output).toContain("10: line 10")
     const loaded = fs.readFileSync(trace, "utf8").split("\n").filter((l) => l !== "")
     expect(loaded).toContain(pathToFileURL(bin).href)
-    // Besides the bin, the text source and the chunks of code shared with the lazy parts: only
-    // Node's built-ins (CommonJS code names them without the node: prefix). Not the MCP server,
-    // nor the sources of archives, databases, documents, notebooks or web pages.
-    const shared = new RegExp(`^${pathToFileURL(path.dirname(bin)).href}/bin-(chunk|text)-[A-Z0-9]+\\.js$`)
+    // Besides the bin, the command line it loads once the compile cache is on (cliMain), the text
+    // source and the chunks of code shared with the lazy parts: only Node's built-ins (CommonJS
+    // code names them without the node: prefix). Not the MCP server, nor the sources of
+    // archives, databases, documents, notebooks or web pages.
+    const shared = new RegExp(`^${pathToFileURL(path.dirname(bin)).href}/bin-(chunk|text|cliMain)-[A-Z0-9]+\\.js$`)
     // The trace may name the tracer's own hooks module (seen from a fresh clone): not the bin's.
     const tracer = pathToFileURL(path.join(dir, "hooks.mjs")).href
     const others = loaded.filter((l) =>

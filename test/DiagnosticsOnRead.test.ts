@@ -11,9 +11,13 @@ import * as NodePath from "@effect/platform-node/NodePath"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { execFile } from "node:child_process"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import * as nodePath from "node:path"
+import { promisify } from "node:util"
 import * as FileTime from "../src/FileTime.js"
 import { renderDiagnostics } from "../src/internal/read/diagnostics.js"
 import * as LanguageServer from "../src/LanguageServer.js"
@@ -126,14 +130,51 @@ connection.listen()
     }).pipe(Effect.provide(layerWith(root, LanguageServer.layer({ servers: [silent] }))))
   }, 60_000)
 
-  it.effect("without a language-server layer (Lsp.layerNoop) nothing is appended", () => {
+  it.effect("without a language-server layer (Lsp.layerNoop): a read that asks is told so; the host's default adds nothing", () => {
     const root = project()
     return Effect.gen(function*() {
       const result = yield* Read.read({ filePath: "bad.ts", diagnostics: "errors" })
-      expect(result.output).not.toContain("Diagnostics")
+      expect(result.output.endsWith("\n\n(Diagnostics: no language server runs for this session, so none can be shown.)")).toBe(true)
       expect(result.metadata.diagnostics).toBeUndefined()
+      const quiet = yield* Read.read({ filePath: "bad.ts" }).pipe(
+        Effect.provideService(Read.DiagnosticsOnRead, { severity: "errors", wait: "1 second", maxCount: 20, maxBytes: 4096 })
+      )
+      expect(quiet.output).not.toContain("Diagnostics")
     }).pipe(Effect.provide(layerWith(root, Lsp.layerNoop)))
   })
+})
+
+const bin = nodePath.resolve("dist/bin.js")
+
+describe("diagnostics through the doors", () => {
+  it("the CLI: --diagnostics errors starts the language server for the read and appends the errors", async () => {
+    const root = project()
+    const { stdout } = await promisify(execFile)(process.execPath, [bin, "--cwd", root, "--diagnostics", "errors", "bad.ts"], {
+      encoding: "utf8",
+      timeout: 120_000
+    })
+    expect(stdout).toContain("(Diagnostics from the language server: 3 errors. Line:column, as numbered above.)")
+    expect(stdout).toContain("2:14: error (typescript 2322)")
+  }, 150_000)
+
+  it("MCP: with --language-server a read's diagnostics come from the real server; without it the model is told", async () => {
+    const root = project()
+    const call = async (args: ReadonlyArray<string>) => {
+      const transport = new StdioClientTransport({ command: process.execPath, args: [bin, "mcp", "--cwd", root, ...args], stderr: "pipe" })
+      const client = new Client({ name: "effect-read-diagnostics-test", version: "1.0.0" })
+      await client.connect(transport)
+      try {
+        const result = await client.callTool({ name: "read", arguments: { filePath: "bad.ts", diagnostics: "errors" } }, undefined, {
+          timeout: 120_000
+        }) as { content: Array<{ text?: string }> }
+        return result.content[0]?.text ?? ""
+      } finally {
+        await client.close()
+      }
+    }
+    expect(await call(["--language-server"])).toContain("2:14: error (typescript 2322)")
+    expect(await call([])).toContain("(Diagnostics: no language server runs for this session, so none can be shown.)")
+  }, 150_000)
 })
 
 describe("renderDiagnostics", () => {

@@ -2,7 +2,8 @@
  * The flat listing stats only what its order and its page need, and lists exactly what stat-ing
  * every entry listed: the same pages at every offset, on Node and on MemoryFileSystem, with
  * names whose place moves with their `/` (`a` / `a.txt` / `a/`, `Foo` / `foo`), links to
- * directories and dangling links.
+ * directories and dangling links. On Node the entries' own types stand in for stats (only links
+ * are stat-ed), and the page is picked out of the order without sorting every name.
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import { describe, expect, it } from "@effect/vitest"
@@ -13,6 +14,7 @@ import * as nodePath from "node:path"
 import * as MemoryFileSystem from "../src/MemoryFileSystem.js"
 import * as Read from "../src/Read.js"
 import { renderDirectory } from "../src/internal/core/render.js"
+import { firstInOrder } from "../src/internal/core/select.js"
 import { compareNames } from "../src/internal/core/suggest.js"
 import { memoryLayer, nodeLayer, readCappedListing, tempDir } from "./support.js"
 
@@ -111,6 +113,49 @@ describe("directory listing pages", () => {
       return comparePages("/project/list", all).pipe(Effect.provide(memoryLayer(entries)))
     },
     { fastCheck: { numRuns: 60 } }
+  )
+
+  it.effect.prop(
+    "Node, any names, any mix of files, directories and links: pages match the reference",
+    [
+      fc.uniqueArray(
+        fc.tuple(
+          fc.string({ unit: fc.constantFrom("a", "A", "b", ".", "-", " ", "!", "_", "0", "ß"), minLength: 1, maxLength: 4 }),
+          fc.constantFrom("file", "dir", "link-dir", "link-file", "dangling")
+        ),
+        { selector: ([name]) => name, maxLength: 40 }
+      ).map((entries) => entries.filter(([name]) => name !== "." && name !== ".."))
+    ],
+    ([list]) => {
+      const root = tempDir()
+      const dir = nodePath.join(root, "list")
+      fs.mkdirSync(dir)
+      fs.mkdirSync(nodePath.join(root, "target"))
+      fs.writeFileSync(nodePath.join(root, "file"), "x")
+      for (const [name, kind] of list) {
+        const at = nodePath.join(dir, name)
+        if (kind === "file") fs.writeFileSync(at, "x")
+        else if (kind === "dir") fs.mkdirSync(at)
+        else fs.symlinkSync(kind === "link-dir" ? "../target" : kind === "link-file" ? "../file" : "nowhere", at)
+      }
+      const kinds = new Map(list.map(([name, kind]) => [name, kind]))
+      const all = reference((name) => kinds.get(name) === "dir" || kinds.get(name) === "link-dir", list.map(([name]) => name))
+      return comparePages(dir, all).pipe(
+        Effect.provide(nodeLayer(root)),
+        Effect.ensuring(Effect.sync(() => fs.rmSync(root, { recursive: true, force: true })))
+      )
+    },
+    { fastCheck: { numRuns: 30 } }
+  )
+
+  it.prop(
+    "firstInOrder: the first items of the order, as a whole sort would give them",
+    [fc.uniqueArray(fc.string({ maxLength: 5 }), { maxLength: 300 }), fc.nat({ max: 320 })],
+    ([items, count]) => {
+      const order = (a: string, b: string) => a < b ? -1 : a > b ? 1 : 0
+      expect(firstInOrder(items, count, order)).toEqual([...items].sort(order).slice(0, count))
+    },
+    { fastCheck: { numRuns: 300 } }
   )
 
   // /usr/share/man/man1 (17,864 entries): its first 2,000 names made a 90 KB page.

@@ -39,7 +39,7 @@ export const options: Record<"read" | Subcommand, { readonly values: ReadonlySet
     ]),
     flags: new Set(["json", "files-only", "full-resolution", ...permissionFlags])
   },
-  mcp: { values: new Set(["cwd", "ask-timeout", "store", ...permissionValues]), flags: new Set(["session-memory", ...permissionFlags]) },
+  mcp: { values: new Set(["cwd", "ask-timeout", "store", ...permissionValues]), flags: new Set(["session-memory", "language-server", ...permissionFlags]) },
   many: { values: new Set(["cwd", "glob", ...permissionValues]), flags: new Set(["json", ...permissionFlags]) }
 }
 

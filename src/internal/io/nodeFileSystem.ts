@@ -8,7 +8,7 @@ import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { close, constants, fstat, open, read, readlink, realpath, stat, type Stats } from "node:fs"
+import { close, constants, fstat, open, read, readdir, readlink, realpath, stat, type Stats } from "node:fs"
 import { unwrapPatient } from "./descriptors.js"
 
 let node: FileSystem.FileSystem | undefined
@@ -195,5 +195,32 @@ export const readSmallChecked = (
     // Interrupted before the bytes were handed over: the descriptor is closed when its calls end.
     return Effect.sync(() => {
       cancelled = true
+    })
+  })
+
+/** A directory's entries as `listKinds` gives them: names, and what each entry says it is. */
+export interface Kinds {
+  readonly names: ReadonlyArray<string>
+  /** Per name: `1` a directory, `0` anything else but a link, `2` a link (what it leads to needs a `stat`). */
+  readonly kinds: Uint8Array
+}
+
+/**
+ * A directory's names, each with what its entry says it is (`d_type`; Node `lstat`s an entry the
+ * filesystem leaves untyped). One call, no `stat` per entry. `undefined` on any error: the caller
+ * lists it the service's way, which reports the error (and waits for a descriptor at EMFILE).
+ */
+export const listKinds = (path: string): Effect.Effect<Kinds | undefined> =>
+  Effect.async((resume) => {
+    readdir(path, { withFileTypes: true }, (error, entries) => {
+      if (error !== null) return resume(Effect.succeed(undefined))
+      const names = new Array<string>(entries.length)
+      const kinds = new Uint8Array(entries.length)
+      for (let i = 0; i < entries.length; i++) {
+        const entry = entries[i]!
+        names[i] = entry.name
+        kinds[i] = entry.isSymbolicLink() ? 2 : entry.isDirectory() ? 1 : 0
+      }
+      resume(Effect.succeed({ names, kinds }))
     })
   })

@@ -79,7 +79,13 @@ export const appendDiagnostics = (severity: "errors" | "warnings" | undefined, r
     const wanted = severity ?? settings.severity
     if (wanted === undefined || result.metadata.kind !== "text" || result.metadata.url !== undefined) return result
     const lsp = yield* Lsp
-    if (lsp.diagnostics === undefined) return result
+    if (lsp.diagnostics === undefined) {
+      // Asked for by the model, with no language server to ask: said, so that silence is not "no errors".
+      if (severity === undefined) return result
+      const note = "(Diagnostics: no language server runs for this session, so none can be shown.)"
+      const none: ReadResult = { ...result, output: `${result.output}\n\n${note}` }
+      return none
+    }
     const found = yield* lsp.diagnostics(result.metadata.path, { timeout: settings.wait })
     if (found._tag === "Unknown") return result
     if (found._tag === "TimedOut") {

@@ -14,6 +14,8 @@ import { Workspace } from "../../Workspace.js"
 import { askRead, type Target, targetOf } from "./access.js"
 import { confirmDirectory } from "./open.js"
 import { DEFAULT_LIMIT, MAX_BYTES } from "../core/lines.js"
+import { firstInOrder } from "../core/select.js"
+import { isNodeFileSystem, listKinds } from "../io/nodeFileSystem.js"
 import { fromPlatformError } from "../io/platformError.js"
 import { entriesWithin, FOOTER_RESERVE, header, PREVIEW_LINES, renderDirectory, renderTree } from "../core/render.js"
 import { compareNames } from "../core/suggest.js"
@@ -47,16 +49,30 @@ const directoryFacts = (info: File.Info) => ({
 })
 
 /**
+ * The listing's order over indices of `names` (`directory[i]`: shown as `name/`): case-insensitive,
+ * ties by the exact listed name — `compareNames` of the listed names, each lower-cased once.
+ */
+const listingOrder = (names: ReadonlyArray<string>, directory: Uint8Array) => {
+  const listed = (i: number) => directory[i] === 1 ? `${names[i]}/` : names[i]!
+  const keys = names.map((name, i) => directory[i] === 1 ? `${name.toLowerCase()}/` : name.toLowerCase())
+  return (a: number, b: number): number => {
+    const ka = keys[a]!
+    const kb = keys[b]!
+    if (ka !== kb) return ka < kb ? -1 : 1
+    const la = listed(a)
+    const lb = listed(b)
+    return la < lb ? -1 : la > lb ? 1 : 0
+  }
+}
+
+/**
  * `names` in listing order (case-insensitive, ties by exact name), each known directory as
  * `name/`: the order `compareNames` gives the listed entries, keys lower-cased once.
  */
-const sortListing = (names: ReadonlyArray<string>, directories: ReadonlyMap<string, boolean>): Array<string> =>
-  names.map((name) => {
-    const listed = directories.get(name) === true ? `${name}/` : name
-    return { name, listed, key: listed.toLowerCase() }
-  }).sort((a, b) =>
-    a.key < b.key ? -1 : a.key > b.key ? 1 : a.listed < b.listed ? -1 : a.listed > b.listed ? 1 : 0
-  ).map((entry) => entry.name)
+const sortListing = (names: ReadonlyArray<string>, directories: ReadonlyMap<string, boolean>): Array<string> => {
+  const directory = Uint8Array.from(names, (name) => directories.get(name) === true ? 1 : 0)
+  return Array.from(names.keys()).sort(listingOrder(names, directory)).map((i) => names[i]!)
+}
 
 /**
  * The names, in bare-name order, whose place in the listing depends on whether they are
@@ -85,7 +101,9 @@ export const readDirectory = Effect.fn("Read.directory")(function*(
 ) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
-  const names = yield* fs.readDirectory(target.absolute).pipe(
+  // On Node's filesystem the entries say which are directories: no stat but for links.
+  const typed = isNodeFileSystem(fs) ? yield* listKinds(target.absolute) : undefined
+  const names = typed !== undefined ? typed.names : yield* fs.readDirectory(target.absolute).pipe(
     Effect.mapError((error) => fromPlatformError(target.absolute, error))
   )
   yield* confirmDirectory(target)
@@ -95,25 +113,42 @@ export const readDirectory = Effect.fn("Read.directory")(function*(
       Effect.map((entry) => entry.type === "Directory"),
       Effect.orElseSucceed(() => false)
     )
-  // Only the names whose place depends on their `/` are stat-ed before sorting; the rest are
-  // stat-ed once they are on the page (a 100,000-entry directory: 2,000 stats, not 100,000).
-  const known = new Map<string, boolean>()
-  let sorted = sortListing(names, known)
-  const undecided = needsKind(sorted)
-  if (undecided.length > 0) {
-    const kinds = yield* Effect.forEach(undecided, isDirectory, { concurrency: STAT_CONCURRENCY })
-    undecided.forEach((name, i) => known.set(name, kinds[i]!))
-    sorted = sortListing(names, known)
-  }
-
   const offset = Math.max(1, params.offset ?? 1)
   const limit = params.limit ?? DEFAULT_LIMIT
-  const total = sorted.length
+  const total = names.length
   if (offset > total && !(total === 0 && offset === 1)) {
     return yield* new OffsetOutOfRange({ path: target.absolute, offset, totalLines: total, unit: "entries" })
   }
+  const known = new Map<string, boolean>()
+  let page: ReadonlyArray<string>
+  if (typed !== undefined) {
+    // Every kind known before the order (a link's is its target's): the page's names are picked
+    // out of the rest without sorting them all.
+    const directory = Uint8Array.from(typed.kinds, (kind) => kind === 1 ? 1 : 0)
+    const links = names.filter((_, i) => typed.kinds[i] === 2)
+    const linked = yield* Effect.forEach(links, isDirectory, { concurrency: STAT_CONCURRENCY })
+    const linkAt = new Map(links.map((name, i) => [name, linked[i]!] as const))
+    names.forEach((name, i) => {
+      if (typed.kinds[i] === 2 && linkAt.get(name) === true) directory[i] = 1
+    })
+    const order = listingOrder(names, directory)
+    const first = firstInOrder(Array.from(names.keys()), offset - 1 + limit, order).slice(offset - 1)
+    page = first.map((i) => names[i]!)
+    first.forEach((i) => known.set(names[i]!, directory[i] === 1))
+  } else {
+    // Only the names whose place depends on their `/` are stat-ed before sorting; the rest are
+    // stat-ed once they are on the page (a 100,000-entry directory: 2,000 stats, not 100,000).
+    let sorted = sortListing(names, known)
+    const undecided = needsKind(sorted)
+    if (undecided.length > 0) {
+      const kinds = yield* Effect.forEach(undecided, isDirectory, { concurrency: STAT_CONCURRENCY })
+      undecided.forEach((name, i) => known.set(name, kinds[i]!))
+      sorted = sortListing(names, known)
+    }
+    page = sorted.slice(offset - 1, offset - 1 + limit)
+  }
   const listed = yield* Effect.forEach(
-    sorted.slice(offset - 1, offset - 1 + limit),
+    page,
     (name) => {
       const kind = known.get(name)
       return Effect.map(kind === undefined ? isDirectory(name) : Effect.succeed(kind), (directory) =>

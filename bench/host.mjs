@@ -1,0 +1,60 @@
+/**
+ * What effect-read adds to a host's process: `node --expose-gc bench/host.mjs [reads]` prints one
+ * JSON line. The host already runs Effect and `@effect/platform-node` (a runtime over
+ * `NodeContext.layer` has run an effect); then it loads effect-read's modules and reads one small
+ * file; then it reads `reads` more (default 10,000: 1,000 small files written to a temp directory
+ * first, round after round). After each step a forced GC, then the process's RSS and its retained
+ * memory (V8 heap in use plus memory held outside the heap: buffers), in MB.
+ */
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+
+const reads = Number(process.argv[2] ?? 10_000)
+const FILES = 1_000
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "effect-read-host-"))
+const files = Array.from({ length: FILES }, (_, i) => {
+  const file = path.join(dir, `f${String(i).padStart(4, "0")}.ts`)
+  fs.writeFileSync(file, Array.from({ length: 100 }, (_, j) => `export const v${j} = ${i * j} // file ${i}, line ${j + 1}`).join("\n") + "\n")
+  return file
+})
+const measure = () => {
+  globalThis.gc()
+  globalThis.gc()
+  const usage = process.memoryUsage()
+  return { rssMB: usage.rss / 1e6, retainedMB: (usage.heapUsed + usage.external) / 1e6 }
+}
+
+const host = ManagedRuntime.make(NodeContext.layer)
+await host.runPromise(Effect.void)
+const before = measure()
+
+const [FileTime, Lsp, Permission, Read, Workspace] = await Promise.all(
+  ["FileTime", "Lsp", "Permission", "Read", "Workspace"].map((name) => import(`../dist/${name}.js`))
+)
+const runtime = ManagedRuntime.make(
+  Layer.mergeAll(
+    Workspace.layer({ directory: dir, sessionId: "host" }),
+    Permission.layerAllowAll,
+    Lsp.layerNoop,
+    FileTime.layerMemory
+  ).pipe(Layer.provideMerge(NodeContext.layer))
+)
+const read = (filePath) => runtime.runPromise(Read.read({ filePath }))
+await read(files[0])
+const one = measure()
+
+for (let i = 0; i < reads; i++) await read(files[i % files.length])
+const many = measure()
+// As many again: flat once warm (what grew before is the runtime warming up, not a leak).
+for (let i = 0; i < reads; i++) await read(files[i % files.length])
+const twice = measure()
+
+await runtime.dispose()
+await host.dispose()
+fs.rmSync(dir, { recursive: true, force: true })
+process.stdout.write(JSON.stringify({ reads, files: files.length, before, one, many, twice }) + "\n")
