@@ -32,6 +32,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
+import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -213,7 +214,8 @@ class ServerError extends Data.TaggedError("LanguageServerError")<{
 /** A bare command from the nearest `node_modules/.bin` (root, then cwd, upwards), else as given (PATH). */
 export const resolveCommand = (command: string, rootDir: string): string => {
   if (command.includes("/") || command.includes("\\")) return nodePath.resolve(rootDir, command)
-  for (const start of [rootDir, process.cwd()]) {
+  // The project's, the caller's, then effect-read's own (a server installed beside it).
+  for (const start of [rootDir, process.cwd(), fileURLToPath(new URL(".", import.meta.url))]) {
     for (let dir = nodePath.resolve(start);; dir = nodePath.dirname(dir)) {
       const candidate = nodePath.join(dir, "node_modules", ".bin", command)
       if (existsSync(candidate)) return candidate
@@ -586,18 +588,42 @@ export const make = (
         const absolute = nodePath.resolve(rootDir, path)
         const server = serverOf(absolute)
         if (server === undefined) return unknown
+        const unavailable = Effect.map(Ref.get(states), (all): DiagnosticsOutcome => {
+          const state = all[server.config.id]
+          return {
+            _tag: "Unavailable",
+            reason: state?._tag === "Failed"
+              ? state.reason
+              : state?._tag === "Exited"
+              ? `${server.config.command} exited (code ${state.code ?? state.signal})`
+              : `${server.config.command} was stopped`
+          }
+        })
         const state = (yield* Ref.get(states))[server.config.id]
-        if (state?._tag === "Failed" || state?._tag === "Exited" || state?._tag === "Stopped") return unknown
+        if (state?._tag === "Failed" || state?._tag === "Exited" || state?._tag === "Stopped") return yield* unavailable
         const deadline = (yield* Clock.currentTimeMillis) + Duration.toMillis(Duration.decode(options.timeout))
         yield* touchFile(absolute)
         const target = requested.get(absolute) ?? 0
-        const fresh = yield* published.changes.pipe(
+        const publishedNow = published.changes.pipe(
           Stream.map((all) => Option.getOrElse(HashMap.get(all, absolute), () => 0)),
           Stream.filter((covered) => covered >= target),
           Stream.runHead,
-          Effect.timeoutTo({ duration: options.timeout, onTimeout: Option.none, onSuccess: (found) => found })
+          Effect.as("published" as const)
         )
-        if (Option.isNone(fresh)) return timedOut
+        // A server that cannot start (not installed) or dies meanwhile answers nothing: no use waiting.
+        const down = Ref.get(states).pipe(
+          Effect.map((all) => all[server.config.id]?._tag),
+          Effect.repeat({
+            schedule: Schedule.spaced("100 millis"),
+            until: (tag) => tag === "Failed" || tag === "Exited" || tag === "Stopped"
+          }),
+          Effect.as("down" as const)
+        )
+        const fresh = yield* Effect.raceFirst(publishedNow, down).pipe(
+          Effect.timeoutTo({ duration: options.timeout, onTimeout: () => "late" as const, onSuccess: (outcome) => outcome })
+        )
+        if (fresh === "down") return yield* unavailable
+        if (fresh === "late") return timedOut
         const settle = Math.min(Duration.toMillis(Duration.decode(options.settle ?? "400 millis")), deadline - (yield* Clock.currentTimeMillis))
         if (settle > 0) yield* Effect.sleep(Duration.millis(settle))
         const outcome: DiagnosticsOutcome = { _tag: "Published", diagnostics: yield* diagnosticsOf(absolute) }

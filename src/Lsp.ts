@@ -22,14 +22,15 @@ export interface Diagnostic {
 export type DiagnosticsOutcome =
   | { readonly _tag: "Published"; readonly diagnostics: ReadonlyArray<Diagnostic> }
   | { readonly _tag: "Unknown" }
+  | { readonly _tag: "Unavailable"; readonly reason: string }
   | { readonly _tag: "TimedOut" }
 
 export interface LspShape {
   readonly touchFile: (path: string) => Effect.Effect<void>
   /**
    * Send the file as it is now to its server and wait, at most `timeout`, for the diagnostics the
-   * server publishes for that text: `Published`, or `Unknown` (no server for the file, or it is
-   * down), or `TimedOut`. Optional: a layer without it has no diagnostics to give.
+   * server publishes for that text: `Published`, or `Unknown` (no server for the file), or
+   * `Unavailable` (its server could not start, or stopped), or `TimedOut`. Optional: a layer without it has no diagnostics to give.
    */
   readonly diagnostics?:
     | ((path: string, options: { readonly timeout: Duration.DurationInput }) => Effect.Effect<DiagnosticsOutcome>)

@@ -136,6 +136,7 @@ export const read: (params: ReadParams) => Effect.Effect<ReadResult, ReadError, 
   const shown = params.lineFormat === "hashline"
     ? Anchors.explainOmitted(result)
     : ("conflicts" in result.metadata && result.metadata.conflicts !== undefined) ||
+        ("search" in result.metadata && result.metadata.search !== undefined) ||
         ("structure" in result.metadata && result.metadata.structure !== undefined)
     ? result
     : yield* SessionMemory.apply(params, result)

@@ -178,7 +178,7 @@ const describeContinuation = (c: Continuation): string =>
     c.lineFormat === undefined ? "" : ` lineFormat=${JSON.stringify(c.lineFormat)}`
   }${c.view === undefined ? "" : ` view=${JSON.stringify(c.view)}`}${c.levels === undefined ? "" : ` levels=${c.levels}`}${
     c.context === undefined ? "" : ` context=${JSON.stringify(c.context)}`
-  }`
+  }${c.search === undefined ? "" : ` search=${JSON.stringify(c.search)}`}`
 
 const failureBlock = (filePath: string, error: ReadError): string =>
   `<path>${filePath}</path>\n<error>\n${error.message}\n</error>`

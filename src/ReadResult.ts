@@ -97,6 +97,17 @@ const fields = {
     spans: Schema.Number,
     elidedLines: Schema.Number
   })),
+  /**
+   * A search (`search`, `:/re/`): the expression as asked, the matches in the whole text, the
+   * numbers (1-based, among matches) of the first and last shown, and the lines of those shown.
+   */
+  search: Schema.optional(Schema.Struct({
+    pattern: Schema.String,
+    matches: Schema.Number,
+    first: Schema.optional(Schema.Number),
+    last: Schema.optional(Schema.Number),
+    lines: Schema.Array(Schema.Number)
+  })),
   /** The `conflicts` view: merge-conflict regions found (nested ones included), and how many are malformed. */
   conflicts: Schema.optional(Schema.Struct({ regions: Schema.Number, malformed: Schema.Number })),
   /** Directories: `"tree"` when rendered as a tree (absent for the flat listing). */
@@ -156,6 +167,7 @@ const text = [
   "finalNewline",
   "invalidBytesReplaced",
   "structure",
+  "search",
   "conflicts",
   "lineFormat",
   "anchor",

@@ -130,6 +130,17 @@ connection.listen()
     }).pipe(Effect.provide(layerWith(root, LanguageServer.layer({ servers: [silent] }))))
   }, 60_000)
 
+  it.live("a server that cannot start: the read says why at once, not after the bound", () => {
+    const root = project()
+    const missing: LanguageServer.ServerConfig = { id: "missing", command: "no-such-language-server-31", extensions: { ".ts": "typescript" } }
+    return Effect.gen(function*() {
+      const result = yield* Read.read({ filePath: "bad.ts", diagnostics: "errors" }).pipe(
+        Effect.provideService(Read.DiagnosticsOnRead, { severity: undefined, wait: "10 minutes", maxCount: 20, maxBytes: 4096 })
+      )
+      expect(result.output).toContain("(Diagnostics: the language server for this file is not available: cannot start no-such-language-server-31")
+    }).pipe(Effect.provide(layerWith(root, LanguageServer.layer({ servers: [missing] }))))
+  }, 60_000)
+
   it.effect("without a language-server layer (Lsp.layerNoop): a read that asks is told so; the host's default adds nothing", () => {
     const root = project()
     return Effect.gen(function*() {

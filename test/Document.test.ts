@@ -729,6 +729,14 @@ describe(".odt", () => {
       expect(fieldsOf(result).mime).toBe("application/vnd.oasis.opendocument.text")
     }))
 
+  it.effect("search finds lines of the converted text, under their numbers there", () =>
+    Effect.gen(function*() {
+      const root = project({ "notes.odt": makeOdt(ODT_BODY) })
+      const result = yield* readIn(root, { filePath: "notes.odt:/north|robins/i", context: 0 })
+      expect(result.output).toContain("8:   - Robins\n--\n13: | North | 12 |\n")
+      expect(result.output).toContain("(2 matches for /north|robins/i in 18 lines.)")
+    }))
+
   it.effect("a package without content.xml, or with broken XML, fails with ConversionFailed", () =>
     Effect.gen(function*() {
       const root = project({

@@ -57,6 +57,7 @@ const WIRE_ORDER = [
   "status",
   "contentType",
   "structure",
+  "search",
   "conflicts",
   "view",
   "unchanged",

@@ -74,6 +74,16 @@ describe("web pages through read", () => {
       expect(both._tag).toBe("InvalidParams")
     }))
 
+  it.live("search finds lines of a web page, with the URL's selector form too", () =>
+    Effect.gen(function*() {
+      const result = yield* read({ filePath: at("/lines"), search: "^line 2\\d\\d$", limit: 2, context: 0 })
+        .pipe(Effect.provide(allowed()))
+      expect(result.output).toContain("<content>\n200: line 200\n201: line 201\n\n")
+      expect(result.output).toContain("(Showing matches 1-2 of 100 for /^line 2\\d\\d$/ in 300 lines. Use offset=3 to continue.)")
+      const selected = yield* read({ filePath: `${at("/lines")}:/line 299/`, context: 1 }).pipe(Effect.provide(allowed()))
+      expect(selected.output).toContain("298- line 298\n299: line 299\n300- line 300\n")
+    }))
+
   it.live("a missing page is a FetchFailed with its status", () =>
     Effect.gen(function*() {
       const error = yield* Effect.flip(read({ filePath: at("/nothing") }).pipe(Effect.provide(allowed())))

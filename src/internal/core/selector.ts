@@ -19,6 +19,8 @@ export interface Selection {
   readonly tail?: number | undefined
   /** `:conflicts`, `:outline`, `:summary`, `:N:block` (the block's anchor is `ranges[0].start`). */
   readonly view?: TextView | undefined
+  /** `:/re/` or `:/re/i`: the lines matching a regular expression (as written, slashes and flags included). */
+  readonly search?: string | undefined
   /** `:region=X,Y,W,H`: a part of an image, in its original pixels. */
   readonly region?: { readonly x: number; readonly y: number; readonly width: number; readonly height: number } | undefined
   /** `:frame=N`: one frame of an animated image (1-based). */
@@ -34,7 +36,7 @@ export const noSelection: Selection = { ranges: [], raw: false, pages: undefined
 
 /** The valid forms, for error messages. */
 export const selectorForms =
-  "Use :N, :N-M, :N+K, :N- (open-ended), :LN-LM, a comma-separated list of ranges (:5-16,960-973), :-N (the last N lines), :raw, a range with raw (:2-4:raw), :conflicts, :outline, :summary, :N:block, :tree for a directory, or for an image :region=X,Y,WIDTH,HEIGHT and :frame=N."
+  "Use :N, :N-M, :N+K, :N- (open-ended), :LN-LM, a comma-separated list of ranges (:5-16,960-973), :-N (the last N lines), :raw, a range with raw (:2-4:raw), a search (:/regex/ or :/regex/i), :conflicts, :outline, :summary, :N:block, :tree for a directory, or for an image :region=X,Y,WIDTH,HEIGHT and :frame=N."
 
 export class SelectorError {
   readonly _tag = "SelectorError"
@@ -51,6 +53,8 @@ const isImage = (text: string): boolean => REGION.test(text) || FRAME.test(text)
 const TAIL = /^-(\d+)$/
 const VIEW = /^(outline|summary|block|conflicts)$/i
 const LINE = /^L?\d+$/i
+/** `/re/` with optional flags: a search selector. */
+const SEARCH = /^\/.+\/[a-z]*$/s
 
 const isRangeList = (text: string): boolean => text.length > 0 && text.split(",").every((chunk) => CHUNK.test(chunk))
 const isRaw = (text: string): boolean => /^raw$/i.test(text)
@@ -77,6 +81,10 @@ const isPair = (before: string, after: string): boolean => {
  * selector leaves the whole string as the path.
  */
 export const splitSelector = (input: string): { readonly path: string; readonly selector: string | undefined } => {
+  // `path:/re/flags`: the first `:/` after which the rest is one slashed expression (a regex may hold colons).
+  for (let at = input.indexOf(":/", 1); at > 0; at = input.indexOf(":/", at + 1)) {
+    if (SEARCH.test(input.slice(at + 1))) return { path: input.slice(0, at), selector: input.slice(at + 1) }
+  }
   const last = input.lastIndexOf(":")
   if (last <= 0) return { path: input, selector: undefined }
   const tail = input.slice(last + 1)
@@ -109,6 +117,7 @@ const parseChunk = (chunk: string): LineRange | SelectorError => {
 
 /** Parse a selector split off a path. */
 export const parseSelector = (selector: string): Selection | SelectorError => {
+  if (SEARCH.test(selector)) return { ...noSelection, search: selector }
   const parts = selector.split(":")
   let raw = false
   let ranges: ReadonlyArray<LineRange> = []

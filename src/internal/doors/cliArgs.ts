@@ -28,6 +28,7 @@ export const options: Record<"read" | Subcommand, { readonly values: ReadonlySet
       "encoding",
       "view",
       "levels",
+      "search",
       "context",
       "line-format",
       "region",

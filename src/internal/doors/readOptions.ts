@@ -24,7 +24,8 @@ const help: { readonly [K in Field]-?: string } = {
   lineFormat: "hashline: a ¶PATH#TAG first line and N:text lines, for edit tools that take anchors",
   view: "Directories: list (default) or tree; files: outline, summary, block (the declaration around --offset) or conflicts",
   levels: "With --view block: 1 the innermost declaration around the line, 2 the one around it, …",
-  context: "syntax: widen the requested range to the statements or declarations it cuts",
+  search: "Show only the lines matching this regular expression (JavaScript syntax; /re/i or (?i) ignores case), with context; --offset/--limit count matches",
+  context: "With --search: lines of context around each match (0-50, default 2); otherwise syntax: widen the requested range to the statements or declarations it cuts",
   region: "Images: show the part X,Y,WIDTH,HEIGHT in the original image's pixels, cropped before any downscale",
   frame: "Animated images: the frame to show, 1-based",
   diagnostics: "errors (or warnings: errors and warnings) the language server finds in the file, after the page",
@@ -62,7 +63,15 @@ const optionOf = (property: AST.PropertySignature): Options.Options<Option.Optio
     : type._tag === "Union" && type.types.every((member) => member._tag === "Literal")
     ? type.types as ReadonlyArray<AST.Literal>
     : undefined
-  const option: Options.Options<unknown> | undefined = type._tag === "NumberKeyword"
+  // Words or a whole number (`context`: "syntax" or lines): text, a number when it is digits.
+  const wordsOrNumber = type._tag === "Union" &&
+    type.types.every((member) => {
+      const under = underlying(member)
+      return under._tag === "NumberKeyword" || (under._tag === "Literal" && typeof under.literal === "string")
+    })
+  const option: Options.Options<unknown> | undefined = wordsOrNumber
+    ? Options.text(kebab(name)).pipe(Options.map((text) => /^\d+$/.test(text) ? Number(text) : text))
+    : type._tag === "NumberKeyword"
     ? Options.integer(kebab(name))
     : type._tag === "StringKeyword"
     ? Options.text(kebab(name))

@@ -11,8 +11,9 @@ import { type TextView } from "../core/selector.js"
 import { mergeRanges } from "../core/ranges.js"
 import type { Params } from "../sources/types.js"
 import { presentConflicts } from "./conflicts.js"
-import { type PresentOptions, tailByCounting, type TailRequest } from "./pages.js"
 import { StructureDefaults } from "../../Limits.js"
+import { tailByCounting, type TailRequest } from "./pages.js"
+import { presentSearch, searchOf, type SearchPresentOptions } from "./search.js"
 import { outlineInstead, presentStructure, widenBySyntax } from "./structure.js"
 
 export type LineEnding = "lf" | "crlf" | "cr" | "mixed" | "none"
@@ -50,7 +51,7 @@ const tailFooter = (page: Page, asked: number): string | undefined => {
 
 /** Page and render text by `params` or by the path's selector. */
 export const presentText = <E, R>(
-  options: PresentOptions<E, R>
+  options: SearchPresentOptions<E, R>
 ): Effect.Effect<ReadResult, E | OffsetOutOfRange | ColumnOutOfRange | InvalidParams, R> =>
   Effect.gen(function*() {
     const { path, selection, params } = options
@@ -58,6 +59,8 @@ export const presentText = <E, R>(
     const budget = MAX_BYTES -
       new TextEncoder().encode(header(path, "file") + (options.note ?? "") + (hashline?.header ?? "")).length -
       FOOTER_RESERVE
+    const search = searchOf(selection, params)
+    if (search !== undefined) return yield* presentSearch(options, search, budget)
     const view = selection.view ?? textViewOf(params.view)
     if (view === "conflicts") return yield* presentConflicts(options, budget)
     if (view !== undefined) return yield* presentStructure(options, view, budget)

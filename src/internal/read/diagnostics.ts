@@ -89,6 +89,15 @@ export const appendDiagnostics = (severity: "errors" | "warnings" | undefined, r
     }
     const found = yield* lsp.diagnostics(result.metadata.path, { timeout: settings.wait })
     if (found._tag === "Unknown") return result
+    if (found._tag === "Unavailable") {
+      // Asked for by the model: told why there are none. The host's default for every read stays quiet.
+      if (severity === undefined) return result
+      const unavailable: ReadResult = {
+        ...result,
+        output: `${result.output}\n\n(Diagnostics: the language server for this file is not available: ${found.reason}.)`
+      }
+      return unavailable
+    }
     if (found._tag === "TimedOut") {
       // Said, so that silence is not read as "no errors".
       const note = `(Diagnostics: the language server did not answer within ${Duration.format(Duration.decode(settings.wait))}.)`

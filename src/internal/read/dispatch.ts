@@ -51,7 +51,9 @@ export const selectionOf = (selector: string, path: string, request: Request) =>
     const pagesOnly = parsed.ranges.length === 0 && !parsed.raw && parsed.pages !== undefined
     // `:outline` and `:conflicts` page over declarations and regions, and `:summary` over the
     // outline it becomes when longer than a page: their footers' offset applies.
-    const pagedView = (parsed.view === "outline" || parsed.view === "conflicts" || parsed.view === "summary") &&
+    // `:/re/` pages over matches: offset and limit count them.
+    const pagedView = (parsed.view === "outline" || parsed.view === "conflicts" || parsed.view === "summary" ||
+      parsed.search !== undefined) &&
       request.column === undefined
     if (explicitOf(request) && !pagesOnly && !pagedView) return yield* selectorWithParams(request.filePath)
     return parsed
@@ -99,6 +101,12 @@ export const readLocal = Effect.fnUntraced(function*(path: string, request: Requ
       case "Selected": {
         const workspace = yield* Workspace
         const pathModule = yield* Path.Path
+        if (meaning.ifExists === true) {
+          const there = yield* fs.exists(pathModule.resolve(workspace.directory, meaning.path)).pipe(
+            Effect.orElseSucceed(() => false)
+          )
+          if (!there) continue
+        }
         const selection = yield* selectionOf(
           meaning.selector,
           pathModule.resolve(workspace.directory, meaning.path),

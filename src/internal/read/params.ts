@@ -20,6 +20,7 @@ import * as AST from "effect/SchemaAST"
 import { InvalidParams } from "../../ReadError.js"
 import { encodingExamples, encodingExists } from "../core/encoding.js"
 import { DEFAULT_LIMIT, MAX_LINE_LENGTH } from "../core/lines.js"
+import { DEFAULT_CONTEXT, DEFAULT_MATCHES, MAX_CONTEXT } from "../core/search.js"
 
 /** The values of `view`: directories `list` and `tree`; files the text views. */
 export const views = ["list", "tree", "outline", "summary", "block", "conflicts"] as const
@@ -84,9 +85,26 @@ export const ReadParams = Schema.Struct({
     description:
       "view \"block\" only: 1 (default) shows the innermost declaration around the line, 2 the one around that, and so on."
   }),
-  context: Schema.optionalWith(Schema.Literal("syntax"), { exact: true }).annotations({
+  search: Schema.optionalWith(
+    Schema.String.pipe(Schema.minLength(1, { message: () => "search must not be empty" })),
+    { exact: true }
+  ).annotations({
     description:
-      "\"syntax\": widen the range you ask for (offset/limit or a :A-B selector) to the whole statements or declarations it cuts, at most 20 lines each side; the footer says which lines were added. Ranges are never widened otherwise."
+      `A regular expression (JavaScript syntax; /regex/i or a leading (?i) ignores case): show only the lines that match, as N: text, with context lines as N- text and -- between windows; the footer gives the total number of matches. offset/limit then count matches (default ${DEFAULT_MATCHES} a page). Also as a selector: path:/regex/i.`
+  }),
+  context: Schema.optionalWith(
+    Schema.Union(
+      Schema.Literal("syntax"),
+      Schema.Int.pipe(
+        Schema.between(0, MAX_CONTEXT, {
+          message: () => `context must be "syntax" or a number of lines from 0 to ${MAX_CONTEXT}`
+        })
+      )
+    ),
+    { exact: true }
+  ).annotations({
+    description:
+      `With search: the lines shown before and after each match (0-${MAX_CONTEXT}, default ${DEFAULT_CONTEXT}). Otherwise "syntax": widen the range you ask for (offset/limit or a :A-B selector) to the whole statements or declarations it cuts, at most 20 lines each side; the footer says which lines were added. Ranges are never widened otherwise.`
   }),
   region: Schema.optionalWith(
     Schema.Struct({

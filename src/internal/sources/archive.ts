@@ -351,10 +351,11 @@ const streamed = (
   Effect.gen(function*() {
     const { content, path, selection } = member
     const view = selection.view ?? request.params.view
-    if (view !== undefined || request.params.context !== undefined) {
+    const search = selection.search ?? request.params.search
+    if (view !== undefined || request.params.context !== undefined || search !== undefined) {
       return yield* new InvalidParams({
         reason: `${path} inflates to more than ${formatBytes(limits.maxMemberBytes)}, so it is read page by page: ${
-          view === undefined ? "context" : `view "${view}"`
+          search !== undefined ? "search" : view === undefined ? "context" : `view "${view}"`
         } needs it whole. Read it with offset/limit (a negative offset reads its end).`
       })
     }

@@ -23,17 +23,22 @@ import { anchorHeader, HASHLINE_MAX_BYTES, linesBetween, normalize, tagOfNormal 
 import { searchableBuffers } from "../core/lineFeeds.js"
 import { COUNT_AHEAD_BYTES, lineMeasure, LinePager, MAX_BYTES, MAX_LINE_LENGTH, pastEnd } from "../core/lines.js"
 import { fitNumbered, TailScanner } from "../core/tail.js"
+import { isAscii } from "node:buffer"
 import { readFully } from "../io/bytes.js"
 import { fromPlatformError } from "../io/platformError.js"
 import { refuseBinary } from "../read/facts.js"
 import type { FileSourceRequest } from "./types.js"
 import { type PageAt, reachesEnd, type TailAt, tailByCounting, tailPageOptions } from "../present/pages.js"
 import { presentText } from "../present/text.js"
+import type { SearchAt } from "../present/search.js"
+import { ChunkSearcher, type SearchCollector } from "../core/search.js"
 
 /** Bytes read per call while streaming text: large enough to amortise calls on deep scans. */
 export const CHUNK_BYTES = 256 * 1024
 /** Bytes read per call while the pager skips lines before a deep page: fewer, larger reads. */
 export const SKIP_CHUNK_BYTES = 4 * 1024 * 1024
+/** Bytes read per call while searching: each chunk's text is one string, garbage once searched. */
+export const SEARCH_CHUNK_BYTES = 64 * 1024
 /** A tail's first read from the end: a page of lines of up to ~100 bytes, before the 50 KB cap. */
 export const TAIL_FIRST_READ = 64 * 1024
 /** Most bytes a tail keeps to page and count from; past that it reads them again, a chunk at a time. */
@@ -361,6 +366,37 @@ export const readText = Effect.fn("Read.text", { captureStackTrace: false })(fun
       return counted.totalLines ?? counted.linesAtLeast
     })
 
+  /**
+   * A search of a UTF-8 file: its bytes in large chunks, each chunk's lines searched at once
+   * (`ChunkSearcher`), in bounded memory; the total it counts goes to the line index.
+   */
+  const searchUtf8: SearchAt<ReadFailed | FileChanged, never> = (collector: SearchCollector) =>
+    Effect.gen(function*() {
+      const progress = yield* Progress
+      const task = `Searching ${target.absolute}`
+      const searcher = new ChunkSearcher(collector, (bytes) => {
+        const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+        // ASCII (most of most files) decodes fastest as Latin-1, to the strings regexes run fastest on.
+        return isAscii(buffer) ? buffer.toString("latin1") : buffer.toString("utf8")
+      })
+      // Where line feeds are counted fastest (`nthLineFeed`).
+      const buffer = searchableBuffers(Math.min(SEARCH_CHUNK_BYTES, Math.max(1, size)))[0]
+      let position = detection.bomLength
+      yield* file.seek(position, "start")
+      while (position < size) {
+        const n = yield* readFully(file, buffer.subarray(0, Math.min(buffer.length, size - position)))
+        if (n === 0) break
+        searcher.push(buffer.subarray(0, n))
+        position += n
+        progress.report({ task, done: position, total: size, unit: "bytes" })
+        if (n < Math.min(buffer.length, size - position + n)) break
+      }
+      if (position < size) yield* endedEarly(file, target, size)
+      const totalLines = searcher.end()
+      yield* index.record(target.absolute, key, [], totalLines)
+      return { totalLines }
+    }).pipe(Effect.mapError((error) => error._tag === "FileChanged" ? error : failed(error)))
+
   const finalNewline = yield* endsWithNewline(file, size, detection, request.end).pipe(Effect.mapError(failed))
   const anchor = params.lineFormat === "hashline" && !selection.raw
     ? yield* anchorOf(file, target, size, detection)
@@ -371,6 +407,7 @@ export const readText = Effect.fn("Read.text", { captureStackTrace: false })(fun
     kind: "text",
     pageAt,
     tailAt,
+    ...(detection.codec.encoding === "utf-8" && detection.codec.tracker === undefined ? { searchAt: searchUtf8 } : {}),
     selection,
     params,
     note,
