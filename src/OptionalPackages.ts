@@ -21,6 +21,8 @@ import * as Layer from "effect/Layer"
 export interface Modules {
   readonly sharp: { readonly default: unknown }
   readonly "pdfjs-dist": { readonly getDocument: unknown }
+  /** A canvas for Node (pdfjs-dist's optional dependency): PDF pages rendered as images. */
+  readonly "@napi-rs/canvas": { readonly createCanvas: unknown }
   readonly mammoth: { readonly default: unknown }
   readonly exceljs: { readonly default: unknown }
   /** The driver's constructor, and where it is (the query process loads it from there). */
@@ -40,6 +42,7 @@ export type PackageName = keyof Modules
 export const purposes: Readonly<Record<PackageName, string>> = {
   sharp: "decoding, checking and resizing images",
   "pdfjs-dist": "extracting the text of a PDF",
+  "@napi-rs/canvas": "rendering PDF pages as images",
   mammoth: "converting a .docx document to text",
   exceljs: "converting an .xlsx workbook to text",
   "better-sqlite3": "reading a SQLite database",
@@ -60,6 +63,7 @@ export interface OptionalPackagesShape {
 const importers: { readonly [K in PackageName]: () => Promise<Modules[K]> } = {
   sharp: () => import("sharp"),
   "pdfjs-dist": () => import("pdfjs-dist/legacy/build/pdf.mjs"),
+  "@napi-rs/canvas": () => import("@napi-rs/canvas"),
   mammoth: () => import("mammoth"),
   exceljs: () => import("exceljs"),
   "better-sqlite3": () => import("./internal/sources/database/driver.js").then((driver) => driver.loadDriver()),

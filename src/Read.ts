@@ -44,6 +44,8 @@ export const limits = {
 export { RecoveryLimits, type RecoveryLimitsShape } from "./internal/read/recovery.js"
 /** Limits for attached images (a `Context.Reference`: 2000 px per side, 5 MB encoded, 100 megapixels). */
 export { ImageLimits, type ImageLimitsShape } from "./internal/sources/media.js"
+/** How many PDF pages one `pageImages` read renders (default 5). */
+export { PdfPageImages, type PdfPageImagesShape } from "./internal/sources/document/limits.js"
 /** What the host carries besides text (a `Context.Reference`: PDFs attached; the MCP server asks for their text). */
 export { HostMedia, type HostMediaShape } from "./internal/sources/hostMedia.js"
 /** Structure used unasked: a `Context.Reference`, off by default (an unbounded read a page would cut answered with its outline). */
@@ -125,6 +127,11 @@ export const read: (params: ReadParams) => Effect.Effect<ReadResult, ReadError, 
   // Region, frame and full resolution are for images (a selector's are checked where it is parsed).
   const misplaced = imageOptionsMisplaced(params, undefined, result)
   if (misplaced !== undefined) return yield* misplaced
+  if (params.pageImages === true && !("pageImages" in result.metadata && result.metadata.pageImages !== undefined)) {
+    return yield* new InvalidParams({
+      reason: `pageImages applies to PDF files; ${result.metadata.path} is read as ${result.metadata.kind}`
+    })
+  }
   // A hashline read says why it has no anchor; it is never a stub (a stub carries no anchor).
   // With a session memory (off by default), held lines of an unchanged file are a short stub.
   // A view (conflicts, outline, …) is not the lines it names: it is never replaced by a stub.

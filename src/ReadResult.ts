@@ -66,6 +66,8 @@ export const ReadMetadata = Schema.Struct({
     shown: Schema.Number,
     timedOut: Schema.optional(Schema.Boolean)
   })),
+  /** PDFs read with `pageImages`: the pages attached as images, in order. */
+  pageImages: Schema.optional(Schema.Array(Schema.Number)),
   /** Images: attached pixels per original pixel, when the image (or region) was downscaled. */
   scale: Schema.optional(Schema.Number),
   /** Images: what was attached, when the file was resized or re-encoded to fit the image limits. */
