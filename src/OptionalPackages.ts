@@ -1,6 +1,7 @@
 /**
  * The optional packages some sources need, loaded on first use: sharp (decoding and fitting
- * images), pdfjs-dist (PDF text), mammoth (.docx), exceljs (.xlsx), better-sqlite3 (SQLite
+ * images), pdfjs-dist (PDF text; with its optional dependency @napi-rs/canvas, PDF pages as
+ * images), mammoth (.docx), exceljs (.xlsx), better-sqlite3 (SQLite
  * databases), effect-read-grammars (the tree-sitter runtime and grammars of the syntax engine behind
  * outlines, summaries and block reads). The default install has none of them; `read` works without them and says what to
  * install when a file needs one (`MissingPackage`), or does what it can without (an image or a

@@ -81,7 +81,9 @@ export const descriptionFor = (input: ModelInputShape): string => {
     : "- PNG, JPEG, GIF and WebP images are described in words (type, pixel size, frames, text in their metadata): you cannot see images here."
   const pdfs = input.pdfs
     ? mediaLine.slice(mediaLine.indexOf(" A PDF"))
-    : ` A PDF is read as its text, with "--- page N ---" markers ("report.pdf:pages=3-5" reads pages 3-5).`
+    : ` A PDF is read as its text, with "--- page N ---" markers ("report.pdf:pages=3-5" reads pages 3-5)${
+      input.images ? "; pageImages: true shows its pages as images instead (at most 5 a read)" : ""
+    }.`
   return description.replace(mediaLine, `${images}${pdfs}`)
 }
 

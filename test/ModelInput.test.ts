@@ -170,6 +170,9 @@ describe("ModelInput: the library", () => {
     expect(imagesOnly).toContain("images are attached for you to look at")
     expect(imagesOnly).toContain("A PDF is read as its text")
     expect(imagesOnly).not.toContain("A PDF is attached")
+    // Page images are offered to the model that can see them, never to a text-only one.
+    expect(imagesOnly).toContain("pageImages: true shows its pages as images instead (at most 5 a read)")
+    expect(textOnly).not.toContain("pageImages")
     // Everything else is the same text.
     expect(textOnly.split("\n").length).toBe(Read.description.split("\n").length)
   })

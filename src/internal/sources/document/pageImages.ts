@@ -12,14 +12,11 @@ import { loadOptional, purposes } from "../../../OptionalPackages.js"
 import { ConversionFailed, formatBytes, InvalidParams, InvalidSelector, MissingPackage } from "../../../ReadError.js"
 import type { ReadResult } from "../../../ReadResult.js"
 import { readAllFrom } from "../../read/open.js"
-import { ImageLimits, prepareImage } from "../media.js"
+import { dataUrl, ImageLimits, prepareImage } from "../media.js"
 import type { FileSourceRequest } from "../types.js"
 import { PageOutOfRange, reasonOf } from "./failure.js"
 import { MAX_DOCUMENT_BYTES, PdfPageImages } from "./limits.js"
 import { type CreateCanvas, type PdfJs, renderPdfPages } from "./pdf.js"
-
-const dataUrl = (mime: string, data: Uint8Array) =>
-  `data:${mime};base64,${Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("base64")}`
 
 const span = (first: number, last: number) => first === last ? `page ${first}` : `pages ${first}-${last}`
 

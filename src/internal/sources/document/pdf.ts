@@ -53,7 +53,7 @@ export const pageText = (items: ReadonlyArray<object>): string => {
  * pdf.js's data directories: CMaps map the character codes of CJK fonts to text (without them
  * such pages come out empty), standard font data helps with non-embedded fonts.
  */
-export const dataDirectories = (): { readonly cMapUrl?: string; readonly cMapPacked?: boolean; readonly standardFontDataUrl?: string } => {
+const dataDirectories = (): { readonly cMapUrl?: string; readonly cMapPacked?: boolean; readonly standardFontDataUrl?: string } => {
   try {
     const root = dirname(createRequire(import.meta.url).resolve("pdfjs-dist/package.json"))
     return { cMapUrl: join(root, "cmaps/"), cMapPacked: true, standardFontDataUrl: join(root, "standard_fonts/") }
@@ -62,7 +62,7 @@ export const dataDirectories = (): { readonly cMapUrl?: string; readonly cMapPac
   }
 }
 
-export const openFailure = (error: unknown): Unconvertible => {
+const openFailure = (error: unknown): Unconvertible => {
   const name = error instanceof Error ? error.name : ""
   if (name === "PasswordException") {
     return new Unconvertible("the PDF is encrypted and needs a password; its text cannot be extracted")
@@ -71,12 +71,13 @@ export const openFailure = (error: unknown): Unconvertible => {
   return new Unconvertible(`cannot open the PDF (${reasonOf(error)})`)
 }
 
-export const convertPdf = async (
+/** `use` on the opened document; pdf.js is torn down after, or when `signal` aborts. */
+const withPdf = async <A>(
   pdfjs: PdfJs,
   bytes: Uint8Array,
-  pages: LineRange | undefined,
-  signal: AbortSignal
-): Promise<Converted> => {
+  signal: AbortSignal,
+  use: (document: Awaited<ReturnType<PdfJs["getDocument"]>["promise"]>) => Promise<A>
+): Promise<A> => {
   const task = pdfjs.getDocument({
     // pdf.js may transfer the buffer it is given: hand it a copy.
     data: new Uint8Array(bytes),
@@ -93,6 +94,20 @@ export const convertPdf = async (
     const document = await task.promise.catch((error: unknown) => {
       throw openFailure(error)
     })
+    return await use(document)
+  } finally {
+    signal.removeEventListener("abort", abort)
+    await task.destroy().catch(() => undefined)
+  }
+}
+
+export const convertPdf = (
+  pdfjs: PdfJs,
+  bytes: Uint8Array,
+  pages: LineRange | undefined,
+  signal: AbortSignal
+): Promise<Converted> =>
+  withPdf(pdfjs, bytes, signal, async (document) => {
     const count = document.numPages
     const range = pages === undefined
       ? { first: 1, last: count, note: undefined }
@@ -124,11 +139,7 @@ export const convertPdf = async (
     }
     if (count === 0) parts.push("[the PDF has no pages]")
     return { text: `${parts.join("\n\n")}\n`, note: range.note }
-  } finally {
-    signal.removeEventListener("abort", abort)
-    await task.destroy().catch(() => undefined)
-  }
-}
+  })
 
 /** `createCanvas` of @napi-rs/canvas (an optional package, loaded by the caller). */
 export type CreateCanvas = typeof import("@napi-rs/canvas").createCanvas
@@ -156,28 +167,14 @@ export interface RenderedPages {
  * of them from the first, each scaled so that its longest side is at most `maxSide` pixels and a
  * point is at most 2 pixels (144 dpi): the pixel size is proportional to the page's size.
  */
-export const renderPdfPages = async (
+export const renderPdfPages = (
   pdfjs: PdfJs,
   createCanvas: CreateCanvas,
   bytes: Uint8Array,
   options: { readonly pages: LineRange | undefined; readonly maxPages: number; readonly maxSide: number },
   signal: AbortSignal
-): Promise<RenderedPages> => {
-  const task = pdfjs.getDocument({
-    data: new Uint8Array(bytes),
-    verbosity: 0,
-    isEvalSupported: false,
-    disableFontFace: true,
-    useSystemFonts: false,
-    stopAtErrors: false,
-    ...dataDirectories()
-  })
-  const abort = () => void task.destroy()
-  signal.addEventListener("abort", abort)
-  try {
-    const document = await task.promise.catch((error: unknown) => {
-      throw openFailure(error)
-    })
+): Promise<RenderedPages> =>
+  withPdf(pdfjs, bytes, signal, async (document) => {
     const count = document.numPages
     if (count === 0) throw new Unconvertible("the PDF has no pages")
     const range = options.pages === undefined
@@ -214,8 +211,4 @@ export const renderPdfPages = async (
       pages.push({ page: n, width, height, png: new Uint8Array(png.buffer, png.byteOffset, png.byteLength) })
     }
     return { count, asked: { first: range.first, last: range.last }, pages, note: range.note }
-  } finally {
-    signal.removeEventListener("abort", abort)
-    await task.destroy().catch(() => undefined)
-  }
-}
+  })
