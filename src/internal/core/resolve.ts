@@ -16,8 +16,8 @@ export type Meaning =
   | { readonly _tag: "AsWritten"; readonly path: string }
   /** A container file and the rest of the path inside it. */
   | { readonly _tag: "Container"; readonly path: string; readonly inner: string }
-  /** A path and the selector that followed it. */
-  | { readonly _tag: "Selected"; readonly path: string; readonly selector: string }
+  /** A path and the selector that followed it (`ifExists`: tried only when that path is there). */
+  | { readonly _tag: "Selected"; readonly path: string; readonly selector: string; readonly ifExists?: true }
 
 export type Resolved =
   | {
@@ -61,8 +61,26 @@ export const resolve = (input: string, options: ResolveOptions): Resolved => {
   return { _tag: "Local", meanings: localMeanings(input, options) }
 }
 
-/** The meanings of a local path, in the order they are tried. */
+/** A path as a shell spells it, unspelled: `a\ b` is `a b` (a backslash before a letter or digit stays). */
+export const shellUnescape = (path: string): string => path.replace(/\\([^A-Za-z0-9])/g, "$1")
+
+/**
+ * The meanings of a local path, in the order they are tried. A path with shell escapes
+ * (`dir/a\ b:1-2`) means what it says when that is there, else what a shell would read.
+ */
 export const localMeanings = (input: string, options: Pick<ResolveOptions, "containers" | "home">): ReadonlyArray<Meaning> => {
+  const unescaped = shellUnescape(input)
+  if (unescaped === input || input.startsWith(":")) return literalMeanings(input, options)
+  const literal = literalMeanings(input, options)
+  const last = literal[literal.length - 1]!
+  return [
+    ...literal.slice(0, -1),
+    ...(last._tag === "Selected" ? [{ ...last, ifExists: true as const }] : [last]),
+    ...literalMeanings(unescaped, options)
+  ]
+}
+
+const literalMeanings = (input: string, options: Pick<ResolveOptions, "containers" | "home">): ReadonlyArray<Meaning> => {
   const path = expandHome(input, options.home)
   // Unless `..` follows a colon: `a.zip:pkg/..` must not resolve to the directory holding a.zip.
   const asWritten: ReadonlyArray<Meaning> = /:(.*[\\/])?\.\.([\\/]|$)/.test(path) ? [] : [{ _tag: "AsWritten", path }]

@@ -101,6 +101,12 @@ export const readLocal = Effect.fnUntraced(function*(path: string, request: Requ
       case "Selected": {
         const workspace = yield* Workspace
         const pathModule = yield* Path.Path
+        if (meaning.ifExists === true) {
+          const there = yield* fs.exists(pathModule.resolve(workspace.directory, meaning.path)).pipe(
+            Effect.orElseSucceed(() => false)
+          )
+          if (!there) continue
+        }
         const selection = yield* selectionOf(
           meaning.selector,
           pathModule.resolve(workspace.directory, meaning.path),
