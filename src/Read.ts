@@ -45,7 +45,7 @@ export { RecoveryLimits, type RecoveryLimitsShape } from "./internal/read/recove
 /** Limits for attached images (a `Context.Reference`: 2000 px per side, 5 MB encoded, 100 megapixels). */
 export { ImageLimits, type ImageLimitsShape } from "./internal/sources/media.js"
 /** How many PDF pages one `pageImages` read renders (default 5). */
-export { PdfPageImages, type PdfPageImagesShape } from "./internal/sources/document/limits.js"
+export { PdfPageImages, type PdfPageImagesShape } from "./internal/sources/pdfPages.js"
 /** What the host carries besides text (a `Context.Reference`: PDFs attached; the MCP server asks for their text). */
 export { HostMedia, type HostMediaShape } from "./internal/sources/hostMedia.js"
 /** Structure used unasked: a `Context.Reference`, off by default (an unbounded read a page would cut answered with its outline). */

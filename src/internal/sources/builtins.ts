@@ -58,7 +58,7 @@ export const pdfText: FileSource = {
   claims: ({ sniffed }) => sniffed?.mime === "application/pdf",
   read: (request) =>
     request.params.pageImages === true
-      ? Effect.flatMap(Effect.promise(() => import("./document/pageImages.js")), (m) => m.readPdfPageImages(request))
+      ? Effect.flatMap(Effect.promise(() => import("./pdfPages.js")), (m) => m.readPdfPageImages(request))
       : Effect.flatMap(Effect.zip(HostMedia, ModelInput), ([host, input]) =>
       asksForText(request) || host.pdf === "text" || !input.pdfs
         ? Effect.flatMap(Effect.promise(() => import("./document.js")), (m) => m.readDocument(request))

@@ -2,7 +2,6 @@
  * The bounds of converting notebooks and documents to text. Conversion holds the whole file and
  * its text in memory, so every input and every product is capped.
  */
-import * as Context from "effect/Context"
 
 /** Extensions converted to text. */
 export const documentExtensions: ReadonlySet<string> = new Set([".docx", ".xlsx", ".pptx", ".epub", ".odt"])
@@ -27,16 +26,3 @@ export const MAX_CELL_CHARS = 200
 /** Converted texts kept for paging through one document without converting it again. */
 export const CACHE_ENTRIES = 8
 export const CACHE_CHARS = 32 * 1024 * 1024
-
-export interface PdfPageImagesShape {
-  /** Most pages rendered in one read. */
-  readonly maxPages: number
-}
-
-/**
- * How many PDF pages one read renders as images (default 5): every page is an attachment the
- * model pays for. `Effect.provideService(PdfPageImages, { maxPages: 10 })` changes it.
- */
-export class PdfPageImages extends Context.Reference<PdfPageImages>()("effect-read/PdfPageImages", {
-  defaultValue: (): PdfPageImagesShape => ({ maxPages: 5 })
-}) {}
