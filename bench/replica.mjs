@@ -41,7 +41,6 @@ const services = Store.layer(spec, { sessionMemory: {} }).pipe(Layer.provideMerg
 const waitUntil = Effect.suspend(() => at === undefined ? Effect.void : Effect.sleep(Math.max(0, at - Date.now())))
 
 const serve = Effect.gen(function*() {
-  const [root] = args
   const runtime = yield* Effect.runtime()
   const memory = yield* SessionMemory.SessionMemory
   const run = (effect) => Effect.runPromise(Effect.provide(effect, runtime.context))

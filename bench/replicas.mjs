@@ -247,7 +247,7 @@ const latency = async () => {
 
 pg = startPg()
 const result = { postgres: pg.url === undefined ? pg.error : "on loopback", conversation: {}, coverage: {}, boots: {}, latency: undefined }
-let missed = []
+const missed = []
 try {
   const baseline = await oneProcess()
   result.conversation.oneProcess = { bytes: baseline.bytes, stubs: baseline.stubs, wrong: baseline.wrong.length }

@@ -134,13 +134,17 @@ const machine = () => {
   try {
     disk = execSync(`df -hT ${JSON.stringify(DATA_DIR)} | tail -1`, { encoding: "utf8" }).trim().split(/\s+/).slice(0, 2)
       .join(" ")
-  } catch {}
+  } catch {
+    // No df here: the figures say nothing of the disk.
+  }
   let revision = "unknown revision"
   try {
     const head = execSync("git rev-parse --short HEAD", { cwd: here, encoding: "utf8" }).trim()
     const dirty = execSync("git status --porcelain -- src", { cwd: here, encoding: "utf8" }).trim() !== ""
     revision = `commit ${head}${dirty ? " with uncommitted changes in src/" : ""}`
-  } catch {}
+  } catch {
+    // Not a git checkout: the revision stays unknown.
+  }
   return {
     revision,
     date: new Date().toISOString().slice(0, 10),

@@ -53,7 +53,8 @@ const program = Effect.gen(function*() {
   yield* memory.forget("conversation-42", first.metadata.path)
   // A compaction needs no call: the next requests carry generation 1.
   const after = yield* readFor("conversation-42", 1, "src/index.ts")
-  yield* Console.log(after.metadata.unchanged === true ? "a stub" : "the full content again")
+  const unchanged = after.metadata.kind === "text" && after.metadata.unchanged === true
+  yield* Console.log(unchanged ? "a stub" : "the full content again")
 })
 
 program.pipe(Effect.provide(ReplicaLive), NodeRuntime.runMain)

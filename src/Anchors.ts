@@ -44,8 +44,10 @@ export {
   type AnchorStoreOptions,
   type AnchorStoreShape,
   layerAnchorStore,
+  layerNoopAnchorStore,
   makeAnchorStore,
-  noAnchorStore
+  noAnchorStore,
+  noopAnchorStore
 } from "./internal/store/anchors.js"
 export { HASHLINE_MAX_BYTES, parseHeader, tagOf } from "./internal/core/hashline.js"
 
@@ -287,7 +289,7 @@ const omittedReasons: Record<ReadResult["metadata"]["kind"], string> = {
  * `metadata.anchorOmitted` and on its first line; a result with one is returned as it is.
  */
 export const explainOmitted = (result: ReadResult): ReadResult => {
-  if (result.metadata.anchor !== undefined) return result
+  if ("anchor" in result.metadata && result.metadata.anchor !== undefined) return result
   const reason = result.metadata.anchorOmitted ?? omittedReasons[result.metadata.kind]
   return {
     ...result,

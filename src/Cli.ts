@@ -35,6 +35,7 @@ import * as readline from "node:readline"
 import * as Envelope from "./Envelope.js"
 import * as CliArgs from "./internal/doors/cliArgs.js"
 import * as FileTime from "./FileTime.js"
+import { version } from "./internal/doors/packageJson.js"
 import { paramsOf, readOptions } from "./internal/doors/readOptions.js"
 import * as Lsp from "./Lsp.js"
 import * as ModelInput from "./ModelInput.js"
@@ -47,7 +48,8 @@ import * as Secrets from "./Secrets.js"
 import * as SessionMemory from "./SessionMemory.js"
 import * as Workspace from "./Workspace.js"
 
-export const version = "0.1.0"
+/** The package version, from `package.json`. */
+export { version }
 
 /** Exit codes of the CLI. */
 export const ExitCode = { ok: 0, toolFailure: 1, usage: 2 } as const
@@ -182,7 +184,7 @@ const mcpState = (
     if (store === undefined) {
       return Either.right(Layer.merge(
         FileTime.layerMemory,
-        sessionMemory ? SessionMemory.layerSession() : Layer.succeed(SessionMemory.SessionMemory, SessionMemory.none)
+        sessionMemory ? SessionMemory.layerSession() : SessionMemory.layerNoop
       ))
     }
     const Store = yield* Effect.promise(() => import("./internal/doors/storeOption.js"))

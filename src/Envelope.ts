@@ -28,6 +28,7 @@ import { targetOf } from "./internal/read/access.js"
 import { inlineRefs } from "./internal/doors/jsonSchema.js"
 import * as Read from "./Read.js"
 import type { FetchFailed, ReadError } from "./ReadError.js"
+import type { MetadataFields } from "./ReadResult.js"
 import { Workspace } from "./Workspace.js"
 
 // -----------------------------------------------------------------------------
@@ -166,7 +167,7 @@ export const numberLines = (lines: ReadonlyArray<string>, first: number): string
  * directory entry whose name does would count as two lines here.
  */
 export const shownLines = (result: Read.ReadResult): ReadonlyArray<string> => {
-  const { endLine, kind, path, startLine } = result.metadata
+  const { endLine, kind, path, startLine }: MetadataFields = result.metadata
   if (startLine === undefined || endLine === undefined || kind === "image" || kind === "pdf") return []
   const output = result.output
   const pathTag = `<path>${path}</path>\n`
@@ -216,13 +217,12 @@ const encodingOf = (metadata: Read.ReadMetadata): { readonly encoding: string; r
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`
 
 /** The continuation line of `text`, or `undefined` when the page reached the end. */
-const truncationNote = (metadata: Read.ReadMetadata, unit: "lines" | "entries", shown: number): string | undefined => {
-  const { endLine, linesCut, nextOffset, startLine } = metadata
-  const atLeast = (metadata as Read.ReadMetadata & Readonly<Record<string, unknown>>).totalLinesAtLeast
-  const total = metadata.totalLines !== undefined
-    ? `${metadata.totalLines}`
-    : typeof atLeast === "number"
-    ? `at least ${atLeast}`
+const truncationNote = (metadata: MetadataFields, unit: "lines" | "entries", shown: number): string | undefined => {
+  const { endLine, linesCut, nextOffset, startLine, totalLines, totalLinesAtLeast } = metadata
+  const total = totalLines !== undefined
+    ? `${totalLines}`
+    : totalLinesAtLeast !== undefined
+    ? `at least ${totalLinesAtLeast}`
     : undefined
   const notes: Array<string> = []
   if (nextOffset !== undefined && startLine !== undefined && endLine !== undefined) {
@@ -240,7 +240,7 @@ const truncationNote = (metadata: Read.ReadMetadata, unit: "lines" | "entries", 
 }
 
 const summary = (result: Read.ReadResult, shown: number, timeMs: number, fallback: string | undefined): string => {
-  const { endLine, kind, mime, size, startLine } = result.metadata
+  const { endLine, kind, mime, size, startLine }: MetadataFields = result.metadata
   const where = `'${result.title}'`
   const took = `(Took ${timeMs}ms)`
   if (kind === "image" || kind === "pdf") {
@@ -290,6 +290,7 @@ const contextOf = (options: RenderOptions, pathResolved: string | undefined): En
 /** A successful read as an envelope (`IS_DIRECTORY` for a directory when `filesOnly`). */
 export const fromResult = (result: Read.ReadResult, options: RenderOptions): Envelope => {
   const metadata = result.metadata
+  const { startLine, totalLines }: MetadataFields = metadata
   if (metadata.kind === "directory" && options.filesOnly === true) return isDirectoryError(result, options)
   const lines = shownLines(result)
   const text = metadata.kind === "text"
@@ -298,7 +299,7 @@ export const fromResult = (result: Read.ReadResult, options: RenderOptions): Env
   return {
     status: metadata.truncated || fallback !== undefined ? "partial" : "success",
     data: {
-      content: numberLines(lines, metadata.startLine ?? 1),
+      content: numberLines(lines, startLine ?? 1),
       truncated: metadata.truncated,
       ...(fallback === undefined ? {} : { fallback_encoding: fallback }),
       ...(result.attachments === undefined ? {} : { attachments: result.attachments })
@@ -309,7 +310,7 @@ export const fromResult = (result: Read.ReadResult, options: RenderOptions): Env
       lines_read: lines.length,
       // Characters of the file, so a cut line's notice is not counted.
       chars_read: lines.reduce((sum, line) => sum + codePoints(line.replace(CUT_NOTICE, "")), 0),
-      ...(metadata.totalLines === undefined ? {} : { total_lines: metadata.totalLines }),
+      ...(totalLines === undefined ? {} : { total_lines: totalLines }),
       file_size_bytes: metadata.size,
       ...(metadata.mtime === undefined ? {} : { file_mtime_ms: metadata.mtime }),
       ...(encoding === undefined ? {} : { encoding })

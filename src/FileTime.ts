@@ -13,6 +13,7 @@ import * as Schema from "effect/Schema"
 import { createHash } from "node:crypto"
 import { mergeRanges } from "./internal/core/ranges.js"
 import { patientFileSystem } from "./internal/io/descriptors.js"
+import { FileTimeLimits } from "./Limits.js"
 
 export interface ReadStamp {
   readonly path: string
@@ -33,7 +34,11 @@ export class FileNotRead extends Schema.TaggedError<FileNotRead>()("FileNotRead"
   }
 }
 
-export class FileChanged extends Schema.TaggedError<FileChanged>()("FileChanged", {
+/**
+ * The file changed since this session last read it (its tag is its own: a read that finds its file
+ * changing under it fails with `ReadError.FileChanged`, a different error).
+ */
+export class FileChangedSinceRead extends Schema.TaggedError<FileChangedSinceRead>()("FileChangedSinceRead", {
   path: Schema.String,
   readAt: Schema.Number
 }) {
@@ -43,6 +48,11 @@ export class FileChanged extends Schema.TaggedError<FileChanged>()("FileChanged"
     }. Read it again before changing it.`
   }
 }
+
+/** @deprecated Renamed `FileChangedSinceRead`, with that tag (it was `"FileChanged"`, the tag of `ReadError.FileChanged`). */
+export const FileChanged = FileChangedSinceRead
+/** @deprecated Renamed `FileChangedSinceRead`. */
+export type FileChanged = FileChangedSinceRead
 
 /** What a read showed of a text file: lines `start`-`end` of the version of `size` bytes and `mtime`. */
 export interface Shown {
@@ -87,7 +97,7 @@ export interface FileTimeShape {
   readonly read: (sessionId: string, path: string, shown?: Shown, bytes?: ReadBytes) => Effect.Effect<void>
   readonly get: (sessionId: string, path: string) => Effect.Effect<Option.Option<ReadStamp>>
   /** Fails unless the file is unchanged since this session last read it. */
-  readonly assert: (sessionId: string, path: string) => Effect.Effect<void, FileNotRead | FileChanged>
+  readonly assert: (sessionId: string, path: string) => Effect.Effect<void, FileNotRead | FileChangedSinceRead>
   /** The line ranges this session was shown of `path`, merged per content hash. */
   readonly coverage: (sessionId: string, path: string) => Effect.Effect<Coverage>
   /**
@@ -234,10 +244,8 @@ export const compare = (before: ReadStamp, now: ReadStamp): "unchanged" | "chang
   return before.mtime !== undefined && before.mtime === now.mtime ? "unchanged" : "changed"
 }
 
-/** How many files the in-memory ledger remembers (a `Context.Reference`: 10,000 per layer). */
-export class MemoryLimits extends Context.Reference<MemoryLimits>()("effect-read/FileTime/MemoryLimits", {
-  defaultValue: () => ({ maxFiles: 10_000 })
-}) {}
+/** How many files the in-memory ledger remembers: `Limits.FileTimeLimits`, under the name it had here. */
+export { FileTimeLimits as MemoryLimits } from "./Limits.js"
 
 /**
  * An in-memory ledger, keyed by (sessionId, path), living as long as the service. `path` is
@@ -248,7 +256,7 @@ export class MemoryLimits extends Context.Reference<MemoryLimits>()("effect-read
  */
 export const make: Effect.Effect<FileTimeShape, never, FileSystem.FileSystem> = Effect.gen(function*() {
   const fs = yield* FileSystem.FileSystem
-  const { maxFiles } = yield* MemoryLimits
+  const { maxFiles } = yield* FileTimeLimits
   // Map order is the order of reads: the first entry is the one read longest ago.
   const entries = new Map<string, { readonly stamp: ReadStamp; readonly coverage: Coverage }>()
   const keyOf = (sessionId: string, path: string) => `${sessionId}\u0000${path}`
@@ -327,10 +335,10 @@ export const assertUnchanged = <E, R>(
   path: string,
   before: Option.Option<ReadStamp>,
   now: Effect.Effect<ReadStamp, E, R>
-): Effect.Effect<void, FileNotRead | FileChanged, R> =>
+): Effect.Effect<void, FileNotRead | FileChangedSinceRead, R> =>
   Effect.gen(function*() {
     if (Option.isNone(before)) return yield* new FileNotRead({ path })
-    const changed = new FileChanged({ path, readAt: before.value.readAt })
+    const changed = new FileChangedSinceRead({ path, readAt: before.value.readAt })
     const stamped = yield* Effect.orElse(now, () => Effect.fail(changed))
     if (compare(before.value, stamped) === "changed") return yield* changed
   })

@@ -80,12 +80,18 @@ export const make = (options: Options = {}): InstructionsShape => ({
 })
 
 /** Off: no read appends anything. */
-export const off: InstructionsShape = { ...make(), enabled: false }
+export const noop: InstructionsShape = { ...make(), enabled: false }
 
-/** Whether and how reads append nearby instructions. Default: off. */
+/** Whether and how reads append nearby instructions. Default: off (`noop`). */
 export class Instructions extends Context.Reference<Instructions>()("effect-read/Instructions", {
-  defaultValue: (): InstructionsShape => off
+  defaultValue: (): InstructionsShape => noop
 }) {}
+
+/** Off, as a layer (the default, stated). */
+export const layerNoop: Layer.Layer<Instructions> = Layer.succeed(Instructions, noop)
+
+/** @deprecated Use `noop` (or `layerNoop`). */
+export const off: InstructionsShape = noop
 
 /** Nearby instructions on, with these options. */
 export const layer = (options: Options = {}): Layer.Layer<Instructions> => Layer.sync(Instructions, () => make(options))

@@ -120,4 +120,5 @@ export class LineIndex extends Context.Reference<LineIndex>()("effect-read/LineI
 export const layerMemory = (options?: Options): Layer.Layer<LineIndex> =>
   Layer.sync(LineIndex, () => makeMemory(options))
 
+/** Records nothing, as a layer. */
 export const layerNoop: Layer.Layer<LineIndex> = Layer.succeed(LineIndex, noop)

@@ -43,15 +43,15 @@ import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import { randomUUID } from "node:crypto"
-import { readFileSync } from "node:fs"
 import { pathToFileURL } from "node:url"
 import * as FileIndex from "./FileIndex.js"
 import * as FileTime from "./FileTime.js"
-import { outputSchema, withoutAttachments } from "./internal/mcp/outputSchema.js"
-import { HostMedia } from "./internal/sources/hostMedia.js"
-import { warmFileIndex } from "./internal/read/recovery.js"
+import { version } from "./internal/doors/packageJson.js"
 import { ErrorCode, type ErrorResponse, errorResponse, type Request } from "./internal/mcp/jsonRpc.js"
+import { outputSchema, withoutAttachments } from "./internal/mcp/outputSchema.js"
 import { StdioTransport, type StdioTransportOptions } from "./internal/mcp/stdioTransport.js"
+import { warmFileIndex } from "./internal/read/recovery.js"
+import { HostMedia } from "./Limits.js"
 import { attaches, ModelInput, type ModelInputShape } from "./ModelInput.js"
 import * as ModelResult from "./ModelResult.js"
 import * as Permission from "./Permission.js"
@@ -69,7 +69,6 @@ export { StdioTransport, type StdioTransportOptions } from "./internal/mcp/stdio
 
 type ContentBlock = CallToolResult["content"][number]
 
-const packageVersion: string = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version
 
 /** Where a PDF (or other non-image) attachment is: the file read, or the web page's URL. */
 const locationOf = (result: Read.ReadResult | ReadMany.ReadManyResult, index: number): string | undefined => {
@@ -77,7 +76,7 @@ const locationOf = (result: Read.ReadResult | ReadMany.ReadManyResult, index: nu
     ? result.metadata
     : result.files.find((file) => file.attachmentIndexes?.includes(index))?.metadata
   if (metadata === undefined) return undefined
-  return metadata.url ?? pathToFileURL(metadata.path).href
+  return ("url" in metadata ? metadata.url : undefined) ?? pathToFileURL(metadata.path).href
 }
 
 /**
@@ -485,7 +484,7 @@ export const make = (
     const runtime = yield* Effect.runtime<never>()
     const run = Runtime.runPromise(runtime)
     const server = new Server(
-      { name: options.name ?? "effect-read", version: options.version ?? packageVersion },
+      { name: options.name ?? "effect-read", version: options.version ?? version },
       { capabilities: { tools: {} } }
     )
     const modelInput = options.modelInput ?? (yield* ModelInput)

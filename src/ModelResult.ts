@@ -12,7 +12,19 @@
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { ReadManyFile, ReadManyResult } from "./ReadMany.js"
-import { type Attachment, ReadMetadata, ReadResult } from "./ReadResult.js"
+import {
+  ArchiveMetadata,
+  type Attachment,
+  DatabaseMetadata,
+  DirectoryMetadata,
+  DocumentMetadata,
+  ImageMetadata,
+  NotebookMetadata,
+  PdfMetadata,
+  ReadResult,
+  TextMetadata,
+  WebMetadata
+} from "./ReadResult.js"
 
 /** How the host carries an attachment's bytes to the model. */
 export const Delivery = Schema.Literal("image-content", "resource-link", "prompt-file-part").annotations({
@@ -31,8 +43,18 @@ export const AttachmentRef = Schema.Struct({
 }).annotations({ description: "An attachment, referenced: its bytes are not in this JSON" })
 export type AttachmentRef = typeof AttachmentRef.Type
 
-/** `metadata` without `preview`: the output holds those lines already. */
-export const ModelMetadata = ReadMetadata.pipe(Schema.omit("preview"))
+/** `metadata` without `preview` (the output holds those lines already): one schema per kind, as `ReadMetadata`. */
+export const ModelMetadata = Schema.Union(
+  TextMetadata.pipe(Schema.omit("preview")),
+  DirectoryMetadata.pipe(Schema.omit("preview")),
+  ImageMetadata.pipe(Schema.omit("preview")),
+  PdfMetadata.pipe(Schema.omit("preview")),
+  ArchiveMetadata.pipe(Schema.omit("preview")),
+  DatabaseMetadata.pipe(Schema.omit("preview")),
+  NotebookMetadata.pipe(Schema.omit("preview")),
+  DocumentMetadata.pipe(Schema.omit("preview")),
+  WebMetadata.pipe(Schema.omit("preview"))
+)
 export type ModelMetadata = typeof ModelMetadata.Type
 
 export const ModelReadResult = Schema.Struct({
@@ -87,7 +109,9 @@ const referenced = (
     }))
   }
 
-const withoutPreview = <M extends { readonly preview: string }>({ preview: _, ...metadata }: M) => metadata
+/** Each kind's metadata without its preview (a spread alone would lose which kind it is). */
+const withoutPreview = <M extends { readonly preview: string }>({ preview: _, ...metadata }: M) =>
+  metadata as M extends unknown ? Omit<M, "preview"> : never
 
 /** A `ReadResult` as its model sees it (`delivery` says where each attachment's bytes go). */
 export const fromReadResult = (

@@ -15,6 +15,7 @@
  */
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
+import * as Layer from "effect/Layer"
 
 /** How far one task got. */
 export interface Update {
@@ -37,6 +38,9 @@ export const noop: ProgressShape = { report: () => {} }
 export class Progress extends Context.Reference<Progress>()("effect-read/Progress", {
   defaultValue: (): ProgressShape => noop
 }) {}
+
+/** Reports go nowhere, as a layer (the default, stated). */
+export const layerNoop: Layer.Layer<Progress> = Layer.succeed(Progress, noop)
 
 export interface ThrottleOptions {
   /** Nothing is passed on before this much time since `throttled` was called (default 1 s): quick reads stay silent. */

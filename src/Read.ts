@@ -40,22 +40,25 @@ export const limits = {
   maxMediaBytes: MAX_MEDIA_BYTES
 } as const
 
-/** Bounds of the workspace walk behind path recovery (a `Context.Reference`: 2 s, 50,000 entries). */
-export { RecoveryLimits, type RecoveryLimitsShape } from "./internal/read/recovery.js"
-/** Limits for attached images (a `Context.Reference`: 2000 px per side, 5 MB encoded, 100 megapixels). */
-export { ImageLimits, type ImageLimitsShape } from "./internal/sources/media.js"
-/** How many PDF pages one `pageImages` read renders (default 5). */
+/** @deprecated The tunables live in `Limits` (`Limits.layer` sets them); these names stay for 0.1 hosts. */
+export {
+  HostMedia,
+  type HostMediaShape,
+  ImageLimits,
+  type ImageLimitsShape,
+  QueryLimits,
+  type QueryLimitsShape,
+  RecoveryLimits,
+  type RecoveryLimitsShape,
+  StructureDefaults,
+  type StructureDefaultsShape,
+  WebLimits,
+  type WebLimitsShape
+} from "./Limits.js"
+/** How many PDF pages one `pageImages` read renders (a `Context.Reference`: 5). */
 export { PdfPageImages, type PdfPageImagesShape } from "./internal/sources/pdfPages.js"
-/** What the host carries besides text (a `Context.Reference`: PDFs attached; the MCP server asks for their text). */
-export { HostMedia, type HostMediaShape } from "./internal/sources/hostMedia.js"
-/** Structure used unasked: a `Context.Reference`, off by default (an unbounded read a page would cut answered with its outline). */
-export { StructureDefaults, type StructureDefaultsShape } from "./internal/present/structure.js"
 /** Diagnostics on read (a `Context.Reference`: only when asked, at most 5 s, 20 diagnostics, 4 KB). */
 export { DiagnosticsOnRead, type DiagnosticsOnReadShape } from "./internal/read/diagnostics.js"
-/** The bounds of fetching a web page (a `Context.Reference`: 30 s, 10 MB, 5 redirects). */
-export { WebLimits, type WebLimitsShape } from "./internal/sources/webLimits.js"
-/** The time budget of a database read's statements, and the query processes kept for the next (a `Context.Reference`: 5 s; 2, 30 s). */
-export { QueryLimits, type QueryLimitsShape } from "./internal/sources/databaseExecutor.js"
 
 /**
  * Reads for the host itself, not for the model (`Read.programmatic(effect)`; `Programmatic` is the

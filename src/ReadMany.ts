@@ -6,12 +6,11 @@
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import picomatch from "picomatch"
-import { DEFAULT_LIMIT, MAX_BYTES } from "./internal/core/lines.js"
+import { DEFAULT_LIMIT } from "./internal/core/lines.js"
 import { decodeExactly, decodeModelInput } from "./internal/read/params.js"
 import { deferring } from "./internal/read/record.js"
 import { type IgnoreChain, ancestorChain, extendChain, isIgnored, PRUNED_ALWAYS, PRUNED_FILES, statEntries } from "./internal/read/walk.js"
@@ -19,32 +18,11 @@ import { checkExternalOf, checkRead, realPathOfNearest, targetOf } from "./inter
 import type { Permission } from "./Permission.js"
 import * as Read from "./Read.js"
 import { InvalidParams, type ReadError } from "./ReadError.js"
-import { Attachment, ReadMetadata, type ReadResult } from "./ReadResult.js"
+import { Attachment, isPaged, isTextual, ReadMetadata, type ReadResult } from "./ReadResult.js"
 import { Workspace } from "./Workspace.js"
+import { ReadManyLimits } from "./Limits.js"
 
-export interface ReadManyLimitsShape {
-  /** Files per call, named and matched together. */
-  readonly maxFiles: number
-  /** Bytes of output for the whole call (UTF-8), shared between the files. */
-  readonly maxBytes: number
-  /** Files read at once. */
-  readonly concurrency: number
-  /** Directory entries a glob may visit before it stops. */
-  readonly globMaxEntries: number
-  /** Bytes of attachments (images, PDFs as data URLs) for the whole call. */
-  readonly maxAttachmentBytes: number
-}
-
-/** The bounds of `readMany` (a `Context.Reference`: 20 files, 50 KB, 2 at once, 10,000 glob entries, 20 MB attachments). */
-export class ReadManyLimits extends Context.Reference<ReadManyLimits>()("effect-read/ReadManyLimits", {
-  defaultValue: (): ReadManyLimitsShape => ({
-    maxFiles: 20,
-    maxBytes: MAX_BYTES,
-    concurrency: 2,
-    globMaxEntries: 10_000,
-    maxAttachmentBytes: 20 * 1024 * 1024
-  })
-}) {}
+export { ReadManyLimits, type ReadManyLimitsShape } from "./Limits.js"
 
 export const ReadManyParams = Schema.Struct({
   files: Schema.optionalWith(Schema.Array(Read.ReadParams), { exact: true }).annotations({
@@ -151,10 +129,10 @@ const cutBlock = (result: ReadResult, request: Read.ReadParams, allowance: numbe
   }
   const output = [...head, ...kept, note, ...(closing === undefined ? [] : [closing])].join("\n")
   const metadata = result.metadata
-  const start = metadata.startLine ?? 1
+  const start = (isPaged(metadata) ? metadata.startLine : undefined) ?? 1
   let continueWith: Continuation
   let lastShown: number | undefined
-  if (metadata.structure !== undefined || metadata.conflicts !== undefined) {
+  if (isTextual(metadata) && (metadata.structure !== undefined || metadata.conflicts !== undefined)) {
     // A view is not the lines it names (its rows are `A-B:` ranges, or folds): the same request,
     // made alone, shows all of it, paged as that view pages.
     continueWith = request

@@ -11,8 +11,11 @@ export const Attachment = Schema.Struct({
 })
 export type Attachment = typeof Attachment.Type
 
-export const ReadMetadata = Schema.Struct({
-  kind: Schema.Literal("text", "directory", "image", "pdf", "archive", "database", "notebook", "document", "web"),
+/**
+ * Every field a result's metadata may carry, in the order they are written on the wire (each
+ * kind below picks its own, in this order). A field's comment says which kinds set it.
+ */
+const fields = {
   /** The resolved absolute path. */
   path: Schema.String,
   /** The first 20 shown lines (or entries), without numbers. */
@@ -142,8 +145,126 @@ export const ReadMetadata = Schema.Struct({
   })),
   /** Nearby instructions appended (a `<system-reminder>` after the output): their absolute paths. */
   loaded: Schema.optional(Schema.Array(Schema.String))
-})
+}
+
+type Field = keyof typeof fields
+
+/** The fields every kind carries: what was read, and what the steps after the source add to any result. */
+const common = ["path", "preview", "truncated", "size", "mtime", "changed", "anchorOmitted", "masked", "loaded"] as const
+
+/** A result shown as numbered lines or entries, paged (`offset`/`limit`). */
+const paged = ["startLine", "endLine", "totalLines", "nextOffset"] as const
+
+/** Text, as a source decoded and presented it: the pager's lines, its encoding, its views. */
+const text = [
+  ...paged,
+  "ranges",
+  "totalLinesAtLeast",
+  "column",
+  "linesCut",
+  "mime",
+  "encoding",
+  "bom",
+  "lineEnding",
+  "finalNewline",
+  "invalidBytesReplaced",
+  "structure",
+  "search",
+  "conflicts",
+  "lineFormat",
+  "anchor",
+  "diagnostics"
+] as const
+
+/** Where a web page's content came from. */
+const fetched = ["url", "status", "contentType"] as const
+
+const order = Object.keys(fields) as ReadonlyArray<Field>
+
+/** The metadata of one kind: `kind`, then its fields in wire order. */
+const metadataOf = <const Kind extends string, const Names extends ReadonlyArray<Field>>(kind: Kind, names: Names) => {
+  const picked = order.filter((name) => names.includes(name))
+  return Schema.Struct({
+    kind: Schema.Literal(kind),
+    ...(Object.fromEntries(picked.map((name) => [name, fields[name]])) as Pick<typeof fields, Names[number]>)
+  }).annotations({ identifier: `${kind[0]!.toUpperCase()}${kind.slice(1)}Metadata` })
+}
+
+/** A text file (any encoding), or text a host's own source holds in memory. */
+export const TextMetadata = metadataOf("text", [...common, ...text, "unchanged"])
+/** A directory: the flat listing (entries as lines), or the tree (`view: "tree"`). */
+export const DirectoryMetadata = metadataOf("directory", [...common, ...paged, "view"])
+/** An attached image: its own size and format, and what was attached when it had to be fitted. */
+export const ImageMetadata = metadataOf("image", [
+  ...common,
+  "mime",
+  "width",
+  "height",
+  "format",
+  "frames",
+  "frame",
+  "region",
+  "scale",
+  "attached",
+  ...fetched
+])
+/** An attached PDF, or its pages as images (`pageImages`). */
+export const PdfMetadata = metadataOf("pdf", [...common, "mime", "pageImages", ...fetched])
+/** An archive: its listing, or a member's text. */
+export const ArchiveMetadata = metadataOf("archive", [...common, ...text])
+/** A SQLite database: its tables, a table's schema and rows, or a query's rows. */
+export const DatabaseMetadata = metadataOf("database", common)
+/** A Jupyter notebook, as cells and outputs. */
+export const NotebookMetadata = metadataOf("notebook", [...common, ...text])
+/** An office document, an EPUB or a PDF's text, converted to text. */
+export const DocumentMetadata = metadataOf("document", [...common, ...text])
+/** A web page, converted to text (HTML as Markdown). */
+export const WebMetadata = metadataOf("web", [...common, ...text, ...fetched])
+
+/** What a result says about what was shown: one schema per `kind`. */
+export const ReadMetadata = Schema.Union(
+  TextMetadata,
+  DirectoryMetadata,
+  ImageMetadata,
+  PdfMetadata,
+  ArchiveMetadata,
+  DatabaseMetadata,
+  NotebookMetadata,
+  DocumentMetadata,
+  WebMetadata
+).annotations({ identifier: "ReadMetadata" })
 export type ReadMetadata = typeof ReadMetadata.Type
+
+/**
+ * Every field any kind may carry, each optional (absent where a kind has none): any metadata is
+ * one (`const fields: MetadataFields = result.metadata`), for code that reads a field whatever
+ * the kind, as a renderer does. To know which fields a kind sets, narrow on `kind` instead.
+ */
+export type MetadataFields = { readonly kind: ReadMetadata["kind"] } & Partial<Schema.Struct.Type<typeof fields>>
+
+/** The kinds shown as numbered lines, or entries (`startLine`-`endLine` of `totalLines`, `nextOffset`). */
+export type PagedMetadata = Exclude<ReadMetadata, ImageMetadata | PdfMetadata | DatabaseMetadata>
+
+/** The kinds whose content is text a source decoded (its encoding, line endings, views), paged by line. */
+export type TextualMetadata = Exclude<PagedMetadata, DirectoryMetadata>
+
+/** Is it shown as numbered lines or entries? */
+export const isPaged = (metadata: ReadMetadata): metadata is PagedMetadata =>
+  metadata.kind !== "image" && metadata.kind !== "pdf" && metadata.kind !== "database"
+
+/** Is it text a source decoded? */
+export const isTextual = (metadata: ReadMetadata): metadata is TextualMetadata =>
+  isPaged(metadata) && metadata.kind !== "directory"
+
+export type TextMetadata = typeof TextMetadata.Type
+export type DirectoryMetadata = typeof DirectoryMetadata.Type
+export type ImageMetadata = typeof ImageMetadata.Type
+export type PdfMetadata = typeof PdfMetadata.Type
+export type ArchiveMetadata = typeof ArchiveMetadata.Type
+export type DatabaseMetadata = typeof DatabaseMetadata.Type
+export type NotebookMetadata = typeof NotebookMetadata.Type
+export type DocumentMetadata = typeof DocumentMetadata.Type
+export type WebMetadata = typeof WebMetadata.Type
 
 export const ReadResult = Schema.Struct({
   /** The path relative to the worktree (absolute when outside it). */

@@ -20,7 +20,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { maskText, type MaskOptions, styleOf } from "./internal/core/secrets.js"
-import type { ReadResult } from "./ReadResult.js"
+import { isTextual, type ReadResult } from "./ReadResult.js"
 
 export {
   hasPlaceholder,
@@ -72,9 +72,10 @@ export const maskResult = (result: ReadResult, path: string = result.metadata.pa
   if (metadata.kind === "image" || metadata.kind === "pdf" || metadata.kind === "directory") return result
   const name = nameOf(path)
   const options: MaskOptions = { style: styleOf(name), name }
-  const startsInside = (metadata.startLine ?? 1) > 1
+  const textual = isTextual(metadata) ? metadata : undefined
+  const startsInside = (textual?.startLine ?? 1) > 1
   const outputLines = result.output.split("\n")
-  const continuesAt = metadata.column !== undefined && metadata.column > 1
+  const continuesAt = textual?.column !== undefined && textual.column > 1
     ? outputLines.findIndex((line) => lineNumberOf(line) !== undefined)
     : undefined
   const output = maskText(result.output, { ...options, gutter: OUTPUT_GUTTER, frame: OUTPUT_FRAME, startsInside, continuesAt })

@@ -29,7 +29,7 @@ import { detectionFor } from "./internal/core/encoding.js"
 import { cutLine, MAX_LINE_LENGTH } from "./internal/core/lines.js"
 import { clipRanges, type ClosedRange, mergeRanges as mergeLineRanges } from "./internal/core/ranges.js"
 import { recordOrDefer } from "./internal/read/record.js"
-import type { ReadResult } from "./ReadResult.js"
+import type { ReadResult, TextMetadata } from "./ReadResult.js"
 import { Workspace } from "./Workspace.js"
 
 /** One read the model was shown: lines `start`-`end` of the content with hash `hash`. */
@@ -114,7 +114,7 @@ export interface SessionMemoryShape {
 }
 
 /** Remembers nothing: every read returns its content, exactly as without session memory. */
-export const none: SessionMemoryShape = {
+export const noop: SessionMemoryShape = {
   enabled: false,
   held: () => Effect.succeed([]),
   remember: () => Effect.succeed(0),
@@ -135,10 +135,16 @@ export const none: SessionMemoryShape = {
   }
 }
 
-/** What the host says is in the model's context. Default: nothing is remembered (`none`). */
+/** What the host says is in the model's context. Default: nothing is remembered (`noop`). */
 export class SessionMemory extends Context.Reference<SessionMemory>()("effect-read/SessionMemory", {
-  defaultValue: (): SessionMemoryShape => none
+  defaultValue: (): SessionMemoryShape => noop
 }) {}
+
+/** Nothing remembered, as a layer (the default, stated: for a host that turns a memory off). */
+export const layerNoop: Layer.Layer<SessionMemory> = Layer.succeed(SessionMemory, noop)
+
+/** @deprecated Use `noop` (or `layerNoop`). */
+export const none: SessionMemoryShape = noop
 
 /**
  * The conversation's generation as the current request states it (MCP: `params._meta
@@ -171,7 +177,7 @@ export const atGeneration = (sessionId: string, generation: number) =>
     )
     return yield* current
       ? Effect.provideService(self, Generation, generation)
-      : Effect.provideService(self, SessionMemory, none)
+      : Effect.provideService(self, SessionMemory, noop)
   })
 
 export interface Options {
@@ -561,7 +567,7 @@ interface ShownVersion {
  * decoded them and split into lines, which must agree with the result's preview, else no lines are
  * kept; over it only the hash is taken (streamed, as the ledger does).
  */
-const versionShown = (metadata: ReadResult["metadata"], maxBytes: number) =>
+const versionShown = (metadata: TextMetadata, maxBytes: number) =>
   Effect.gen(function*() {
     if (metadata.size > maxBytes) {
       const hash = yield* hashOfShown(metadata)

@@ -22,8 +22,8 @@ import type { ReadError } from "../src/ReadError.js"
 import * as ReadMany from "../src/ReadMany.js"
 import * as ReadTool from "../src/ReadTool.js"
 import * as SessionMemory from "../src/SessionMemory.js"
-import { nodeLayer, projectDirs, ustar } from "./support.js"
-import type { LayerOptions } from "./support.js"
+import { nodeLayer, projectDirs, ustar, fieldsOf } from "./support/index.js"
+import type { LayerOptions } from "./support/index.js"
 
 const project = projectDirs()
 
@@ -122,8 +122,8 @@ describe("lineFormat: hashline", () => {
       const root = project({ "a.txt": "alpha\nbeta\n" })
       const result = yield* read({ filePath: "a.txt" }).pipe(Effect.provide(layerIn(root)))
       expect(result.output).toBe(page(`${root}/a.txt`, ["1: alpha", "2: beta"], "(End of file - total 2 lines)"))
-      expect(result.metadata.lineFormat).toBeUndefined()
-      expect(result.metadata.anchor).toBeUndefined()
+      expect(fieldsOf(result).lineFormat).toBeUndefined()
+      expect(fieldsOf(result).anchor).toBeUndefined()
     }))
 
   it.effect("the path is relative to the working directory, absolute outside it", () =>
@@ -131,11 +131,11 @@ describe("lineFormat: hashline", () => {
       const root = project({ "sub/in.txt": "x\n", "out.txt": "y\n" })
       const options = { directory: `${root}/sub`, worktree: root }
       const inside = yield* read({ filePath: "in.txt", lineFormat: "hashline" }).pipe(Effect.provide(layerIn(root, options)))
-      expect(inside.metadata.anchor).toBe(`¶in.txt#${tagOf("x\n")}`)
+      expect(fieldsOf(inside).anchor).toBe(`¶in.txt#${tagOf("x\n")}`)
       const outside = yield* read({ filePath: "../out.txt", lineFormat: "hashline" }).pipe(
         Effect.provide(layerIn(root, options))
       )
-      expect(outside.metadata.anchor).toBe(`¶${root}/out.txt#${tagOf("y\n")}`)
+      expect(fieldsOf(outside).anchor).toBe(`¶${root}/out.txt#${tagOf("y\n")}`)
     }))
 
   it.effect("CRLF files: lines shown as they are, the tag of the normalised text", () =>
@@ -150,7 +150,7 @@ describe("lineFormat: hashline", () => {
       const line = "x".repeat(99) + "\n"
       const root = project({ "big.log": line.repeat(Math.ceil((Anchors.HASHLINE_MAX_BYTES + 1) / line.length)) })
       const result = yield* read({ filePath: "big.log", limit: 2, lineFormat: "hashline" }).pipe(Effect.provide(layerIn(root)))
-      expect(result.metadata.anchor).toBeUndefined()
+      expect(fieldsOf(result).anchor).toBeUndefined()
       expect(result.metadata.anchorOmitted).toBe("the file is over 4 MiB: its lines are numbered, with no ¶ anchor")
       expect(result.output.split("\n").slice(0, 6)).toEqual([
         "(No ¶ anchor: the file is over 4 MiB: its lines are numbered, with no ¶ anchor.)",
@@ -169,7 +169,7 @@ describe("lineFormat: hashline", () => {
       yield* Effect.gen(function*() {
         yield* read({ filePath: "a.txt" })
         const again = yield* read({ filePath: "a.txt", lineFormat: "hashline" })
-        expect(again.metadata.unchanged).toBeUndefined()
+        expect(fieldsOf(again).unchanged).toBeUndefined()
         expect(again.output).toContain("¶a.txt#0063\n1:alpha")
       }).pipe(Effect.provide(layer))
     }))
@@ -209,8 +209,8 @@ describe("hashline is suppressed where there is nothing to edit, and says so", (
   const suppressed = (root: string, filePath: string) =>
     Effect.gen(function*() {
       const result = yield* read({ filePath, lineFormat: "hashline" }).pipe(Effect.provide(layerIn(root)))
-      expect(result.metadata.anchor).toBeUndefined()
-      expect(result.metadata.lineFormat).toBeUndefined()
+      expect(fieldsOf(result).anchor).toBeUndefined()
+      expect(fieldsOf(result).lineFormat).toBeUndefined()
       expect(result.output.split("\n").slice(1).join("\n")).not.toContain("¶")
       expect(result.output.split("\n")[0]).toBe(`(No ¶ anchor: ${result.metadata.anchorOmitted}.)`)
       return result
@@ -278,7 +278,7 @@ describe("Anchors.verify", () => {
       const root = project({ "src/m.ts": text })
       const layer = layerIn(root)
       const shown = yield* read({ filePath: "src/m.ts", lineFormat: "hashline" }).pipe(Effect.provide(layer))
-      const tag = Anchors.parseHeader(shown.metadata.anchor!)!.tag
+      const tag = Anchors.parseHeader(fieldsOf(shown).anchor!)!.tag
       change(nodePath.join(root, "src/m.ts"))
       return yield* check(tag).pipe(Effect.provide(layer))
     })
@@ -358,7 +358,7 @@ describe("Anchors.verify", () => {
   it.effect("the lines given by the caller stand in for the record (no store)", () =>
     Effect.gen(function*() {
       const root = project({ "m.ts": `first\n${text}` })
-      const layer = Layer.merge(nodeLayer(root), Layer.succeed(Anchors.AnchorStore, Anchors.noAnchorStore))
+      const layer = Layer.merge(nodeLayer(root), Anchors.layerNoopAnchorStore)
       const verdict = yield* Anchors.verify({
         filePath: "m.ts",
         tag: `¶m.ts#${tagOf(text)}`,
@@ -374,7 +374,7 @@ describe("Anchors.verify", () => {
       const root = project({ "r.ts": file })
       const layer = layerIn(root)
       const shown = yield* read({ filePath: "r.ts", lineFormat: "hashline" }).pipe(Effect.provide(layer))
-      const tag = Anchors.parseHeader(shown.metadata.anchor!)!.tag
+      const tag = Anchors.parseHeader(fieldsOf(shown).anchor!)!.tag
       fs.writeFileSync(nodePath.join(root, "r.ts"), `x\n${file}`)
       const moved = yield* Anchors.verify({ filePath: "r.ts", tag, start: 4 }).pipe(Effect.provide(layer))
       expect(moved).toMatchObject({ _tag: "Moved", start: 5, end: 5 })

@@ -26,9 +26,9 @@ import { read, type ReadParams, readUnknown } from "../src/Read.js"
 import { resolveTarget } from "../src/internal/read/access.js"
 import { ARCHIVE_LIMITS, readArchive, readArchiveWith } from "../src/internal/sources/archive.js"
 import * as Workspace from "../src/Workspace.js"
-import { memoryLayer, nodeLayer, readCappedListing, tempDir, writeTree } from "./support.js"
-import { member as tarMember, tarOf } from "./tarFixtures.js"
-import { zip } from "./zipFixtures.js"
+import { memoryLayer, nodeLayer, readCappedListing, tempDir, writeTree, fieldsOf } from "./support/index.js"
+import { member as tarMember, tarOf } from "./support/tarFixtures.js"
+import { zip } from "./support/zipFixtures.js"
 
 // -----------------------------------------------------------------------------
 // Fixture writers
@@ -164,8 +164,7 @@ const countingLayer = (root: string, counter: { bytes: number }) => {
   ).pipe(Layer.provideMerge(platform))
 }
 
-/** The Node filesystem, where every read of `name` after the first `reads` never returns. */
-/** Reads of `name` stall forever after `reads` reads of one descriptor. */
+/** The Node filesystem, where reads of `name` stall forever after `reads` reads of one descriptor. */
 const stallingLayer = (root: string, name: string, reads: number, stalled: Deferred.Deferred<void>) => {
   const stalling = Layer.effect(
     FileSystem.FileSystem,
@@ -292,7 +291,7 @@ describe("zip listings", () => {
         ])
       )
       const raw = yield* readPath(root, "many.zip:raw")
-      expect(raw.metadata.totalLines).toBe(5)
+      expect(fieldsOf(raw).totalLines).toBe(5)
       const multi = yield* failPath(root, "many.zip:1-2,4-5")
       expect(multi._tag).toBe("InvalidSelector")
       expect(multi.message).toBe("Multi-range line selectors are not supported for archive directory listings.")
@@ -444,7 +443,7 @@ describe("zip members", () => {
       })
       const reason = (rest: string) =>
         `Archive member 'embed/pip.whl' is itself an archive; archives inside archives are not read, so '${rest}' inside it cannot be reached. Read ${root}/outer.whl:embed/pip.whl for what it is.`
-      for (const [path, rest] of [["pip/__init__.py", "pip/__init__.py"], ["pip/__init__.py:1-5", "pip/__init__.py"], ["pip/", "pip"]]) {
+      for (const [path, rest] of [["pip/__init__.py", "pip/__init__.py"], ["pip/__init__.py:1-5", "pip/__init__.py"], ["pip/", "pip"]] as const) {
         const error = yield* failPath(root, `outer.whl:embed/pip.whl:${path}`)
         expect(error._tag).toBe("ArchiveError")
         expect(error.message).toBe(reason(rest))
@@ -825,7 +824,7 @@ describe("streamed members (past the member size cap)", () => {
       }
       expect(content(streamed.right.output)).toBe(content(whole.right.output))
       // A page that reached the end, or a tail, knows the total; it is the same.
-      if (streamed.right.metadata.totalLines !== undefined) expect(streamed.right.output).toBe(whole.right.output)
+      if (fieldsOf(streamed.right).totalLines !== undefined) expect(streamed.right.output).toBe(whole.right.output)
     }), { fastCheck: { numRuns: 40 } })
 })
 
@@ -902,7 +901,7 @@ describe("zip refusals", () => {
     Effect.gen(function*() {
       const good = zip(PKG)
       const damaged = zip([{ name: "s.txt", data: "stored text here\n", method: 0 }])
-      damaged[30 + "s.txt".length + 2] ^= 0xff
+      damaged[30 + "s.txt".length + 2]! ^= 0xff
       const root = project({
         // Random bytes with a NUL: without one, 1% of draws would look like legacy-encoded text.
         "bad.zip": Buffer.concat([Buffer.from([0]), crypto.randomBytes(4095)]),

@@ -20,7 +20,7 @@ import * as nodePath from "node:path"
 import * as zlib from "node:zlib"
 import { resolveTarget } from "../src/internal/read/access.js"
 import { ARCHIVE_LIMITS, type ArchiveLimits, readArchiveWith } from "../src/internal/sources/archive.js"
-import { nodeLayer, tempDir } from "./support.js"
+import { nodeLayer, tempDir } from "./support/index.js"
 import {
   header,
   member,
@@ -30,8 +30,8 @@ import {
   sparsePax01,
   sparsePax10,
   tarOf
-} from "./tarFixtures.js"
-import { unicodePathExtra, zip } from "./zipFixtures.js"
+} from "./support/tarFixtures.js"
+import { unicodePathExtra, zip } from "./support/zipFixtures.js"
 
 const SEED = Number(process.env["ARCHIVE_FUZZ_SEED"] ?? Math.floor(Math.random() * 2 ** 31))
 const RUNS = Number(process.env["ARCHIVE_FUZZ_RUNS"] ?? 60)
@@ -155,7 +155,7 @@ const applyTar = (base: Buffer, mutations: ReadonlyArray<Mutation>): Buffer => {
     const at = Math.floor(m.at * bytes.length)
     switch (m._tag) {
       case "Flip":
-        if (bytes.length > 0) bytes[at] ^= 1 << m.bit
+        if (bytes.length > 0) bytes[at]! ^= 1 << m.bit
         break
       case "Truncate":
         bytes = bytes.subarray(0, at)
@@ -185,7 +185,7 @@ const applyZip = (base: Buffer, mutations: ReadonlyArray<Mutation>): Buffer => {
     const at = Math.floor(m.at * bytes.length)
     switch (m._tag) {
       case "Flip":
-        if (bytes.length > 0) bytes[at] ^= 1 << m.bit
+        if (bytes.length > 0) bytes[at]! ^= 1 << m.bit
         break
       case "Truncate":
         bytes = bytes.subarray(0, at)

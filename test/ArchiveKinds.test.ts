@@ -14,7 +14,7 @@ import { read, type ReadParams } from "../src/Read.js"
 import type { ByteSource } from "../src/internal/sources/archive/content.js"
 import { ARCHIVE_LIMITS } from "../src/internal/sources/archive/model.js"
 import { scanTar } from "../src/internal/sources/archive/tar.js"
-import { nodeLayer, tempDir, writeTree } from "./support.js"
+import { nodeLayer, tempDir, writeTree } from "./support/index.js"
 import {
   header,
   member,
@@ -26,8 +26,8 @@ import {
   sparsePax01,
   sparsePax10,
   tarOf
-} from "./tarFixtures.js"
-import { unicodePathExtra, zip } from "./zipFixtures.js"
+} from "./support/tarFixtures.js"
+import { unicodePathExtra, zip } from "./support/zipFixtures.js"
 
 const roots: Array<string> = []
 afterAll(() => {
@@ -454,7 +454,7 @@ describe("ZIP variants", () => {
         "fat.zip": zip([{ name: "x", rawName: world, utf8: false, host: 0, data: "fat\n" }]),
         "latin.zip": zip([{ name: "x", rawName: Buffer.from("caf\xe9.txt", "latin1"), utf8: false, data: "latin\n" }])
       })
-      for (const [archive, line] of [["osx.zip", "osx"], ["unix.zip", "unix"]]) {
+      for (const [archive, line] of [["osx.zip", "osx"], ["unix.zip", "unix"]] as const) {
         expect((yield* readPath(root, archive)).output).toBe(archivePage(`${root}/${archive}`, ["世界/"], ["(1 entry)"]))
         expect((yield* readPath(root, `${archive}:世界/naïve.txt`)).output).toBe(
           filePage(`${root}/${archive}:世界/naïve.txt`, [`1: ${line}`], "(End of file - total 1 lines)")

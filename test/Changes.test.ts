@@ -11,7 +11,7 @@ import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import * as Permission from "../src/Permission.js"
 import { read, readUnknown } from "../src/Read.js"
-import { memoryLayer, nodeLayer, tempDir, ustar, writeTree } from "./support.js"
+import { memoryLayer, nodeLayer, tempDir, ustar, writeTree } from "./support/index.js"
 
 const roots: Array<string> = []
 afterAll(() => {

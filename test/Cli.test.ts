@@ -6,8 +6,8 @@ import { builtinModules } from "node:module"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import * as CliArgs from "../src/internal/doors/cliArgs.js"
-import { runProcess, tempDir, writeTree } from "./support.js"
-import { unprivilegedCli } from "./unprivileged.js"
+import { runProcess, tempDir, writeTree } from "./support/index.js"
+import { unprivilegedCli } from "./support/unprivileged.js"
 import { paramsOf, readOptions } from "../src/internal/doors/readOptions.js"
 import { ReadParams } from "../src/Read.js"
 
@@ -32,6 +32,12 @@ describe("CLI", () => {
     expect(stdout).toBe(
       `<path>${root}/src/app.ts</path>\n<type>file</type>\n<content>\n1: import x from "y"\n2: export const a = 1\n\n(End of file - total 2 lines)\n</content>\n`
     )
+  })
+
+  it("--version is package.json's version (read in one place, as the MCP server's serverInfo is)", async () => {
+    const { code, stdout } = await run(["--version"])
+    expect(code).toBe(0)
+    expect(stdout.trim()).toBe(JSON.parse(fs.readFileSync("package.json", "utf8")).version)
   })
 
   it("many: several files in order, a failing one in place, exit 1; --glob; --json", async () => {

@@ -9,8 +9,8 @@ import * as fs from "node:fs"
 import { findConflicts, markerOf } from "../src/internal/core/conflicts.js"
 import { read } from "../src/Read.js"
 import type { ReadResult } from "../src/ReadResult.js"
-import { memoryLayer, nodeLayer, tempDir, writeTree } from "./support.js"
-import { zip } from "./zipFixtures.js"
+import { memoryLayer, nodeLayer, tempDir, writeTree, fieldsOf } from "./support/index.js"
+import { zip } from "./support/zipFixtures.js"
 
 const roots: Array<string> = []
 afterAll(() => {
@@ -236,7 +236,7 @@ describe("the conflicts view is paged over regions", () => {
       const end = yield* read({ filePath: "many.ts", view: "conflicts", offset: 3000 }).pipe(Effect.provide(layer))
       expect(end.output).toContain("(3000 unresolved merge-conflict regions in 18000 lines, at lines 2-6, 8-12,")
       expect(end.metadata.truncated).toBe(false)
-      expect(end.metadata.nextOffset).toBeUndefined()
+      expect(fieldsOf(end).nextOffset).toBeUndefined()
       const past = yield* Effect.flip(read({ filePath: "many.ts", view: "conflicts", offset: 3001 }).pipe(Effect.provide(layer)))
       expect(past.message).toContain("offset 3001 is past the last conflict region (3000); the conflicts view's offset and limit count regions")
     }))
@@ -268,7 +268,7 @@ describe("the conflicts view is paged over regions", () => {
       while (offset !== undefined) {
         const page: ReadResult = yield* read({ filePath: "m.txt", view: "conflicts", offset, limit }).pipe(Effect.provide(layer))
         seen.push(...headings(page.output))
-        offset = page.metadata.nextOffset
+        offset = fieldsOf(page).nextOffset
       }
       expect(seen).toEqual(Array.from({ length: count }, (_, i) => i + 1))
     }), { fastCheck: { numRuns: 25 } })

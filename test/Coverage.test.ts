@@ -21,7 +21,7 @@ import * as Permission from "../src/Permission.js"
 import * as Read from "../src/Read.js"
 import * as SqliteFileTime from "../src/SqliteFileTime.js"
 import * as Workspace from "../src/Workspace.js"
-import { tempDir, writeTree } from "./support.js"
+import { tempDir, writeTree, fieldsOf } from "./support/index.js"
 
 const root = tempDir()
 const numbered = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1}`).join("\n") + "\n"
@@ -111,7 +111,7 @@ const cases = (name: string, make: () => Layer.Layer<FileTime.FileTime, unknown,
         const ft = yield* ledger
         const path = fresh()
         const result = yield* Read.read({ filePath: `${path}:2-3,8-9` })
-        expect(result.metadata.ranges).toEqual([{ start: 2, end: 3 }, { start: 8, end: 9 }])
+        expect(fieldsOf(result).ranges).toEqual([{ start: 2, end: 3 }, { start: 8, end: 9 }])
         expect((yield* ft.coverage("s", path)).ranges.map(({ end, start }) => [start, end])).toEqual([[2, 3], [8, 9]])
         expect(yield* ft.covers("s", path, 2, 3)).toBe(true)
         expect(yield* ft.covers("s", path, 5, 5)).toBe(false)

@@ -20,7 +20,7 @@ import {
   SelectorFailure
 } from "../src/internal/sources/database/selector.js"
 import { layoutTable } from "../src/internal/sources/database/table.js"
-import { memoryLayer, nodeLayer, tempDir, writeTree } from "./support.js"
+import { memoryLayer, nodeLayer, tempDir, writeTree } from "./support/index.js"
 
 // -----------------------------------------------------------------------------
 // Fixtures

@@ -11,11 +11,12 @@ import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import * as nodePath from "node:path"
-import { QueryLimits, type QueryLimitsShape, read, type ReadParams } from "../src/Read.js"
+import { QueryLimits, type QueryLimitsShape } from "../src/Limits.js"
+import { read, type ReadParams } from "../src/Read.js"
 import { MAX_FETCH_BYTES } from "../src/internal/sources/database/reader.js"
 import { execute } from "../src/internal/sources/databaseExecutor.js"
 import { committedImage } from "../src/internal/sources/database/wal.js"
-import { memoryLayer, nodeLayer, tempDir, writeTree } from "./support.js"
+import { memoryLayer, nodeLayer, tempDir, writeTree } from "./support/index.js"
 
 interface Writable {
   exec(sql: string): void

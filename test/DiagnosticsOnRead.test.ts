@@ -25,7 +25,7 @@ import * as Lsp from "../src/Lsp.js"
 import * as Permission from "../src/Permission.js"
 import * as Read from "../src/Read.js"
 import * as Workspace from "../src/Workspace.js"
-import { tempDir, writeTree } from "./support.js"
+import { tempDir, writeTree, fieldsOf } from "./support/index.js"
 
 const roots: Array<string> = []
 afterAll(() => {
@@ -68,7 +68,7 @@ describe("diagnostics on read, with typescript-language-server", () => {
     return Effect.gen(function*() {
       const plain = yield* Read.read({ filePath: "bad.ts" })
       expect(plain.output).not.toContain("Diagnostics")
-      expect(plain.metadata.diagnostics).toBeUndefined()
+      expect(fieldsOf(plain).diagnostics).toBeUndefined()
 
       const checked = yield* patient(Read.read({ filePath: "bad.ts", diagnostics: "errors" }))
       const [page, block] = checked.output.split("\n\n(Diagnostics")
@@ -79,13 +79,13 @@ describe("diagnostics on read, with typescript-language-server", () => {
         "6:14: error (typescript 2322): Type 'number' is not assignable to type 'string'.",
         "6:36: error (typescript 2345): Argument of type 'string' is not assignable to parameter of type 'number'."
       ].join("\n"))
-      expect(checked.metadata.diagnostics).toEqual({ errors: 3, warnings: 0, shown: 3 })
+      expect(fieldsOf(checked).diagnostics).toEqual({ errors: 3, warnings: 0, shown: 3 })
 
       // The server is sent the file as it is now: a fix is seen at once.
       fs.writeFileSync(nodePath.join(root, "bad.ts"), "export const answer: number = 42\n")
       const fixed = yield* patient(Read.read({ filePath: "bad.ts", diagnostics: "warnings" }))
       expect(fixed.output).toContain("(Diagnostics from the language server: no errors or warnings.)")
-      expect(fixed.metadata.diagnostics).toEqual({ errors: 0, warnings: 0, shown: 0 })
+      expect(fieldsOf(fixed).diagnostics).toEqual({ errors: 0, warnings: 0, shown: 0 })
 
       // A page of the file: the diagnostics are still the file's, numbered as the file is.
       fs.writeFileSync(nodePath.join(root, "bad.ts"), BAD)
@@ -95,7 +95,7 @@ describe("diagnostics on read, with typescript-language-server", () => {
       // Files no server knows: nothing appended.
       const notes = yield* patient(Read.read({ filePath: "notes.txt", diagnostics: "errors" }))
       expect(notes.output).not.toContain("Diagnostics")
-      expect(notes.metadata.diagnostics).toBeUndefined()
+      expect(fieldsOf(notes).diagnostics).toBeUndefined()
 
       // The host can ask for every read.
       const always = yield* Read.read({ filePath: "good.ts" }).pipe(
@@ -126,7 +126,7 @@ connection.listen()
       )
       expect(result.output).toContain("2: export const answer")
       expect(result.output.endsWith("(Diagnostics: the language server did not answer within 1s.)")).toBe(true)
-      expect(result.metadata.diagnostics).toEqual({ errors: 0, warnings: 0, shown: 0, timedOut: true })
+      expect(fieldsOf(result).diagnostics).toEqual({ errors: 0, warnings: 0, shown: 0, timedOut: true })
     }).pipe(Effect.provide(layerWith(root, LanguageServer.layer({ servers: [silent] }))))
   }, 60_000)
 
@@ -146,7 +146,7 @@ connection.listen()
     return Effect.gen(function*() {
       const result = yield* Read.read({ filePath: "bad.ts", diagnostics: "errors" })
       expect(result.output.endsWith("\n\n(Diagnostics: no language server runs for this session, so none can be shown.)")).toBe(true)
-      expect(result.metadata.diagnostics).toBeUndefined()
+      expect(fieldsOf(result).diagnostics).toBeUndefined()
       const quiet = yield* Read.read({ filePath: "bad.ts" }).pipe(
         Effect.provideService(Read.DiagnosticsOnRead, { severity: "errors", wait: "1 second", maxCount: 20, maxBytes: 4096 })
       )

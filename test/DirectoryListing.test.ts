@@ -16,7 +16,7 @@ import * as Read from "../src/Read.js"
 import { renderDirectory } from "../src/internal/core/render.js"
 import { firstInOrder } from "../src/internal/core/select.js"
 import { compareNames } from "../src/internal/core/suggest.js"
-import { memoryLayer, nodeLayer, readCappedListing, tempDir } from "./support.js"
+import { memoryLayer, nodeLayer, readCappedListing, tempDir, fieldsOf } from "./support/index.js"
 
 /** The listing as it was before: stat every entry (following links), add `/`, sort. */
 const reference = (isDirectory: (name: string) => boolean, names: ReadonlyArray<string>): Array<string> =>
@@ -195,7 +195,7 @@ describe("directory listing pages", () => {
         Effect.provideService(FileSystem.FileSystem, counting)
       )
       expect(result.output).toContain("m099/\nn00000.txt\n")
-      expect(result.metadata.totalLines).toBe(3100)
+      expect(fieldsOf(result).totalLines).toBe(3100)
       // The 20 shown, plus the few stats of resolving the path itself.
       expect(stats.count).toBeLessThan(40)
     }).pipe(Effect.provide(memoryLayer(entries)))

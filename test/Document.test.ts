@@ -13,9 +13,9 @@ import * as nodePath from "node:path"
 import * as zlib from "node:zlib"
 import * as OptionalPackages from "../src/OptionalPackages.js"
 import { read, type ReadParams } from "../src/Read.js"
-import { nodeLayer, projectDirs } from "./support.js"
-import { assemblePdf, makePdf, pdfStream } from "./media.js"
-import { crc32 } from "./zipFixtures.js"
+import { nodeLayer, projectDirs, fieldsOf } from "./support/index.js"
+import { assemblePdf, makePdf, pdfStream } from "./support/media.js"
+import { crc32 } from "./support/zipFixtures.js"
 
 // -----------------------------------------------------------------------------
 // Helpers
@@ -588,7 +588,7 @@ describe(".xlsx", () => {
           "| --- | --- |"
         ].join("\n")
       ))
-      expect(result.metadata.mime).toBe("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
+      expect(fieldsOf(result).mime).toBe("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
     }))
 
   it.effect("rows and columns past the caps are left out with notices", () =>
@@ -663,7 +663,7 @@ describe(".pptx", () => {
       const root = project({ "deck.pptx": makePptx() })
       const result = yield* readIn(root, { filePath: "deck.pptx" })
       expect(result.output).toBe(whole(nodePath.join(root, "deck.pptx"), PPTX_TEXT.join("\n")))
-      expect(result.metadata.mime).toBe("application/vnd.openxmlformats-officedocument.presentationml.presentation")
+      expect(fieldsOf(result).mime).toBe("application/vnd.openxmlformats-officedocument.presentationml.presentation")
     }))
 
   it.effect(":pages= selects slides; past the end is a note or an InvalidSelector", () =>
@@ -726,7 +726,7 @@ describe(".odt", () => {
           "[image: Map of the site]"
         ].join("\n")
       ))
-      expect(result.metadata.mime).toBe("application/vnd.oasis.opendocument.text")
+      expect(fieldsOf(result).mime).toBe("application/vnd.oasis.opendocument.text")
     }))
 
   it.effect("search finds lines of the converted text, under their numbers there", () =>
@@ -789,7 +789,7 @@ describe(".epub", () => {
       const path = nodePath.join(root, "book.epub")
       const result = yield* readIn(root, { filePath: "book.epub" })
       expect(result.output).toBe(whole(path, EPUB_TEXT.join("\n")))
-      expect(result.metadata.mime).toBe("application/epub+zip")
+      expect(fieldsOf(result).mime).toBe("application/epub+zip")
       const chapter = yield* readIn(root, { filePath: "book.epub:12-15" })
       expect(chapter.output).toBe(page(path, numbered(EPUB_TEXT.slice(11, 15), 12), `(Showing lines 12-15 of ${EPUB_TEXT.length}. Use offset=16 to continue.)`))
     }))
@@ -849,7 +849,7 @@ describe("paging converted text", () => {
         const result = yield* readIn(root, { filePath: "long.docx", offset })
         const body = result.output.split("\n<content>\n")[1]!.split("\n\n(")[0]!.split("\n")
         seen.push(...body.map((line) => line.replace(/^\d+: /, "")))
-        const next = result.metadata.nextOffset
+        const next = fieldsOf(result).nextOffset
         expect(Buffer.byteLength(result.output)).toBeLessThanOrEqual(50 * 1024)
         if (next === undefined) {
           expect(result.output.endsWith(`${eof(expected.length)}\n</content>`)).toBe(true)

@@ -13,7 +13,7 @@ import * as zlib from "node:zlib"
 import { detect, firstTelling } from "../src/internal/core/encoding.js"
 import { read } from "../src/Read.js"
 import * as ReadTool from "../src/ReadTool.js"
-import { nodeLayer, tempDir } from "./support.js"
+import { nodeLayer, tempDir, fieldsOf } from "./support/index.js"
 
 const root = tempDir()
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
@@ -55,7 +55,7 @@ describe("encodings", () => {
         expect(body(result.output)).toBe(numbered)
         expect(result.output).toContain("(End of file - total 3 lines)")
         expect(result.metadata).toMatchObject({ encoding, bom, lineEnding: "lf", finalNewline: true })
-        expect(result.metadata.invalidBytesReplaced).toBeUndefined()
+        expect(fieldsOf(result).invalidBytesReplaced).toBeUndefined()
       }))
   }
 
@@ -72,8 +72,8 @@ describe("encodings", () => {
         const result = yield* readFile(fileWith(iconv.encode(content, source)))
         const lines = content.trimEnd().split("\n")
         expect(body(result.output)).toBe(lines.map((line, i) => `${i + 1}: ${line}`).join("\n"))
-        expect(result.metadata.encoding).toBe(reported)
-        expect(result.metadata.invalidBytesReplaced).toBeUndefined()
+        expect(fieldsOf(result).encoding).toBe(reported)
+        expect(fieldsOf(result).invalidBytesReplaced).toBeUndefined()
       }))
   }
 
@@ -98,8 +98,8 @@ describe("encodings", () => {
   it.effect("a UTF-16 text file is text, not binary, despite its zero bytes", () =>
     Effect.gen(function*() {
       const result = yield* readFile(fileWith(Buffer.from("plain ascii in utf-16\n".repeat(50), "utf16le"), "log.dat"))
-      expect(result.metadata.encoding).toBe("utf-16le")
-      expect(result.metadata.totalLines).toBe(50)
+      expect(fieldsOf(result).encoding).toBe("utf-16le")
+      expect(fieldsOf(result).totalLines).toBe(50)
     }))
 
   it.effect("little-endian 16-bit numbers are not mistaken for UTF-16 text", () =>
@@ -205,14 +205,14 @@ describe("encodings", () => {
       expect(body(first.output)).toBe(
         `1: a\n2: ${"長".repeat(2000)}... (line truncated to 2000 chars; use offset=2 column=2001 to read more of it)`
       )
-      expect(first.metadata.lineEnding).toBe("crlf")
+      expect(fieldsOf(first).lineEnding).toBe("crlf")
       const rest = yield* readFile(utf16, { offset: 2, column: 2001 })
       expect(body(rest.output)).toBe(`2: ${"長".repeat(500)}\n3: z`)
       const sentence = "これは長い行です、漢字とかなが混ざっています。" // 23 characters
       const line = sentence.repeat(100) // 2300 characters
       const sjis = fileWith(iconv.encode(`一行目です。\n${line}\n`, "shift_jis"))
       const cont = yield* readFile(sjis, { offset: 2, column: 2001 })
-      expect(cont.metadata.encoding).toBe("shift_jis")
+      expect(fieldsOf(cont).encoding).toBe("shift_jis")
       expect(body(cont.output)).toBe(`2: ${line.slice(2000)}`)
       expect(cont.output).toContain("(Line 2 is shown from character 2001.)")
     }))
@@ -321,12 +321,12 @@ describe("legacy CJK encodings", () => {
       for (const [name, codec, written] of files) {
         const result = yield* readFile(name)
         const reported = cases.find(([c]) => c === codec)![2]
-        expect({ codec, lines: shown(result.output), encoding: result.metadata.encoding }).toEqual({
+        expect({ codec, lines: shown(result.output), encoding: fieldsOf(result).encoding }).toEqual({
           codec,
           lines: lines(written),
           encoding: reported
         })
-        expect(result.metadata.invalidBytesReplaced).toBeUndefined()
+        expect(fieldsOf(result).invalidBytesReplaced).toBeUndefined()
       }
     }))
 
@@ -343,7 +343,7 @@ describe("legacy CJK encodings", () => {
         expect(fs.statSync(`${root}/${name}`).size).toBeGreaterThan(4096)
         const result = yield* readFile(name)
         expect({ codec, lines: shown(result.output) }).toEqual({ codec, lines: all })
-        expect(result.metadata.invalidBytesReplaced).toBeUndefined()
+        expect(fieldsOf(result).invalidBytesReplaced).toBeUndefined()
       }
     }))
 
@@ -358,7 +358,7 @@ describe("legacy CJK encodings", () => {
         expect(Buffer.byteLength(ascii.join("\n"))).toBeGreaterThan(8192)
         const result = yield* readFile(name)
         const reported = cases.find(([c]) => c === codec)![2]
-        expect({ codec, lines: shown(result.output), encoding: result.metadata.encoding }).toEqual({
+        expect({ codec, lines: shown(result.output), encoding: fieldsOf(result).encoding }).toEqual({
           codec,
           lines: lines(written),
           // Past the sample only the start of the text is judged: the JIS X 0213 forms and the
@@ -403,7 +403,7 @@ describe("legacy CJK encodings", () => {
       const expected = lines(decodeWithPython(name, "iso2022_jp"))
       expect(expected[29000]).toBe("第〇行の漢字")
       const first = yield* readFile(name, { limit: 3 })
-      expect(first.metadata.encoding).toBe("iso-2022-jp")
+      expect(fieldsOf(first).encoding).toBe("iso-2022-jp")
       expect(shown(first.output)).toEqual(expected.slice(0, 3))
       for (let pass = 0; pass < 2; pass++) {
         const deep = yield* readFile(name, { offset: 29001, limit: 4 })
@@ -423,9 +423,9 @@ describe("the encoding parameter", () => {
       const result = yield* readFile(name, { encoding: "windows-1251" })
       expect(body(result.output)).toBe("1: Привет, мир\n2: Вторая строка")
       expect(result.metadata).toMatchObject({ encoding: "windows-1251", bom: false })
-      expect(result.metadata.invalidBytesReplaced).toBeUndefined()
+      expect(fieldsOf(result).invalidBytesReplaced).toBeUndefined()
       // Any spelling iconv-lite accepts, and ours.
-      expect((yield* readFile(name, { encoding: "CP1251" })).metadata.encoding).toBe("cp1251")
+      expect(fieldsOf((yield* readFile(name, { encoding: "CP1251" }))).encoding).toBe("cp1251")
       const kr = fileWith(iconv.encode("한국어 텍스트\n", "cp949"))
       expect(body((yield* readFile(kr, { encoding: "UHC" })).output)).toBe("1: 한국어 텍스트")
     }))
@@ -435,13 +435,13 @@ describe("the encoding parameter", () => {
       // No ASCII, so no zero bytes to tell UTF-16 by.
       const cjk = "漢字かな交じり文と한국어"
       const bare = fileWith(Buffer.from(cjk, "utf16le"))
-      expect((yield* readFile(bare)).metadata.encoding).not.toBe("utf-16le")
+      expect(fieldsOf((yield* readFile(bare))).encoding).not.toBe("utf-16le")
       const named = yield* readFile(bare, { encoding: "utf-16le" })
       expect(body(named.output)).toBe(`1: ${cjk}`)
       expect(named.metadata).toMatchObject({ encoding: "utf-16le", bom: false })
       const withBom = yield* readFile(fileWith(Buffer.from(`\ufeff${cjk}`, "utf16le")), { encoding: "utf-16le" })
       expect(body(withBom.output)).toBe(`1: ${cjk}`)
-      expect(withBom.metadata.bom).toBe(true)
+      expect(fieldsOf(withBom).bom).toBe(true)
     }))
 
   it.effect("a wrong guess corrected by name: Latin-1 bytes read as windows-1252 or as Latin-1", () =>
@@ -450,7 +450,7 @@ describe("the encoding parameter", () => {
       expect(body((yield* readFile(name, { encoding: "windows-1252" })).output)).toBe("1: café\n2: €")
       const latin1 = yield* readFile(name, { encoding: "latin1" })
       expect(body(latin1.output)).toBe("1: café\n2: \u0080")
-      expect(latin1.metadata.encoding).toBe("iso-8859-1")
+      expect(fieldsOf(latin1).encoding).toBe("iso-8859-1")
     }))
 
   it.effect("an unknown name is InvalidParams that says how to find valid ones", () =>
@@ -508,7 +508,7 @@ describe("paging legacy text", () => {
         const line = text.repeat(Math.ceil(300_000 / text.length))
         const name = fileWith(iconv.encode(`first\n${line}\nlast\n`, encoding))
         const page = yield* readFile(name, { offset: 2, column: 150_001, limit: 1 })
-        expect(page.metadata.encoding).toBe(encoding)
+        expect(fieldsOf(page).encoding).toBe(encoding)
         expect(body(page.output).slice(0, 2003)).toBe(`2: ${line.slice(150_000, 152_000)}`)
       }
       // Python writes the escape-based and Johab forms.
@@ -519,7 +519,7 @@ describe("paging legacy text", () => {
         "iso2022_jp"
       ], { input: kanji })
       const iso = yield* readFile(fileWith(written), { offset: 2, column: 100_001, limit: 1 })
-      expect(iso.metadata.encoding).toBe("iso-2022-jp")
+      expect(fieldsOf(iso).encoding).toBe("iso-2022-jp")
       expect(body(iso.output).slice(0, 2003)).toBe(`2: ${kanji.slice(100_000, 102_000)}`)
       const hangul = "조합형 한글로 쓴 긴 줄입니다. ".repeat(10000)
       const johab = execFileSync("python3", [
@@ -528,7 +528,7 @@ describe("paging legacy text", () => {
         "johab"
       ], { input: hangul })
       const jb = yield* readFile(fileWith(johab), { offset: 2, column: 100_001, limit: 1 })
-      expect(jb.metadata.encoding).toBe("johab")
+      expect(fieldsOf(jb).encoding).toBe("johab")
       expect(body(jb.output).slice(0, 2003)).toBe(`2: ${hangul.slice(100_000, 102_000)}`)
     }))
 
@@ -539,7 +539,7 @@ describe("paging legacy text", () => {
       expect(fs.statSync(`${root}/${name}`).size).toBeGreaterThan(2 * 1024 * 1024)
       for (let pass = 0; pass < 2; pass++) {
         const page = yield* readFile(name, { offset: 75_001, limit: 3 })
-        expect(page.metadata.encoding).toBe("cp949")
+        expect(fieldsOf(page).encoding).toBe("cp949")
         expect(body(page.output)).toBe(rows.slice(75_000, 75_003).map((row, i) => `${75_001 + i}: ${row}`).join("\n"))
       }
     }))

@@ -15,9 +15,9 @@ import * as Envelope from "../src/Envelope.js"
 import * as Permission from "../src/Permission.js"
 import * as Read from "../src/Read.js"
 import * as ReadError from "../src/ReadError.js"
-import { PNG } from "./media.js"
-import { nodeLayer, runProcess, tempDir, writeTree } from "./support.js"
-import { unprivilegedCli } from "./unprivileged.js"
+import { PNG } from "./support/media.js"
+import { nodeLayer, runProcess, tempDir, writeTree } from "./support/index.js"
+import { unprivilegedCli } from "./support/unprivileged.js"
 
 const validate = new Ajv({ allErrors: true, strict: true }).compile(Envelope.jsonSchema)
 

@@ -17,7 +17,7 @@ import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import * as FaultFileSystem from "../src/FaultFileSystem.js"
 import * as MemoryFileSystem from "../src/MemoryFileSystem.js"
-import { tempDir } from "./support.js"
+import { tempDir } from "./support/index.js"
 
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes)
 

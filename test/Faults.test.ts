@@ -40,9 +40,9 @@ import * as Read from "../src/Read.js"
 import { ReadError } from "../src/ReadError.js"
 import * as Workspace from "../src/Workspace.js"
 import { isSqliteHeader } from "../src/internal/core/containers.js"
-import { member, tarOf } from "./tarFixtures.js"
-import { tempDir } from "./support.js"
-import { crc32 } from "./zipFixtures.js"
+import { member, tarOf } from "./support/tarFixtures.js"
+import { tempDir } from "./support/index.js"
+import { crc32 } from "./support/zipFixtures.js"
 
 const SESSION = "faults"
 const encoder = new TextEncoder()
@@ -174,10 +174,6 @@ const oracleOf = (exit: Exit.Exit<Read.ReadResult, ReadError>, from: string, to:
 }
 
 /**
- * A file source's outcome against the outcomes of fault-free reads of each version: a success
- * must be one of theirs; a failure must come from an injected fault or be one of theirs.
- */
-/**
  * `output` is `oracle`'s answer, or the same answer knowing less of the total: a read that
  * changed versions under faults starts with a line index the oracle's warm-up did not leave it,
  * so its count-ahead may stop before the end (`of at least N in a 1.0 MB file`) where the
@@ -191,6 +187,10 @@ const sameOrKnowingLess = (output: string, oracle: string): boolean => {
     output.replace(atLeast[0], " of #.") === oracle.replace(total[0], " of #.")
 }
 
+/**
+ * A file source's outcome against the outcomes of fault-free reads of each version: a success
+ * must be one of theirs; a failure must come from an injected fault or be one of theirs.
+ */
 const expectHonest = (
   run: Run,
   oracles: ReadonlyArray<Oracle>,

@@ -27,7 +27,7 @@ import * as Permission from "../src/Permission.js"
 import * as Read from "../src/Read.js"
 import * as SqliteFileTime from "../src/SqliteFileTime.js"
 import * as Workspace from "../src/Workspace.js"
-import { tempDir, withWarnings } from "./support.js"
+import { fieldsOf, tempDir, withWarnings } from "./support/index.js"
 
 const Database = createRequire(createRequire(import.meta.url).resolve("@effect/sql-sqlite-node/package.json"))(
   "better-sqlite3"
@@ -293,7 +293,7 @@ describe("entries removed during a large listing", () => {
         const lines = result.output.split("<entries>\n")[1]!.split("\n\n")[0]!.split("\n").filter((l) => l !== "")
         for (const line of lines) expect(names.has(line.replace(/\/$/, "")), line).toBe(true)
         expect(result.output).toContain(`(${lines.length} entries)`)
-        expect(result.metadata.totalLines).toBe(lines.length)
+        expect(fieldsOf(result).totalLines).toBe(lines.length)
         listings++
       }
       yield* Effect.promise(() => finished)
@@ -463,7 +463,7 @@ describe("a read-only SQLite ledger", () => {
       }).pipe(Effect.provide(Layer.merge(services, readOnly))))
       expect(value.output).toContain("1: hello")
       expect(Option.isSome(value.stamp)).toBe(true)
-      expect(value.changed._tag).toBe("FileChanged")
+      expect(value.changed._tag).toBe("FileChangedSinceRead")
       expect(warnings).toEqual(["FileTime.read: the SQLite ledger refused the write; the stamp is kept in memory only"])
       // Nothing reached the database.
       const db = new Database(filename, { readonly: true })
@@ -480,7 +480,7 @@ describe("a read-only SQLite ledger", () => {
       const { result } = yield* runModule(READ_ONLY_LEDGER, [dir], uid === undefined ? {} : { uid })
       expect(result.output).toContain("1: hello")
       expect(result).toMatchObject({ stamped: true, unchanged: true })
-      expect(result.changed).toContain("FileChanged")
+      expect(result.changed).toContain("FileChangedSinceRead")
       if (result.denied) {
         expect(result.warnings).toEqual(["FileTime.read: the SQLite ledger refused the write; the stamp is kept in memory only"])
       } else {

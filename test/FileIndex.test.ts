@@ -11,9 +11,10 @@ import * as Layer from "effect/Layer"
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as FileIndex from "../src/FileIndex.js"
-import { RecoveryLimits, warmFileIndex } from "../src/internal/read/recovery.js"
+import { RecoveryLimits } from "../src/Limits.js"
+import { warmFileIndex } from "../src/internal/read/recovery.js"
 import { read } from "../src/Read.js"
-import { nodeLayer, tempDir, writeTree } from "./support.js"
+import { nodeLayer, tempDir, writeTree } from "./support/index.js"
 
 const roots: Array<string> = []
 afterAll(() => {

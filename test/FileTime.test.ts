@@ -10,11 +10,17 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as nodePath from "node:path"
 import * as FileTime from "../src/FileTime.js"
+import * as Public from "../src/index.js"
+import * as LanguageServer from "../src/LanguageServer.js"
+import * as ReadError from "../src/ReadError.js"
+import * as Secrets from "../src/Secrets.js"
+import * as SqlFileTime from "../src/SqlFileTime.js"
+import * as SqlSessionMemory from "../src/SqlSessionMemory.js"
 import * as Lsp from "../src/Lsp.js"
 import * as Permission from "../src/Permission.js"
 import { read } from "../src/Read.js"
 import * as Workspace from "../src/Workspace.js"
-import { fileTimeContract } from "./FileTimeContract.js"
+import { fileTimeContract } from "./contracts/FileTime.js"
 
 const root = fs.mkdtempSync(nodePath.join(os.tmpdir(), "effect-read-filetime-"))
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
@@ -159,7 +165,7 @@ describe("FileTime after a read", () => {
       fs.writeFileSync(file, "gamma\ndelta")
       fs.utimesSync(file, mtime, mtime)
       const changed = yield* Effect.flip(ledger.assert("s", file))
-      expect(changed._tag).toBe("FileChanged")
+      expect(changed._tag).toBe("FileChangedSinceRead")
 
       yield* read({ filePath: "notes.txt" })
       yield* ledger.assert("s", file)
@@ -209,6 +215,35 @@ describe("FileTime after a read", () => {
       fs.utimesSync(file, new Date(mtime.getTime() + 5000), new Date(mtime.getTime() + 5000))
       expect((yield* FileTime.stamp(file, known)).hash).toBe(createHash("sha256").update("one\n").digest("hex"))
     }).pipe(Effect.provide(NodeFileSystem.layer)))
+})
+
+describe("error tags", () => {
+  /** A module's error classes (a `Schema.TaggedError` class has its tag as `_tag`), once each. */
+  const errorsOf = (...modules: ReadonlyArray<object>) => [
+    ...new Set(modules.flatMap((module) =>
+      Object.values(module).filter((value): value is { readonly _tag: string } =>
+        typeof value === "function" && typeof (value as { readonly _tag?: unknown })._tag === "string"
+      )
+    ))
+  ]
+
+  it("are unique across the errors a host meets: one catchTag catches one shape", () => {
+    const tags = errorsOf(...Object.values(Public), LanguageServer, Secrets, SqlFileTime, SqlSessionMemory).map((error) => error._tag)
+    expect(tags).toEqual(expect.arrayContaining(["FileChanged", "FileChangedSinceRead", "FileNotRead", "SessionMemoryError"]))
+    expect(tags.filter((tag, i) => tags.indexOf(tag) !== i)).toEqual([])
+  })
+
+  it.effect("catchTag(\"FileChanged\") catches the read's error, not the ledger's", () =>
+    Effect.gen(function*() {
+      const ledger = new FileTime.FileChangedSinceRead({ path: "/p", readAt: 1 })
+      const caught = yield* Effect.fail(ledger).pipe(
+        Effect.catchTag("FileChangedSinceRead", () => Effect.succeed("ledger"))
+      )
+      expect(caught).toBe("ledger")
+      const read = new ReadError.FileChanged({ path: "/p", detail: "it shrank" })
+      expect(read._tag).not.toBe(ledger._tag)
+      expect(FileTime.FileChanged).toBe(FileTime.FileChangedSinceRead)
+    }))
 })
 
 describe("FileTime.layerMemory's bound", () => {

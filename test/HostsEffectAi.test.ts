@@ -22,9 +22,9 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as fs from "node:fs"
 import * as ReadTool from "../src/ReadTool.js"
-import { strictViolations } from "./jsonSchemaRules.js"
-import { HOST_PDF, HOST_SOURCE, PNG } from "./media.js"
-import { nodeLayer, tempDir, writeTree } from "./support.js"
+import { strictViolations } from "./support/jsonSchemaRules.js"
+import { HOST_PDF, HOST_SOURCE, PNG } from "./support/media.js"
+import { nodeLayer, tempDir, writeTree } from "./support/index.js"
 
 const root = tempDir()
 const source = HOST_SOURCE

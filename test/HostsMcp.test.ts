@@ -22,8 +22,8 @@ import { MockLanguageModelV4 } from "ai/test"
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { HOST_PDF, HOST_SOURCE, PNG } from "./media.js"
-import { tempDir, ustar, writeTree } from "./support.js"
+import { HOST_PDF, HOST_SOURCE, PNG } from "./support/media.js"
+import { tempDir, ustar, writeTree } from "./support/index.js"
 
 const bin = path.resolve("dist/bin.js")
 const root = tempDir()

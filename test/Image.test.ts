@@ -7,12 +7,12 @@ import { afterAll, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import sharp from "sharp"
-import { ImageLimits } from "../src/internal/sources/media.js"
+import { ImageLimits } from "../src/Limits.js"
 import * as OptionalPackages from "../src/OptionalPackages.js"
 import { readUnknown } from "../src/Read.js"
 import type { Attachment } from "../src/Read.js"
-import { GIF, PDF, PNG } from "./media.js"
-import { type LayerOptions, nodeLayer, tempDir, writeTree } from "./support.js"
+import { GIF, PDF, PNG } from "./support/media.js"
+import { type LayerOptions, nodeLayer, tempDir, writeTree, fieldsOf } from "./support/index.js"
 
 const roots: Array<string> = []
 afterAll(() => {
@@ -87,7 +87,7 @@ describe("images: decoded, with width, height and format", () => {
         format: "png",
         size: png.length
       })
-      expect(result.metadata.attached).toBeUndefined()
+      expect(fieldsOf(result).attached).toBeUndefined()
       expect(bytesOf(result.attachments![0]!).equals(png)).toBe(true)
     }))
 
@@ -126,7 +126,7 @@ describe("images: decoded, with width, height and format", () => {
       const result = yield* readIn(root, { filePath: "doc.pdf" })
       expect(result.output).toBe("PDF read successfully")
       expect(bytesOf(result.attachments![0]!).equals(PDF)).toBe(true)
-      expect(result.metadata.width).toBeUndefined()
+      expect(fieldsOf(result).width).toBeUndefined()
     }))
 })
 

@@ -17,7 +17,7 @@ import * as FileTime from "../src/FileTime.js"
 import { ImageLimits } from "../src/internal/sources/media.js"
 import * as ModelResult from "../src/ModelResult.js"
 import * as Read from "../src/Read.js"
-import { nodeLayer, tempDir, writeTree } from "./support.js"
+import { nodeLayer, tempDir, writeTree, fieldsOf } from "./support/index.js"
 
 const root = tempDir("effect-read-region-")
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
@@ -81,7 +81,7 @@ describe("image regions", () => {
       const result = yield* read({ filePath: "big.png", region: { x: 0, y: 0, width: 1000, height: 1000 } })
       expect(result.output).toBe("Image read successfully (region x=0 y=0 1000x1000 of the 3000x2000 image; at full resolution)")
       expect(result.metadata).toMatchObject({ region: { x: 0, y: 0, width: 1000, height: 1000 }, width: 3000, height: 2000 })
-      expect(result.metadata.scale).toBeUndefined()
+      expect(fieldsOf(result).scale).toBeUndefined()
       const region = yield* attached(result)
       // The same part of the image: 1000x1000 pixels here, about 667x667 in the downscale.
       expect(region.width).toBe(1000)
@@ -124,7 +124,7 @@ describe("image regions", () => {
   it.effect("the selector form: :region=X,Y,W,H and :frame=N, alone or together; not twice", () =>
     Effect.gen(function*() {
       const bySelector = yield* read({ filePath: "big.png:region=2990,1990,10,10" })
-      expect(bySelector.metadata.region).toEqual({ x: 2990, y: 1990, width: 10, height: 10 })
+      expect(fieldsOf(bySelector).region).toEqual({ x: 2990, y: 1990, width: 10, height: 10 })
       expect((yield* attached(bySelector)).at(5, 5)).toEqual([...corners.bottomRight])
       const both = yield* read({ filePath: "spin.gif:region=0,0,5,5:frame=3" })
       expect((yield* attached(both)).at(0, 0)).toEqual([0, 0, 200])

@@ -13,8 +13,8 @@ import * as Permission from "../src/Permission.js"
 import { read } from "../src/Read.js"
 import * as ReadMany from "../src/ReadMany.js"
 import * as SessionMemory from "../src/SessionMemory.js"
-import { nodeLayer, projectDirs } from "./support.js"
-import type { LayerOptions } from "./support.js"
+import { nodeLayer, projectDirs } from "./support/index.js"
+import type { LayerOptions } from "./support/index.js"
 
 const project = projectDirs()
 

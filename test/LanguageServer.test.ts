@@ -15,7 +15,7 @@ import * as LanguageServer from "../src/LanguageServer.js"
 import * as Permission from "../src/Permission.js"
 import * as Read from "../src/Read.js"
 import * as Workspace from "../src/Workspace.js"
-import { tempDir, writeTree } from "./support.js"
+import { tempDir, writeTree } from "./support/index.js"
 
 const roots: Array<string> = []
 afterAll(() => {

@@ -9,7 +9,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { type ElicitRequest, ElicitRequestSchema, type ElicitResult } from "@modelcontextprotocol/sdk/types.js"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { tempDir, writeTree } from "./support.js"
+import { tempDir, writeTree } from "./support/index.js"
 
 const bin = path.resolve("dist/bin.js")
 

@@ -15,8 +15,8 @@ import * as path from "node:path"
 import { promisify } from "node:util"
 import * as FileTime from "../src/FileTime.js"
 import * as SqliteFileTime from "../src/SqliteFileTime.js"
-import { describePg, freshPgDatabase } from "./pg.js"
-import { tempDir, writeTree } from "./support.js"
+import { describePg, freshPgDatabase } from "./support/pg.js"
+import { tempDir, writeTree } from "./support/index.js"
 
 const bin = path.resolve("dist/bin.js")
 const root = tempDir("effect-read-mcp-replicas-")

@@ -17,9 +17,9 @@ import * as Read from "../src/Read.js"
 import type { ReadError } from "../src/ReadError.js"
 import * as ReadMany from "../src/ReadMany.js"
 import * as ReadTool from "../src/ReadTool.js"
-import { PDF, PNG } from "./media.js"
-import { eventually, writeEndlessFile } from "./mcpWire.js"
-import { nodeLayer, tempDir, writeTree } from "./support.js"
+import { PDF, PNG } from "./support/media.js"
+import { eventually, writeEndlessFile } from "./support/mcpWire.js"
+import { nodeLayer, tempDir, writeTree } from "./support/index.js"
 
 const bin = path.resolve("dist/bin.js")
 const packageVersion = JSON.parse(fs.readFileSync("package.json", "utf8")).version

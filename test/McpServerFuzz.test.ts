@@ -10,8 +10,8 @@
  */
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
-import { initializeRequest, type Message, Wire } from "./mcpWire.js"
-import { tempDir, writeTree } from "./support.js"
+import { initializeRequest, type Message, Wire } from "./support/mcpWire.js"
+import { tempDir, writeTree } from "./support/index.js"
 
 const SEED = Number(process.env["MCP_FUZZ_SEED"] ?? Math.floor(Math.random() * 2 ** 31))
 console.info(`MCP fuzz: seed ${SEED} (replay with MCP_FUZZ_SEED=${SEED})`)

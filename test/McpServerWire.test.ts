@@ -4,8 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
-import { eventually, initializeRequest, type Message, Wire, writeEndlessFile } from "./mcpWire.js"
-import { tempDir, writeTree } from "./support.js"
+import { eventually, initializeRequest, type Message, Wire, writeEndlessFile } from "./support/mcpWire.js"
+import { tempDir, writeTree } from "./support/index.js"
 
 const root = tempDir()
 writeTree(root, { "notes.txt": "alpha\nbeta\n" })

@@ -23,7 +23,7 @@ import {
 import { useSnapshot } from "../src/internal/read/open.js"
 import * as MemoryFileSystem from "../src/MemoryFileSystem.js"
 import * as Read from "../src/Read.js"
-import { nodeLayer, tempDir } from "./support.js"
+import { nodeLayer, tempDir } from "./support/index.js"
 
 const root = tempDir("effect-read-realpath-")
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }))

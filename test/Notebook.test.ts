@@ -9,7 +9,7 @@ import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { notebookText } from "../src/internal/sources/notebook.js"
 import { read, type ReadParams } from "../src/Read.js"
-import { nodeLayer, projectDirs } from "./support.js"
+import { nodeLayer, projectDirs, fieldsOf } from "./support/index.js"
 
 const project = projectDirs()
 
@@ -209,7 +209,7 @@ describe("notebooks", () => {
         const result = yield* readIn(root, { filePath: "big.ipynb", offset })
         const shown = text(result.output).split("\n")
         seen.push(...shown)
-        const next = result.metadata.nextOffset
+        const next = fieldsOf(result).nextOffset
         if (next === undefined) {
           expect(result.output.endsWith(`${eof(expected.length)}\n</content>`)).toBe(true)
           break

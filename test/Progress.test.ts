@@ -10,10 +10,10 @@ import * as fs from "node:fs"
 import * as zlib from "node:zlib"
 import * as Progress from "../src/Progress.js"
 import { read, type ReadParams } from "../src/Read.js"
-import { bin, eventually, writeEndlessFile } from "./mcpWire.js"
-import { nodeLayer, tempDir, writeTree } from "./support.js"
-import { member as tarMember, tarOf } from "./tarFixtures.js"
-import { zip } from "./zipFixtures.js"
+import { bin, eventually, writeEndlessFile } from "./support/mcpWire.js"
+import { nodeLayer, tempDir, writeTree } from "./support/index.js"
+import { member as tarMember, tarOf } from "./support/tarFixtures.js"
+import { zip } from "./support/zipFixtures.js"
 
 const roots: Array<string> = []
 const project = (files: Readonly<Record<string, string | Uint8Array>>): string => {

@@ -14,9 +14,9 @@ import * as FileTime from "../src/FileTime.js"
 import * as Lsp from "../src/Lsp.js"
 import * as Permission from "../src/Permission.js"
 import { read, type ReadParams, readUnknown } from "../src/Read.js"
-import { GIF, JPEG, PDF, PNG, WEBP } from "./media.js"
-import { countingReads, nodeLayer, projectDirs } from "./support.js"
-import type { LayerOptions } from "./support.js"
+import { GIF, JPEG, PDF, PNG, WEBP } from "./support/media.js"
+import { countingReads, nodeLayer, projectDirs, fieldsOf } from "./support/index.js"
+import type { LayerOptions } from "./support/index.js"
 
 // -----------------------------------------------------------------------------
 // Helpers
@@ -123,7 +123,7 @@ describe("read: text files", () => {
       const last = yield* readIn(root, { filePath: "ten.txt", offset: 8, limit: 3 })
       expect(last.output).toBe(filePage(path, numbered(lines.slice(7), 8), eof(10)))
       expect(last.metadata.truncated).toBe(false)
-      expect(last.metadata.nextOffset).toBeUndefined()
+      expect(fieldsOf(last).nextOffset).toBeUndefined()
 
       // A limit that ends exactly on the last line is the end of the file, not a cap.
       const exact = yield* readIn(root, { filePath: "ten.txt", offset: 5, limit: 6 })
@@ -140,7 +140,7 @@ describe("read: text files", () => {
         filePage(path, numbered(lines.slice(0, 2000)), "(Showing lines 1-2000 of 2500. Use offset=2001 to continue.)")
       )
       expect(first.metadata).toMatchObject({ startLine: 1, endLine: 2000, totalLines: 2500, nextOffset: 2001 })
-      const second = yield* readIn(root, { filePath: "big.txt", offset: first.metadata.nextOffset })
+      const second = yield* readIn(root, { filePath: "big.txt", offset: fieldsOf(first).nextOffset })
       expect(second.output).toBe(filePage(path, numbered(lines.slice(2000), 2001), eof(2500)))
     }))
 
@@ -165,11 +165,11 @@ describe("read: text files", () => {
       // The cap is used, not wasted: the page stops within a few lines of 50 KB.
       expect(bytes(first.output)).toBeGreaterThan(51200 - 512)
       expect(first.metadata).toMatchObject({ startLine: 1, endLine: last, nextOffset: last + 1, truncated: true })
-      expect(first.metadata.totalLines).toBeUndefined()
+      expect(fieldsOf(first).totalLines).toBeUndefined()
 
       // Follow the footers to the end: every line exactly once, in order.
       const seen: Array<[number, string]> = [...shown]
-      let next = first.metadata.nextOffset
+      let next = fieldsOf(first).nextOffset
       let pages = 1
       let output = first.output
       while (next !== undefined) {
@@ -177,7 +177,7 @@ describe("read: text files", () => {
         expect(bytes(page.output)).toBeLessThanOrEqual(51200)
         expect(shownLines(page.output)[0]![0]).toBe(next)
         seen.push(...shownLines(page.output))
-        next = page.metadata.nextOffset
+        next = fieldsOf(page).nextOffset
         output = page.output
         pages++
       }
@@ -192,7 +192,7 @@ describe("read: text files", () => {
       const root = project({ "cjk.txt": lines.join("\n") })
       const result = yield* readIn(root, { filePath: "cjk.txt" })
       expect(bytes(result.output)).toBeLessThanOrEqual(51200)
-      const last = result.metadata.endLine!
+      const last = fieldsOf(result).endLine!
       expect(last).toBeLessThan(800)
       expect(result.output).toContain(`(Output capped at 50 KB. Showing lines 1-${last}. Use offset=${last + 1} to continue.)`)
       expect(shownLines(result.output)).toEqual(lines.slice(0, last).map((line, i) => [i + 1, line]))
@@ -210,8 +210,8 @@ describe("read: text files", () => {
         )
       )
       expect(result.metadata.truncated).toBe(true)
-      expect(result.metadata.linesCut).toBe(1)
-      expect(result.metadata.nextOffset).toBeUndefined()
+      expect(fieldsOf(result).linesCut).toBe(1)
+      expect(fieldsOf(result).nextOffset).toBeUndefined()
     }))
 
   it.effect("a line of exactly 2000 characters is not cut", () =>
@@ -333,7 +333,7 @@ describe("read: text files", () => {
         `<path>${root}/empty.txt</path>\n<type>file</type>\n<content>\n\n(End of file - total 0 lines)\n</content>`
       )
       expect(result.metadata).toMatchObject({ kind: "text", preview: "", truncated: false, totalLines: 0, size: 0 })
-      expect(result.metadata.startLine).toBeUndefined()
+      expect(fieldsOf(result).startLine).toBeUndefined()
       // offset 1 (and 0) on an empty file is fine; 2 is past the end.
       expect((yield* readIn(root, { filePath: "empty.txt", offset: 1 })).output).toBe(result.output)
       expect((yield* readIn(root, { filePath: "empty.txt", offset: 0 })).output).toBe(result.output)
@@ -510,7 +510,7 @@ describe("read: directories", () => {
         endLine: 7,
         totalLines: 7
       })
-      expect(result.metadata.nextOffset).toBeUndefined()
+      expect(fieldsOf(result).nextOffset).toBeUndefined()
     }))
 
   it.effect("pages with offset/limit and both footers exactly", () =>
@@ -615,7 +615,7 @@ describe("read: binary files", () => {
       expect((yield* failIn(root, { filePath: "over.txt" }))._tag).toBe("BinaryFile")
       const at = yield* readIn(root, { filePath: "at.txt" })
       expect(at.metadata.kind).toBe("text")
-      expect(at.metadata.totalLines).toBe(1)
+      expect(fieldsOf(at).totalLines).toBe(1)
     }))
 
   it.effect("tabs, newlines, CR, VT, FF and ESC are not control bytes for the test", () =>
@@ -1290,7 +1290,7 @@ describe("read: result and services", () => {
         )
       )
       expect(first.metadata).toMatchObject({ totalLinesAtLeast: 16_484, size: 50 * 1024 * 1024 })
-      expect(first.metadata.totalLines).toBeUndefined()
+      expect(fieldsOf(first).totalLines).toBeUndefined()
 
       const deep = yield* readIn(root, { filePath: "huge.log", offset: 819_150 })
       expect(deep.output).toBe(
@@ -1306,7 +1306,7 @@ describe("read: result and services", () => {
         counter.wrap,
         Effect.provide(nodeLayer(root))
       )
-      const last = capped.metadata.endLine!
+      const last = fieldsOf(capped).endLine!
       expect(capped.output.endsWith(
         `(Output capped at 50 KB. Showing lines 1-${last}. Use offset=${last + 1} to continue.)\n</content>`
       )).toBe(true)

@@ -30,12 +30,13 @@ import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import * as MemoryFileSystem from "../src/MemoryFileSystem.js"
 import * as Permission from "../src/Permission.js"
-import { QueryLimits, readUnknown } from "../src/Read.js"
+import { QueryLimits } from "../src/Limits.js"
+import { readUnknown } from "../src/Read.js"
 import { ReadError } from "../src/ReadError.js"
 import { ReadManyResult, readManyUnknown } from "../src/ReadMany.js"
 import { ReadResult } from "../src/ReadResult.js"
-import { formatSeeds } from "./formatCorpus.js"
-import { memoryLayer, nodeLayer, tempDir } from "./support.js"
+import { formatSeeds } from "./support/formatCorpus.js"
+import { memoryLayer, nodeLayer, tempDir } from "./support/index.js"
 
 const SEED = Number(process.env["READ_FUZZ_SEED"] ?? Math.floor(Math.random() * 2 ** 31))
 const RUNS = Number(process.env["READ_FUZZ_RUNS"] ?? 200)

@@ -9,7 +9,7 @@ import * as nodePath from "node:path"
 import * as Permission from "../src/Permission.js"
 import * as Read from "../src/Read.js"
 import * as ReadMany from "../src/ReadMany.js"
-import { nodeLayer, tempDir, writeTree } from "./support.js"
+import { nodeLayer, tempDir, writeTree, fieldsOf } from "./support/index.js"
 
 const root = tempDir()
 const lines = (n: number, width = 60) =>
@@ -98,7 +98,7 @@ describe("ReadMany.readMany", () => {
       // (A lone read of big1.txt ends at its own 50 KB cap, so the continuation needs no limit.)
       expect(next).toEqual({ filePath: nodePath.join(root, "big1.txt"), offset: shown("big1.txt") + 1 })
       const continued = yield* Read.read(next)
-      expect(continued.metadata.startLine).toBe(shown("big1.txt") + 1)
+      expect(fieldsOf(continued).startLine).toBe(shown("big1.txt") + 1)
       // The closing line names both cut files and how to continue each.
       const closing = result.output.split("\n").at(-1)!
       expect(closing).toMatch(/^\(read_many shares 50 KB of output between its files\. Cut: big1\.txt \(read filePath=/)
@@ -143,8 +143,8 @@ describe("ReadMany.readMany", () => {
       expect(result.output.split("\n").at(-1)).toContain(`lineFormat="hashline")`)
       // The continuation is a read: it shows the next lines the same way.
       const continued = yield* Read.read(second!.continueWith!)
-      expect(continued.metadata.lineFormat).toBe("hashline")
-      expect(continued.metadata.startLine).toBe(second!.continueWith!.offset)
+      expect(fieldsOf(continued).lineFormat).toBe("hashline")
+      expect(fieldsOf(continued).startLine).toBe(second!.continueWith!.offset)
     })))
 
   it.effect("a cut view continues as the same view, not as the file's lines", () =>
@@ -155,12 +155,12 @@ describe("ReadMany.readMany", () => {
         Effect.provideService(ReadMany.ReadManyLimits, { ...ReadMany.ReadManyLimits.defaultValue(), maxBytes: 8 * 1024 })
       )
       const [outline, summary] = result.files
-      expect(outline!.metadata?.structure?.view).toBe("outline")
+      expect(fieldsOf(outline!)?.structure?.view).toBe("outline")
       expect(outline!.continueWith).toEqual({ filePath: "many.py", view: "outline" })
       expect(summary!.continueWith).toEqual({ filePath: "many.py:summary" })
       expect(result.output.split("\n").at(-1)).toContain(`many.py (read filePath="many.py" view="outline")`)
       const continued = yield* Read.read(outline!.continueWith!)
-      expect(continued.metadata.structure?.view).toBe("outline")
+      expect(fieldsOf(continued).structure?.view).toBe("outline")
     })))
 
   it.effect("fairShares: what a small file leaves goes to the others", () =>

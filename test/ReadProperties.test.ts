@@ -7,7 +7,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { FastCheck as fc } from "effect"
 import * as Read from "../src/Read.js"
-import { memoryLayer } from "./support.js"
+import { memoryLayer } from "./support/index.js"
 
 const referenceLines = (withBom: string): Array<string> => {
   const text = withBom.replace(/^\uFEFF/, "")

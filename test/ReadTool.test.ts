@@ -17,7 +17,7 @@ import * as Read from "../src/Read.js"
 import { FileNotFound, InvalidParams } from "../src/ReadError.js"
 import type * as ReadMany from "../src/ReadMany.js"
 import * as ReadTool from "../src/ReadTool.js"
-import { nodeLayer, tempDir, writeTree } from "./support.js"
+import { nodeLayer, tempDir, writeTree } from "./support/index.js"
 
 const root = tempDir()
 writeTree(root, { "src/app.ts": "import x from \"y\"\nexport const a = 1\n", "config.json": "{}\n" })

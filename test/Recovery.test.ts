@@ -8,11 +8,11 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as TestClock from "effect/TestClock"
 import * as fs from "node:fs"
-import { RecoveryLimits } from "../src/internal/read/recovery.js"
+import { RecoveryLimits } from "../src/Limits.js"
 import * as Permission from "../src/Permission.js"
 import { read, readUnknown } from "../src/Read.js"
-import { PNG } from "./media.js"
-import { type LayerOptions, nodeLayer, tempDir, writeTree } from "./support.js"
+import { PNG } from "./support/media.js"
+import { type LayerOptions, nodeLayer, tempDir, writeTree } from "./support/index.js"
 
 const roots: Array<string> = []
 afterAll(() => {

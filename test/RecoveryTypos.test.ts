@@ -19,7 +19,7 @@ import {
 } from "../src/internal/core/suggest.js"
 import * as Permission from "../src/Permission.js"
 import { read } from "../src/Read.js"
-import { type LayerOptions, nodeLayer, tempDir, writeTree } from "./support.js"
+import { type LayerOptions, nodeLayer, tempDir, writeTree } from "./support/index.js"
 
 const roots: Array<string> = []
 afterAll(() => {

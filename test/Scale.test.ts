@@ -13,7 +13,7 @@ import { CHUNK_BYTES } from "../src/internal/sources/text.js"
 import { COUNT_AHEAD_BYTES, LONG_LINE_BYTES } from "../src/internal/core/lines.js"
 import * as LineIndex from "../src/LineIndex.js"
 import { read } from "../src/Read.js"
-import { countingReads, nodeLayer, tempDir } from "./support.js"
+import { countingReads, nodeLayer, tempDir, fieldsOf } from "./support/index.js"
 
 const root = tempDir()
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
@@ -169,13 +169,13 @@ describe("honest totals", () => {
       write("big.log", 1, 100_000) // ~2.8 MB: more than the 1 MiB counted past a page
       const first = yield* read({ filePath: "big.log", limit: 10 })
       expect(first.output).toMatch(/\(Showing lines 1-10 of at least \d+ in a 2\.\d MiB file\. Use offset=11 to continue\.\)/)
-      expect(first.metadata.totalLines).toBeUndefined()
-      expect(first.metadata.totalLinesAtLeast).toBeGreaterThan(10)
+      expect(fieldsOf(first).totalLines).toBeUndefined()
+      expect(fieldsOf(first).totalLinesAtLeast).toBeGreaterThan(10)
       const past = yield* Effect.flip(read({ filePath: "big.log", offset: 100_001 }))
       expect(past.message).toBe("Offset 100001 is out of range for this file (100000 lines)")
       const again = yield* read({ filePath: "big.log", limit: 10 })
       expect(again.output).toContain("(Showing lines 1-10 of 100000. Use offset=11 to continue.)")
-      expect(again.metadata.totalLines).toBe(100_000)
+      expect(fieldsOf(again).totalLines).toBe(100_000)
     }).pipe(Effect.provide(withIndex(1000))))
 })
 

@@ -23,7 +23,7 @@ import {
   searchFooter,
   searchLines
 } from "../src/internal/core/search.js"
-import { nodeLayer, projectDirs } from "./support.js"
+import { fieldsOf, nodeLayer, projectDirs } from "./support/index.js"
 import { zip } from "./zipFixtures.js"
 
 const project = projectDirs()
@@ -251,7 +251,7 @@ describe("search through read", () => {
         "(6 matches for /export const/ in 500 lines.)",
         "</content>"
       ].join("\n"))
-      expect(result.metadata.search).toEqual({
+      expect(fieldsOf(result).search).toEqual({
         pattern: "export const",
         matches: 6,
         first: 1,
@@ -259,7 +259,7 @@ describe("search through read", () => {
         lines: [1, 98, 195, 292, 389, 486]
       })
       expect(result.metadata.truncated).toBe(false)
-      expect(result.metadata.totalLines).toBe(500)
+      expect(fieldsOf(result).totalLines).toBe(500)
     }))
 
   it.effect("the selector form, paged by offset and limit over matches", () =>
@@ -268,7 +268,7 @@ describe("search through read", () => {
       const first = yield* readIn(root, { filePath: "src.ts:/VALUE\\d+ = [12]/i", limit: 1, context: 0 })
       expect(first.output).toContain("195: export const value194 = 194\n\n")
       expect(first.output).toContain("(Showing match 1 of 2 for /VALUE\\d+ = [12]/i in 500 lines. Use offset=2 to continue.)")
-      expect(first.metadata.nextOffset).toBe(2)
+      expect(fieldsOf(first).nextOffset).toBe(2)
       expect(first.metadata.truncated).toBe(true)
       const second = yield* readIn(root, { filePath: "src.ts:/VALUE\\d+ = [12]/i", offset: 2, limit: 1, context: 0 })
       expect(second.output).toContain("292: export const value291 = 291\n\n(Showing match 2 of 2")
@@ -279,7 +279,7 @@ describe("search through read", () => {
       const root = project({ "src.ts": SOURCE })
       const none = yield* readIn(root, { filePath: "src.ts", search: "nothing here" })
       expect(none.output).toContain("(0 matches for /nothing here/ in 500 lines.)")
-      expect(none.metadata.search?.matches).toBe(0)
+      expect(fieldsOf(none).search?.matches).toBe(0)
       const broken = yield* failIn(root, { filePath: "src.ts", search: "value(" })
       expect(broken._tag).toBe("InvalidParams")
       expect(broken.message).toContain("not a valid regular expression")
@@ -300,7 +300,7 @@ describe("search through read", () => {
       for (const file of ["u16.txt", "l1.txt", "crlf.txt"]) {
         const result = yield* readIn(root, { filePath: file, search: "^über", context: 0 })
         expect(result.output, file).toContain("3: über alles\n")
-        expect(result.metadata.search?.matches, file).toBe(1)
+        expect(fieldsOf(result).search?.matches, file).toBe(1)
       }
     }))
 
@@ -323,7 +323,7 @@ describe("search through read", () => {
       expect(member.output).toContain("389: export const value388 = 388\n")
       expect(member.metadata.kind).toBe("archive")
       const cells = yield* readIn(root, { filePath: "nb.ipynb", search: "np\\.zeros", context: 0 })
-      expect(cells.metadata.search?.matches).toBe(1)
+      expect(fieldsOf(cells).search?.matches).toBe(1)
       expect(cells.output).toMatch(/\n\d+: x = np\.zeros\(3\)\n/)
     }))
 
@@ -344,10 +344,10 @@ describe("search through read", () => {
           limit: 7,
           context: 0
         })
-        const shown = page.metadata.search?.lines ?? []
+        const shown = fieldsOf(page).search?.lines ?? []
         seen.push(...shown)
         for (const n of shown) expect(page.output).toContain(`\n${n}: ${lines[n - 1]}\n`)
-        offset = page.metadata.nextOffset
+        offset = fieldsOf(page).nextOffset
       }
       expect(seen).toEqual(expected)
     }))

@@ -9,8 +9,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { runProcess, tempDir, ustar, writeTree } from "./support.js"
-import { zip } from "./zipFixtures.js"
+import { runProcess, tempDir, ustar, writeTree } from "./support/index.js"
+import { zip } from "./support/zipFixtures.js"
 
 const bin = path.resolve("dist/bin.js")
 

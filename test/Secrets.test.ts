@@ -15,8 +15,8 @@ import * as Read from "../src/Read.js"
 import * as ReadMany from "../src/ReadMany.js"
 import * as Secrets from "../src/Secrets.js"
 import * as SessionMemory from "../src/SessionMemory.js"
-import { corpus } from "./secretCorpus.js"
-import { memoryLayer, nodeLayer, tempDir, writeTree } from "./support.js"
+import { corpus } from "./support/secretCorpus.js"
+import { memoryLayer, nodeLayer, tempDir, writeTree, fieldsOf } from "./support/index.js"
 
 const maskFile = (name: string, text: string) =>
   maskText(text, { style: styleOf(name), name: name.split("/").pop() })
@@ -235,7 +235,7 @@ describe("random secrets in random text never survive", () => {
         )
         const shown = `${result.output}\n${result.metadata.preview}`
         for (const secret of secrets) expect(shown).not.toContain(secret)
-        expect(result.metadata.totalLines).toBe(lines)
+        expect(fieldsOf(result).totalLines).toBe(lines)
       }),
     { fastCheck: { numRuns: 150 } }
   )
@@ -358,7 +358,7 @@ describe("read with Secrets.layerMask", () => {
       const root = project({ "app.env": env })
       const read = yield* Read.read({ filePath: "app.env", lineFormat: "hashline" }).pipe(Effect.provide(masking(root)))
       const masked = "API_KEY=‹secret: key›\nDB_PASSWORD=‹secret: password›\nPORT=3000\n"
-      expect(read.metadata.anchor).toBe(`¶app.env#${Anchors.tagOf(masked)}`)
+      expect(fieldsOf(read).anchor).toBe(`¶app.env#${Anchors.tagOf(masked)}`)
       expect(Anchors.tagOf(masked)).not.toBe(Anchors.tagOf(env))
       expect(read.output).toContain("2:DB_PASSWORD=‹secret: password›")
       const tag = Anchors.tagOf(masked)

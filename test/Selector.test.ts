@@ -10,7 +10,7 @@ import { pathToFileURL } from "node:url"
 import { parseSelector, SelectorError, splitSelector } from "../src/internal/core/selector.js"
 import { mergeRanges } from "../src/internal/core/ranges.js"
 import { read } from "../src/Read.js"
-import { nodeLayer, tempDir } from "./support.js"
+import { nodeLayer, tempDir } from "./support/index.js"
 
 describe("selector grammar", () => {
   it("splits a selector off the last colon only when it is one", () => {

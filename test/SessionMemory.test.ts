@@ -8,8 +8,8 @@ import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import * as Read from "../src/Read.js"
 import * as SessionMemory from "../src/SessionMemory.js"
-import { replaceLine, sessionMemoryContract } from "./SessionMemoryContract.js"
-import { nodeLayer, tempDir, writeTree } from "./support.js"
+import { replaceLine, sessionMemoryContract } from "./contracts/SessionMemory.js"
+import { nodeLayer, tempDir, writeTree, fieldsOf } from "./support/index.js"
 
 sessionMemoryContract("layerSession", (options) => SessionMemory.layerSession(options))
 
@@ -31,7 +31,7 @@ describe("SessionMemory: the default", () => {
       const first = yield* Read.read({ filePath: "a.txt" })
       const second = yield* Read.read({ filePath: "a.txt" })
       expect(second).toEqual(first)
-      expect(second.metadata.unchanged).toBeUndefined()
+      expect(fieldsOf(second).unchanged).toBeUndefined()
     }).pipe(Effect.provide(nodeLayer(root))))
 
   it.effect("the default remembers nothing: a changed file reads exactly as without session memory", () =>

@@ -13,7 +13,7 @@ import { FileNotFound } from "../src/ReadError.js"
 import * as Sources from "../src/Sources.js"
 import { localMeanings, resolve } from "../src/internal/core/resolve.js"
 import { skills } from "../examples/sources.js"
-import { memoryLayer } from "./support.js"
+import { memoryLayer } from "./support/index.js"
 
 const FILES = {
   "/project/notes.txt": "one\ntwo\nthree\n",

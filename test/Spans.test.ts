@@ -16,8 +16,8 @@ import * as Permission from "../src/Permission.js"
 import * as Read from "../src/Read.js"
 import * as SqliteFileTime from "../src/SqliteFileTime.js"
 import * as Workspace from "../src/Workspace.js"
-import { PNG } from "./media.js"
-import { nodeLayer, tempDir, writeTree } from "./support.js"
+import { PNG } from "./support/media.js"
+import { nodeLayer, tempDir, writeTree } from "./support/index.js"
 
 const root = tempDir("effect-read-spans-")
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }))

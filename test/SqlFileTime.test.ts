@@ -22,9 +22,9 @@ import * as FileTime from "../src/FileTime.js"
 import { Integer } from "../src/internal/store/sql.js"
 import * as SqlFileTime from "../src/SqlFileTime.js"
 import * as SqliteFileTime from "../src/SqliteFileTime.js"
-import { fileTimeContract } from "./FileTimeContract.js"
-import { describePg, freshPgDatabase, onFreshPgDatabase, pgClient } from "./pg.js"
-import { tempDir, withWarnings } from "./support.js"
+import { fileTimeContract } from "./contracts/FileTime.js"
+import { describePg, freshPgDatabase, onFreshPgDatabase, pgClient } from "./support/pg.js"
+import { tempDir, withWarnings } from "./support/index.js"
 
 const root = tempDir("effect-read-sql-filetime-")
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }))

@@ -21,9 +21,9 @@ import * as Read from "../src/Read.js"
 import * as SessionMemory from "../src/SessionMemory.js"
 import * as SqlFileTime from "../src/SqlFileTime.js"
 import * as SqlSessionMemory from "../src/SqlSessionMemory.js"
-import { describePg, freshPgDatabase, onFreshPgDatabase, pgClient, pgUrl } from "./pg.js"
-import { sessionMemoryContract } from "./SessionMemoryContract.js"
-import { nodeLayer, tempDir, writeTree } from "./support.js"
+import { describePg, freshPgDatabase, onFreshPgDatabase, pgClient, pgUrl } from "./support/pg.js"
+import { sessionMemoryContract } from "./contracts/SessionMemory.js"
+import { nodeLayer, tempDir, writeTree, fieldsOf } from "./support/index.js"
 
 const dir = tempDir("effect-read-sql-memory-")
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
@@ -223,34 +223,34 @@ const twoReplicas = (clients: () => Effect.Effect<readonly [Layer.Layer<SqlClien
       expect((yield* a.run(read(path))).output).toContain("1: line 1")
       // Read on A: a stub on B, and B's Edit guard accepts the file.
       const onB = yield* b.run(read(path))
-      expect(onB.metadata.unchanged).toBe(true)
+      expect(fieldsOf(onB).unchanged).toBe(true)
       expect(onB.output).toContain("File unchanged since your last read (lines 1-12)")
       yield* b.run(Effect.flatMap(FileTime.FileTime, (ledger) => ledger.assert("conversation-1", path)))
       expect(yield* b.run(Effect.flatMap(FileTime.FileTime, (ledger) => ledger.covers("conversation-1", path, 3, 9)))).toBe(true)
       // Written: B's guard refuses, B's read tells the change with the diff; A then holds the new version.
       fs.writeFileSync(path, numbered(12).replace("line 5\n", "line five\n"))
       const guard = yield* b.run(Effect.flatMap(FileTime.FileTime, (ledger) => Effect.flip(ledger.assert("conversation-1", path))))
-      expect(guard._tag).toBe("FileChanged")
+      expect(guard._tag).toBe("FileChangedSinceRead")
       const changed = yield* b.run(read(path))
       expect(changed.metadata.changed).toMatchObject({ diff: true, removed: 1, added: 1 })
       expect(changed.output).toContain("-line 5\n+line five")
-      expect((yield* a.run(read(path))).metadata.unchanged).toBe(true)
+      expect(fieldsOf((yield* a.run(read(path)))).unchanged).toBe(true)
       // Another conversation on B: full content.
       const elsewhere = yield* b.run(read(path).pipe(Effect.provide(nodeLayer(project, { sessionId: "conversation-2" }))))
-      expect(elsewhere.metadata.unchanged).toBeUndefined()
+      expect(fieldsOf(elsewhere).unchanged).toBeUndefined()
       // Compaction told to A: B gives full content.
       yield* a.memory.compacted("conversation-1")
-      expect((yield* b.run(read(path))).metadata.unchanged).toBeUndefined()
+      expect(fieldsOf((yield* b.run(read(path)))).unchanged).toBeUndefined()
       // A mark on B, a read on A, a rewind to the mark told to B: A shows the file in full again.
       const mark = yield* b.memory.mark("conversation-1")
       yield* a.run(read(other))
-      expect((yield* b.run(read(other))).metadata.unchanged).toBe(true)
+      expect(fieldsOf((yield* b.run(read(other)))).unchanged).toBe(true)
       yield* b.memory.rewound("conversation-1", mark)
-      expect((yield* a.run(read(other))).metadata.unchanged).toBeUndefined()
+      expect(fieldsOf((yield* a.run(read(other)))).unchanged).toBeUndefined()
       // A generation raised on B is honoured on A.
       yield* b.run(SessionMemory.atGeneration("conversation-1", 7)(read(other)))
-      expect((yield* a.run(SessionMemory.atGeneration("conversation-1", 7)(read(other)))).metadata.unchanged).toBe(true)
-      expect((yield* a.run(SessionMemory.atGeneration("conversation-1", 6)(read(other)))).metadata.unchanged).toBeUndefined()
+      expect(fieldsOf((yield* a.run(SessionMemory.atGeneration("conversation-1", 7)(read(other))))).unchanged).toBe(true)
+      expect(fieldsOf((yield* a.run(SessionMemory.atGeneration("conversation-1", 6)(read(other))))).unchanged).toBeUndefined()
       yield* a.close
       yield* b.close
     }))
@@ -286,10 +286,10 @@ const storeDown = (
       const path = nodePath.join(project, name)
       const r = yield* start(client)
       yield* r.run(Read.read({ filePath: path }))
-      expect((yield* r.run(Read.read({ filePath: path }))).metadata.unchanged).toBe(true)
+      expect(fieldsOf((yield* r.run(Read.read({ filePath: path })))).unchanged).toBe(true)
       yield* down
       const whileDown = yield* r.run(Read.read({ filePath: path }))
-      expect(whileDown.metadata.unchanged).toBeUndefined()
+      expect(fieldsOf(whileDown).unchanged).toBeUndefined()
       expect(whileDown.output).toContain("1: line 1")
       for (const signal of [r.memory.compacted("conversation-1"), r.memory.rewound("conversation-1", 0), r.memory.forget("conversation-1", path), Effect.asVoid(r.memory.mark("conversation-1")), Effect.asVoid(r.memory.advance("conversation-1", 9))]) {
         const error = yield* Effect.flip(signal)
@@ -298,12 +298,12 @@ const storeDown = (
       }
       // A request at a generation the store cannot check runs without memory.
       const unchecked = yield* r.run(SessionMemory.atGeneration("conversation-1", 1)(Read.read({ filePath: path })))
-      expect(unchecked.metadata.unchanged).toBeUndefined()
+      expect(fieldsOf(unchecked).unchanged).toBeUndefined()
       if (up !== undefined) {
         yield* up
-        expect((yield* r.run(Read.read({ filePath: path }))).metadata.unchanged).toBe(true)
+        expect(fieldsOf((yield* r.run(Read.read({ filePath: path })))).unchanged).toBe(true)
         yield* r.memory.compacted("conversation-1")
-        expect((yield* r.run(Read.read({ filePath: path }))).metadata.unchanged).toBeUndefined()
+        expect(fieldsOf((yield* r.run(Read.read({ filePath: path })))).unchanged).toBeUndefined()
       }
       yield* r.close
     }))

@@ -12,8 +12,8 @@ import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import * as FileTime from "../src/FileTime.js"
 import * as SqliteFileTime from "../src/SqliteFileTime.js"
-import { fileTimeContract } from "./FileTimeContract.js"
-import { tempDir } from "./support.js"
+import { fileTimeContract } from "./contracts/FileTime.js"
+import { tempDir } from "./support/index.js"
 
 const root = tempDir("effect-read-sqlite-filetime-")
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
@@ -95,7 +95,7 @@ describe("SqliteFileTime", () => {
           expect(first.hash).toMatch(/^[0-9a-f]{64}$/)
           yield* ledger.assert("s1", kept)
           yield* ledger.assert("s2", kept)
-          expect((yield* Effect.flip(ledger.assert("s1", edited)))._tag).toBe("FileChanged")
+          expect((yield* Effect.flip(ledger.assert("s1", edited)))._tag).toBe("FileChangedSinceRead")
           expect((yield* Effect.flip(ledger.assert("s2", edited)))._tag).toBe("FileNotRead")
           expect((yield* Effect.flip(ledger.assert("s3", kept)))._tag).toBe("FileNotRead")
         }))
@@ -146,7 +146,7 @@ describe("SqliteFileTime", () => {
             (session) => ledger.assert(session, files[0]!).pipe(Effect.as("ok"), Effect.catchAll((e) => Effect.succeed(e._tag))),
             { concurrency: "unbounded" }
           )
-          expect(after).toEqual(evenSessions.map((s) => rereaders.includes(s) ? "ok" : "FileChanged"))
+          expect(after).toEqual(evenSessions.map((s) => rereaders.includes(s) ? "ok" : "FileChangedSinceRead"))
         }))
     }))
 

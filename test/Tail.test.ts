@@ -15,8 +15,8 @@ import { fitNumbered, TailScanner, tailStartOf } from "../src/internal/core/tail
 import { memoryPageAt, memoryTailAt } from "../src/internal/present/pages.js"
 import * as LineIndex from "../src/LineIndex.js"
 import { read, readUnknown } from "../src/Read.js"
-import { countingReads, memoryLayer, nodeLayer, tempDir, writeTree } from "./support.js"
-import { zip } from "./zipFixtures.js"
+import { countingReads, memoryLayer, nodeLayer, tempDir, writeTree, fieldsOf } from "./support/index.js"
+import { zip } from "./support/zipFixtures.js"
 
 const roots: Array<string> = []
 afterAll(() => {
@@ -88,7 +88,7 @@ describe("tail by negative offset", () => {
       expect(window.output).toBe(
         page("/project/t.txt", ["6: line 6", "7: line 7"], "(Showing lines 6-7 of 10. Use offset=8 to continue.)")
       )
-      expect(window.metadata.nextOffset).toBe(8)
+      expect(fieldsOf(window).nextOffset).toBe(8)
       // A limit past the end is the tail itself.
       const whole = yield* readMemory({ "t.txt": text }, { filePath: "t.txt", offset: -3, limit: 50 })
       expect(whole.output).toContain("8: line 8\n9: line 9\n10: line 10\n\n(Showing the last 3 lines: 8-10 of 10.")
@@ -100,8 +100,8 @@ describe("tail by negative offset", () => {
       const root = project({ "wide.txt": lines.join("\n") + "\n" })
       const result = yield* readNode(root, { filePath: "wide.txt", offset: -2000 })
       expect(Buffer.byteLength(result.output)).toBeLessThanOrEqual(50 * 1024)
-      expect(result.metadata.endLine).toBe(3000)
-      const first = result.metadata.startLine!
+      expect(fieldsOf(result).endLine).toBe(3000)
+      const first = fieldsOf(result).startLine!
       expect(first).toBeGreaterThan(1000)
       expect(result.output).toContain(`${first}: ${first} x`)
       expect(result.output).toContain(`3000: 3000 ${"x".repeat(96)}\n\n(Output capped at 50 KB. Showing the last ${3001 - first} of the 2000 lines asked: lines ${first}-3000 of 3000.`)
@@ -123,7 +123,7 @@ describe("tail by negative offset", () => {
         )
       const cold = yield* tail(-3)
       expect(cold.output).toContain(`${count - 2}: row ${count - 2}\n${count - 1}: row ${count - 1}\n${count}: row ${count}\n\n`)
-      expect(cold.metadata.totalLines).toBe(count)
+      expect(fieldsOf(cold).totalLines).toBe(count)
       // Cold: the lines before the tail are counted once, in bounded chunks: about the file, never twice.
       expect(counting.stats.bytes).toBeLessThan(size * 1.2)
       counting.stats.bytes = 0
@@ -188,7 +188,7 @@ describe("tail by negative offset", () => {
       const root = project({ "wide.txt": bytes })
       const result = yield* readNode(root, { filePath: "wide.txt", offset: -2 })
       expect(result.output).toContain("2: second\n3: third\n\n(Showing the last 2 lines: 2-3 of 3.")
-      expect(result.metadata.encoding).toBe("utf-16le")
+      expect(fieldsOf(result).encoding).toBe("utf-16le")
     }))
 })
 
@@ -230,14 +230,14 @@ describe("tail over a real file (property)", () => {
         const params = { filePath: "t.log", offset: -spec.count, ...(spec.limit === undefined ? {} : { limit: spec.limit }) }
         for (const _ of ["cold", "warm"]) {
           const tail = yield* inRoot(read(params))
-          const { startLine, endLine, totalLines } = tail.metadata
+          const { startLine, endLine, totalLines } = fieldsOf(tail)
           expect(startLine).toBeDefined()
           expect(totalLines).toBeDefined()
           expect(endLine! - startLine! + 1).toBe(numbered(tail.output).length)
           if (spec.limit === undefined && !tail.metadata.truncated) expect(endLine).toBe(totalLines)
           const forward = yield* inRoot(read({ filePath: "t.log", offset: startLine!, limit: endLine! - startLine! + 1 }))
           expect(numbered(tail.output)).toEqual(numbered(forward.output))
-          expect(totalLines).toBe(forward.metadata.totalLines ?? totalLines)
+          expect(totalLines).toBe(fieldsOf(forward).totalLines ?? totalLines)
         }
       }),
     { fastCheck: { numRuns: 25 } }
@@ -308,7 +308,7 @@ describe("tails in multi-byte legacy encodings", () => {
           const shown = result.output.split("\n").filter((line) => /^\d+: /.test(line))
           expect(shown.at(-1)).toBe(`1000: ${lines[999]}`)
           expect(result.metadata).toMatchObject({ endLine: 1000, totalLines: 1000 })
-          const first = result.metadata.startLine!
+          const first = fieldsOf(result).startLine!
           expect(result.output).toContain(
             `(Output capped at 50 KB. Showing the last ${1001 - first} of the 1000 lines asked: lines ${first}-1000 of 1000.`
           )

@@ -10,8 +10,8 @@ import { mend } from "../src/internal/read/params.js"
 import * as Read from "../src/Read.js"
 import * as ReadMany from "../src/ReadMany.js"
 import * as ReadTool from "../src/ReadTool.js"
-import { geminiViolations, strictViolations } from "./jsonSchemaRules.js"
-import { memoryLayer } from "./support.js"
+import { geminiViolations, strictViolations } from "./support/jsonSchemaRules.js"
+import { memoryLayer } from "./support/index.js"
 
 const names = ["read", "read_many"] as const
 

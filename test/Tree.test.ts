@@ -10,7 +10,7 @@ import * as nodePath from "node:path"
 import { compactBytes, relativeAge } from "../src/internal/core/tree.js"
 import * as Permission from "../src/Permission.js"
 import { readUnknown } from "../src/Read.js"
-import { type LayerOptions, nodeLayer, tempDir, writeTree } from "./support.js"
+import { type LayerOptions, nodeLayer, tempDir, writeTree, fieldsOf } from "./support/index.js"
 
 const roots: Array<string> = []
 afterAll(() => {
@@ -96,7 +96,7 @@ describe("tree: exact output", () => {
         totalLines: 6,
         preview: SMALL_TREE.join("\n")
       })
-      expect(result.metadata.nextOffset).toBeUndefined()
+      expect(fieldsOf(result).nextOffset).toBeUndefined()
     }))
 
   it.effect("the :tree selector is the same as view \"tree\"", () =>
@@ -117,7 +117,7 @@ describe("tree: exact output", () => {
       expect((yield* readIn(root, { filePath: "." })).output).toBe(flat)
       const list = yield* readIn(root, { filePath: ".", view: "list" })
       expect(list.output).toBe(flat)
-      expect(list.metadata.view).toBeUndefined()
+      expect(fieldsOf(list).view).toBeUndefined()
     }))
 
   it.effect("paged by offset/limit over the tree's lines", () =>

@@ -12,7 +12,7 @@ import * as nodePath from "node:path"
 import * as MemoryFileSystem from "../src/MemoryFileSystem.js"
 import * as Permission from "../src/Permission.js"
 import { read, readUnknown } from "../src/Read.js"
-import { type LayerOptions, memoryLayer, nodeLayer, tempDir, ustar, writeTree } from "./support.js"
+import { type LayerOptions, memoryLayer, nodeLayer, tempDir, ustar, writeTree, fieldsOf } from "./support/index.js"
 
 const roots: Array<string> = []
 afterAll(() => {
@@ -290,7 +290,7 @@ describe("files that report size 0", () => {
       const result = yield* readIn(root, { filePath: "/proc/self/status" }, { permission: allowExternal })
       expect(fs.statSync("/proc/self/status").size).toBe(0)
       expect(result.output).toMatch(/\n1: Name:\t/)
-      expect(result.metadata.totalLines).toBeGreaterThan(5)
+      expect(fieldsOf(result).totalLines).toBeGreaterThan(5)
       expect(result.output).not.toContain("total 0 lines")
     }))
 
@@ -348,7 +348,7 @@ describe("opencode parity", () => {
       expect(first.output).toContain("(Showing 1 of 3 entries. Use 'offset' parameter to read beyond entry 2)")
       const second = yield* readIn(root, { filePath: "d", offset: 2, limit: 1 })
       expect(second.output).toContain("(Showing 1 of 3 entries. Use 'offset' parameter to read beyond entry 3)")
-      expect(second.metadata.nextOffset).toBe(3)
+      expect(fieldsOf(second).nextOffset).toBe(3)
     }))
 })
 

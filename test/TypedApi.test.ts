@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Anchors from "../src/Anchors.js"
 import * as Read from "../src/Read.js"
 import * as ReadMany from "../src/ReadMany.js"
-import { nodeLayer, tempDir, writeTree } from "./support.js"
+import { nodeLayer, tempDir, writeTree } from "./support/index.js"
 
 /** Never run: only compiled. */
 const typed = () => {

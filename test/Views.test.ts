@@ -7,9 +7,10 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
-import { read, readUnknown, StructureDefaults } from "../src/Read.js"
-import { memoryLayer, nodeLayer, tempDir, writeTree } from "./support.js"
-import { zip } from "./zipFixtures.js"
+import { StructureDefaults } from "../src/Limits.js"
+import { read, readUnknown } from "../src/Read.js"
+import { memoryLayer, nodeLayer, tempDir, writeTree, fieldsOf } from "./support/index.js"
+import { zip } from "./support/zipFixtures.js"
 
 const roots: Array<string> = []
 afterAll(() => {
@@ -61,7 +62,7 @@ describe("structure views through read", () => {
       expect(result.output).toContain("\n  12-17: def run(self):\n")
       expect(result.output).toContain("(End of outline - total")
       expect(result.metadata).toMatchObject({ kind: "text", totalLines: 21, structure: { view: "outline", language: "python" } })
-      expect(result.metadata.startLine).toBeUndefined()
+      expect(fieldsOf(result).startLine).toBeUndefined()
       const bySelector = yield* memory({ filePath: "mod.py:outline" })
       expect(bySelector.output).toBe(result.output)
       // An outline's footer offset applies to the selector form too.
@@ -76,14 +77,14 @@ describe("structure views through read", () => {
       expect(result.output).toContain("\n4-8: def first(x): …\n")
       expect(result.output).toContain("\n13-17:     def run(self): …\n")
       expect(result.output).toMatch(/\(Summary: \d+ of 21 lines elided in 2 spans\. Elided spans are hidden, not empty/)
-      expect(result.metadata.structure).toMatchObject({ view: "summary", spans: 2 })
+      expect(fieldsOf(result).structure).toMatchObject({ view: "summary", spans: 2 })
       expect((yield* memory({ filePath: "mod.py", view: "summary" })).output).toBe(result.output)
     }))
 
   it.effect("block: the declaration around a line with its comment; levels climbs; :N:block is the same", () =>
     Effect.gen(function*() {
       const result = yield* memory({ filePath: "mod.py", view: "block", offset: 15 })
-      expect(result.output).toMatch(/^<path>\/project\/mod\.py<\/path>\n<type>file<\/type>\n<content>\n\(Block: method run, lines 12-17 of 21\.\)\n12:     # Runs things\.\n/)
+      expect(result.output).toMatch(/^<path>\/project\/mod\.py<\/path>\n<type>file<\/type>\n<content>\n\(Block: method run, lines 12-17 of 21\.\)\n12: {5}# Runs things\.\n/)
       expect(result.output).toContain(
         "13:     def run(self):\n14:         a = 1\n15:         b = 2\n16:         c = 3\n17:         return a + b + c\n\n(End of block: lines 12-17 of 21."
       )
@@ -106,11 +107,11 @@ describe("structure views through read", () => {
       expect(block.output).toContain("(Block: class Big, lines 1-")
       expect(block.output).toContain("longer than a page, so this is its summary.)")
       expect(block.output).toContain("\n2-6:     def m0(self): …\n")
-      expect(block.metadata.structure?.view).toBe("summary")
+      expect(fieldsOf(block).structure?.view).toBe("summary")
       const wide = Array.from({ length: 2100 }, (_, i) => `x${i} = ${i}`).join("\n")
       const root2 = project({ "flat.py": `${wide}\n` })
       const summary = yield* read({ filePath: "flat.py", view: "summary" }).pipe(Effect.provide(nodeLayer(root2)))
-      expect(summary.metadata.structure?.view).toBe("outline")
+      expect(fieldsOf(summary).structure?.view).toBe("outline")
       expect(summary.output).toContain("is longer than a page, so this is the outline")
       // The outline it became is paged like any outline: its footer's offset continues it, as a
       // view or as a selector.
@@ -120,10 +121,10 @@ describe("structure views through read", () => {
       expect(first.output).toContain("is longer than a page, so this is the outline")
       const next = Number(/Use offset=(\d+) to continue\.\)\n/.exec(first.output)?.[1])
       expect(next).toBeGreaterThan(1)
-      expect(first.metadata.nextOffset).toBe(next)
+      expect(fieldsOf(first).nextOffset).toBe(next)
       for (const request of [{ filePath: "many.py", view: "summary" as const, offset: next }, { filePath: "many.py:summary", offset: next }]) {
         const more = yield* read(request).pipe(Effect.provide(nodeLayer(root3)))
-        expect(more.metadata.structure?.view).toBe("outline")
+        expect(fieldsOf(more).structure?.view).toBe("outline")
         expect(more.output).toContain(`: def f${next - 1}():`)
         expect(more.output).not.toContain(": def f0():")
         expect(more.output).toContain("(End of outline - total 2100 declarations)")
@@ -249,7 +250,7 @@ describe("the host's outline for a read a page would cut", () => {
       const result = yield* read({ filePath: "long.py" }).pipe(Effect.provide(nodeLayer(root)))
       expect(result.output).toContain("\n1: def f0():\n")
       expect(result.output).toContain("(Showing lines 1-2000 of 5000. Use offset=2001 to continue.)")
-      expect(result.metadata.structure).toBeUndefined()
+      expect(fieldsOf(result).structure).toBeUndefined()
     }))
 
   it.effect("on: the outline instead, saying why; a file that fits a page is read as usual", () =>
@@ -260,7 +261,7 @@ describe("the host's outline for a read a page would cut", () => {
       const result = yield* on(read({ filePath: "long.py" }))
       expect(result.output).toContain("it is longer than a page, so this is its outline instead of its first lines")
       expect(result.output).toContain("\n1-2: def f0():\n")
-      expect(result.metadata.structure?.view).toBe("outline")
+      expect(fieldsOf(result).structure?.view).toBe("outline")
       const short = yield* on(read({ filePath: "short.py" }))
       expect(short.output).toContain("1: def f():\n2:     return 1\n\n(End of file - total 2 lines)")
       // Asked-for pages are never replaced.

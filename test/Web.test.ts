@@ -15,11 +15,13 @@ import type { AddressInfo } from "node:net"
 import * as Zlib from "node:zlib"
 import { noSelection, type Selection } from "../src/internal/core/selector.js"
 import { type AddressClass, classifyAddress } from "../src/internal/sources/web/address.js"
-import { readWeb, WebLimits, type WebRequest } from "../src/internal/sources/web.js"
+import { WebLimits } from "../src/Limits.js"
+import { readWeb, type WebRequest } from "../src/internal/sources/web.js"
 import * as Permission from "../src/Permission.js"
 import { errorCode } from "../src/Envelope.js"
 import { FetchFailed } from "../src/ReadError.js"
-import { PNG } from "./media.js"
+import { fieldsOf } from "./support/index.js"
+import { PNG } from "./support/media.js"
 
 // -----------------------------------------------------------------------------
 // The server
@@ -281,9 +283,9 @@ describe("web pages", () => {
   it.live("a page without an article is converted whole; a <meta> charset is honoured", () =>
     Effect.gen(function*() {
       expect(text((yield* read("/tiny")).output)).toBe(`Hi **there**, [go](${at("/sub/page")})`)
-      const meta = yield* read("/meta-charset")
-      expect(text(meta.output)).toBe("# Café\n\n\u201cQuoted\u201d naïve")
-      expect(meta.metadata.encoding).toBe("windows-1252")
+      const page = yield* read("/meta-charset")
+      expect(text(page.output)).toBe("# Café\n\n\u201cQuoted\u201d naïve")
+      expect(fieldsOf(page).encoding).toBe("windows-1252")
     }))
 
   it.live(":raw shows the body as sent, without numbers", () =>
@@ -307,8 +309,8 @@ describe("web pages", () => {
     Effect.gen(function*() {
       const result = yield* read("/latin1")
       expect(text(result.output)).toBe("café crème")
-      expect(result.metadata.encoding).toBe("iso-8859-1")
-      expect(result.metadata.invalidBytesReplaced).toBeUndefined()
+      expect(fieldsOf(result).encoding).toBe("iso-8859-1")
+      expect(fieldsOf(result).invalidBytesReplaced).toBeUndefined()
     }))
 
   it.live("a body without a type is sniffed", () =>
@@ -520,7 +522,7 @@ describe("web permissions and redirects", () => {
 
       const allowed = recording(serverRules())
       const result = yield* readWeb(request("/json")).pipe(Effect.provide(allowed.layer))
-      expect(result.metadata.status).toBe(200)
+      expect(fieldsOf(result).status).toBe(200)
     }))
 
   it.live("a host name is connected to at the addresses checked (localhost, allowed by rule)", () =>

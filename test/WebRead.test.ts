@@ -11,7 +11,7 @@ import * as Cli from "../src/Cli.js"
 import * as Permission from "../src/Permission.js"
 import { read } from "../src/Read.js"
 import * as Sources from "../src/Sources.js"
-import { nodeLayer, tempDir } from "./support.js"
+import { nodeLayer, tempDir } from "./support/index.js"
 
 const LINES = Array.from({ length: 300 }, (_, i) => `line ${i + 1}`).join("\n") + "\n"
 let server: Http.Server

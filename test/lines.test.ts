@@ -43,9 +43,8 @@ const pageArb = <A extends Record<string, fc.Arbitrary<unknown>>>(more: A) =>
     ...more
   })
 
-/** Push `bytes` split at the given cut points, to exercise state carried across chunks. */
 /**
- * Page `bytes` pushed in pieces, each from one reused buffer that is overwritten after the push,
+ * Page `bytes` pushed in pieces (split at the cut points, to exercise state carried across chunks), each from one reused buffer that is overwritten after the push,
  * as a reader reuses its buffer: the pager must keep copies of what it still needs.
  */
 const pageInChunks = (bytes: Uint8Array, cuts: ReadonlyArray<number>, opts: PageOptions) => {

@@ -4,15 +4,9 @@
  * without the peer gets an error that names the package and the command that installs it,
  * not Node's bare `ERR_MODULE_NOT_FOUND` from inside our files.
  */
-import { readFileSync } from "node:fs"
+import { packageJson } from "./packageJson.js"
 
-const peerRanges = (): Readonly<Record<string, string>> => {
-  try {
-    return JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")).peerDependencies ?? {}
-  } catch {
-    return {}
-  }
-}
+const peerRanges = (): Readonly<Record<string, string>> => packageJson.peerDependencies ?? {}
 
 /** The package a failed import could not find (`Cannot find package 'x'`), if that was the failure. */
 export const missingPackage = (error: unknown): string | undefined => {

@@ -12,7 +12,7 @@ import * as Redacted from "effect/Redacted"
 import * as nodePath from "node:path"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type { FileTime } from "../../FileTime.js"
-import { none, SessionMemory } from "../../SessionMemory.js"
+import * as SessionMemory from "../../SessionMemory.js"
 import * as SqlFileTime from "../../SqlFileTime.js"
 import * as SqlSessionMemory from "../../SqlSessionMemory.js"
 import { configureSqlite, sqliteClientOptions } from "../store/sql.js"
@@ -73,7 +73,7 @@ const missing = (store: string, what: string, install: string) =>
 export const layer = (
   spec: StoreSpec,
   options: { readonly sessionMemory: false | SqlSessionMemory.Options }
-): Layer.Layer<FileTime | SessionMemory, StoreError, FileSystem.FileSystem> => {
+): Layer.Layer<FileTime | SessionMemory.SessionMemory, StoreError, FileSystem.FileSystem> => {
   const store = describeStore(spec)
   const client: Effect.Effect<Layer.Layer<SqlClient.SqlClient, unknown>, StoreError> = spec._tag === "sqlite"
     ? Effect.tryPromise({
@@ -90,7 +90,7 @@ export const layer = (
   const services = Layer.merge(
     SqlFileTime.layerClient,
     // Without it, the default: nothing remembered.
-    options.sessionMemory === false ? Layer.succeed(SessionMemory, none) : SqlSessionMemory.layerClient(options.sessionMemory)
+    options.sessionMemory === false ? SessionMemory.layerNoop : SqlSessionMemory.layerClient(options.sessionMemory)
   )
   return Layer.unwrapEffect(Effect.map(client, (clientLayer) => services.pipe(Layer.provide(clientLayer)))).pipe(
     // A client that throws while opening (better-sqlite3 on a missing directory) dies: told the same way.

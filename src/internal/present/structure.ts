@@ -20,7 +20,6 @@ import {
   syntaxContext,
   type ViewResult
 } from "../core/structureViews.js"
-import * as Context from "effect/Context"
 import { plainStructure } from "../core/headings.js"
 import { structureOf } from "../structure/engine.js"
 
@@ -28,18 +27,6 @@ import { structureOf } from "../structure/engine.js"
 export const MAX_STRUCTURE_LINES = 20_000
 export const MAX_STRUCTURE_BYTES = 2 * 1024 * 1024
 
-export interface StructureDefaultsShape {
-  /**
-   * Answer an unbounded read of a file that would be cut (more than a page: 2000 lines or 50 KB)
-   * with its outline instead of its first page. Off by default: opencode's first page stays.
-   */
-  readonly outlineWhenTruncated: boolean
-}
-
-/** How a host wants structure used where it was not asked for (a `Context.Reference`: off). */
-export class StructureDefaults extends Context.Reference<StructureDefaults>()("effect-read/StructureDefaults", {
-  defaultValue: (): StructureDefaultsShape => ({ outlineWhenTruncated: false })
-}) {}
 
 /**
  * The structure of the lines: the best engine by the path (`structureOf`); a text whose name

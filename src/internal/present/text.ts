@@ -11,9 +11,10 @@ import { type TextView } from "../core/selector.js"
 import { mergeRanges } from "../core/ranges.js"
 import type { Params } from "../sources/types.js"
 import { presentConflicts } from "./conflicts.js"
+import { StructureDefaults } from "../../Limits.js"
 import { tailByCounting, type TailRequest } from "./pages.js"
 import { presentSearch, searchOf, type SearchPresentOptions } from "./search.js"
-import { outlineInstead, presentStructure, StructureDefaults, widenBySyntax } from "./structure.js"
+import { outlineInstead, presentStructure, widenBySyntax } from "./structure.js"
 
 export type LineEnding = "lf" | "crlf" | "cr" | "mixed" | "none"
 

@@ -77,7 +77,8 @@ export const appendDiagnostics = (severity: "errors" | "warnings" | undefined, r
   Effect.gen(function*() {
     const settings = yield* DiagnosticsOnRead
     const wanted = severity ?? settings.severity
-    if (wanted === undefined || result.metadata.kind !== "text" || result.metadata.url !== undefined) return result
+    // A text file's (a web page is kind "web"): the language server knows files, not URLs.
+    if (wanted === undefined || result.metadata.kind !== "text") return result
     const lsp = yield* Lsp
     if (lsp.diagnostics === undefined) {
       // Asked for by the model, with no language server to ask: said, so that silence is not "no errors".

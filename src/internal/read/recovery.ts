@@ -23,8 +23,6 @@
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
-import * as Context from "effect/Context"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import { type Entry, FileIndex } from "../../FileIndex.js"
@@ -40,23 +38,9 @@ import {
   resemblanceTo,
   suggestEntries
 } from "../core/suggest.js"
+import { RecoveryLimits } from "../../Limits.js"
 
-export interface RecoveryLimitsShape {
-  /** How long listing the workspace for a suffix match may take; past it, nothing is resolved. */
-  readonly timeout: Duration.DurationInput
-  /** Entries the listing may visit; past it, nothing is resolved. */
-  readonly maxEntries: number
-}
-
-/**
- * The bounds of listing the workspace behind path recovery (default 2 s, 50,000 entries). A
- * listing cut short by either never resolves a path (a match it found might not be unique); its
- * matches are still offered as suggestions. Override with
- * `Effect.provideService(RecoveryLimits, { timeout: "5 seconds", maxEntries: 200_000 })`.
- */
-export class RecoveryLimits extends Context.Reference<RecoveryLimits>()("effect-read/RecoveryLimits", {
-  defaultValue: (): RecoveryLimitsShape => ({ timeout: Duration.seconds(2), maxEntries: 50_000 })
-}) {}
+export { RecoveryLimits, type RecoveryLimitsShape } from "../../Limits.js"
 
 /**
  * List the workspace into the `FileIndex` now, within the recovery limits, when the index keeps

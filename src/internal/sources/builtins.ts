@@ -17,8 +17,8 @@ import { fileURLToPath } from "node:url"
 import { ARCHIVE_CONTAINER, archiveExtension, DATABASE_CONTAINER, databaseExtension, isSqliteHeader, looksLikeArchive } from "../core/containers.js"
 import { mediaExtensions, mediaKind } from "../core/media.js"
 import { documentExtensions } from "./document/limits.js"
+import { HostMedia } from "../../Limits.js"
 import { ModelInput } from "../../ModelInput.js"
-import { HostMedia } from "./hostMedia.js"
 import type { FileFacts, FileSource, SchemeSource } from "./types.js"
 
 export const database: FileSource = {

@@ -11,7 +11,6 @@
  * the budget. Idle processes are kept for the next read (`QueryLimits`: at most 2, for 30 s), so
  * most reads pay no start-up; they never keep this process alive, and leave with it.
  */
-import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import { type ChildProcess, fork } from "node:child_process"
@@ -19,25 +18,9 @@ import { tmpdir } from "node:os"
 import { fileURLToPath } from "node:url"
 import { BUSY_TIMEOUT_MS, CONNECTION_PRAGMAS, driverPath, type Source } from "./database/driver.js"
 import { type Fetch, type Fetched, MAX_FETCH_BYTES } from "./database/reader.js"
+import { QueryLimits, type QueryLimitsShape } from "../../Limits.js"
 
-export interface QueryLimitsShape {
-  /** How long the statements of one database read may run; past it they are stopped. */
-  readonly timeout: Duration.DurationInput
-  /** Query processes kept after their reads for the next ones (default 2); 0 ends each with its read. */
-  readonly idleProcesses?: number | undefined
-  /** How long a query process is kept after its read (default 30 s: an agent's next call is seconds away). */
-  readonly idleTimeout?: Duration.DurationInput | undefined
-}
-
-/**
- * The time budget of a database read's statements (default 5 s): raw `?q=` queries, pages,
- * samples and row lookups. Past it the query process is killed and the read fails with a
- * `DatabaseError` saying so. Also how many query processes wait for the next read, and for how
- * long (2, 30 s). Override with `Effect.provideService(QueryLimits, { timeout: "30 seconds" })`.
- */
-export class QueryLimits extends Context.Reference<QueryLimits>()("effect-read/QueryLimits", {
-  defaultValue: (): QueryLimitsShape => ({ timeout: Duration.seconds(5), idleProcesses: 2, idleTimeout: Duration.seconds(30) })
-}) {}
+export { QueryLimits, type QueryLimitsShape } from "../../Limits.js"
 
 /** A statement could not run or was stopped; `message` is what the model reads. */
 export class ExecutionFailure {

@@ -8,7 +8,6 @@
  */
 import type { File } from "@effect/platform/FileSystem"
 import type * as FileSystem from "@effect/platform/FileSystem"
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { SharpConstructor } from "sharp"
@@ -23,31 +22,9 @@ import { fromPlatformError } from "../io/platformError.js"
 import { type Target } from "../read/access.js"
 import { endedEarly } from "../read/open.js"
 import type { FileSourceRequest } from "./types.js"
+import { ImageLimits } from "../../Limits.js"
 
-export interface ImageLimitsShape {
-  /** Longest side, in pixels, of an attached image; larger ones are downscaled to fit. */
-  readonly maxDimension: number
-  /** Largest encoded size of an attached image; larger ones are re-encoded (JPEG or WebP) to fit. */
-  readonly maxBytes: number
-  /** Images with more pixels are refused rather than decoded (a decompression bomb guard). */
-  readonly maxPixels: number
-  /** Longest side, in pixels, of a full-resolution read (`fullResolution`). Default 8000. */
-  readonly maxFullDimension?: number | undefined
-}
-
-/**
- * The image limits `read` applies: default 2000 px per side, 5 MB encoded, 100 megapixels
- * decoded. Override per program or per call:
- * `read(params).pipe(Effect.provideService(ImageLimits, { maxDimension: 1568, maxBytes: 3_750_000, maxPixels: 50_000_000 }))`.
- */
-export class ImageLimits extends Context.Reference<ImageLimits>()("effect-read/ImageLimits", {
-  defaultValue: (): ImageLimitsShape => ({
-    maxDimension: 2000,
-    maxBytes: 5 * 1024 * 1024,
-    maxPixels: 100_000_000,
-    maxFullDimension: DEFAULT_MAX_FULL_DIMENSION
-  })
-}) {}
+export { ImageLimits, type ImageLimitsShape } from "../../Limits.js"
 
 export type ImageFormat = "png" | "jpeg" | "gif" | "webp"
 

@@ -11,6 +11,7 @@ import * as Option from "effect/Option"
 import { LineIndex } from "../../LineIndex.js"
 import { Progress } from "../../Progress.js"
 import type { FileChanged, ReadFailed } from "../../ReadError.js"
+import { isPaged } from "../../ReadResult.js"
 import * as Secrets from "../../Secrets.js"
 import { Workspace } from "../../Workspace.js"
 import { type Target } from "../read/access.js"
@@ -423,7 +424,7 @@ export const readText = Effect.fn("Read.text", { captureStackTrace: false })(fun
     }
   })
   // The lines shown, whole, under their tag: an Edit naming this tag later finds them (Anchors.verify).
-  const { startLine, endLine } = result.metadata
+  const { endLine, startLine } = isPaged(result.metadata) ? result.metadata : { endLine: undefined, startLine: undefined }
   if (anchor?.tag !== undefined && startLine !== undefined && endLine !== undefined) {
     const store = yield* AnchorStore
     const { sessionId } = yield* Workspace

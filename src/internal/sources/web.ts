@@ -28,7 +28,7 @@ import type { Params, SchemeRequest } from "./types.js"
 import { type AddressClass, classifyAddress, literalAddress } from "./web/address.js"
 import { type Address, get, type Outcome } from "./webFetch.js"
 import { htmlToMarkdown } from "./web/html.js"
-import { WebLimits } from "./webLimits.js"
+import { WebLimits } from "../../Limits.js"
 
 export interface WebRequest {
   /** An `http:` or `https:` URL, already parsed (selector removed). */
@@ -37,7 +37,7 @@ export interface WebRequest {
   readonly selection: Selection
 }
 
-export { WebLimits, type WebLimitsShape } from "./webLimits.js"
+export { WebLimits, type WebLimitsShape } from "../../Limits.js"
 
 // -----------------------------------------------------------------------------
 // Fetching: permissions, addresses, redirects, time

@@ -99,7 +99,7 @@ export const makeAnchorStore = (options: AnchorStoreOptions = {}): AnchorStoreSh
 }
 
 /** Records nothing: an Edit must then give the lines it saw to have a changed file's anchors found. */
-export const noAnchorStore: AnchorStoreShape = {
+export const noopAnchorStore: AnchorStoreShape = {
   record: () => Effect.void,
   lookup: () => Effect.succeed(undefined),
   clear: () => Effect.void
@@ -117,3 +117,9 @@ export class AnchorStore extends Context.Reference<AnchorStore>()("effect-read/A
 /** A store of its own (tests, or a host that wants other bounds). */
 export const layerAnchorStore = (options: AnchorStoreOptions = {}): Layer.Layer<AnchorStore> =>
   Layer.sync(AnchorStore, () => makeAnchorStore(options))
+
+/** A store that records nothing, as a layer. */
+export const layerNoopAnchorStore: Layer.Layer<AnchorStore> = Layer.succeed(AnchorStore, noopAnchorStore)
+
+/** @deprecated Use `noopAnchorStore` (or `layerNoopAnchorStore`). */
+export const noAnchorStore: AnchorStoreShape = noopAnchorStore

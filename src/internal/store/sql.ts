@@ -10,7 +10,6 @@
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
-import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -18,6 +17,7 @@ import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
+import { LockTimeout } from "../../Limits.js"
 
 /**
  * The migrations table this store owns. Not `@effect/sql`'s default (`effect_sql_migrations`),
@@ -40,16 +40,7 @@ export const dialectOf = (sql: SqlClient.SqlClient): Dialect =>
 export const dialectName = (sql: SqlClient.SqlClient): string =>
   sql.onDialectOrElse({ sqlite: () => "SQLite", pg: () => "PostgreSQL", orElse: () => "SQL" })
 
-/**
- * How long an operation of the store waits for a lock another connection holds before it fails:
- * SQLite's write lock (another process writing, migrating, checkpointing, backing up), a
- * PostgreSQL deadlock or serialization failure. Default 60 seconds; another value provided to a
- * layer (`Layer.provide(Layer.succeed(LockTimeout, Duration.seconds(10)))`) holds for everything
- * it does, from its migrations on.
- */
-export class LockTimeout extends Context.Reference<LockTimeout>()("effect-read/SqlStore/LockTimeout", {
-  defaultValue: (): Duration.Duration => Duration.seconds(60)
-}) {}
+export { LockTimeout } from "../../Limits.js"
 
 /**
  * SQLite's busy timeout on the connections our layers open: how long one statement waits inside

@@ -382,11 +382,6 @@ type Outcome =
   | { readonly _tag: "Found"; readonly entry: RawEntry; readonly content: Content }
   | { readonly _tag: "Failed"; readonly failure: ArchiveFailure }
 
-/**
- * Read the archive once: index every entry and read the last copy of each wanted path that is a
- * regular file. When the archive is damaged after a wanted member was read, the member is
- * returned with `damaged` saying why a later copy could not be looked for.
- */
 /** A fresh pass over an archive's tar stream (the file's bytes, or them inflated). */
 type Reopen = (resources: Array<{ destroy(): void }>) => TarInput
 
@@ -406,6 +401,11 @@ const streamAt = (reopen: Reopen, start: number, size: number | undefined) =>
     }
   }
 
+/**
+ * Read the archive once: index every entry and read the last copy of each wanted path that is a
+ * regular file. When the archive is damaged after a wanted member was read, the member is
+ * returned with `damaged` saying why a later copy could not be looked for.
+ */
 export const scanTar = async (
   source: ByteSource,
   gzip: boolean,
@@ -680,7 +680,7 @@ const scanInput = async (
         NAME_KEYS.has(key) && value.includes("\0") ? [key, value.slice(0, value.indexOf("\0"))] as const : [key, value] as const
       ))
       const sparseKeys = pax.some(([key]) => key.startsWith("GNU.sparse."))
-      let name = values.get("GNU.sparse.name") ?? values.get("path") ?? longName ?? header.name
+      const name = values.get("GNU.sparse.name") ?? values.get("path") ?? longName ?? header.name
       const linkname = values.get("linkpath") ?? longLink ?? header.linkname
       let size = header.size
       if (values.has("size")) {

@@ -17,7 +17,7 @@ const relationships = (type: string, target: string) =>
 
 const TEXT = Array.from({ length: 40 }, (_, i) => `line ${i + 1}: the quick brown fox`).join("\n") + "\n"
 
-const CODE = `import { a } from "./a"
+const CODE = `import { a } from "../a"
 
 /** A class with a method. */
 export class Counter {

@@ -12,13 +12,13 @@ import * as FastCheck from "effect/FastCheck"
 import * as Layer from "effect/Layer"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
-import * as FileTime from "../src/FileTime.js"
-import * as Read from "../src/Read.js"
-import * as ReadMany from "../src/ReadMany.js"
-import * as SessionMemory from "../src/SessionMemory.js"
-import * as Workspace from "../src/Workspace.js"
-import { PNG } from "./media.js"
-import { nodeLayer, tempDir, writeTree } from "./support.js"
+import * as FileTime from "../../src/FileTime.js"
+import * as Read from "../../src/Read.js"
+import * as ReadMany from "../../src/ReadMany.js"
+import * as SessionMemory from "../../src/SessionMemory.js"
+import * as Workspace from "../../src/Workspace.js"
+import { PNG } from "../support/media.js"
+import { nodeLayer, tempDir, writeTree, fieldsOf } from "../support/index.js"
 
 /** Rewrite a file, line `n` (1-based) replaced by `text`. */
 export const replaceLine = (path: string, n: number, text: string) => {
@@ -72,16 +72,16 @@ describe(`SessionMemory contract: ${name}`, () => {
     session(Effect.gen(function*() {
       yield* Read.read({ filePath: "a.txt:1-3" })
       const wider = yield* Read.read({ filePath: "a.txt:1-5" })
-      expect(wider.metadata.unchanged).toBeUndefined()
+      expect(fieldsOf(wider).unchanged).toBeUndefined()
       expect(wider.output).toContain("5: line 5")
       yield* Read.read({ filePath: "a.txt:6-10" })
       // 1-5 and 6-10 together hold the whole file.
       expect((yield* Read.read({ filePath: "a.txt" })).output).toBe(stub("a.txt", 1, 10))
       const gap = yield* Read.read({ filePath: "b.txt:1-2" })
-      expect(gap.metadata.unchanged).toBeUndefined()
+      expect(fieldsOf(gap).unchanged).toBeUndefined()
       yield* Read.read({ filePath: "b.txt:4-5" })
       // Line 3 was never shown: not a stub.
-      expect((yield* Read.read({ filePath: "b.txt" })).metadata.unchanged).toBeUndefined()
+      expect(fieldsOf((yield* Read.read({ filePath: "b.txt" }))).unchanged).toBeUndefined()
     })))
 
   it.effect("a changed file is read again in full, then held at its new content", () =>
@@ -92,7 +92,7 @@ describe(`SessionMemory contract: ${name}`, () => {
       fs.writeFileSync(path, "one\nTWO\n")
       const changed = yield* Read.read({ filePath: path })
       expect(changed.output).toContain("2: TWO")
-      expect((yield* Read.read({ filePath: path })).metadata.unchanged).toBe(true)
+      expect(fieldsOf((yield* Read.read({ filePath: path }))).unchanged).toBe(true)
       // Same size, content changed back behind a restored mtime: the hash tells.
       const before = fs.statSync(path)
       fs.writeFileSync(path, "one\ntwo\n")
@@ -104,7 +104,7 @@ describe(`SessionMemory contract: ${name}`, () => {
     session(Effect.gen(function*() {
       yield* Read.read({ filePath: "b.txt:1-2,4-5" })
       expect((yield* Read.read({ filePath: "b.txt:3+1" })).output).toContain("3: line 3")
-      expect((yield* Read.read({ filePath: "b.txt:4-5" })).metadata.unchanged).toBe(true)
+      expect(fieldsOf((yield* Read.read({ filePath: "b.txt:4-5" }))).unchanged).toBe(true)
     })))
 
   it.effect("compaction resets every stub; forget resets one file", () =>
@@ -113,12 +113,12 @@ describe(`SessionMemory contract: ${name}`, () => {
       yield* Read.read({ filePath: "a.txt" })
       yield* Read.read({ filePath: "b.txt" })
       yield* (yield* memory).compacted(sessionId)
-      expect((yield* Read.read({ filePath: "a.txt" })).metadata.unchanged).toBeUndefined()
-      expect((yield* Read.read({ filePath: "a.txt" })).metadata.unchanged).toBe(true)
+      expect(fieldsOf((yield* Read.read({ filePath: "a.txt" }))).unchanged).toBeUndefined()
+      expect(fieldsOf((yield* Read.read({ filePath: "a.txt" }))).unchanged).toBe(true)
       yield* Read.read({ filePath: "b.txt" })
       yield* (yield* memory).forget(sessionId, abs("a.txt"))
-      expect((yield* Read.read({ filePath: "a.txt" })).metadata.unchanged).toBeUndefined()
-      expect((yield* Read.read({ filePath: "b.txt" })).metadata.unchanged).toBe(true)
+      expect(fieldsOf((yield* Read.read({ filePath: "a.txt" }))).unchanged).toBeUndefined()
+      expect(fieldsOf((yield* Read.read({ filePath: "b.txt" }))).unchanged).toBe(true)
     })))
 
   it.effect("a rewind forgets the reads after its mark and keeps those before", () =>
@@ -129,27 +129,27 @@ describe(`SessionMemory contract: ${name}`, () => {
       const mark = yield* mem.mark(sessionId)
       yield* Read.read({ filePath: "a.txt" })
       yield* mem.rewound(sessionId, mark)
-      expect((yield* Read.read({ filePath: "a.txt" })).metadata.unchanged).toBeUndefined()
-      expect((yield* Read.read({ filePath: "b.txt" })).metadata.unchanged).toBe(true)
+      expect(fieldsOf((yield* Read.read({ filePath: "a.txt" }))).unchanged).toBeUndefined()
+      expect(fieldsOf((yield* Read.read({ filePath: "b.txt" }))).unchanged).toBe(true)
       // Rewinding to before the first read forgets everything.
       yield* mem.rewound(sessionId, 0)
-      expect((yield* Read.read({ filePath: "b.txt" })).metadata.unchanged).toBeUndefined()
+      expect(fieldsOf((yield* Read.read({ filePath: "b.txt" }))).unchanged).toBeUndefined()
     })))
 
   it.effect("the generation: a raised one drops everything held; an older request runs without memory", () =>
     session(Effect.gen(function*() {
       const at = (generation: number) => SessionMemory.atGeneration("test", generation)
       yield* at(3)(Read.read({ filePath: "a.txt" }))
-      expect((yield* at(3)(Read.read({ filePath: "a.txt" }))).metadata.unchanged).toBe(true)
+      expect(fieldsOf((yield* at(3)(Read.read({ filePath: "a.txt" })))).unchanged).toBe(true)
       // Raised (the host compacted): shown in full, then held at the new generation.
-      expect((yield* at(4)(Read.read({ filePath: "a.txt" }))).metadata.unchanged).toBeUndefined()
-      expect((yield* at(4)(Read.read({ filePath: "a.txt" }))).metadata.unchanged).toBe(true)
+      expect(fieldsOf((yield* at(4)(Read.read({ filePath: "a.txt" })))).unchanged).toBeUndefined()
+      expect(fieldsOf((yield* at(4)(Read.read({ filePath: "a.txt" })))).unchanged).toBe(true)
       // From before the compaction: never a stub, and nothing it reads is remembered.
-      expect((yield* at(3)(Read.read({ filePath: "a.txt" }))).metadata.unchanged).toBeUndefined()
+      expect(fieldsOf((yield* at(3)(Read.read({ filePath: "a.txt" })))).unchanged).toBeUndefined()
       yield* at(3)(Read.read({ filePath: "b.txt" }))
-      expect((yield* at(4)(Read.read({ filePath: "b.txt" }))).metadata.unchanged).toBeUndefined()
+      expect(fieldsOf((yield* at(4)(Read.read({ filePath: "b.txt" })))).unchanged).toBeUndefined()
       // A request without a generation is served as before.
-      expect((yield* Read.read({ filePath: "a.txt" })).metadata.unchanged).toBe(true)
+      expect(fieldsOf((yield* Read.read({ filePath: "a.txt" }))).unchanged).toBe(true)
       const mem = yield* memory
       expect(yield* mem.advance("test", 4)).toBe(true)
       expect(yield* mem.advance("test", 2)).toBe(false)
@@ -196,7 +196,7 @@ describe(`SessionMemory contract: ${name}`, () => {
         const first = yield* Read.read({ filePath: name })
         const again = yield* Read.read({ filePath: name })
         expect(again.output).toBe(first.output)
-        expect(again.metadata.unchanged).toBeUndefined()
+        expect(fieldsOf(again).unchanged).toBeUndefined()
       }
     })))
 
@@ -206,15 +206,15 @@ describe(`SessionMemory contract: ${name}`, () => {
       const other = yield* Read.read({ filePath: "a.txt" }).pipe(
         Effect.provide(Workspace.layer({ directory: root, sessionId: "other" }))
       )
-      expect(other.metadata.unchanged).toBeUndefined()
-      expect((yield* Read.read({ filePath: "a.txt", offset: 2, column: 1 })).metadata.unchanged).toBeUndefined()
+      expect(fieldsOf(other).unchanged).toBeUndefined()
+      expect(fieldsOf((yield* Read.read({ filePath: "a.txt", offset: 2, column: 1 }))).unchanged).toBeUndefined()
     })))
 
   it.effect("read_many stubs the members held and reads the others", () =>
     session(Effect.gen(function*() {
       yield* Read.read({ filePath: "a.txt" })
       const many = yield* ReadMany.readMany({ files: [{ filePath: "a.txt" }, { filePath: "b.txt" }] })
-      expect(many.files.map((file) => file.metadata?.unchanged ?? false)).toEqual([true, false])
+      expect(many.files.map((file) => fieldsOf(file)?.unchanged ?? false)).toEqual([true, false])
       expect(many.output).toContain(stub("a.txt", 1, 10))
       expect(many.output).toContain("5: line 5")
     })))
@@ -242,11 +242,11 @@ describe(`SessionMemory contract: ${name}`, () => {
       expect(yield* ft.covers("test", path, kept + 1, kept + 1)).toBe(false)
       // The lines the budget cut were never shown: read in full, not stubbed.
       const beyond = yield* Read.read({ filePath: `long.txt:${kept + 1}-${kept + 5}` })
-      expect(beyond.metadata.unchanged).toBeUndefined()
+      expect(fieldsOf(beyond).unchanged).toBeUndefined()
       expect(beyond.output).toContain(`${kept + 1}: line ${kept + 1}`)
-      expect((yield* Read.read({ filePath: `long.txt:1-${kept}` })).metadata.unchanged).toBe(true)
+      expect(fieldsOf((yield* Read.read({ filePath: `long.txt:1-${kept}` }))).unchanged).toBe(true)
       // The uncut member is held whole.
-      expect((yield* Read.read({ filePath: "b.txt" })).metadata.unchanged).toBe(true)
+      expect(fieldsOf((yield* Read.read({ filePath: "b.txt" }))).unchanged).toBe(true)
     })))
 })
 
@@ -498,7 +498,7 @@ describe(`SessionMemory contract, subagents: ${name}`, () => {
             case "programmatic": {
               // The host reads for itself: full content, and nobody's context or ledger changes.
               const own = yield* Read.programmatic(Read.read({ filePath: paths[step.file]! })).pipe(as("parent"))
-              expect(own.metadata.unchanged).toBeUndefined()
+              expect(fieldsOf(own).unchanged).toBeUndefined()
               expect(own.output).toContain("1: file")
               break
             }
@@ -506,7 +506,7 @@ describe(`SessionMemory contract, subagents: ${name}`, () => {
               const end = Math.min(6, step.start + step.length - 1)
               const held = holds(context[step.reader][step.file]!, step.file, step.start, end)
               const result = yield* Read.read({ filePath: `${paths[step.file]}:${step.start}-${end}` }).pipe(as(step.reader))
-              expect(result.metadata.unchanged === true).toBe(held)
+              expect(fieldsOf(result).unchanged === true).toBe(held)
               if (!held) {
                 expect(result.output).toContain(`${step.start}: file ${step.file}`)
                 for (let line = step.start; line <= end; line++) {
@@ -539,17 +539,17 @@ describe(`SessionMemory contract, subagents: ${name}`, () => {
       expect(yield* ft.covers("test", path, 1, 4)).toBe(false)
       // Not a stub after it: the model was never shown the file.
       const first = yield* Read.read({ filePath: path })
-      expect(first.metadata.unchanged).toBeUndefined()
+      expect(fieldsOf(first).unchanged).toBeUndefined()
       expect(first.output).toContain("1: line 1")
       // A held file is still read in full by the host.
       const again = yield* Read.programmatic(Read.read({ filePath: path }))
-      expect(again.metadata.unchanged).toBeUndefined()
+      expect(fieldsOf(again).unchanged).toBeUndefined()
       expect(again.output).toContain("4: line 4")
-      expect((yield* Read.read({ filePath: path })).metadata.unchanged).toBe(true)
+      expect(fieldsOf(yield* Read.read({ filePath: path })).unchanged).toBe(true)
       // Nor do programmatic reads of read_many members.
       const other = fresh(numbered(3))
       yield* Read.programmatic(ReadMany.readMany({ files: [{ filePath: other }] }))
-      expect((yield* Read.read({ filePath: other })).metadata.unchanged).toBeUndefined()
+      expect(fieldsOf(yield* Read.read({ filePath: other })).unchanged).toBeUndefined()
     })))
 })
 }

@@ -1,0 +1,114 @@
+/**
+ * Lint and format rules, after Effect's own repository (eslint.config.mjs on its v3 branch):
+ * eslint's and typescript-eslint's recommended rules, Effect's dprint formatting rule with its
+ * settings, and the few rules it adds. `npm run lint` checks; `npm run format` applies the
+ * formatting (the `@effect/dprint` rule, off in `lint` until the whole tree has been formatted
+ * once: see `FORMAT` below).
+ */
+import * as effectEslint from "@effect/eslint-plugin"
+import js from "@eslint/js"
+import sortDestructureKeys from "eslint-plugin-sort-destructure-keys"
+import tseslint from "typescript-eslint"
+
+/**
+ * Formatting: off in `npm run lint` until the one whole-tree `npm run format` (several branches
+ * edit the same files at once; a reformat of everything belongs in one commit of its own); then
+ * set it to "error" here. `EFFECT_READ_FORMAT=1` (what `npm run format` sets) turns it on, so
+ * `--fix` applies it; `EFFECT_READ_FORMAT=1 npx eslint <files>` checks a few files.
+ */
+const FORMAT = process.env.EFFECT_READ_FORMAT === "1" ? "error" : "off"
+
+export default tseslint.config(
+  {
+    ignores: ["dist/**", "node_modules/**", "bench/data/**", "test/fixtures/**", "packages/*/dist/**", "packages/*/node_modules/**", "**/*.md"]
+  },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  ...effectEslint.configs.dprint,
+  {
+    plugins: { "sort-destructure-keys": sortDestructureKeys },
+    languageOptions: {
+      ecmaVersion: 2022,
+      sourceType: "module",
+      globals: {
+        process: "readonly",
+        Buffer: "readonly",
+        console: "readonly",
+        URL: "readonly",
+        setTimeout: "readonly",
+        clearTimeout: "readonly",
+        setInterval: "readonly",
+        clearInterval: "readonly",
+        setImmediate: "readonly",
+        TextDecoder: "readonly",
+        TextEncoder: "readonly",
+        AbortController: "readonly",
+        AbortSignal: "readonly",
+        structuredClone: "readonly",
+        queueMicrotask: "readonly",
+        performance: "readonly",
+        fetch: "readonly"
+      }
+    },
+    rules: {
+      "no-fallthrough": "off",
+      "no-irregular-whitespace": "off",
+      "object-shorthand": "error",
+      // A variable a finalizer reads before it is assigned must be a `let`.
+      "prefer-const": ["error", { ignoreReadBeforeAssign: true }],
+      "prefer-destructuring": "off",
+      "sort-imports": "off",
+      // Effect's rule (a spread of a huge array overflows the stack); "warn" while the tree has them.
+      "no-restricted-syntax": [
+        "warn",
+        {
+          selector: "CallExpression[callee.property.name='push'] > SpreadElement.arguments",
+          message: "Do not use spread arguments in Array.push"
+        }
+      ],
+      "no-unused-vars": "off",
+      "require-yield": "off",
+      "prefer-rest-params": "off",
+      "prefer-spread": "off",
+      // Fixable: applied by `npm run format` with the formatting, so "warn" until then.
+      "sort-destructure-keys/sort-destructure-keys": FORMAT === "error" ? "error" : "warn",
+      // Control characters are what our patterns are for (terminal escapes, NUL in binary sniffing).
+      "no-control-regex": "off",
+      "@typescript-eslint/array-type": ["warn", { default: "generic", readonly: "generic" }],
+      "@typescript-eslint/no-non-null-assertion": "off",
+      "@typescript-eslint/no-explicit-any": "off",
+      "@typescript-eslint/no-empty-object-type": "off",
+      "@typescript-eslint/no-unsafe-function-type": "off",
+      "@typescript-eslint/no-wrapper-object-types": "off",
+      "@typescript-eslint/consistent-type-imports": "warn",
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      "@typescript-eslint/ban-ts-comment": "off",
+      "@typescript-eslint/explicit-function-return-type": "off",
+      "@typescript-eslint/explicit-module-boundary-types": "off",
+      "@typescript-eslint/no-array-constructor": "off",
+      "@typescript-eslint/no-use-before-define": "off",
+      "@typescript-eslint/no-namespace": "off",
+      "@effect/dprint": [
+        FORMAT,
+        {
+          config: {
+            indentWidth: 2,
+            lineWidth: 120,
+            semiColons: "asi",
+            quoteStyle: "alwaysDouble",
+            trailingCommas: "never",
+            operatorPosition: "maintain",
+            "arrowFunction.useParentheses": "force"
+          }
+        }
+      ]
+    }
+  },
+  {
+    files: ["src/**/*.ts"],
+    rules: {
+      // Effect's own rule for its packages: import modules (`effect/Effect`), not the barrel.
+      "@effect/no-import-from-barrel-package": ["error", { packageNames: ["effect", "@effect/platform", "@effect/sql"] }]
+    }
+  }
+)
