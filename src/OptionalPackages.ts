@@ -1,6 +1,7 @@
 /**
  * The optional packages some sources need, loaded on first use: sharp (decoding and fitting
- * images), pdfjs-dist (PDF text), mammoth (.docx), exceljs (.xlsx), better-sqlite3 (SQLite
+ * images), pdfjs-dist (PDF text; with its optional dependency @napi-rs/canvas, PDF pages as
+ * images), mammoth (.docx), exceljs (.xlsx), better-sqlite3 (SQLite
  * databases), effect-read-grammars (the tree-sitter runtime and grammars of the syntax engine behind
  * outlines, summaries and block reads). The default install has none of them; `read` works without them and says what to
  * install when a file needs one (`MissingPackage`), or does what it can without (an image or a
@@ -21,6 +22,8 @@ import * as Layer from "effect/Layer"
 export interface Modules {
   readonly sharp: { readonly default: unknown }
   readonly "pdfjs-dist": { readonly getDocument: unknown }
+  /** A canvas for Node (pdfjs-dist's optional dependency): PDF pages rendered as images. */
+  readonly "@napi-rs/canvas": { readonly createCanvas: unknown }
   readonly mammoth: { readonly default: unknown }
   readonly exceljs: { readonly default: unknown }
   /** The driver's constructor, and where it is (the query process loads it from there). */
@@ -40,6 +43,7 @@ export type PackageName = keyof Modules
 export const purposes: Readonly<Record<PackageName, string>> = {
   sharp: "decoding, checking and resizing images",
   "pdfjs-dist": "extracting the text of a PDF",
+  "@napi-rs/canvas": "rendering PDF pages as images",
   mammoth: "converting a .docx document to text",
   exceljs: "converting an .xlsx workbook to text",
   "better-sqlite3": "reading a SQLite database",
@@ -60,6 +64,7 @@ export interface OptionalPackagesShape {
 const importers: { readonly [K in PackageName]: () => Promise<Modules[K]> } = {
   sharp: () => import("sharp"),
   "pdfjs-dist": () => import("pdfjs-dist/legacy/build/pdf.mjs"),
+  "@napi-rs/canvas": () => import("@napi-rs/canvas"),
   mammoth: () => import("mammoth"),
   exceljs: () => import("exceljs"),
   "better-sqlite3": () => import("./internal/sources/database/driver.js").then((driver) => driver.loadDriver()),

@@ -55,6 +55,8 @@ export {
   WebLimits,
   type WebLimitsShape
 } from "./Limits.js"
+/** How many PDF pages one `pageImages` read renders (a `Context.Reference`: 5). */
+export { PdfPageImages, type PdfPageImagesShape } from "./internal/sources/pdfPages.js"
 /** Diagnostics on read (a `Context.Reference`: only when asked, at most 5 s, 20 diagnostics, 4 KB). */
 export { DiagnosticsOnRead, type DiagnosticsOnReadShape } from "./internal/read/diagnostics.js"
 
@@ -82,7 +84,9 @@ export const descriptionFor = (input: ModelInputShape): string => {
     : "- PNG, JPEG, GIF and WebP images are described in words (type, pixel size, frames, text in their metadata): you cannot see images here."
   const pdfs = input.pdfs
     ? mediaLine.slice(mediaLine.indexOf(" A PDF"))
-    : ` A PDF is read as its text, with "--- page N ---" markers ("report.pdf:pages=3-5" reads pages 3-5).`
+    : ` A PDF is read as its text, with "--- page N ---" markers ("report.pdf:pages=3-5" reads pages 3-5)${
+      input.images ? "; pageImages: true shows its pages as images instead (at most 5 a read)" : ""
+    }.`
   return description.replace(mediaLine, `${images}${pdfs}`)
 }
 
@@ -128,6 +132,11 @@ export const read: (params: ReadParams) => Effect.Effect<ReadResult, ReadError, 
   // Region, frame and full resolution are for images (a selector's are checked where it is parsed).
   const misplaced = imageOptionsMisplaced(params, undefined, result)
   if (misplaced !== undefined) return yield* misplaced
+  if (params.pageImages === true && !("pageImages" in result.metadata && result.metadata.pageImages !== undefined)) {
+    return yield* new InvalidParams({
+      reason: `pageImages applies to PDF files; ${result.metadata.path} is read as ${result.metadata.kind}`
+    })
+  }
   // A hashline read says why it has no anchor; it is never a stub (a stub carries no anchor).
   // With a session memory (off by default), held lines of an unchanged file are a short stub.
   // A view (conflicts, outline, …) is not the lines it names: it is never replaced by a stub.

@@ -69,6 +69,8 @@ const fields = {
     shown: Schema.Number,
     timedOut: Schema.optional(Schema.Boolean)
   })),
+  /** PDFs read with `pageImages`: the pages attached as images, in order. */
+  pageImages: Schema.optional(Schema.Array(Schema.Number)),
   /** Images: attached pixels per original pixel, when the image (or region) was downscaled. */
   scale: Schema.optional(Schema.Number),
   /** Images: what was attached, when the file was resized or re-encoded to fit the image limits. */
@@ -206,8 +208,8 @@ export const ImageMetadata = metadataOf("image", [
   "attached",
   ...fetched
 ])
-/** An attached PDF. */
-export const PdfMetadata = metadataOf("pdf", [...common, "mime", ...fetched])
+/** An attached PDF, or its pages as images (`pageImages`). */
+export const PdfMetadata = metadataOf("pdf", [...common, "mime", "pageImages", ...fetched])
 /** An archive: its listing, or a member's text. */
 export const ArchiveMetadata = metadataOf("archive", [...common, ...text])
 /** A SQLite database: its tables, a table's schema and rows, or a query's rows. */

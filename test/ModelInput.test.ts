@@ -18,11 +18,12 @@ import { promisify } from "node:util"
 import sharp from "sharp"
 import * as zlib from "node:zlib"
 import * as McpServer from "../src/McpServer.js"
+import * as OptionalPackages from "../src/OptionalPackages.js"
 import * as ModelInput from "../src/ModelInput.js"
 import * as Read from "../src/Read.js"
 import * as ReadMany from "../src/ReadMany.js"
 import * as ReadTool from "../src/ReadTool.js"
-import { makePdf, pngChunk } from "./media.js"
+import { assemblePdf, makePdf, pdfStream, pngChunk } from "./media.js"
 import { nodeLayer, tempDir, writeTree } from "./support.js"
 
 const root = tempDir("effect-read-model-input-")
@@ -169,9 +170,130 @@ describe("ModelInput: the library", () => {
     expect(imagesOnly).toContain("images are attached for you to look at")
     expect(imagesOnly).toContain("A PDF is read as its text")
     expect(imagesOnly).not.toContain("A PDF is attached")
+    // Page images are offered to the model that can see them, never to a text-only one.
+    expect(imagesOnly).toContain("pageImages: true shows its pages as images instead (at most 5 a read)")
+    expect(textOnly).not.toContain("pageImages")
     // Everything else is the same text.
     expect(textOnly.split("\n").length).toBe(Read.description.split("\n").length)
   })
+})
+
+/** Pages of the given sizes (points), each with a black bar across its top and a line of text. */
+const sizedPdf = (sizes: ReadonlyArray<readonly [width: number, height: number]>): Buffer =>
+  assemblePdf([
+    "<< /Type /Catalog /Pages 2 0 R >>",
+    `<< /Type /Pages /Kids [${sizes.map((_, i) => `${4 + i * 2} 0 R`).join(" ")}] /Count ${sizes.length} >>`,
+    "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ...sizes.flatMap(([width, height], i) => [
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${width} ${height}] /Resources << /Font << /F1 3 0 R >> >> /Contents ${5 + i * 2} 0 R >>`,
+      pdfStream(`0 0 0 rg 0 ${height - 20} ${width} 20 re f\nBT /F1 12 Tf 20 ${height - 60} Td (Page ${i + 1}) Tj ET`)
+    ])
+  ])
+
+const imagesNotPdfs: ModelInput.ModelInputShape = { images: true, pdfs: false }
+
+const pngSizes = (result: Read.ReadResult) =>
+  Effect.promise(() =>
+    Promise.all((result.attachments ?? []).map(async (attachment) => {
+      expect(attachment.mime).toBe("image/png")
+      const bytes = Buffer.from(attachment.url.slice("data:image/png;base64,".length), "base64")
+      const meta = await sharp(bytes).metadata()
+      const stats = await sharp(bytes).stats()
+      return { width: meta.width, height: meta.height, format: meta.format, darkest: stats.channels[0]!.min }
+    }))
+  )
+
+describe("ModelInput: PDF pages as images for a model that takes images but not PDFs", () => {
+  const pagesRoot = tempDir("effect-read-page-images-")
+  afterAll(() => fs.rmSync(pagesRoot, { recursive: true, force: true }))
+  writeTree(pagesRoot, {
+    "mixed.pdf": sizedPdf([[612, 792], [792, 306], [300, 300]]),
+    "long.pdf": sizedPdf(Array.from({ length: 8 }, () => [200, 100] as const)),
+    "notes.txt": "alpha\n"
+  })
+  const inPages = <A, E>(effect: Effect.Effect<A, E, Read.EffectRequirements>, input = imagesNotPdfs) =>
+    effect.pipe(Effect.provide(Layer.merge(nodeLayer(pagesRoot), ModelInput.layer(input))))
+
+  it.effect("pageImages: each selected page a PNG, its pixel size proportional to the page, drawn", () =>
+    inPages(Effect.gen(function*() {
+      const result = yield* Read.read({ filePath: "mixed.pdf", pageImages: true })
+      const sizes = yield* pngSizes(result)
+      // 2 pixels a point (144 dpi) while the longest side stays within 2000 pixels.
+      expect(sizes.map(({ height, width }) => [width, height])).toEqual([[1224, 1584], [1584, 612], [600, 600]])
+      expect(sizes.every((size) => size.format === "png" && size.darkest === 0)).toBe(true)
+      expect(result.output).toBe(
+        "PDF pages 1-3 of 3 attached as images, in order (page 1: 1224x1584 PNG; page 2: 1584x612 PNG; page 3: 600x600 PNG)."
+      )
+      expect(result.metadata).toMatchObject({ kind: "pdf", pageImages: [1, 2, 3], truncated: false, mime: "application/pdf" })
+      const second = yield* Read.read({ filePath: "mixed.pdf:pages=2", pageImages: true })
+      expect((yield* pngSizes(second)).map(({ height, width }) => [width, height])).toEqual([[1584, 612]])
+      expect(second.output).toContain("PDF page 2 of 3 attached")
+    })))
+
+  it.effect("not asked: the PDF's text, no attachment", () =>
+    inPages(Effect.gen(function*() {
+      const result = yield* Read.read({ filePath: "mixed.pdf" })
+      expect(result.attachments).toBeUndefined()
+      expect(result.output).toContain("--- page 2 ---")
+      expect(result.output).toContain("Page 2")
+    })))
+
+  it.effect("more pages than the cap: the first 5 rendered, and the answer says so and how to go on", () =>
+    inPages(Effect.gen(function*() {
+      const result = yield* Read.read({ filePath: "long.pdf", pageImages: true })
+      expect(result.attachments).toHaveLength(5)
+      expect(result.metadata).toMatchObject({ pageImages: [1, 2, 3, 4, 5], truncated: true })
+      expect(result.output.split("\n")[1]).toBe(
+        "(pages 1-8 were asked for; at most 5 are rendered a read. Next: long.pdf:pages=6-8 with pageImages.)"
+      )
+      const rest = yield* Read.read({ filePath: "long.pdf:pages=6-8", pageImages: true })
+      expect(rest.metadata).toMatchObject({ pageImages: [6, 7, 8], truncated: false })
+      const wider = yield* Read.read({ filePath: "long.pdf", pageImages: true }).pipe(
+        Effect.provideService(Read.PdfPageImages, { maxPages: 8 })
+      )
+      expect(wider.attachments).toHaveLength(8)
+    })))
+
+  it.effect("a page past the end, a file that is not a PDF, a model that sees no images: clear errors", () =>
+    inPages(Effect.gen(function*() {
+      const past = yield* Effect.flip(Read.read({ filePath: "mixed.pdf:pages=4", pageImages: true }))
+      expect(past).toMatchObject({ _tag: "InvalidSelector" })
+      expect(past.message).toContain("Page 4 is beyond the end of the document (3 pages)")
+      const text = yield* Effect.flip(Read.read({ filePath: "notes.txt", pageImages: true }))
+      expect(text).toMatchObject({ _tag: "InvalidParams" })
+      expect(text.message).toContain("pageImages applies to PDF files")
+      const blind = yield* Effect.flip(inPages(Read.read({ filePath: "mixed.pdf", pageImages: true }), ModelInput.textOnly))
+      expect(blind.message).toContain("cannot see images")
+    })))
+
+  it.effect("without @napi-rs/canvas: MissingPackage, naming it", () =>
+    inPages(Effect.gen(function*() {
+      const error = yield* Effect.flip(
+        Read.read({ filePath: "mixed.pdf", pageImages: true }).pipe(Effect.provide(OptionalPackages.layerWithout(["@napi-rs/canvas"])))
+      )
+      expect(error).toMatchObject({ _tag: "MissingPackage", package: "@napi-rs/canvas" })
+    })))
+
+  const spec = "/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf"
+  it.effect.skipIf(!fs.existsSync(spec))("a real PDF nobody here wrote (the shared-mime-info spec, where the system ships it): pages at 144 dpi", () =>
+    Effect.gen(function*() {
+      const result = yield* Read.read({ filePath: `${spec}:pages=2-3`, pageImages: true }).pipe(
+        Effect.provide(Layer.merge(nodeLayer(path.dirname(spec)), ModelInput.layer(imagesNotPdfs)))
+      )
+      const sizes = yield* pngSizes(result)
+      expect(sizes).toHaveLength(2)
+      // Two pixels a point of the page as pdf.js measures it.
+      const page = yield* Effect.promise(async () => {
+        const pdfjs = await import("pdfjs-dist/legacy/build/pdf.mjs")
+        const document = await pdfjs.getDocument({ data: new Uint8Array(fs.readFileSync(spec)), verbosity: 0 }).promise
+        const viewport = (await document.getPage(2)).getViewport({ scale: 2 })
+        await document.destroy()
+        return [Math.round(viewport.width), Math.round(viewport.height)]
+      })
+      expect(sizes.map(({ height, width }) => [width, height])).toEqual([page, page])
+      expect(result.output).toContain("PDF pages 2-3 of ")
+      expect(sizes.every((size) => size.darkest < 128)).toBe(true)
+    }))
 })
 
 describe("ModelInput: the @effect/ai toolkit", () => {

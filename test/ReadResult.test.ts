@@ -51,6 +51,7 @@ const WIRE_ORDER = [
   "frame",
   "region",
   "diagnostics",
+  "pageImages",
   "scale",
   "attached",
   "url",

@@ -115,7 +115,7 @@ describe("ReadTool", () => {
     ["missing filePath", { offset: 2 }, "filePath: is missing"],
     ["limit 0", { filePath: "src/app.ts", limit: 0 }, "limit: limit must be at least 1"],
     ["limit \"three\"", { filePath: "src/app.ts", limit: "three" }, "limit: Expected number, actual \"three\""],
-    ["an unknown key", { filePath: "src/app.ts", lines: 3 }, "lines: is unexpected, expected: \"filePath\" | \"offset\" | \"column\" | \"limit\" | \"encoding\" | \"lineFormat\" | \"view\" | \"levels\" | \"search\" | \"context\" | \"region\" | \"frame\" | \"diagnostics\" | \"fullResolution\""]
+    ["an unknown key", { filePath: "src/app.ts", lines: 3 }, "lines: is unexpected, expected: \"filePath\" | \"offset\" | \"column\" | \"limit\" | \"encoding\" | \"lineFormat\" | \"view\" | \"levels\" | \"search\" | \"context\" | \"region\" | \"frame\" | \"diagnostics\" | \"fullResolution\" | \"pageImages\""]
   ] as const)("malformed parameters (%s) are a failure result the model reads, not an error that ends the turn", ([, params, reason]) =>
     Effect.gen(function*() {
       const [result] = yield* callRead(params)

@@ -73,7 +73,7 @@ describe("tool schemas", () => {
       const valid = ajv.compile(ReadTool.inputSchema("read"))
       const strict = ajv.compile(ReadTool.inputSchema("read", "openai-strict"))
       const call = { filePath: "a.txt", offset: 2, limit: 1 }
-      const nulls = { filePath: "a.txt", offset: 2, column: null, limit: 1, encoding: null, lineFormat: null, view: null, levels: null, search: null, context: null, region: null, frame: null, diagnostics: null, fullResolution: null }
+      const nulls = { filePath: "a.txt", offset: 2, column: null, limit: 1, encoding: null, lineFormat: null, view: null, levels: null, search: null, context: null, region: null, frame: null, diagnostics: null, fullResolution: null, pageImages: null }
       expect(valid(call)).toBe(true)
       expect(strict(nulls)).toBe(true)
       const exact = yield* Read.read(call)

@@ -37,7 +37,7 @@ export const options: Record<"read" | Subcommand, { readonly values: ReadonlySet
       "format",
       ...permissionValues
     ]),
-    flags: new Set(["json", "files-only", "full-resolution", ...permissionFlags])
+    flags: new Set(["json", "files-only", "full-resolution", "page-images", ...permissionFlags])
   },
   mcp: { values: new Set(["cwd", "ask-timeout", "store", ...permissionValues]), flags: new Set(["session-memory", "language-server", ...permissionFlags]) },
   many: { values: new Set(["cwd", "glob", ...permissionValues]), flags: new Set(["json", ...permissionFlags]) }

@@ -29,7 +29,8 @@ const help: { readonly [K in Field]-?: string } = {
   region: "Images: show the part X,Y,WIDTH,HEIGHT in the original image's pixels, cropped before any downscale",
   frame: "Animated images: the frame to show, 1-based",
   diagnostics: "errors (or warnings: errors and warnings) the language server finds in the file, after the page",
-  fullResolution: "Images: show the image (or --region) at its original resolution, not downscaled (up to 8000 px a side)"
+  fullResolution: "Images: show the image (or --region) at its original resolution, not downscaled (up to 8000 px a side)",
+  pageImages: "PDFs: show the pages (FILE:pages=N-M, at most 5) as PNG images instead of their text"
 }
 
 /** Each option, typed as its parameter; `None` when not given. */

@@ -131,6 +131,10 @@ export const ReadParams = Schema.Struct({
   fullResolution: Schema.optionalWith(Schema.Boolean, { exact: true }).annotations({
     description:
       "Images only: true shows the image (or the region) at its original resolution, not downscaled, when its longest side is at most 8000 pixels; otherwise read a region."
+  }),
+  pageImages: Schema.optionalWith(Schema.Boolean, { exact: true }).annotations({
+    description:
+      "PDFs only, when you can see images: true shows the pages as PNG images instead of their text, to look at figures, tables and layout; at most 5 pages a read, chosen with \"report.pdf:pages=3-5\" (default: from page 1)."
   })
 }).annotations({ identifier: "ReadParams", title: "Read parameters" })
 export type ReadParams = typeof ReadParams.Type

@@ -8,7 +8,8 @@
  * - Content beats extension: `sniffed` comes from magic bytes; a name only narrows.
  * - A `.db` is a database only with the SQLite header; a `.zip` holding plain text is text.
  * - A PDF is attached, unless the request asks for lines or pages of its text, or the host or the
- *   model takes no PDF files (`HostMedia`, `ModelInput`).
+ *   model takes no PDF files (`HostMedia`, `ModelInput`); with `pageImages` its pages are
+ *   attached as images.
  * - What no source claims is refused as binary, saying what it looks like.
  */
 import * as Effect from "effect/Effect"
@@ -48,15 +49,17 @@ const asksForText = ({ params, selection }: FileFacts): boolean =>
   selection.view !== undefined || params.view !== undefined || params.offset !== undefined || params.limit !== undefined
 
 /**
- * A PDF: its text when the request asks for text or the host takes no PDF files (`HostMedia`),
- * else the attachment.
+ * A PDF: its pages as images when asked (`pageImages`); its text when the request asks for text
+ * or the host or the model takes no PDF files (`HostMedia`, `ModelInput`); else the attachment.
  */
 export const pdfText: FileSource = {
   _tag: "FileSource",
   name: "pdf-text",
   claims: ({ sniffed }) => sniffed?.mime === "application/pdf",
   read: (request) =>
-    Effect.flatMap(Effect.zip(HostMedia, ModelInput), ([host, input]) =>
+    request.params.pageImages === true
+      ? Effect.flatMap(Effect.promise(() => import("./pdfPages.js")), (m) => m.readPdfPageImages(request))
+      : Effect.flatMap(Effect.zip(HostMedia, ModelInput), ([host, input]) =>
       asksForText(request) || host.pdf === "text" || !input.pdfs
         ? Effect.flatMap(Effect.promise(() => import("./document.js")), (m) => m.readDocument(request))
         : Effect.flatMap(Effect.promise(() => import("./media.js")), (m) => m.readMedia(request)))

@@ -405,7 +405,7 @@ export interface AttachRequest {
 }
 
 // Node's native encoder: `Encoding.encodeBase64` takes seconds on a 20 MB attachment.
-const dataUrl = (type: string, data: Uint8Array) =>
+export const dataUrl = (type: string, data: Uint8Array) =>
   `data:${type};base64,${Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("base64")}`
 
 /** Attach an image or a PDF; a truncated or undecodable one is `InvalidMedia`. */

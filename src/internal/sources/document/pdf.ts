@@ -71,12 +71,13 @@ const openFailure = (error: unknown): Unconvertible => {
   return new Unconvertible(`cannot open the PDF (${reasonOf(error)})`)
 }
 
-export const convertPdf = async (
+/** `use` on the opened document; pdf.js is torn down after, or when `signal` aborts. */
+const withPdf = async <A>(
   pdfjs: PdfJs,
   bytes: Uint8Array,
-  pages: LineRange | undefined,
-  signal: AbortSignal
-): Promise<Converted> => {
+  signal: AbortSignal,
+  use: (document: Awaited<ReturnType<PdfJs["getDocument"]>["promise"]>) => Promise<A>
+): Promise<A> => {
   const task = pdfjs.getDocument({
     // pdf.js may transfer the buffer it is given: hand it a copy.
     data: new Uint8Array(bytes),
@@ -93,6 +94,20 @@ export const convertPdf = async (
     const document = await task.promise.catch((error: unknown) => {
       throw openFailure(error)
     })
+    return await use(document)
+  } finally {
+    signal.removeEventListener("abort", abort)
+    await task.destroy().catch(() => undefined)
+  }
+}
+
+export const convertPdf = (
+  pdfjs: PdfJs,
+  bytes: Uint8Array,
+  pages: LineRange | undefined,
+  signal: AbortSignal
+): Promise<Converted> =>
+  withPdf(pdfjs, bytes, signal, async (document) => {
     const count = document.numPages
     const range = pages === undefined
       ? { first: 1, last: count, note: undefined }
@@ -124,8 +139,76 @@ export const convertPdf = async (
     }
     if (count === 0) parts.push("[the PDF has no pages]")
     return { text: `${parts.join("\n\n")}\n`, note: range.note }
-  } finally {
-    signal.removeEventListener("abort", abort)
-    await task.destroy().catch(() => undefined)
-  }
+  })
+
+/** `createCanvas` of @napi-rs/canvas (an optional package, loaded by the caller). */
+export type CreateCanvas = typeof import("@napi-rs/canvas").createCanvas
+
+/** One page rendered: its number, pixel size and PNG bytes. */
+export interface RenderedPage {
+  readonly page: number
+  readonly width: number
+  readonly height: number
+  readonly png: Uint8Array
 }
+
+export interface RenderedPages {
+  /** Pages in the document. */
+  readonly count: number
+  /** The pages asked for (the selection, clamped to the document), before the cap. */
+  readonly asked: { readonly first: number; readonly last: number }
+  readonly pages: ReadonlyArray<RenderedPage>
+  /** Said when the selection ran past the end. */
+  readonly note: string | undefined
+}
+
+/**
+ * Pages of a PDF rendered as PNG images: the `pages` selection (default all), at most `maxPages`
+ * of them from the first, each scaled so that its longest side is at most `maxSide` pixels and a
+ * point is at most 2 pixels (144 dpi): the pixel size is proportional to the page's size.
+ */
+export const renderPdfPages = (
+  pdfjs: PdfJs,
+  createCanvas: CreateCanvas,
+  bytes: Uint8Array,
+  options: { readonly pages: LineRange | undefined; readonly maxPages: number; readonly maxSide: number },
+  signal: AbortSignal
+): Promise<RenderedPages> =>
+  withPdf(pdfjs, bytes, signal, async (document) => {
+    const count = document.numPages
+    if (count === 0) throw new Unconvertible("the PDF has no pages")
+    const range = options.pages === undefined
+      ? { first: 1, last: count, note: undefined }
+      : clampPages(options.pages, count, "page")
+    const last = Math.min(range.last, range.first + options.maxPages - 1)
+    const pages: Array<RenderedPage> = []
+    for (let n = range.first; n <= last; n++) {
+      if (signal.aborted) throw new Unconvertible("rendering interrupted")
+      const page = await document.getPage(n)
+      const size = page.getViewport({ scale: 1 })
+      const scale = Math.min(2, options.maxSide / Math.max(size.width, size.height, 1))
+      const viewport = page.getViewport({ scale })
+      const width = Math.max(1, Math.round(viewport.width))
+      const height = Math.max(1, Math.round(viewport.height))
+      const canvas = createCanvas(width, height)
+      const context = canvas.getContext("2d")
+      // A page draws on white paper: its background is not transparent.
+      context.fillStyle = "#ffffff"
+      context.fillRect(0, 0, width, height)
+      try {
+        // pdf.js types the DOM's canvas; @napi-rs/canvas implements what it draws with.
+        type RenderParameters = Parameters<typeof page.render>[0]
+        await page.render({
+          canvas: canvas as unknown as RenderParameters["canvas"],
+          canvasContext: context as unknown as RenderParameters["canvasContext"],
+          viewport
+        }).promise
+      } catch (error) {
+        throw new Unconvertible(`page ${n} could not be rendered (${reasonOf(error)})`)
+      }
+      page.cleanup()
+      const png = await canvas.encode("png")
+      pages.push({ page: n, width, height, png: new Uint8Array(png.buffer, png.byteOffset, png.byteLength) })
+    }
+    return { count, asked: { first: range.first, last: range.last }, pages, note: range.note }
+  })
