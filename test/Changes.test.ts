@@ -176,7 +176,14 @@ describe("other changes", () => {
       const root = project({ "app.log": bigLog })
       const { FileTime } = yield* Effect.promise(() => import("../src/FileTime.js"))
       const recorded = yield* Effect.gen(function*() {
-        yield* Effect.flip(readChanging({ filePath: "app.log" }, truncate, Infinity))
+        // Emptied and stamped anew at every open: a later attempt that finds the file already
+        // empty still sees it change (a truncation of an empty file can leave its mtime alone).
+        let stamp = 0
+        const emptyAndRestamp: Change = (fs, path) => {
+          const when = new Date(1_000_000_000_000 + ++stamp * 1000)
+          return Effect.zipRight(fs.truncate(path, 0), fs.utimes(path, when, when))
+        }
+        yield* Effect.flip(readChanging({ filePath: "app.log" }, emptyAndRestamp, Infinity))
         const ledger = yield* FileTime
         return yield* ledger.get("test", `${root}/app.log`)
       }).pipe(Effect.provide(nodeLayer(root)))
