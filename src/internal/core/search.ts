@@ -525,7 +525,7 @@ export class ChunkSearcher {
   /** Complete lines, each with its terminator. */
   private complete(head: Uint8Array): void {
     if (this.required !== undefined && !this.collector.wantsAfter) {
-      const bytes = Buffer.from(head.buffer, head.byteOffset, head.byteLength)
+      const bytes = Buffer.isBuffer(head) ? head : Buffer.from(head.buffer, head.byteOffset, head.byteLength)
       // No line here can match: count them (`\n` only, so no lone `\r` may end one) and keep the
       // last few as context for a match early in the next chunk.
       if (bytes.indexOf(this.required) === -1 && bytes.indexOf(CR) === -1) {
