@@ -330,7 +330,7 @@ export const measure = async ({ log = () => {} } = {}) => {
   })
 
   await runtime.dispose()
-  return { tasks, description: { bytes: bytes(Read.description), source: "Read.description" } }
+  return { tasks, description: { bytes: bytes(Read.defaultDescription), source: "Read.defaultDescription" } }
 }
 
 /** The economy's rows and its target (bench/run.mjs renders them). */

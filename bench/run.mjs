@@ -12,6 +12,7 @@
  *   node bench/run.mjs --only economy             only the token economy: bytes handed to the model
  *                                                 for a task set vs opencode-style paging (bench/economy.mjs)
  *   node bench/run.mjs --only soak [--quick]      only the MCP soak: 10,000 mixed calls (bench/soak.mjs)
+ *   node bench/run.mjs --only description         only the description's size: tools/list, full and short
  *   node bench/run.mjs --render FILE             print the report of saved results again
  *
  * Ours runs in a fresh child process per run (bench/child.mjs) and is timed around the read
@@ -219,9 +220,10 @@ const main = async () => {
   }
   const only = args.includes("--only") ? args[args.indexOf("--only") + 1] : undefined
   if (only === "soak") return soak()
+  if (only === "description") return describeTools()
   const alone = ["floor", "recovery", "structure", "search", "economy"]
   if (only !== undefined && !alone.includes(only)) {
-    throw new Error(`--only ${only}: only ${alone.map((a) => `"${a}"`).join(", ")} or "soak" can run alone`)
+    throw new Error(`--only ${only}: only ${alone.map((a) => `"${a}"`).join(", ")}, "soak" or "description" can run alone`)
   }
   // The floor's rows need the small files and the directory, not the 1 GB log.
   const manifest = only === undefined || only === "search" || only === "economy"
@@ -282,6 +284,18 @@ const main = async () => {
   process.stderr.write(replicas.stderr)
   if (replicas.status !== 0) process.exitCode = 1
   soak()
+  describeTools()
+}
+
+/** The tool's description in its two forms: `tools/list` bytes through the MCP client (bench/description.mjs). */
+const describeTools = () => {
+  log("tools/list, full and short description (bench/description.mjs) ...")
+  const described = spawnSync(process.execPath, [path.join(here, "description.mjs"), "--json", path.join(DATA_DIR, "description.json")], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"]
+  })
+  process.stdout.write(`\n${described.stdout}`)
+  if (described.status !== 0) process.exitCode = 1
 }
 
 /** The MCP soak (bench/soak.mjs, a process of its own; it fails on a wrong answer or memory growth). */

@@ -51,7 +51,7 @@ import { ErrorCode, type ErrorResponse, errorResponse, type Request } from "./in
 import { outputSchema, withoutAttachments } from "./internal/mcp/outputSchema.js"
 import { StdioTransport, type StdioTransportOptions } from "./internal/mcp/stdioTransport.js"
 import { warmFileIndex } from "./internal/read/recovery.js"
-import { HostMedia, PageLimits } from "./Limits.js"
+import { Description, HostMedia, PageLimits } from "./Limits.js"
 import { schemaWithCaps } from "./internal/read/params.js"
 import { attaches, ModelInput, type ModelInputShape } from "./ModelInput.js"
 import * as ModelResult from "./ModelResult.js"
@@ -168,12 +168,13 @@ const unexpectedArguments = (
 const definitionOf = (
   tool: typeof ReadTool.tool | typeof ReadTool.manyTool,
   outputSchema: McpTool["outputSchema"],
-  caps: { readonly lines: number; readonly lineLength: number } = PageLimits.defaultValue()
+  caps: { readonly lines: number; readonly lineLength: number } = PageLimits.defaultValue(),
+  short = false
 ): McpTool => ({
   name: tool.name,
   title: Context.unsafeGet(tool.annotations, Tool.Title),
   description: tool.description,
-  inputSchema: schemaWithCaps(ReadTool.inputSchema(tool.name), caps) as McpTool["inputSchema"],
+  inputSchema: schemaWithCaps(ReadTool.inputSchema(tool.name), caps, short) as McpTool["inputSchema"],
   outputSchema,
   annotations: {
     title: Context.unsafeGet(tool.annotations, Tool.Title),
@@ -216,11 +217,12 @@ export const toolDefinitionsFor = (input: ModelInputShape): readonly [McpTool, M
 export const toolDefinitionsWith: Effect.Effect<readonly [McpTool, McpTool]> = Effect.gen(function*() {
   const input = yield* ModelInput
   const caps = yield* PageLimits
+  const short = (yield* Description).form === "short"
   const tools = (yield* ReadTool.toolkitWith("standard")).tools
   const schema = attaches(input) ? (s: McpTool["outputSchema"]) => s : withoutAttachments
   return [
-    definitionOf(tools.read, schema(toolDefinition.outputSchema), caps),
-    definitionOf(tools.read_many, schema(manyToolDefinition.outputSchema), caps)
+    definitionOf(tools.read, schema(toolDefinition.outputSchema), caps, short),
+    definitionOf(tools.read_many, schema(manyToolDefinition.outputSchema), caps, short)
   ] as const
 })
 

@@ -112,10 +112,10 @@ const readOnlyTool = <const Name extends "read" | "read_many", Success extends S
   description: string,
   dialect: Dialect,
   success: Success,
-  caps: { readonly lines: number; readonly lineLength: number }
+  described: Pick<Described, "caps" | "short">
 ) =>
   Tool.make(name, { description, success, failure: Failure, failureMode: "return" })
-    .setParameters(lenientParameters(schemaWithCaps(inputSchema(name, dialect), caps)))
+    .setParameters(lenientParameters(schemaWithCaps(inputSchema(name, dialect), described.caps, described.short)))
     .annotate(Tool.Title, title)
     .annotate(Tool.Readonly, true)
     .annotate(Tool.Destructive, false)
@@ -128,6 +128,12 @@ export const manyDescriptionFor = (limits: Pick<ReadMany.ReadManyLimitsShape, "m
     bytesLabel(limits.maxBytes)
   } output budget, split fairly: a file cut by it is named in the closing line with the read that continues it. Prefer it to several read calls for files you already know you need.`
 
+/** `read_many`'s description in the short form (`Limits.Description`), with its bounds in force. */
+export const manyShortDescriptionFor = (limits: Pick<ReadMany.ReadManyLimitsShape, "maxFiles" | "maxBytes">): string =>
+  `Read several files in one call: files (each with the read tool's fields) and/or a glob; at most ${limits.maxFiles} files sharing ${
+    bytesLabel(limits.maxBytes)
+  } of output, each in the read tool's format; a file cut short names the read that continues it.`
+
 /** The model-facing description of `read_many` with the default bounds. */
 export const manyDescription = manyDescriptionFor(ReadMany.ReadManyLimits.defaultValue())
 
@@ -136,23 +142,26 @@ interface Described {
   readonly read: string
   readonly readMany: string
   readonly caps: { readonly lines: number; readonly lineLength: number }
+  /** The short form: the parameters' descriptions in a few words too. */
+  readonly short: boolean
 }
 
 const describedByDefault: Described = {
   read: Read.defaultDescription,
   readMany: manyDescription,
-  caps: Limits.PageLimits.defaultValue()
+  caps: Limits.PageLimits.defaultValue(),
+  short: false
 }
 
 const toolsWith = (dialect: Dialect, described: Described) => ({
-  read: readOnlyTool("read", "Read", described.read, dialect, ModelResult.ReadResultForPrompt, described.caps),
+  read: readOnlyTool("read", "Read", described.read, dialect, ModelResult.ReadResultForPrompt, described),
   read_many: readOnlyTool(
     "read_many",
     "Read many",
     described.readMany,
     dialect,
     ModelResult.ReadManyResultForPrompt,
-    described.caps
+    described
   )
 })
 
@@ -168,10 +177,12 @@ const standardTools = toolsFor("standard")
  */
 export const described: Effect.Effect<Described> = Effect.gen(function*() {
   const page = yield* Limits.PageLimits
+  const { form } = yield* Limits.Description
   return {
     read: yield* Read.description,
-    readMany: manyDescriptionFor(yield* Limits.ReadManyLimits),
-    caps: page
+    readMany: (form === "short" ? manyShortDescriptionFor : manyDescriptionFor)(yield* Limits.ReadManyLimits),
+    caps: page,
+    short: form === "short"
   }
 })
 

@@ -41,7 +41,7 @@ export const featuresOf = (input: DescriptionInput): ReadonlySet<string> => {
   if (has("database") && installed("better-sqlite3")) features.add("database")
   if (has("notebook")) features.add("notebook")
   if (has("document")) features.add("documents")
-  const pdfText = (has("pdf-text") || has("document")) && installed("pdfjs-dist")
+  const pdfText = has("pdf-text") && installed("pdfjs-dist")
   if (pdfText) features.add("pdf-text")
   if (input.schemes.includes("https") || input.schemes.includes("http")) features.add("web")
   if (input.schemes.includes("file")) features.add("file-url")

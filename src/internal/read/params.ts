@@ -31,23 +31,62 @@ export const limitDescription = (lines: number): string =>
   `The maximum number of lines to read (default ${lines}). Only for large files.`
 
 /**
- * A tool's JSON Schema (any dialect) with the caps in force in its descriptions: `limit`'s default
- * and the line length `column` continues, wherever they occur (read_many's files too).
+ * Each parameter in a few words, for the short form of the tool's description (a host that pays
+ * for every byte of `tools/list`): the same parameters and constraints, shorter descriptions.
  */
-export const schemaWithCaps = <S>(schema: S, caps: { readonly lines: number; readonly lineLength: number }): S => {
+export const shortDescriptions = (caps: { readonly lines: number; readonly lineLength: number }): {
+  readonly [K in keyof typeof ReadParams.fields]: string
+} => ({
+  filePath: "File or directory path (absolute or relative), or an http(s) URL",
+  offset: "1-based line to start at; -N reads the last N lines",
+  column: `1-based character to start the line at offset from (lines are cut at ${caps.lineLength})`,
+  limit: `Most lines to show (default ${caps.lines})`,
+  encoding: "Decode text in this encoding instead of the detected one",
+  lineFormat: "\"hashline\": a ¶PATH#TAG line and N:text lines, for anchor edits",
+  view: "Directories: list, tree. Files: outline, summary, block (around offset), conflicts",
+  levels: "view block: 1 the innermost declaration, 2 the one around it, ...",
+  search: "Regular expression (/re/i ignores case): only the matching lines, with context",
+  context: `With search: lines around each match (0-${MAX_CONTEXT}, default ${DEFAULT_CONTEXT}); or "syntax"`,
+  region: "Images: the part {x, y, width, height} in original pixels",
+  frame: "Animated images: the 1-based frame to show",
+  diagnostics: "\"errors\" or \"warnings\" from the language server, after the page",
+  fullResolution: "Images: not downscaled",
+  pageImages: "PDFs: the pages as images"
+})
+
+/**
+ * A tool's JSON Schema (any dialect) as a host's settings describe it: the caps in force in the
+ * descriptions (`limit`'s default, the line length `column` continues) and, for the short form,
+ * each parameter's short description — wherever the parameters occur (read_many's files too).
+ */
+export const schemaWithCaps = <S>(
+  schema: S,
+  caps: { readonly lines: number; readonly lineLength: number },
+  short = false
+): S => {
   const replacements = new Map([
     [limitDescription(DEFAULT_LIMIT), limitDescription(caps.lines)],
     [columnDescription(MAX_LINE_LENGTH), columnDescription(caps.lineLength)]
   ])
+  const brief: Readonly<Record<string, string>> = short ? shortDescriptions(caps) : {}
+  const shorter = (key: string, property: unknown): unknown =>
+    brief[key] !== undefined && typeof property === "object" && property !== null && "description" in property
+      ? { ...property, description: brief[key] }
+      : property
   const walk = (value: unknown): unknown =>
     typeof value === "string"
       ? replacements.get(value) ?? value
       : Array.isArray(value)
       ? value.map(walk)
       : typeof value === "object" && value !== null
-      ? Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, walk(inner)]))
+      ? Object.fromEntries(Object.entries(value).map(([key, inner]) => [
+        key,
+        key === "properties" && typeof inner === "object" && inner !== null
+          ? Object.fromEntries(Object.entries(inner).map(([name, property]) => [name, shorter(name, walk(property))]))
+          : walk(inner)
+      ]))
       : value
-  return caps.lines === DEFAULT_LIMIT && caps.lineLength === MAX_LINE_LENGTH ? schema : walk(schema) as S
+  return caps.lines === DEFAULT_LIMIT && caps.lineLength === MAX_LINE_LENGTH && !short ? schema : walk(schema) as S
 }
 
 /** The values of `view`: directories `list` and `tree`; files the text views. */
