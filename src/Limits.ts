@@ -21,6 +21,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { DEFAULT_LIMIT, MAX_BYTES, MAX_LINE_LENGTH } from "./internal/core/lines.js"
 import { MAX_MEDIA_BYTES } from "./internal/core/media.js"
+import { OUTLINE_ROWS } from "./internal/core/structureViews.js"
 
 // -----------------------------------------------------------------------------
 // A page
@@ -201,11 +202,16 @@ export interface StructureDefaultsShape {
    * with its outline instead of its first page (default off: the first page).
    */
   readonly outlineWhenTruncated: boolean
+  /**
+   * The rows an outline aims for when no `levels` is asked (default 250): it shows the deepest
+   * levels whose rows fit (and the page), folding deeper declarations into counted rows.
+   */
+  readonly outlineRows?: number | undefined
 }
 
-/** How a host wants structure used where it was not asked for (default off). */
+/** How a host wants structure used: where it was not asked for (default off), and an outline's size. */
 export class StructureDefaults extends Context.Reference<StructureDefaults>()("effect-read/StructureDefaults", {
-  defaultValue: (): StructureDefaultsShape => ({ outlineWhenTruncated: false })
+  defaultValue: (): StructureDefaultsShape => ({ outlineWhenTruncated: false, outlineRows: OUTLINE_ROWS })
 }) {}
 
 export interface HostMediaShape {

@@ -88,7 +88,8 @@ const fields = {
   /**
    * A structure view (outline, summary, block): the view shown (a summary over a page is an
    * outline), the engine and language that found the structure, the text's lines, the
-   * declarations found, and for a summary the spans and lines it hid.
+   * declarations found (an outline of lines `A-B`: those in them), for a summary the spans and
+   * lines it hid, for an outline the levels shown.
    */
   structure: Schema.optional(Schema.Struct({
     view: Schema.Literal("outline", "summary", "block"),
@@ -97,7 +98,11 @@ const fields = {
     lines: Schema.Number,
     declarations: Schema.Number,
     spans: Schema.Number,
-    elidedLines: Schema.Number
+    elidedLines: Schema.Number,
+    /** An outline: the levels shown (1: the outermost declarations), the levels its declarations nest to, and how many deeper ones were folded into counted rows. */
+    levels: Schema.optional(Schema.Number),
+    depth: Schema.optional(Schema.Number),
+    folded: Schema.optional(Schema.Number)
   })),
   /**
    * A search (`search`, `:/re/`): the expression as asked, the matches in the whole text, the

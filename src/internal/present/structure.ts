@@ -22,6 +22,7 @@ import {
 } from "../core/structureViews.js"
 import { plainStructure } from "../core/headings.js"
 import { structureOf } from "../structure/engine.js"
+import { StructureDefaults } from "../../Limits.js"
 
 /** The most lines and bytes a structure view reads: a larger text is read by offset/limit or its tail. */
 export const MAX_STRUCTURE_LINES = 20_000
@@ -86,7 +87,10 @@ const metadataOf = (structure: FileStructure, view: string, counts?: ViewResult[
     lines: structure.lines,
     declarations: counts?.declarations ?? 0,
     spans: counts?.spans ?? 0,
-    elidedLines: counts?.elidedLines ?? 0
+    elidedLines: counts?.elidedLines ?? 0,
+    ...(view === "outline" && counts?.levels !== undefined
+      ? { levels: counts.levels, depth: counts.depth ?? counts.levels, folded: counts.folded ?? 0 }
+      : {})
   }
 })
 
@@ -217,6 +221,7 @@ const structureResult = <E, R>(
       ], { truncated: true }, [])
     }
     const structure = yield* structureOfLines(path, lines, hintOf(options))
+    const { outlineRows } = yield* StructureDefaults
     if (view === "block") {
       if (anchor! > lines.length && !(lines.length === 0 && anchor === 1)) {
         return yield* new OffsetOutOfRange({ path, offset: anchor!, totalLines: lines.length, unit: "lines" })
@@ -236,21 +241,40 @@ const structureResult = <E, R>(
         shown
       )
     }
+    const range = view === "outline" ? selection.ranges[0] : undefined
     const shown = view === "outline"
-      ? outline(structure, lines, { path, offset: params.offset, limit: params.limit, maxBytes: budget, because })
-      : summary(structure, lines, { path, maxBytes: budget, offset: params.offset, limit: params.limit })
+      ? outline(structure, lines, {
+        path,
+        offset: params.offset,
+        limit: params.limit,
+        maxBytes: budget,
+        because,
+        levels: params.levels,
+        rows: outlineRows,
+        range: range === undefined ? undefined : { start: range.start, end: range.end ?? range.start }
+      })
+      : summary(structure, lines, {
+        path,
+        maxBytes: budget,
+        offset: params.offset,
+        limit: params.limit,
+        levels: params.levels,
+        outlineRows
+      })
+    const rowsOf = shown.counts.shownRows ?? shown.counts.declarations
     if (shown.pastEnd) {
       return yield* new InvalidParams({
-        reason: `offset ${params.offset} is past the last declaration of the outline (${shown.counts.declarations}); an outline's offset and limit count declarations`
+        reason: `offset ${params.offset} is past the last row of the outline (${rowsOf}); an outline's offset and limit count its rows (declarations of the levels shown)`
       })
     }
     const last = (params.offset ?? 1) - 1 + shown.rows.length
+    const more = shown.view === "outline" && last < rowsOf
     return result(
       [...(shown.header === undefined ? [] : [shown.header]), ...shown.rows, "", shown.footer],
       {
         totalLines: lines.length,
-        truncated: shown.view === "outline" && last < shown.counts.declarations,
-        ...(shown.view === "outline" && last < shown.counts.declarations ? { nextOffset: last + 1 } : {}),
+        truncated: more || (shown.view === "outline" && (shown.counts.folded ?? 0) > 0),
+        ...(more ? { nextOffset: last + 1 } : {}),
         ...metadataOf(structure, shown.view, shown.counts)
       },
       shown.rows

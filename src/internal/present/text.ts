@@ -59,9 +59,14 @@ export const presentText = <E, R>(
     const budget = MAX_BYTES -
       new TextEncoder().encode(header(path, "file") + (options.note ?? "") + (hashline?.header ?? "")).length -
       FOOTER_RESERVE
+    const view = selection.view ?? textViewOf(params.view)
+    if (params.levels !== undefined && view !== "outline" && view !== "block" && view !== "summary") {
+      return yield* new InvalidParams({
+        reason: `levels applies to the outline (view "outline" or ${path}:outline: the depth shown) and to view "block" (which declaration around the line)`
+      })
+    }
     const search = searchOf(selection, params)
     if (search !== undefined) return yield* presentSearch(options, search, budget)
-    const view = selection.view ?? textViewOf(params.view)
     if (view === "conflicts") return yield* presentConflicts(options, budget)
     if (view !== undefined) return yield* presentStructure(options, view, budget)
     const tail = selection.tail ?? (params.offset !== undefined && params.offset < 0 ? -params.offset : undefined)
