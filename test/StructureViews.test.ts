@@ -93,7 +93,7 @@ const expectWellFormed = (structure: FileStructure) => {
 }
 
 /** Outline rows: ranges in order, two spaces per depth, a child's range inside its parent's. */
-const FOLD = /  \(\+(\d+) inside: :(\d+)-(\d+):outline\)$/
+const FOLD = / {2}\(\+(\d+) inside: :(\d+)-(\d+):outline\)$/
 const ALL = { levels: 1e9, limit: 1e9, maxBytes: 1e12 } as const
 const depthOf = (row: string): number => /^ */.exec(row)![0].length / 2
 
@@ -836,7 +836,7 @@ describe("the indentation engine and the views", () => {
     // Thousands of declarations in one namespace: the default shows what the namespace holds, one page.
     expect(full.rows.length).toBeGreaterThan(2000)
     expect(byDefault.rows[0]).toMatch(/^16-11436: declare namespace ts \{$/)
-    expect(byDefault.rows[1]).toMatch(/^  17-\d+: namespace server \{  \(\+\d+ inside: :18-\d+:outline\)$/)
+    expect(byDefault.rows[1]).toMatch(/^ {2}17-\d+: namespace server \{ {2}\(\+\d+ inside: :18-\d+:outline\)$/)
     expect(byDefault.counts).toMatchObject({ levels: 2, depth: full.counts.depth })
     expect(byDefault.footer).toMatch(/^\(Showing declarations 1-250 of \d+, levels 1-2 of \d+\. Use offset=251 to continue\.\)$/)
     expect(byDefault.header).toContain("levels=3 shows one level more.")
