@@ -10,7 +10,7 @@
  * - `effect-read many [--cwd DIR] [--glob PATTERN] [--json] [PERMISSIONS] <filePath>...` reads
  *   several files at once (`read_many`); exit 1 when any of them failed (the others are shown).
  *
- * PERMISSIONS: `--allow-external`, `--mask-secrets`, `--text-only` (`ModelInput.textOnly`), `--rules FILE`, `--allow GLOB`, `--ask GLOB`,
+ * PERMISSIONS: `--allow-external`, `--mask-secrets`, `--text-only` (`ModelInput.textOnly`), `--next-header` (`Limits.Notices`), `--rules FILE`, `--allow GLOB`, `--ask GLOB`,
  * `--deny GLOB` (see `doorRules`). Reads start from `Permission.secretRules`: env files ask (on a
  * terminal; over MCP through the client's elicitation), private keys and credential stores are
  * denied.
@@ -37,6 +37,7 @@ import * as CliArgs from "./internal/doors/cliArgs.js"
 import * as FileTime from "./FileTime.js"
 import { version } from "./internal/doors/packageJson.js"
 import { paramsOf, readOptions } from "./internal/doors/readOptions.js"
+import * as Limits from "./Limits.js"
 import * as Lsp from "./Lsp.js"
 import * as ModelInput from "./ModelInput.js"
 import * as Permission from "./Permission.js"
@@ -241,6 +242,11 @@ const permissionOptions = {
       "For a model that cannot see images or take PDF files: images are described in words, never attached; PDFs are read as text"
     )
   ),
+  nextHeader: Options.boolean("next-header").pipe(
+    Options.withDescription(
+      "Put one line before each result shown in parts: what it shows and the read that continues it, for hosts that cut an output's tail"
+    )
+  ),
   maskSecrets: Options.boolean("mask-secrets").pipe(
     Options.withDescription(
       "Show secret values as placeholders (‹secret: GitHub token›); env files are then read without asking"
@@ -261,6 +267,7 @@ const permissionOptions = {
 type PermissionArgs = {
   readonly allowExternal: boolean
   readonly textOnly: boolean
+  readonly nextHeader: boolean
   readonly maskSecrets: boolean
   readonly rules: Option.Option<readonly [path: string, content: string]>
   readonly allow: ReadonlyArray<string>
@@ -272,6 +279,7 @@ type PermissionArgs = {
 const mergePermissions = (own: PermissionArgs, parent: PermissionArgs): PermissionArgs => ({
   allowExternal: own.allowExternal || parent.allowExternal,
   textOnly: own.textOnly || parent.textOnly,
+  nextHeader: own.nextHeader || parent.nextHeader,
   maskSecrets: own.maskSecrets || parent.maskSecrets,
   rules: Option.orElse(own.rules, () => parent.rules),
   allow: [...parent.allow, ...own.allow],
@@ -311,7 +319,8 @@ const servicesFor = (root: string, args: PermissionArgs, interactive: boolean) =
     Layer.mergeAll(
       sessionLayer(root, { allowExternal: args.allowExternal, interactive, maskSecrets: args.maskSecrets, rules }),
       args.maskSecrets ? Secrets.layerMask : Layer.empty,
-      args.textOnly ? ModelInput.layerTextOnly : Layer.empty
+      args.textOnly ? ModelInput.layerTextOnly : Layer.empty,
+      args.nextHeader ? Limits.layer({ notices: { header: true } }) : Layer.empty
     ))
 
 const command = Command.make(
@@ -459,7 +468,8 @@ const mcp = Command.make(
           : Layer.empty,
         state.right,
         permissions.maskSecrets ? Secrets.layerMask : Layer.empty,
-        permissions.textOnly ? ModelInput.layerTextOnly : Layer.empty
+        permissions.textOnly ? ModelInput.layerTextOnly : Layer.empty,
+        permissions.nextHeader ? Limits.layer({ notices: { header: true } }) : Layer.empty
       )
       // Loaded here, not at the top: a plain read never pays for the MCP SDK (start-up, memory).
       const McpServer = yield* Effect.promise(() => import("./McpServer.js"))

@@ -214,6 +214,21 @@ export class StructureDefaults extends Context.Reference<StructureDefaults>()("e
   defaultValue: (): StructureDefaultsShape => ({ outlineWhenTruncated: false, outlineRows: OUTLINE_ROWS })
 }) {}
 
+export interface NoticesShape {
+  /**
+   * Put one line before each paged result, ahead of `<path>`: what it shows and the read that
+   * continues it (`metadata.next`), e.g. `(Lines 1-2000 of 5,000 shown. Next: read
+   * {"filePath":"src/a.ts","offset":2001})`, so a host that cuts the output's tail (and the
+   * footer with it) still leaves the model a way on (default off: the output as opencode's).
+   */
+  readonly header: boolean
+}
+
+/** Where a result's notices go (default: the footer only). */
+export class Notices extends Context.Reference<Notices>()("effect-read/Limits/Notices", {
+  defaultValue: (): NoticesShape => ({ header: false })
+}) {}
+
 export interface HostMediaShape {
   /** `"attach"`: a PDF is an attachment (unless lines or pages are asked for); `"text"`: its text (default `"attach"`). */
   readonly pdf: "attach" | "text"
@@ -247,6 +262,7 @@ export interface Settings {
   readonly fileTime?: Partially<FileTimeLimitsShape> | undefined
   readonly structure?: Partially<StructureDefaultsShape> | undefined
   readonly hostMedia?: Partially<HostMediaShape> | undefined
+  readonly notices?: Partially<NoticesShape> | undefined
   readonly lockTimeout?: Duration.DurationInput | undefined
 }
 
@@ -275,6 +291,7 @@ export const layer = (settings: Settings): Layer.Layer<never> =>
     over(FileTimeLimits, settings.fileTime),
     over(StructureDefaults, settings.structure),
     over(HostMedia, settings.hostMedia),
+    over(Notices, settings.notices),
     settings.lockTimeout === undefined ? Layer.empty : Layer.succeed(LockTimeout, Duration.decode(settings.lockTimeout))
   )
 
@@ -289,6 +306,7 @@ export const current: Effect.Effect<{
   readonly fileTime: FileTimeLimitsShape
   readonly structure: StructureDefaultsShape
   readonly hostMedia: HostMediaShape
+  readonly notices: NoticesShape
   readonly lockTimeout: Duration.Duration
 }> = Effect.all({
   page: PageLimits,
@@ -300,5 +318,6 @@ export const current: Effect.Effect<{
   fileTime: FileTimeLimits,
   structure: StructureDefaults,
   hostMedia: HostMedia,
+  notices: Notices,
   lockTimeout: LockTimeout
 })

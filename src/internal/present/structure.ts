@@ -236,7 +236,16 @@ const structureResult = <E, R>(
             : { startLine: block.span.start, endLine: block.span.end }),
           totalLines: lines.length,
           ...metadataOf(structure, block.summarised?.view ?? "block", block.summarised?.counts),
-          ...(block.summarised === undefined ? {} : { truncated: true })
+          // A block shown as its summary goes on with its lines, read a page at a time.
+          ...(block.summarised === undefined || block.span === undefined ? {} : {
+            truncated: true,
+            next: {
+              filePath: path,
+              offset: block.span.start,
+              limit: block.span.end - block.span.start + 1,
+              ...(params.encoding === undefined ? {} : { encoding: params.encoding })
+            }
+          })
         },
         shown
       )
