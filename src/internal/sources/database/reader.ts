@@ -417,6 +417,29 @@ const continuation = (
   }; append :${pageSelector(table, next)} to the database path to continue]`
 }
 
+/**
+ * Rows of a table shown (`shown` of the page fetched): the lines, with the continuation line and
+ * the selector that reads on (`after`) when more rows follow.
+ */
+const rowsShown = (
+  name: string,
+  lines: Array<string>,
+  page: { readonly rows: ReadonlyArray<unknown>; readonly after: number; readonly afterIsLowerBound: boolean },
+  shown: number,
+  after: PageAfter
+): Shown => {
+  const more = page.after + page.rows.length - shown
+  if (more > 0) {
+    lines.push(continuation(name, { rows: more, lowerBound: page.afterIsLowerBound, capped: shown < page.rows.length }, after))
+  }
+  return {
+    lines,
+    truncated: more > 0,
+    suffix: `:${escapeText(name)}`,
+    ...(more > 0 ? { next: { selector: pageSelector(name, after) } } : {})
+  }
+}
+
 /** Schema text: tabs as three spaces, each line at most `MAX_VALUE_CHARS` characters. */
 const schemaLines = (sql: string): Array<string> =>
   sql.replace(/\t/g, "   ").split(/\r\n|\r|\n/).map((line) =>
@@ -486,19 +509,7 @@ export const showSchema = (db: Connection, info: TableInfo, budget: Budget): Pla
       const page = pageOf(results)
       const table = fitTable(info.columns.map((c) => c.name), page.rows, 1, budget)
       lines.push(...table.lines)
-      const more = page.after + page.rows.length - table.rows
-      const after = { limit: 20, offset: table.rows }
-      if (more > 0) {
-        lines.push(
-          continuation(name, { rows: more, lowerBound: page.afterIsLowerBound, capped: table.rows < page.rows.length }, after)
-        )
-      }
-      return {
-        lines,
-        truncated: more > 0,
-        suffix: `:${escapeText(name)}`,
-        ...(more > 0 ? { next: { selector: pageSelector(name, after) } } : {})
-      }
+      return rowsShown(name, lines, page, table.rows, { limit: 20, offset: table.rows })
     }
   }
 }
@@ -606,20 +617,12 @@ export const showPage = (db: Connection, info: TableInfo, query: PageQuery, budg
         )
       }
       const table = fitTable(info.columns.map((c) => c.name), page.rows, query.offset + 1, budget)
-      const more = page.after + page.rows.length - table.rows
-      const lines = [...table.lines]
-      const after = { limit: query.limit, offset: query.offset + table.rows, order: query.order, where: query.where }
-      if (more > 0) {
-        lines.push(
-          continuation(name, { rows: more, lowerBound: page.afterIsLowerBound, capped: table.rows < page.rows.length }, after)
-        )
-      }
-      return {
-        lines,
-        truncated: more > 0,
-        suffix: `:${escapeText(name)}`,
-        ...(more > 0 ? { next: { selector: pageSelector(name, after) } } : {})
-      }
+      return rowsShown(name, [...table.lines], page, table.rows, {
+        limit: query.limit,
+        offset: query.offset + table.rows,
+        order: query.order,
+        where: query.where
+      })
     }
   }
 }
