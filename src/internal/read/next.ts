@@ -108,15 +108,9 @@ export const nextCall = (
     .filter((range) => range.end === undefined || range.end >= nextOffset)
     .map((range) => ({ start: Math.max(range.start, nextOffset), end: range.end }))
   if (left.length === 0) return { filePath: pages, offset: nextOffset, ...kept(request) }
-  if (left.length === 1 && !raw) {
-    const only = left[0]!
-    return {
-      filePath: pages,
-      offset: only.start,
-      ...(only.end === undefined ? {} : { limit: only.end - only.start + 1 }),
-      ...kept(request)
-    }
-  }
+  // An open range read on is an offset; what is left of closed ranges stays a selector, so the
+  // page after them is a whole page again (as an offset and limit, the limit would stay).
+  if (left.length === 1 && !raw && left[0]!.end === undefined) return { filePath: pages, offset: left[0]!.start, ...kept(request) }
   return {
     filePath: `${pages}:${left.map((range) => rangeText(range.start, range.end)).join(",")}${raw ? ":raw" : ""}`,
     ...kept(request)
