@@ -37,7 +37,9 @@ import * as CliArgs from "./internal/doors/cliArgs.js"
 import * as FileTime from "./FileTime.js"
 import { version } from "./internal/doors/packageJson.js"
 import { paramsOf, readOptions } from "./internal/doors/readOptions.js"
+import { flagOf, type LimitFlagName, limitFlags, settingsOf } from "./internal/doors/limitFlags.js"
 import * as Limits from "./Limits.js"
+import * as Record from "effect/Record"
 import * as Lsp from "./Lsp.js"
 import * as ModelInput from "./ModelInput.js"
 import * as Permission from "./Permission.js"
@@ -234,8 +236,16 @@ const allowExternalOption = Options.boolean("allow-external").pipe(
   Options.withDescription("Allow reading outside the project without asking")
 )
 
-/** The permission flags, and what the model takes, every command takes (after the subcommand or before it). */
+/** The page caps a host sets (`--max-lines`, …), from the one table of them. */
+const limitOptions = Record.map(limitFlags, (flag) =>
+  Options.integer(flag.flag).pipe(Options.withDescription(flag.description), Options.optional))
+
+/**
+ * The permission flags, what the model takes and the page caps, every command takes (after the
+ * subcommand or before it).
+ */
 const permissionOptions = {
+  ...limitOptions,
   allowExternal: allowExternalOption,
   textOnly: Options.boolean("text-only").pipe(
     Options.withDescription(
@@ -264,7 +274,7 @@ const permissionOptions = {
   deny: Options.text("deny").pipe(Options.withDescription("Never read paths matching this glob"), Options.repeated)
 }
 
-type PermissionArgs = {
+type PermissionArgs = { readonly [K in LimitFlagName]: Option.Option<number> } & {
   readonly allowExternal: boolean
   readonly textOnly: boolean
   readonly nextHeader: boolean
@@ -277,6 +287,7 @@ type PermissionArgs = {
 
 /** A subcommand's permission flags with the parent's (`effect-read --allow x mcp` works too). */
 const mergePermissions = (own: PermissionArgs, parent: PermissionArgs): PermissionArgs => ({
+  ...Record.map(limitFlags, (_, name) => Option.orElse(own[name], () => parent[name])),
   allowExternal: own.allowExternal || parent.allowExternal,
   textOnly: own.textOnly || parent.textOnly,
   nextHeader: own.nextHeader || parent.nextHeader,
@@ -313,14 +324,30 @@ const rulesOf = (path: string, text: string): Effect.Effect<ReadonlyArray<Permis
     Effect.mapError((reason) => `--rules ${path}: ${reason}`)
   )
 
-/** The session's services for `args`, or a usage error (a bad rules file). */
+/**
+ * The limits the flags set (`--max-lines`, …, and `extra`), or a usage error naming the flag that
+ * no read could honour (`--max-lines 0`): checked at start-up, never clamped.
+ */
+const limitsFor = (args: PermissionArgs, extra: Limits.Settings = {}): Effect.Effect<Layer.Layer<never>, string> => {
+  const settings: Limits.Settings = {
+    ...settingsOf(Record.map(limitFlags, (_, name) => Option.getOrUndefined(args[name]))),
+    ...extra
+  }
+  const invalid = Limits.check(settings)
+  return invalid === undefined
+    ? Effect.succeed(Layer.orDie(Limits.layer(settings)))
+    : Effect.fail(`${flagOf(invalid.setting) ?? invalid.setting} ${invalid.value}: must be ${invalid.expected}`)
+}
+
+/** The session's services for `args`, or a usage error (a bad rules file, a cap no read could honour). */
 const servicesFor = (root: string, args: PermissionArgs, interactive: boolean) =>
-  Effect.map(userRules(args), (rules) =>
+  Effect.zipWith(userRules(args), limitsFor(args), (rules, limits) =>
     Layer.mergeAll(
       sessionLayer(root, { allowExternal: args.allowExternal, interactive, maskSecrets: args.maskSecrets, rules }),
       args.maskSecrets ? Secrets.layerMask : Layer.empty,
       args.textOnly ? ModelInput.layerTextOnly : Layer.empty,
-      args.nextHeader ? Limits.layer({ notices: { header: true } }) : Layer.empty
+      args.nextHeader ? Layer.succeed(Limits.Notices, { header: true }) : Layer.empty,
+      limits
     ))
 
 const command = Command.make(
@@ -424,6 +451,11 @@ const mcp = Command.make(
       Options.withDescription(
         "Session memory: a re-read of lines the conversation still holds is a short stub; a changed file leads with a diff"
       )
+    ),
+    shortDescription: Options.boolean("short-description").pipe(
+      Options.withDescription(
+        "Describe the read tool in its short form (at most 1.5 KB) in tools/list, for hosts that pay for every byte of it"
+      )
     )
   },
   (args) =>
@@ -439,6 +471,10 @@ const mcp = Command.make(
       const permissions = mergePermissions(args, parent)
       const rules = yield* Effect.either(userRules(permissions))
       if (Either.isLeft(rules)) return yield* usageError(rules.left)
+      const limits = yield* Effect.either(
+        limitsFor(permissions, args.shortDescription ? { description: { form: "short" } } : {})
+      )
+      if (Either.isLeft(limits)) return yield* usageError(limits.left)
       // A person at a terminal who typed `effect-read mcp` may have meant the file of that name.
       if (process.stdin.isTTY) {
         const also = yield* samePath("mcp", root)
@@ -469,7 +505,8 @@ const mcp = Command.make(
         state.right,
         permissions.maskSecrets ? Secrets.layerMask : Layer.empty,
         permissions.textOnly ? ModelInput.layerTextOnly : Layer.empty,
-        permissions.nextHeader ? Limits.layer({ notices: { header: true } }) : Layer.empty
+        permissions.nextHeader ? Layer.succeed(Limits.Notices, { header: true }) : Layer.empty,
+        limits.right
       )
       // Loaded here, not at the top: a plain read never pays for the MCP SDK (start-up, memory).
       const McpServer = yield* Effect.promise(() => import("./McpServer.js"))

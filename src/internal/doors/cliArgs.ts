@@ -8,13 +8,14 @@
  * --offset 3`, which `@effect/cli` would run as the server) is a `misfit`, and the error can then
  * say when the subcommand's name is also a path in the working directory.
  */
+import { limitFlagWords } from "./limitFlags.js"
 
 /** The subcommands, by name. */
 export const subcommands = ["mcp", "many"] as const
 export type Subcommand = typeof subcommands[number]
 
-/** Options of the permission flags, which every command takes. */
-const permissionValues = ["rules", "allow", "ask", "deny"]
+/** Options of the permission flags and the page caps, which every command takes. */
+const permissionValues = ["rules", "allow", "ask", "deny", ...limitFlagWords]
 const permissionFlags = ["allow-external", "mask-secrets", "text-only", "next-header"]
 
 /** Each command's options: those that take a value (the next word, or `--name=value`) and flags. */
@@ -39,7 +40,10 @@ export const options: Record<"read" | Subcommand, { readonly values: ReadonlySet
     ]),
     flags: new Set(["json", "files-only", "full-resolution", "page-images", ...permissionFlags])
   },
-  mcp: { values: new Set(["cwd", "ask-timeout", "store", ...permissionValues]), flags: new Set(["session-memory", "language-server", ...permissionFlags]) },
+  mcp: {
+    values: new Set(["cwd", "ask-timeout", "store", ...permissionValues]),
+    flags: new Set(["session-memory", "language-server", "short-description", ...permissionFlags])
+  },
   many: { values: new Set(["cwd", "glob", ...permissionValues]), flags: new Set(["json", ...permissionFlags]) }
 }
 

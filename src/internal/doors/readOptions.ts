@@ -19,7 +19,7 @@ type Field = keyof Params
 const help: { readonly [K in Field]-?: string } = {
   offset: "First line to show, 1-based",
   column: "Character (1-based) at which the line at --offset starts: reads on in a cut line",
-  limit: "Most lines to show (default 2000)",
+  limit: "Most lines to show (default 2000, or what --max-lines sets)",
   encoding: "Decode text in this encoding (e.g. shift_jis, windows-1252) instead of detecting it",
   lineFormat: "hashline: a ¶PATH#TAG first line and N:text lines, for edit tools that take anchors",
   view: "Directories: list (default) or tree; files: outline, summary, block (the declaration around --offset) or conflicts",

@@ -21,6 +21,7 @@ import {
   type ViewResult
 } from "../core/structureViews.js"
 import { plainStructure } from "../core/headings.js"
+import type { PageLimitsShape } from "../../Limits.js"
 import { structureOf } from "../structure/engine.js"
 import { StructureDefaults } from "../../Limits.js"
 
@@ -104,7 +105,8 @@ const blockView = (
   path: string,
   line: number,
   levels: number,
-  budget: number
+  budget: number,
+  caps: PageLimitsShape
 ) => {
   const block = blockAt(structure, line, levels)
   const statement = block === undefined ? statementAt(lines, line, structure.language) : undefined
@@ -122,11 +124,11 @@ const blockView = (
     }
   }
   const what = block !== undefined ? describeDeclaration(block.declaration) : statement !== undefined ? "statement" : "comment"
-  const rows = lines.slice(span.start - 1, span.end).map((text, i) => numberedLine(span.start + i, text))
+  const rows = lines.slice(span.start - 1, span.end).map((text, i) => numberedLine(span.start + i, text, caps.lineLength))
   const bytes = rows.reduce((sum, row) => sum + Buffer.byteLength(row) + 1, 0)
   const outer = block !== undefined && blockAt(structure, line, levels + 1)?.declaration !== block.declaration
   const more = outer ? ` levels=${levels + 1} shows the declaration around it.` : ""
-  if (rows.length <= 2000 && bytes <= budget) {
+  if (rows.length <= caps.lines && bytes <= budget) {
     return {
       lead: `(Block: ${what}, lines ${span.start}-${span.end} of ${lines.length}.)`,
       rows,
@@ -141,7 +143,7 @@ const blockView = (
     declarations: block?.declaration.children ?? [],
     comments: structure.comments.filter((comment) => span.start <= comment.start && comment.end <= span.end)
   }
-  const shown = summary(inner, lines, { path, maxBytes: budget })
+  const shown = summary(inner, lines, { path, maxBytes: budget, page: caps })
   return {
     lead: `(Block: ${what}, lines ${span.start}-${span.end} of ${lines.length}; longer than a page, so this is its ${shown.view}.)`,
     rows: shown.view === "summary"
@@ -157,7 +159,8 @@ const blockView = (
 export const presentStructure = <E, R>(
   options: ViewSource<E, R>,
   view: StructureView,
-  budget: number
+  budget: number,
+  caps: PageLimitsShape
 ): Effect.Effect<ReadResult, E | InvalidParams | OffsetOutOfRange, R> =>
   Effect.gen(function*() {
     const { params, path, selection } = options
@@ -167,14 +170,14 @@ export const presentStructure = <E, R>(
         reason: `view "block" shows the declaration around a line: give that line as offset (or use ${path}:N:block)`
       })
     }
-    return yield* structureResult(options, view, budget, yield* collectLines(options.pageAt), undefined)
+    return yield* structureResult(options, view, budget, caps, yield* collectLines(options.pageAt), undefined)
   })
 
 /**
  * The outline in place of a first page a page would cut (the host's `StructureDefaults`);
  * `undefined` when the text is over the views' caps, so the page is shown after all.
  */
-export const outlineInstead = <E, R>(options: ViewSource<E, R>, budget: number) =>
+export const outlineInstead = <E, R>(options: ViewSource<E, R>, budget: number, caps: PageLimitsShape) =>
   Effect.gen(function*() {
     const lines = yield* collectLines(options.pageAt)
     if (lines === undefined) return undefined
@@ -182,6 +185,7 @@ export const outlineInstead = <E, R>(options: ViewSource<E, R>, budget: number) 
       { ...options, params: {} },
       "outline",
       budget,
+      caps,
       lines,
       "it is longer than a page, so this is its outline instead of its first lines"
     )
@@ -191,6 +195,7 @@ const structureResult = <E, R>(
   options: ViewSource<E, R>,
   view: StructureView,
   budget: number,
+  caps: PageLimitsShape,
   lines: ReadonlyArray<string> | undefined,
   because: string | undefined
 ): Effect.Effect<ReadResult, InvalidParams | OffsetOutOfRange> =>
@@ -226,7 +231,7 @@ const structureResult = <E, R>(
       if (anchor! > lines.length && !(lines.length === 0 && anchor === 1)) {
         return yield* new OffsetOutOfRange({ path, offset: anchor!, totalLines: lines.length, unit: "lines" })
       }
-      const block = blockView(structure, lines, path, anchor!, params.levels ?? 1, budget)
+      const block = blockView(structure, lines, path, anchor!, params.levels ?? 1, budget, caps)
       const shown = block.span === undefined ? [] : lines.slice(block.span.start - 1, block.span.end)
       return result(
         [block.lead, ...block.rows, ...(block.footer === undefined ? [] : ["", block.footer])],
@@ -258,6 +263,7 @@ const structureResult = <E, R>(
         limit: params.limit,
         maxBytes: budget,
         because,
+        page: caps,
         levels: params.levels,
         rows: outlineRows,
         range: range === undefined ? undefined : { start: range.start, end: range.end ?? range.start }
@@ -267,6 +273,7 @@ const structureResult = <E, R>(
         maxBytes: budget,
         offset: params.offset,
         limit: params.limit,
+        page: caps,
         levels: params.levels,
         outlineRows
       })
