@@ -10,7 +10,7 @@
  * - `effect-read many [--cwd DIR] [--glob PATTERN] [--json] [PERMISSIONS] <filePath>...` reads
  *   several files at once (`read_many`); exit 1 when any of them failed (the others are shown).
  *
- * PERMISSIONS: `--allow-external`, `--mask-secrets`, `--text-only` (`ModelInput.textOnly`), `--rules FILE`, `--allow GLOB`, `--ask GLOB`,
+ * PERMISSIONS: `--allow-external`, `--mask-secrets`, `--text-only` (`ModelInput.textOnly`), `--next-header` (`Limits.Notices`), `--rules FILE`, `--allow GLOB`, `--ask GLOB`,
  * `--deny GLOB` (see `doorRules`). Reads start from `Permission.secretRules`: env files ask (on a
  * terminal; over MCP through the client's elicitation), private keys and credential stores are
  * denied.
@@ -252,6 +252,11 @@ const permissionOptions = {
       "For a model that cannot see images or take PDF files: images are described in words, never attached; PDFs are read as text"
     )
   ),
+  nextHeader: Options.boolean("next-header").pipe(
+    Options.withDescription(
+      "Put one line before each result shown in parts: what it shows and the read that continues it, for hosts that cut an output's tail"
+    )
+  ),
   maskSecrets: Options.boolean("mask-secrets").pipe(
     Options.withDescription(
       "Show secret values as placeholders (‹secret: GitHub token›); env files are then read without asking"
@@ -272,6 +277,7 @@ const permissionOptions = {
 type PermissionArgs = { readonly [K in LimitFlagName]: Option.Option<number> } & {
   readonly allowExternal: boolean
   readonly textOnly: boolean
+  readonly nextHeader: boolean
   readonly maskSecrets: boolean
   readonly rules: Option.Option<readonly [path: string, content: string]>
   readonly allow: ReadonlyArray<string>
@@ -284,6 +290,7 @@ const mergePermissions = (own: PermissionArgs, parent: PermissionArgs): Permissi
   ...Record.map(limitFlags, (_, name) => Option.orElse(own[name], () => parent[name])),
   allowExternal: own.allowExternal || parent.allowExternal,
   textOnly: own.textOnly || parent.textOnly,
+  nextHeader: own.nextHeader || parent.nextHeader,
   maskSecrets: own.maskSecrets || parent.maskSecrets,
   rules: Option.orElse(own.rules, () => parent.rules),
   allow: [...parent.allow, ...own.allow],
@@ -339,6 +346,7 @@ const servicesFor = (root: string, args: PermissionArgs, interactive: boolean) =
       sessionLayer(root, { allowExternal: args.allowExternal, interactive, maskSecrets: args.maskSecrets, rules }),
       args.maskSecrets ? Secrets.layerMask : Layer.empty,
       args.textOnly ? ModelInput.layerTextOnly : Layer.empty,
+      args.nextHeader ? Layer.succeed(Limits.Notices, { header: true }) : Layer.empty,
       limits
     ))
 
@@ -497,6 +505,7 @@ const mcp = Command.make(
         state.right,
         permissions.maskSecrets ? Secrets.layerMask : Layer.empty,
         permissions.textOnly ? ModelInput.layerTextOnly : Layer.empty,
+        permissions.nextHeader ? Layer.succeed(Limits.Notices, { header: true }) : Layer.empty,
         limits.right
       )
       // Loaded here, not at the top: a plain read never pays for the MCP SDK (start-up, memory).

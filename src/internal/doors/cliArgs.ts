@@ -16,7 +16,7 @@ export type Subcommand = typeof subcommands[number]
 
 /** Options of the permission flags and the page caps, which every command takes. */
 const permissionValues = ["rules", "allow", "ask", "deny", ...limitFlagWords]
-const permissionFlags = ["allow-external", "mask-secrets", "text-only"]
+const permissionFlags = ["allow-external", "mask-secrets", "text-only", "next-header"]
 
 /** Each command's options: those that take a value (the next word, or `--name=value`) and flags. */
 export const options: Record<"read" | Subcommand, { readonly values: ReadonlySet<string>; readonly flags: ReadonlySet<string> }> = {

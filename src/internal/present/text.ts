@@ -61,9 +61,14 @@ export const presentText = <E, R>(
     const budget = caps.bytes -
       new TextEncoder().encode(header(path, "file") + (options.note ?? "") + (hashline?.header ?? "")).length -
       FOOTER_RESERVE
+    const view = selection.view ?? textViewOf(params.view)
+    if (params.levels !== undefined && view !== "outline" && view !== "block" && view !== "summary") {
+      return yield* new InvalidParams({
+        reason: `levels applies to the outline (view "outline" or ${path}:outline: the depth shown) and to view "block" (which declaration around the line)`
+      })
+    }
     const search = searchOf(selection, params)
     if (search !== undefined) return yield* presentSearch(options, search, budget, caps)
-    const view = selection.view ?? textViewOf(params.view)
     if (view === "conflicts") return yield* presentConflicts(options, budget, caps)
     if (view !== undefined) return yield* presentStructure(options, view, budget, caps)
     const tail = selection.tail ?? (params.offset !== undefined && params.offset < 0 ? -params.offset : undefined)
