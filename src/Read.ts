@@ -56,7 +56,7 @@ export {
   type WebLimitsShape
 } from "./Limits.js"
 /** How many PDF pages one `pageImages` read renders (a `Context.Reference`: 5). */
-export { PdfPageImages, type PdfPageImagesShape } from "./internal/sources/pdfPages.js"
+export { PdfPageImages, type PdfPageImagesShape } from "./internal/sources/pdfPageImages.js"
 /** Diagnostics on read (a `Context.Reference`: only when asked, at most 5 s, 20 diagnostics, 4 KB). */
 export { DiagnosticsOnRead, type DiagnosticsOnReadShape } from "./internal/read/diagnostics.js"
 

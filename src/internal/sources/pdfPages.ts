@@ -5,7 +5,6 @@
  * `ImageLimits` (the longest side at most `maxDimension`, and re-encoded past `maxBytes` as any
  * image is). The answer names the pages attached, and says when more were asked for.
  */
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { ModelInput } from "../../ModelInput.js"
@@ -18,19 +17,7 @@ import type { FileSourceRequest } from "./types.js"
 import { PageOutOfRange, reasonOf } from "./document/failure.js"
 import { MAX_DOCUMENT_BYTES } from "./document/limits.js"
 import { type CreateCanvas, type PdfJs, renderPdfPages } from "./document/pdf.js"
-
-export interface PdfPageImagesShape {
-  /** Most pages rendered in one read. */
-  readonly maxPages: number
-}
-
-/**
- * How many PDF pages one read renders as images (default 5): every page is an attachment the
- * model pays for. `Effect.provideService(PdfPageImages, { maxPages: 10 })` changes it.
- */
-export class PdfPageImages extends Context.Reference<PdfPageImages>()("effect-read/PdfPageImages", {
-  defaultValue: (): PdfPageImagesShape => ({ maxPages: 5 })
-}) {}
+import { PdfPageImages } from "./pdfPageImages.js"
 
 const span = (first: number, last: number) => first === last ? `page ${first}` : `pages ${first}-${last}`
 
