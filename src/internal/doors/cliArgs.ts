@@ -9,8 +9,7 @@
  * say when the subcommand's name is also a path in the working directory.
  */
 import * as Option from "effect/Option"
-import type { McpArgs, ReadArgs } from "./commands.js"
-import { type Flag, manyFlags, mcpFlags, readCommandFlags, takesValue, wholeNumbersOf } from "./flags.js"
+import { type Flag, manyFlags, type McpArgs, mcpFlags, type ReadArgs, readCommandFlags, takesValue, wholeNumbersOf } from "./flags.js"
 
 /** The subcommands, by name. */
 export const subcommands = ["mcp", "many"] as const

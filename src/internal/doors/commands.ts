@@ -25,9 +25,10 @@ import { describePermission, type ReadError } from "../../ReadError.js"
 import * as Secrets from "../../Secrets.js"
 import * as SessionMemory from "../../SessionMemory.js"
 import * as Workspace from "../../Workspace.js"
-import type { Params } from "../read/params.js"
 import * as CliArgs from "./cliArgs.js"
-import { paramsOf } from "./flags.js"
+import { type Format, type ManyArgs, type McpArgs, type PermissionArgs, paramsOf, type ReadArgs } from "./flags.js"
+
+export type { Format, ManyArgs, McpArgs, PermissionArgs, ReadArgs } from "./flags.js"
 import { version } from "./packageJson.js"
 
 /** The package version, from `package.json`. */
@@ -188,7 +189,6 @@ export const usageError = (message: string) =>
   )
 
 
-export type Format = "text" | "json" | "envelope"
 
 /**
  * The project root: `--cwd` (else the current directory), resolved. A `--cwd` that is not a
@@ -208,16 +208,6 @@ const projectRoot = (cwd: Option.Option<string>) =>
     return Option.none<string>()
   })
 
-
-export interface PermissionArgs {
-  readonly allowExternal: boolean
-  readonly textOnly: boolean
-  readonly maskSecrets: boolean
-  readonly rules: Option.Option<readonly [path: string, content: string]>
-  readonly allow: ReadonlyArray<string>
-  readonly ask: ReadonlyArray<string>
-  readonly deny: ReadonlyArray<string>
-}
 
 /** A subcommand's permission flags with the parent's (`effect-read --allow x mcp` works too). */
 const mergePermissions = (own: PermissionArgs, parent: PermissionArgs): PermissionArgs => ({
@@ -277,35 +267,6 @@ export const samePath = (name: CliArgs.Subcommand, directory: string) =>
     Effect.orElseSucceed(() => "")
   )
 
-
-type Field = Exclude<keyof Params, "filePath">
-
-/** `effect-read [options] <filePath>`, parsed. */
-export type ReadArgs = PermissionArgs & { readonly [K in Field]: Option.Option<Exclude<Params[K], undefined>> } & {
-  /** Optional only so that `effect-read mcp` parses; a read without it is a usage error. */
-  readonly filePath: Option.Option<string>
-  readonly cwd: Option.Option<string>
-  readonly format: Option.Option<Format>
-  readonly json: boolean
-  readonly filesOnly: boolean
-}
-
-/** `effect-read mcp [options]`, parsed. */
-export interface McpArgs extends PermissionArgs {
-  readonly cwd: Option.Option<string>
-  readonly askTimeout: Option.Option<number>
-  readonly store: Option.Option<string>
-  readonly languageServer: boolean
-  readonly sessionMemory: boolean
-}
-
-/** `effect-read many [options] <filePath>...`, parsed. */
-export interface ManyArgs extends PermissionArgs {
-  readonly filePaths: ReadonlyArray<string>
-  readonly glob: Option.Option<string>
-  readonly json: boolean
-  readonly cwd: Option.Option<string>
-}
 
 /** Read one file or directory and print it (text, JSON or the envelope); sets `process.exitCode`. */
 export const readCommand = (args: ReadArgs) =>

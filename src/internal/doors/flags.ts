@@ -194,3 +194,44 @@ export const wholeNumbersOf = (text: string, fields: ReadonlyArray<string>): Rec
     ? Object.fromEntries(fields.map((field, i) => [field, Number(values[i])]))
     : undefined
 }
+
+/** How a read prints its result: the tool output, the `ReadResult` as JSON, or the standard envelope. */
+export type Format = "text" | "json" | "envelope"
+
+/** The permission flags, parsed. */
+export interface PermissionArgs {
+  readonly allowExternal: boolean
+  readonly textOnly: boolean
+  readonly maskSecrets: boolean
+  readonly rules: Option.Option<readonly [path: string, content: string]>
+  readonly allow: ReadonlyArray<string>
+  readonly ask: ReadonlyArray<string>
+  readonly deny: ReadonlyArray<string>
+}
+
+/** `effect-read [options] <filePath>`, parsed. */
+export type ReadArgs = PermissionArgs & { readonly [K in Field]: Option.Option<Exclude<Params[K], undefined>> } & {
+  /** Optional only so that `effect-read mcp` parses; a read without it is a usage error. */
+  readonly filePath: Option.Option<string>
+  readonly cwd: Option.Option<string>
+  readonly format: Option.Option<Format>
+  readonly json: boolean
+  readonly filesOnly: boolean
+}
+
+/** `effect-read mcp [options]`, parsed. */
+export interface McpArgs extends PermissionArgs {
+  readonly cwd: Option.Option<string>
+  readonly askTimeout: Option.Option<number>
+  readonly store: Option.Option<string>
+  readonly languageServer: boolean
+  readonly sessionMemory: boolean
+}
+
+/** `effect-read many [options] <filePath>...`, parsed. */
+export interface ManyArgs extends PermissionArgs {
+  readonly filePaths: ReadonlyArray<string>
+  readonly glob: Option.Option<string>
+  readonly json: boolean
+  readonly cwd: Option.Option<string>
+}
