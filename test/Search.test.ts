@@ -17,6 +17,7 @@ import {
   nextMatchOffset,
   SearchCollector,
   parseSearch,
+  requiredLiteral,
   SearchError,
   type SearchPage,
   type SearchQuery,
@@ -202,6 +203,55 @@ describe("the chunk search (a UTF-8 file's bytes)", () => {
     const pageOptions = { ...options, context, offset, limit }
     const expected = searchLines(linesOf(text), query(pattern), pageOptions)
     expect(chunked(text, cuts, pattern, pageOptions)).toEqual(expected)
+  })
+
+  // Chunks without a carriage return and without what every match holds are counted, not
+  // searched: texts of long runs of such lines, with the few that match anywhere among them.
+  const sparse = FastCheck.array(
+    FastCheck.constantFrom("a", "b", "c", " ", "\n", "\n", "é", "ab\n", "b c\n", "a+b", "cab"),
+    { maxLength: 200 }
+  ).map((parts) => parts.join(""))
+  const literalPatterns = FastCheck.constantFrom("ab", "b c", "cab", "a\\+b", "é", "ab?c", "^ab", "c$", "(?<=c)ab", "x|ab")
+
+  it.prop("skips the chunks that cannot match and still finds, counts and shows what line-by-line does", [
+    sparse,
+    literalPatterns,
+    FastCheck.array(FastCheck.double({ min: 0, max: 1, noNaN: true }), { maxLength: 8 }),
+    FastCheck.integer({ min: 0, max: 3 }),
+    FastCheck.integer({ min: 1, max: 3 }),
+    FastCheck.integer({ min: 1, max: 4 })
+  ], ([text, pattern, cuts, context, offset, limit]) => {
+    const pageOptions = { ...options, context, offset, limit }
+    const expected = searchLines(linesOf(text), query(pattern), pageOptions)
+    expect(chunked(text, cuts, pattern, pageOptions)).toEqual(expected)
+  })
+
+  it("what every match must contain: runs of plain characters, nothing a quantifier may drop", () => {
+    const cases: ReadonlyArray<readonly [RegExp, string | undefined]> = [
+      [/2024-05-02T10:56:32\.186Z/, "2024-05-02T10:56:32.186Z"],
+      [/ERROR.*timeout/, "timeout"],
+      [/colou?r/, "colo"],
+      [/a+bc/, "bc"],
+      [/aaa+/, "aaa"],
+      [/a{2,3}bb/, "bb"],
+      [/x\d{2}yyyy/, "yyyy"],
+      [/(foo|bar)baz/, "baz"],
+      [/[abc]+xyz/, "xyz"],
+      [/[\]x]yz/, "yz"],
+      [/\x41BC/, "BC"],
+      [/\bfoo\b/, "foo"],
+      [/\/path\/to/, "/path/to"],
+      [/é+x/, "é"],
+      [/😀?abc/u, "abc"],
+      // None it can be sure of: alternatives, case folding, only classes, braces that are not
+      // unicode escapes outside unicode mode (`\p{a|b}` is `p{a` or `b}`).
+      [/a|b/, undefined],
+      [/abc/i, undefined],
+      [/\p{L}+/u, undefined],
+      [/.{20}/, undefined],
+      [new RegExp("xx\\p{a|b}yy"), undefined]
+    ]
+    for (const [regex, literal] of cases) expect(requiredLiteral(regex), String(regex)).toBe(literal)
   })
 
   it("a line longer than is searched is searched in its first part, and counted as one line", () => {

@@ -8,6 +8,7 @@
  * for it case-insensitively; anything else is the pattern itself. A line is matched alone: `^`
  * and `$` are its start and end, and no match spans two lines.
  */
+import { Buffer } from "node:buffer"
 import { formatBytes } from "./format.js"
 import { nthLineFeed } from "./lineFeeds.js"
 import { cutLine } from "./lines.js"
@@ -70,6 +71,136 @@ export const matchIndex = (query: SearchQuery, line: string): number => {
   const searched = line.length > SEARCH_LINE_CHARS ? cutLine(line, SEARCH_LINE_CHARS) : line
   const match = query.regex.exec(searched)
   return match === null ? -1 : match.index
+}
+
+const QUANTIFIER = /^(?:[*+?]|\{\d+(?:,\d*)?\})\??/
+const HEX = /^[0-9a-fA-F]*/
+const GROUP_NAME = /^<[A-Za-z_$][\w$]*>/
+const WORD_CHAR = /^[\p{L}\p{N}_]$/u
+
+/** The index after the group (`(`) or class (`[`) that starts at `i`, or -1 when it does not close. */
+const pastGroup = (source: string, i: number): number => {
+  let depth = 0
+  let inClass = false
+  for (let at = i; at < source.length; at++) {
+    const c = source[at]
+    if (c === "\\") at++
+    else if (inClass) inClass = c !== "]"
+    else if (c === "[") {
+      inClass = true
+      if (depth === 0) {
+        // A class alone: its first `]` closes it (`[]` is the empty class).
+        for (at++; at < source.length; at++) {
+          if (source[at] === "\\") at++
+          else if (source[at] === "]") return at + 1
+        }
+        return -1
+      }
+    } else if (c === "(") depth++
+    else if (c === ")" && --depth === 0) return at + 1
+  }
+  return -1
+}
+
+/** Whether `source` has a `|` outside every group and class: alternatives share no run. */
+const alternates = (source: string): boolean => {
+  let depth = 0
+  let inClass = false
+  for (let at = 0; at < source.length; at++) {
+    const c = source[at]
+    if (c === "\\") at++
+    else if (inClass) inClass = c !== "]"
+    else if (c === "[") inClass = true
+    else if (c === "(") depth++
+    else if (c === ")") depth--
+    else if (c === "|" && depth <= 0) return true
+  }
+  return false
+}
+
+/** Where an escape's argument ends: `\x41`, `\u0041`, `\u{1F600}`, `\cA`, `\p{L}`, `\k<name>`, `\12`. */
+const pastEscape = (source: string, i: number, unicode: boolean): number => {
+  const escaped = source[i + 1]!
+  const at = i + 2
+  // Braces belong to the escape only in unicode mode; elsewhere `\p{` is `p{`.
+  const braced = () => unicode ? (source.indexOf("}", at) + 1) || source.length : at
+  if (escaped === "x") return at + HEX.exec(source.slice(at, at + 2))![0].length
+  if (escaped === "u") return source[at] === "{" ? braced() : at + HEX.exec(source.slice(at, at + 4))![0].length
+  if (escaped === "c") return /[A-Za-z]/.test(source[at] ?? "") ? at + 1 : at
+  if ((escaped === "p" || escaped === "P") && source[at] === "{") return braced()
+  if (escaped === "k") return at + (GROUP_NAME.exec(source.slice(at))?.[0].length ?? 0)
+  let end = at
+  if (/[0-9]/.test(escaped)) while (/[0-9]/.test(source[end] ?? "")) end++
+  return end
+}
+
+/**
+ * The longest run of characters every match of `regex` contains, or undefined when there is none
+ * this reading can be sure of. A fast scan passes over bytes without it (`ChunkSearcher`), so a
+ * wrong answer would lose matches: anything unclear ends a run rather than joins it. Alternation
+ * at the top, case folding (`i`) and `v` class syntax give none at all; groups, classes, escapes
+ * other than punctuation, anchors and dots end a run; a character a quantifier may drop (`?`,
+ * `*`, `{0,n}`) is left out.
+ */
+export const requiredLiteral = (regex: RegExp): string | undefined => {
+  if (regex.flags.includes("i") || regex.flags.includes("v")) return undefined
+  const source = regex.source
+  if (alternates(source)) return undefined
+  const runs: Array<string> = []
+  let run = ""
+  const endRun = () => {
+    if (run.length > 0) runs.push(run)
+    run = ""
+  }
+  const pastQuantifier = (at: number) => at + (QUANTIFIER.exec(source.slice(at, at + 32))?.[0].length ?? 0)
+  /** A literal character that ends at `next`, kept unless a quantifier may drop it. */
+  const literal = (char: string, next: number): number => {
+    const quantifier = QUANTIFIER.exec(source.slice(next, next + 32))?.[0]
+    if (quantifier === undefined) {
+      run += char
+      return next
+    }
+    // `a+` holds an `a`; what follows may come after more of them.
+    if (quantifier.startsWith("+")) run += char
+    endRun()
+    return next + quantifier.length
+  }
+  let i = 0
+  while (i < source.length) {
+    const c = source[i]!
+    if (c === "|" || c === ")") return undefined
+    if (c === "(" || c === "[") {
+      const end = pastGroup(source, i)
+      if (end === -1) return undefined
+      endRun()
+      i = pastQuantifier(end)
+    } else if (c === "\\") {
+      const escaped = source[i + 1]
+      if (escaped === undefined) return undefined
+      if (WORD_CHAR.test(escaped)) {
+        // A class (\d), an anchor (\b), a control (\n), a code point (\x41), a property (\p{L}),
+        // a back reference (\1): none of it joins a run.
+        endRun()
+        i = pastQuantifier(pastEscape(source, i, regex.unicode))
+      } else {
+        // Escaped punctuation is itself.
+        i = literal(escaped, i + 2)
+      }
+    } else if (".^$*+?{}".includes(c)) {
+      endRun()
+      i = pastQuantifier(i + 1)
+    } else {
+      const point = String.fromCodePoint(source.codePointAt(i)!)
+      i = literal(point, i + point.length)
+    }
+  }
+  endRun()
+  // U+FFFD stands in the decoded text for bytes that are not UTF-8; it is not in the bytes.
+  const usable = runs.filter((r) => !r.includes("\uFFFD") && !r.includes("\n") && !r.includes("\r"))
+  return usable.reduce<string | undefined>(
+    (best, r) => best === undefined || Buffer.byteLength(r) > Buffer.byteLength(best) ? r : best,
+    undefined
+  )
 }
 
 export interface SearchPageOptions {
@@ -351,11 +482,15 @@ export class ChunkSearcher {
   private pendingCR = false
 
   private readonly context: number
+  /** What every match contains, as UTF-8: lines without it are counted, never decoded. */
+  private readonly required: Buffer | undefined
 
   constructor(readonly collector: SearchCollector, readonly decode: (bytes: Uint8Array) => string) {
     this.context = collector.options.context
     const regex = collector.query.regex
     this.scan = LOOKAROUND.test(regex.source) ? undefined : new RegExp(regex.source, `${regex.flags}gm`)
+    const literal = requiredLiteral(regex)
+    this.required = literal === undefined ? undefined : Buffer.from(literal, "utf8")
   }
 
   push(chunk: Uint8Array): void {
@@ -383,8 +518,27 @@ export class ChunkSearcher {
       this.text(this.decode(line), undefined)
       head = head.subarray(first + 1)
     }
-    if (head.length > 0) this.text(this.decode(head), head)
+    if (head.length > 0) this.complete(head)
     this.keepOpen(bytes.subarray(split + 1))
+  }
+
+  /** Complete lines, each with its terminator. */
+  private complete(head: Uint8Array): void {
+    if (this.required !== undefined && !this.collector.wantsAfter) {
+      const bytes = Buffer.from(head.buffer, head.byteOffset, head.byteLength)
+      // No line here can match: count them (`\n` only, so no lone `\r` may end one) and keep the
+      // last few as context for a match early in the next chunk.
+      if (bytes.indexOf(this.required) === -1 && bytes.indexOf(CR) === -1) {
+        let start = head.length - 1
+        for (let k = 0; k < this.context && start > 0; k++) start = head.lastIndexOf(LF, start - 1)
+        start++
+        this.lines += -1 - nthLineFeed(head, 0, start, Number.MAX_SAFE_INTEGER)
+        this.collector.skip(this.lines)
+        if (start < head.length) this.text(this.decode(head.subarray(start)), head.subarray(start))
+        return
+      }
+    }
+    this.text(this.decode(head), head)
   }
 
   /** The end of the text: a last line without a terminator is a line. Returns the lines searched. */

@@ -37,7 +37,9 @@ import { ChunkSearcher, type SearchCollector } from "../core/search.js"
 export const CHUNK_BYTES = 256 * 1024
 /** Bytes read per call while the pager skips lines before a deep page: fewer, larger reads. */
 export const SKIP_CHUNK_BYTES = 4 * 1024 * 1024
-/** Bytes read per call while searching: each chunk's text is one string, garbage once searched. */
+/** Bytes read per call while searching. */
+export const SEARCH_READ_BYTES = 4 * 1024 * 1024
+/** Bytes the searcher takes at once: each slice's text is one string, garbage once searched. */
 export const SEARCH_CHUNK_BYTES = 64 * 1024
 /** A tail's first read from the end: a page of lines of up to ~100 bytes, before the 50 KB cap. */
 export const TAIL_FIRST_READ = 64 * 1024
@@ -379,17 +381,29 @@ export const readText = Effect.fn("Read.text", { captureStackTrace: false })(fun
         // ASCII (most of most files) decodes fastest as Latin-1, to the strings regexes run fastest on.
         return isAscii(buffer) ? buffer.toString("latin1") : buffer.toString("utf8")
       })
-      // Where line feeds are counted fastest (`nthLineFeed`).
-      const buffer = searchableBuffers(Math.min(SEARCH_CHUNK_BYTES, Math.max(1, size)))[0]
+      // Two buffers where line feeds are counted fastest (`nthLineFeed`): while the searcher works
+      // through one, the next chunk is read into the other. It gets the chunk a slice at a time,
+      // so the strings it decodes stay small (young, cheap garbage) however large the reads.
+      let [current, other] = searchableBuffers(Math.min(SEARCH_READ_BYTES, Math.max(1, size)))
       let position = detection.bomLength
       yield* file.seek(position, "start")
-      while (position < size) {
-        const n = yield* readFully(file, buffer.subarray(0, Math.min(buffer.length, size - position)))
-        if (n === 0) break
-        searcher.push(buffer.subarray(0, n))
+      let n = position < size ? yield* readFully(file, current.subarray(0, Math.min(current.length, size - position))) : 0
+      while (n > 0) {
+        const wanted = Math.min(current.length, size - position)
+        const more = n === wanted && position + n < size
+        const ahead = more
+          ? yield* Effect.fork(readFully(file, other.subarray(0, Math.min(other.length, size - position - n))))
+          : undefined
+        // Let the read start before the search takes the thread.
+        if (ahead !== undefined) yield* Effect.yieldNow()
+        for (let at = 0; at < n; at += SEARCH_CHUNK_BYTES) {
+          searcher.push(current.subarray(at, Math.min(n, at + SEARCH_CHUNK_BYTES)))
+        }
         position += n
         progress.report({ task, done: position, total: size, unit: "bytes" })
-        if (n < Math.min(buffer.length, size - position + n)) break
+        if (ahead === undefined) break
+        n = yield* Fiber.join(ahead)
+        ;[current, other] = [other, current]
       }
       if (position < size) yield* endedEarly(file, target, size)
       const totalLines = searcher.end()
