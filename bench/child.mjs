@@ -138,6 +138,13 @@ const cases = {
       outputBytes: Buffer.byteLength(output)
     }
   },
+  /** A search of `file` for `search`, the first read of it in this process (the index cold). */
+  "search-ours": async ({ file, search, warm = true }) => {
+    if (warm) await warmUp()
+    const first = await time(() => read({ filePath: paths[file], search, context: 0 }))
+    const { metadata } = first.value
+    return { first: first.ms, samples: [], matches: metadata.search.matches, lines: metadata.search.lines }
+  },
   /**
    * A 20 MB attachment (a PDF: attached as it is, no image re-encoding) from bytes to the MCP
    * answer, alternating with `Buffer#toString("base64")` of the same bytes: `attach` is our

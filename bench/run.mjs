@@ -8,6 +8,9 @@
  *   node bench/run.mjs --only structure [--quick] only the syntax engine's rows (bench/structure.mjs)
  *   node bench/run.mjs --only floor [--quick]     only the per-read floor's rows (start-up, small file,
  *                                                 a host's memory, the 100,000-entry directory, structure)
+ *   node bench/run.mjs --only search [--quick]    only the search near the end of the 1 GB log vs grep
+ *   node bench/run.mjs --only economy             only the token economy: bytes handed to the model
+ *                                                 for a task set vs opencode-style paging (bench/economy.mjs)
  *   node bench/run.mjs --only soak [--quick]      only the MCP soak: 10,000 mixed calls (bench/soak.mjs)
  *   node bench/run.mjs --render FILE             print the report of saved results again
  *
@@ -22,6 +25,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { DATA_DIR, ensureData, paths } from "./data.mjs"
+import * as economy from "./economy.mjs"
 import * as recovery from "./recovery.mjs"
 import * as structure from "./structure.mjs"
 
@@ -192,6 +196,7 @@ const ms = (v) =>
     : v >= 1
     ? `${v.toFixed(2)} ms`
     : `${v.toFixed(3)} ms`
+const pct = (v) => (Number.isFinite(v) ? `${(v * 100).toFixed(1)} %` : "—")
 const mb = (v) => (v === undefined || !Number.isFinite(v) ? "—" : `${v.toFixed(0)} MB`)
 const ratio = (a, b) => (Number.isFinite(a) && Number.isFinite(b) && b > 0 ? a / b : NaN)
 const x = (v) =>
@@ -214,11 +219,12 @@ const main = async () => {
   }
   const only = args.includes("--only") ? args[args.indexOf("--only") + 1] : undefined
   if (only === "soak") return soak()
-  if (only !== undefined && only !== "recovery" && only !== "structure" && only !== "floor") {
-    throw new Error(`--only ${only}: only "floor", "recovery", "structure" or "soak" can run alone`)
+  const alone = ["floor", "recovery", "structure", "search", "economy"]
+  if (only !== undefined && !alone.includes(only)) {
+    throw new Error(`--only ${only}: only ${alone.map((a) => `"${a}"`).join(", ")} or "soak" can run alone`)
   }
   // The floor's rows need the small files and the directory, not the 1 GB log.
-  const manifest = only === undefined
+  const manifest = only === undefined || only === "search" || only === "economy"
     ? ensureData(log)
     : only === "floor"
     ? ensureData(log, ["source", "small", "dir"])
@@ -237,6 +243,10 @@ const main = async () => {
   if (only === undefined || only === "recovery") results.recovery = await recovery.measure({ runs: runs(9), log })
   // The syntax engine (issue 16): outline of a 5,000-line TypeScript file cold and warm, block lookup.
   if (only === undefined || only === "structure" || only === "floor") results.structure = await structure.measure({ runs: runs(7), log })
+  // Search for a line near the end of the 1 GB log (issue 30), against grep.
+  if (only === "search") measureSearch(results)
+  // The bytes a model is handed for a fixed task set (issue 30): no times, so one run.
+  if (only === undefined || only === "economy") results.economy = await economy.measure({ log })
 
   info.loadAfter = os.loadavg().map((l) => l.toFixed(2)).join(" ")
   const ticksAfter = cpuTicks()
@@ -335,6 +345,40 @@ const measureFloor = (results) => {
   ])
 }
 
+/**
+ * Search for a line near the end of the 1 GB log (its 1,000th line from the end, by its
+ * timestamp): ours timed around the read in a fresh process, grep as a whole command net of spawn;
+ * both must find the same line.
+ */
+const measureSearch = (results) => {
+  const q = (p) => `'${p}'`
+  // The page cache warm, as for every row (a full run has done this already).
+  if (results.first === undefined) shell(`cat ${q(paths.log)} > /dev/null`)
+  const line = shell(`tail -n 1000 ${q(paths.log)} | head -n 1`).stdout.toString()
+  const pattern = line.split(" ")[0]
+  const grep = `grep -n -m1 -F ${q(pattern)} ${q(paths.log)}`
+  const expected = Number(shell(grep).stdout.toString().split(":")[0])
+  const escaped = pattern.replaceAll(".", "\\.")
+  results.search = interleave("search near the end of the 1 GB log", [
+    spawnVariant(runs(9)),
+    oursVariant("ours", runs(5), "search-ours", { file: "log", search: escaped }),
+    shellVariant("grep", runs(9), grep),
+    // The search alone in a fresh process (as the CLI runs it): its own peak RSS.
+    oursVariant("fresh", runs(3), "search-ours", { file: "log", search: escaped, warm: false })
+  ])
+  for (const r of [...results.search.ours.extra, ...results.search.fresh.extra]) {
+    if (r.lines[0] !== expected) throw new Error(`search found line ${r.lines[0]}, grep -n ${expected}`)
+  }
+  results.search.pattern = pattern
+  results.search.line = expected
+  results.search.grepRss = shellRss(grep)
+  // The CLI's whole process (bundled bin), for the figure a terminal user sees.
+  const bin = path.join(here, "..", "dist", "bin.js")
+  results.search.cliRss = shellRss(
+    `${q(process.execPath)} ${q(bin)} --cwd ${q(path.dirname(paths.log))} --search ${q(escaped)} ${q(paths.log)}`
+  )
+}
+
 /** Every row but the wrong-path ones, into `results`. */
 const measureReads = (results) => {
   // Warm the page cache: every row measures warm-cache reads (the files fit in RAM many times).
@@ -390,6 +434,8 @@ const measureReads = (results) => {
     return { samples, median: median(samples), runs: samples.length }
   })()
 
+  measureSearch(results)
+
   results.bundle = interleave("first page of the 200 MB single-line file", [
     spawnVariant(runs(15)),
     oursVariant("ours", runs(9), "page-ours", { file: "bundle", repeats: 0 }),
@@ -429,7 +475,8 @@ const render = (data) => {
   const parts = [
     results.small === undefined ? none : renderReads(data),
     results.recovery === undefined ? none : renderRecovery(results.recovery),
-    results.structure === undefined ? none : renderStructure(results.structure)
+    results.structure === undefined ? none : renderStructure(results.structure),
+    results.search === undefined || results.small !== undefined ? none : renderSearch(results.search)
   ]
   const rows = parts.flatMap((p) => p.rows)
   const targets = parts.flatMap((p) => p.targets)
@@ -450,19 +497,71 @@ const render = (data) => {
     ...parts.flatMap((p) => p.notes)
   ].join("\n")
   const busy = info.othersCpu > 0.1
+  const economyPart = results.economy === undefined ? undefined : economy.render(results.economy)
+  if (economyPart !== undefined) {
+    targets.push({ ...economyPart.target, met: economyPart.target.value <= economyPart.target.limit, show: pct })
+  }
   const report = [
     header,
     ...(busy
       ? ["", `**Warning:** other processes took ${(info.othersCpu * 100).toFixed(0)}% of the CPU during the run: times are noisy.`]
       : []),
-    "",
-    table,
+    ...(rows.length === 0 ? [] : ["", table]),
+    ...(economyPart === undefined ? [] : [
+      "",
+      "Token economy: bytes handed to the model per task, effect-read at its best vs opencode-style paging " +
+      "(2,000-line pages of numbered lines, a 50 KB cap, re-reads in full, a plain not-found error then a listing); " +
+      "every answer on both sides checked for what the task needs (bench/economy.mjs).",
+      "",
+      economyPart.table,
+      "",
+      economyPart.description
+    ]),
     "",
     "Targets:",
     "",
     ...targets.map((t) => `- ${t.met ? "met" : "**missed**"}: ${t.name} — ${t.show(t.value)}`)
   ].join("\n")
   return { report, targets: targets.map(({ show, ...t }) => ({ ...t, shown: show(t.value) })) }
+}
+
+/** The search row alone (`--only search`; a full run shows it among the reads). */
+const renderSearch = (search) => {
+  const { rows, targets } = searchRows(search)
+  const note = "Ours: timed around the read only, in a fresh process per run that first reads another file 200 " +
+    "times (start-up excluded; this file's index cold); its peak RSS is that process's `maxRSS`. grep: the whole " +
+    "command from Node, net of a `sh -c true` measured in the same runs."
+  return { rows, targets, notes: [note] }
+}
+
+/** The search near the end of the log: ours net of start-up vs `grep -n -m1` net of spawn. */
+const searchRows = (search) => {
+  const grepNet = search.grep.median - search.spawn.median
+  const r = ratio(search.ours.median, grepNet)
+  return {
+    rows: [{
+      caseName: `search for a line near the end of the 1 GB log (line ${search.line.toLocaleString("en-US")}, \`${search.pattern}\`), every match counted`,
+      ours: ms(search.ours.median),
+      rss: `${mb(search.ours.peakRss)} / ${mb(search.fresh.peakRss)}`,
+      baseline: `\`grep -n -m1 -F\` (stops at the first match; ${mb(search.grepRss)})`,
+      base: `${ms(search.grep.median)} (net ${ms(grepNet)})`,
+      r: x(r),
+      runsText: `${search.ours.runs} / ${search.grep.runs}`
+    }],
+    targets: [
+      { name: "search near the end of the 1 GB log ≤ 2× `grep -n -m1` net of start-up", value: r, limit: 2, met: r <= 2, show: x },
+      {
+        name: "search near the end of the 1 GB log: peak RSS ≤ 150 MB (the search alone in a fresh process)",
+        value: search.fresh.peakRss,
+        limit: 150,
+        met: search.fresh.peakRss <= 150,
+        show: (v) =>
+          `${mb(v)} (the CLI's whole process: ${mb(search.cliRss)}; after 200 reads of another file first: ${
+            mb(search.ours.peakRss)
+          })`
+      }
+    ]
+  }
 }
 
 /** The wrong-path rows and targets (bench/recovery.mjs's measurements). */
@@ -719,6 +818,8 @@ const renderReads = ({ manifest, shellRss: shellRssOf, results }) => {
       `${tail.warm.runs} / ${tail.tail.runs}`
     )
   }
+  const searched = results.search === undefined ? undefined : searchRows(results.search)
+  for (const searchRow of searched?.rows ?? []) rows.push(searchRow)
   const bundle = results.bundle
   row(
     "first page of the 200 MB single-line file",
@@ -892,7 +993,7 @@ const renderReads = ({ manifest, shellRss: shellRssOf, results }) => {
       ]].map(([n, g]) => `${n} ${mb(median(g.ours.extra.map((r) => r.retainedMB)))}`).join(", ")
     }.`
   ]
-  return { rows, targets, notes }
+  return { rows, targets: [...targets, ...(searched?.targets ?? [])], notes }
 }
 
 const renderFrom = args.includes("--render") ? args[args.indexOf("--render") + 1] : undefined

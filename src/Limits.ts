@@ -19,8 +19,10 @@ import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import { DEFAULT_LIMIT, MAX_BYTES, MAX_LINE_LENGTH } from "./internal/core/lines.js"
 import { MAX_MEDIA_BYTES } from "./internal/core/media.js"
+import { ModelInput, type ModelInputShape } from "./ModelInput.js"
 
 // -----------------------------------------------------------------------------
 // A page
@@ -40,10 +42,14 @@ export interface PageLimitsShape {
 }
 
 /**
- * The caps of one page of a read (`Read.limits` holds the same defaults, and the model-facing
- * description states them). The pipeline pages by these defaults today; reading the values a
- * host provides here in every source, and stating them in the description and the notices, is
- * the "caps the host sets" work that builds on this module.
+ * The caps of one page of a read, as every source and view pages by them: text files of any size
+ * and encoding, tails, search, archives and their members, databases, notebooks, documents, web
+ * pages, directories and trees, the structure views, `read_many`. The tool's description, the
+ * parameters' descriptions (`limit`'s default) and every footer and notice state the values in
+ * force (`Output capped at 8 KB.`), never these defaults. `Limits.layer({ page: { lines: 500 } })`
+ * sets them (checked: a nonsensical cap fails the layer with `InvalidLimits`); CLI and MCP
+ * server: `--max-lines`, `--max-line-length`, `--max-bytes`, `--max-media-bytes`,
+ * `--max-directory-entries`.
  */
 export class PageLimits extends Context.Reference<PageLimits>()("effect-read/Limits/PageLimits", {
   defaultValue: (): PageLimitsShape => ({
@@ -191,9 +197,54 @@ export class FileTimeLimits extends Context.Reference<FileTimeLimits>()("effect-
   defaultValue: (): FileTimeLimitsShape => ({ maxFiles: 10_000 })
 }) {}
 
+export interface PdfPageImagesShape {
+  /** Most pages rendered in one read (default 5). */
+  readonly maxPages: number
+}
+
+/**
+ * How many PDF pages one read renders as images (`pageImages: true`; default 5): every page is an
+ * attachment the model pays for.
+ */
+export class PdfPageImages extends Context.Reference<PdfPageImages>()("effect-read/PdfPageImages", {
+  defaultValue: (): PdfPageImagesShape => ({ maxPages: 5 })
+}) {}
+
+export interface DiagnosticsOnReadShape {
+  /** Diagnostics for every read, without the parameter: `undefined` (default: only when asked), "errors" or "warnings". */
+  readonly severity: "errors" | "warnings" | undefined
+  /** Longest a read waits for its file's diagnostics. Default 5 seconds. */
+  readonly wait: Duration.DurationInput
+  /** Diagnostics shown at most. Default 20. */
+  readonly maxCount: number
+  /** Bytes of diagnostics shown at most (each message cut to fit). Default 4 KB. */
+  readonly maxBytes: number
+}
+
+/** Diagnostics on read: only when asked, waiting at most 5 s, at most 20 diagnostics and 4 KB. */
+export class DiagnosticsOnRead extends Context.Reference<DiagnosticsOnRead>()("effect-read/DiagnosticsOnRead", {
+  defaultValue: (): DiagnosticsOnReadShape => ({ severity: undefined, wait: "5 seconds", maxCount: 20, maxBytes: 4096 })
+}) {}
+
 // -----------------------------------------------------------------------------
 // What the host wants
 // -----------------------------------------------------------------------------
+
+/** What the model takes besides text (images, PDFs; default both): `ModelInput`, settable here too. */
+export { ModelInput, type ModelInputShape }
+
+export interface DescriptionShape {
+  /**
+   * `"full"` (default): the tool's description says everything the enabled sources do;
+   * `"short"`: at most 1.5 KB, for hosts that pay for every byte of `tools/list`.
+   */
+  readonly form: "full" | "short"
+}
+
+/** Which form of the tool's description a host wants (`Read.description`): full by default. */
+export class Description extends Context.Reference<Description>()("effect-read/Description", {
+  defaultValue: (): DescriptionShape => ({ form: "full" })
+}) {}
 
 export interface StructureDefaultsShape {
   /**
@@ -241,7 +292,112 @@ export interface Settings {
   readonly fileTime?: Partially<FileTimeLimitsShape> | undefined
   readonly structure?: Partially<StructureDefaultsShape> | undefined
   readonly hostMedia?: Partially<HostMediaShape> | undefined
+  readonly pdfPageImages?: Partially<PdfPageImagesShape> | undefined
+  readonly diagnostics?: Partially<DiagnosticsOnReadShape> | undefined
+  readonly modelInput?: Partially<ModelInputShape> | undefined
+  readonly description?: Partially<DescriptionShape> | undefined
   readonly lockTimeout?: Duration.DurationInput | undefined
+}
+
+/**
+ * A setting no read could honour (a page of 0 lines, a negative byte cap, a timeout that is not a
+ * duration): the layer that sets it fails with this, naming the setting, at start-up — never a
+ * silent clamp.
+ */
+export class InvalidLimits extends Schema.TaggedError<InvalidLimits>()("InvalidLimits", {
+  /** `page.lines`, `image.maxDimension`, … */
+  setting: Schema.String,
+  /** The value given, as text. */
+  value: Schema.String,
+  /** What the setting must be. */
+  expected: Schema.String
+}) {
+  override get message(): string {
+    return `Invalid limit ${this.setting}: ${this.value} (${this.expected})`
+  }
+}
+
+/** Whole numbers at least `min`: the caps that count lines, bytes, pixels, entries, files. */
+const wholeAtLeast = (min: number) => (value: unknown): string | undefined =>
+  typeof value === "number" && Number.isSafeInteger(value) && value >= min
+    ? undefined
+    : `a whole number of at least ${min.toLocaleString("en-US")}`
+
+const duration = (value: unknown): string | undefined => {
+  const decoded = Duration.decodeUnknown(value)
+  return decoded._tag === "Some" && Duration.toMillis(decoded.value) >= 0 ? undefined : "a duration such as \"10 seconds\""
+}
+
+const oneOf = (...values: ReadonlyArray<unknown>) => (value: unknown): string | undefined =>
+  values.includes(value) ? undefined : `one of ${values.map((v) => JSON.stringify(v)).join(", ")}`
+
+const boolean = (value: unknown): string | undefined => typeof value === "boolean" ? undefined : "true or false"
+
+/**
+ * What each setting must be. A page needs room for its header and footer (`bytes` ≥ 1 KB); a
+ * line cut shorter than 16 characters leaves nothing to read.
+ */
+const rules: { readonly [G in Exclude<keyof Settings, "lockTimeout">]-?: Record<string, (value: unknown) => string | undefined> } = {
+  page: {
+    lines: wholeAtLeast(1),
+    lineLength: wholeAtLeast(16),
+    bytes: wholeAtLeast(1024),
+    mediaBytes: wholeAtLeast(1),
+    directoryEntries: wholeAtLeast(1)
+  },
+  image: { maxDimension: wholeAtLeast(16), maxBytes: wholeAtLeast(1024), maxPixels: wholeAtLeast(1), maxFullDimension: wholeAtLeast(16) },
+  web: { timeout: duration, maxBytes: wholeAtLeast(1), maxRedirects: wholeAtLeast(0), keepFor: duration },
+  query: { timeout: duration, idleProcesses: wholeAtLeast(0), idleTimeout: duration },
+  recovery: { timeout: duration, maxEntries: wholeAtLeast(0) },
+  readMany: {
+    maxFiles: wholeAtLeast(1),
+    maxBytes: wholeAtLeast(1024),
+    concurrency: wholeAtLeast(1),
+    globMaxEntries: wholeAtLeast(1),
+    maxAttachmentBytes: wholeAtLeast(0)
+  },
+  fileTime: { maxFiles: wholeAtLeast(1) },
+  structure: { outlineWhenTruncated: boolean },
+  hostMedia: { pdf: oneOf("attach", "text") },
+  pdfPageImages: { maxPages: wholeAtLeast(1) },
+  diagnostics: {
+    severity: oneOf("errors", "warnings", undefined),
+    wait: duration,
+    maxCount: wholeAtLeast(1),
+    maxBytes: wholeAtLeast(256)
+  },
+  modelInput: { images: boolean, pdfs: boolean },
+  description: { form: oneOf("full", "short") }
+}
+
+const show = (value: unknown): string =>
+  typeof value === "string" ? JSON.stringify(value) : typeof value === "object" && value !== null ? JSON.stringify(value) : String(value)
+
+/**
+ * The first setting no read could honour, or `undefined` when all are sound (fields given as
+ * `undefined` are left out, as `layer` treats them). An unknown group or field is refused too: a
+ * misspelt cap would otherwise be silently ignored.
+ */
+export const check = (settings: Settings): InvalidLimits | undefined => {
+  for (const [group, fields] of Object.entries(settings)) {
+    if (fields === undefined) continue
+    if (group === "lockTimeout") {
+      const reason = duration(fields)
+      if (reason !== undefined) return new InvalidLimits({ setting: group, value: show(fields), expected: reason })
+      continue
+    }
+    const groupRules = (rules as Record<string, Record<string, (value: unknown) => string | undefined>>)[group]
+    if (groupRules === undefined) {
+      return new InvalidLimits({ setting: group, value: show(fields), expected: `a group of ${Object.keys(rules).join(", ")}, lockTimeout` })
+    }
+    for (const [field, value] of Object.entries(fields as object)) {
+      if (value === undefined) continue
+      const rule = groupRules[field]
+      const reason = rule === undefined ? `a field of ${group}: ${Object.keys(groupRules).join(", ")}` : rule(value)
+      if (reason !== undefined) return new InvalidLimits({ setting: `${group}.${field}`, value: show(value), expected: reason })
+    }
+  }
+  return undefined
 }
 
 /** `partial` over the value of `reference` in force where the layer is built. */
@@ -257,8 +413,14 @@ const withoutUndefined = <S extends object>(partial: Partially<S>): Partial<S> =
 /**
  * The limits a host sets, each group merged over the value in force: `Limits.layer({ page: {
  * lines: 500 }, web: { timeout: "10 seconds" } })`. Provide it with the other layers of `read`.
+ * A setting no read could honour fails the layer with `InvalidLimits` when it is built.
  */
-export const layer = (settings: Settings): Layer.Layer<never> =>
+export const layer = (settings: Settings): Layer.Layer<never, InvalidLimits> => {
+  const invalid = check(settings)
+  return invalid === undefined ? layerChecked(settings) : Layer.fail(invalid)
+}
+
+const layerChecked = (settings: Settings): Layer.Layer<never> =>
   Layer.mergeAll(
     over(PageLimits, settings.page),
     over(ImageLimits, settings.image),
@@ -269,6 +431,10 @@ export const layer = (settings: Settings): Layer.Layer<never> =>
     over(FileTimeLimits, settings.fileTime),
     over(StructureDefaults, settings.structure),
     over(HostMedia, settings.hostMedia),
+    over(PdfPageImages, settings.pdfPageImages),
+    over(DiagnosticsOnRead, settings.diagnostics),
+    over(ModelInput, settings.modelInput),
+    over(Description, settings.description),
     settings.lockTimeout === undefined ? Layer.empty : Layer.succeed(LockTimeout, Duration.decode(settings.lockTimeout))
   )
 
@@ -283,6 +449,10 @@ export const current: Effect.Effect<{
   readonly fileTime: FileTimeLimitsShape
   readonly structure: StructureDefaultsShape
   readonly hostMedia: HostMediaShape
+  readonly pdfPageImages: PdfPageImagesShape
+  readonly diagnostics: DiagnosticsOnReadShape
+  readonly modelInput: ModelInputShape
+  readonly description: DescriptionShape
   readonly lockTimeout: Duration.Duration
 }> = Effect.all({
   page: PageLimits,
@@ -294,5 +464,9 @@ export const current: Effect.Effect<{
   fileTime: FileTimeLimits,
   structure: StructureDefaults,
   hostMedia: HostMedia,
+  pdfPageImages: PdfPageImages,
+  diagnostics: DiagnosticsOnRead,
+  modelInput: ModelInput,
+  description: Description,
   lockTimeout: LockTimeout
 })

@@ -53,7 +53,8 @@ import { ErrorCode, type ErrorResponse, errorResponse, type Request } from "./in
 import { outputSchema, withoutAttachments } from "./internal/mcp/outputSchema.js"
 import { StdioTransport, type StdioTransportOptions } from "./internal/mcp/stdioTransport.js"
 import { warmFileIndex } from "./internal/read/recovery.js"
-import { HostMedia } from "./Limits.js"
+import { HostMedia, PageLimits } from "./Limits.js"
+import { schemaWithCaps } from "./internal/read/params.js"
 import { attaches, ModelInput, type ModelInputShape } from "./ModelInput.js"
 import * as ModelResult from "./ModelResult.js"
 import * as Permission from "./Permission.js"
@@ -168,12 +169,13 @@ const unexpectedArguments = (
 
 const definitionOf = (
   tool: typeof ReadTool.tool | typeof ReadTool.manyTool,
-  outputSchema: McpTool["outputSchema"]
+  outputSchema: McpTool["outputSchema"],
+  caps: { readonly lines: number; readonly lineLength: number } = PageLimits.defaultValue()
 ): McpTool => ({
   name: tool.name,
   title: Context.unsafeGet(tool.annotations, Tool.Title),
   description: tool.description,
-  inputSchema: ReadTool.inputSchema(tool.name) as McpTool["inputSchema"],
+  inputSchema: schemaWithCaps(ReadTool.inputSchema(tool.name), caps) as McpTool["inputSchema"],
   outputSchema,
   annotations: {
     title: Context.unsafeGet(tool.annotations, Tool.Title),
@@ -206,6 +208,23 @@ export const toolDefinitionsFor = (input: ModelInputShape): readonly [McpTool, M
     definitionOf(tools.read_many, schema(manyToolDefinition.outputSchema))
   ]
 }
+
+/**
+ * The tool definitions as the services in force describe them: `Read.description` (the
+ * registry, the installed packages, the caps, `ModelInput`, full or short form), `read_many`'s
+ * bounds, and the caps in the parameters' descriptions; output schemas without attachments for
+ * a model that takes text alone. The server lists these.
+ */
+export const toolDefinitionsWith: Effect.Effect<readonly [McpTool, McpTool]> = Effect.gen(function*() {
+  const input = yield* ModelInput
+  const caps = yield* PageLimits
+  const tools = (yield* ReadTool.toolkitWith("standard")).tools
+  const schema = attaches(input) ? (s: McpTool["outputSchema"]) => s : withoutAttachments
+  return [
+    definitionOf(tools.read, schema(toolDefinition.outputSchema), caps),
+    definitionOf(tools.read_many, schema(manyToolDefinition.outputSchema), caps)
+  ] as const
+})
 
 /** A JSON-RPC error with the code and message to answer (the SDK answers `code` and `message` as they are). */
 class RpcError extends Error {
@@ -490,7 +509,7 @@ export const make = (
       { capabilities: { tools: {} } }
     )
     const modelInput = options.modelInput ?? (yield* ModelInput)
-    const tools = toolDefinitionsFor(modelInput)
+    const tools = yield* Effect.provideService(toolDefinitionsWith, ModelInput, modelInput)
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...tools] }))
     server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
       const { arguments: args, name } = request.params

@@ -14,6 +14,7 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { createRequire } from "node:module"
 
 /**
  * The module each optional package gives `read`, typed loosely so that our declarations name no
@@ -59,6 +60,31 @@ export class PackageNotInstalled extends Error {
 
 export interface OptionalPackagesShape {
   readonly load: <K extends PackageName>(name: K) => Promise<Modules[K]>
+  /**
+   * Is the package there, without loading it (the tool's description names only what can be
+   * read)? A loader without it is taken to have every package.
+   */
+  readonly installed?: ((name: PackageName) => boolean) | undefined
+}
+
+/** Where each package is found, resolved (not loaded) to see whether it is installed. */
+const specifiers: { readonly [K in PackageName]: string } = {
+  sharp: "sharp",
+  "pdfjs-dist": "pdfjs-dist/legacy/build/pdf.mjs",
+  "@napi-rs/canvas": "@napi-rs/canvas",
+  mammoth: "mammoth",
+  exceljs: "exceljs",
+  "better-sqlite3": "better-sqlite3",
+  "effect-read-grammars": "effect-read-grammars"
+}
+
+const resolvable = (name: PackageName): boolean => {
+  try {
+    createRequire(import.meta.url).resolve(specifiers[name])
+    return true
+  } catch {
+    return false
+  }
 }
 
 const importers: { readonly [K in PackageName]: () => Promise<Modules[K]> } = {
@@ -90,7 +116,13 @@ export const nodeLoader = (): OptionalPackagesShape => {
     }
     return module as Promise<Modules[K]>
   }
-  return { load }
+  const found = new Map<PackageName, boolean>()
+  const installed = (name: PackageName): boolean => {
+    let there = found.get(name)
+    if (there === undefined) found.set(name, there = resolvable(name))
+    return there
+  }
+  return { load, installed }
 }
 
 const shared = nodeLoader()
@@ -102,8 +134,15 @@ export class OptionalPackages extends Context.Reference<OptionalPackages>()("eff
 /** The named packages are missing, the others load as usual. */
 export const layerWithout = (names: ReadonlyArray<PackageName>): Layer.Layer<never> =>
   Layer.succeed(OptionalPackages, {
-    load: (name) => names.includes(name) ? Promise.reject(new PackageNotInstalled(name)) : shared.load(name)
+    load: (name) => names.includes(name) ? Promise.reject(new PackageNotInstalled(name)) : shared.load(name),
+    installed: (name) => !names.includes(name) && shared.installed!(name)
   })
+
+/** The optional packages that are installed, as the loader in force says (without loading them). */
+export const installed: Effect.Effect<ReadonlyArray<PackageName>> = Effect.map(
+  OptionalPackages,
+  (packages) => (Object.keys(specifiers) as Array<PackageName>).filter((name) => packages.installed?.(name) ?? true)
+)
 
 /**
  * The package's module, or `undefined` when it is not installed (any other failure to load it is

@@ -19,7 +19,11 @@ import { DEFAULT_LIMIT, MAX_BYTES, MAX_LINE_LENGTH } from "./internal/core/lines
 import { MAX_MEDIA_BYTES } from "./internal/core/media.js"
 import { resolve } from "./internal/core/resolve.js"
 import { Lsp } from "./Lsp.js"
-import type { ModelInputShape } from "./ModelInput.js"
+import { ModelInput, type ModelInputShape } from "./ModelInput.js"
+import { type DescriptionInput, renderDescription } from "./internal/core/description.js"
+import { defaults as defaultSources } from "./internal/sources/builtins.js"
+import { Description, type DescriptionShape, ImageLimits, PageLimits, PdfPageImages } from "./Limits.js"
+import { installed as installedPackages, purposes } from "./OptionalPackages.js"
 import { Permission } from "./Permission.js"
 import type { ReadResult } from "./ReadResult.js"
 import { InvalidParams, type ReadError } from "./ReadError.js"
@@ -28,7 +32,12 @@ import * as SessionMemory from "./SessionMemory.js"
 import { Sources } from "./Sources.js"
 import { Workspace } from "./Workspace.js"
 
-/** The limits `read` applies; the model-facing description (`prompts/read.txt`) states them. */
+/**
+ * The default caps of a page.
+ *
+ * @deprecated The caps in force are `Limits.PageLimits` (a host sets them with `Limits.layer({ page:
+ * { … } })`); these are only its defaults.
+ */
 export const limits = {
   /** Lines per page when `limit` is not given. */
   defaultLimit: DEFAULT_LIMIT,
@@ -55,10 +64,10 @@ export {
   WebLimits,
   type WebLimitsShape
 } from "./Limits.js"
-/** How many PDF pages one `pageImages` read renders (a `Context.Reference`: 5). */
-export { PdfPageImages, type PdfPageImagesShape } from "./internal/sources/pdfPageImages.js"
-/** Diagnostics on read (a `Context.Reference`: only when asked, at most 5 s, 20 diagnostics, 4 KB). */
-export { DiagnosticsOnRead, type DiagnosticsOnReadShape } from "./internal/read/diagnostics.js"
+/** How many PDF pages one `pageImages` read renders (a `Context.Reference`: 5). @deprecated In `Limits`. */
+export { PdfPageImages, type PdfPageImagesShape } from "./Limits.js"
+/** Diagnostics on read (a `Context.Reference`: only when asked, at most 5 s, 20 diagnostics, 4 KB). @deprecated In `Limits`. */
+export { DiagnosticsOnRead, type DiagnosticsOnReadShape } from "./Limits.js"
 
 /**
  * Reads for the host itself, not for the model (`Read.programmatic(effect)`; `Programmatic` is the
@@ -67,28 +76,73 @@ export { DiagnosticsOnRead, type DiagnosticsOnReadShape } from "./internal/read/
  */
 export { Programmatic, programmatic } from "./internal/read/audience.js"
 
-/** The model-facing description of the tool, from `prompts/read.txt`. */
-export const description: string = readFileSync(new URL("../prompts/read.txt", import.meta.url), "utf8")
+/** The templates of the model-facing description: `prompts/read.txt` and its short form. */
+const templates = {
+  full: readFileSync(new URL("../prompts/read.txt", import.meta.url), "utf8"),
+  short: readFileSync(new URL("../prompts/read-short.txt", import.meta.url), "utf8")
+} as const
 
-/** The description's line on images and PDFs, as `prompts/read.txt` has it (for a model that takes both). */
-const mediaLine = description.split("\n").find((line) => line.startsWith("- PNG, JPEG, GIF and WebP images"))!
+/** What the description is generated from (the host's registry, packages, caps and model). */
+export type { DescriptionInput }
 
 /**
- * The description for a model that takes `input` (`ModelInput`): what it says of images and PDFs
- * is what that model will get; for a text-only model it names no attachment.
+ * The description for exactly this input, in either form (pure): only the sources, schemes and
+ * optional packages named are described, with the caps given. `description` gathers the input
+ * from the services in force.
  */
-export const descriptionFor = (input: ModelInputShape): string => {
-  if (input.images && input.pdfs) return description
-  const images = input.images
-    ? mediaLine.slice(0, mediaLine.indexOf(". A PDF") + 1)
-    : "- PNG, JPEG, GIF and WebP images are described in words (type, pixel size, frames, text in their metadata): you cannot see images here."
-  const pdfs = input.pdfs
-    ? mediaLine.slice(mediaLine.indexOf(" A PDF"))
-    : ` A PDF is read as its text, with "--- page N ---" markers ("report.pdf:pages=3-5" reads pages 3-5)${
-      input.images ? "; pageImages: true shows its pages as images instead (at most 5 a read)" : ""
-    }.`
-  return description.replace(mediaLine, `${images}${pdfs}`)
+export const describe = (input: DescriptionInput, form: DescriptionShape["form"] = "full"): string =>
+  renderDescription(templates[form], input)
+
+/** The description's input when nothing is set: the default registry, caps and model, every package there. */
+export const defaultDescriptionInput: DescriptionInput = {
+  sources: defaultSources.map((source) => source.name),
+  schemes: ["file", "http", "https"],
+  installed: Object.keys(purposes),
+  modelInput: { images: true, pdfs: true },
+  page: PageLimits.defaultValue(),
+  maxDimension: ImageLimits.defaultValue().maxDimension,
+  pdfPages: PdfPageImages.defaultValue().maxPages
 }
+
+/** What the description is made of, from the services in force (`description` renders it). */
+export const descriptionInput: Effect.Effect<DescriptionInput> = Effect.gen(function*() {
+  const registry = yield* Sources
+  return {
+    sources: registry.sources.map((source) => source.name),
+    schemes: [...registry.schemes.keys()],
+    installed: yield* installedPackages,
+    modelInput: yield* ModelInput,
+    page: yield* PageLimits,
+    maxDimension: (yield* ImageLimits).maxDimension,
+    pdfPages: (yield* PdfPageImages).maxPages
+  }
+})
+
+/**
+ * The model-facing description of the tool, generated from what the host has: the sources and
+ * schemes of its registry (`Sources`) whose optional packages are installed (`OptionalPackages`),
+ * the caps in force (`Limits.PageLimits`, `ImageLimits`, `PdfPageImages`), what the model takes
+ * (`ModelInput`), in the form the host asked for (`Limits.Description`: full, or short at most
+ * 1.5 KB). A source the host turned off or cannot load is not described.
+ */
+export const description: Effect.Effect<string> = Effect.gen(function*() {
+  const { form } = yield* Description
+  return describe(yield* descriptionInput, form)
+})
+
+/** The full description with every default (every package installed): what a host that sets nothing sends. */
+export const defaultDescription: string = describe(defaultDescriptionInput)
+
+/**
+ * The description for a model that takes `input` (`ModelInput`), everything else at its default:
+ * what it says of images and PDFs is what that model will get; for a text-only model it names no
+ * attachment.
+ *
+ * @deprecated Use `description` with the `ModelInput` provided (it follows the registry, the
+ * packages and the caps in force too).
+ */
+export const descriptionFor = (input: ModelInputShape): string =>
+  describe({ ...defaultDescriptionInput, modelInput: input })
 
 /** The parameters of `read` (a schema: JSON Schema for a tool definition, a decoder for model input). */
 export { ReadParams, views } from "./internal/read/params.js"

@@ -10,7 +10,6 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import picomatch from "picomatch"
-import { DEFAULT_LIMIT } from "./internal/core/lines.js"
 import { decodeExactly, decodeModelInput } from "./internal/read/params.js"
 import { deferring } from "./internal/read/record.js"
 import { type IgnoreChain, ancestorChain, extendChain, isIgnored, PRUNED_ALWAYS, PRUNED_FILES, statEntries } from "./internal/read/walk.js"
@@ -20,7 +19,7 @@ import * as Read from "./Read.js"
 import { InvalidParams, type ReadError } from "./ReadError.js"
 import { Attachment, isPaged, isTextual, ReadMetadata, type ReadResult } from "./ReadResult.js"
 import { Workspace } from "./Workspace.js"
-import { ReadManyLimits } from "./Limits.js"
+import { PageLimits, ReadManyLimits } from "./Limits.js"
 
 export { ReadManyLimits, type ReadManyLimitsShape } from "./Limits.js"
 
@@ -112,7 +111,7 @@ interface Cut {
  * Cut a block at a line boundary to at most `allowance` bytes (its tags kept), and say which
  * read continues it: the same file from the first line not shown, up to where this read ended.
  */
-const cutBlock = (result: ReadResult, request: Read.ReadParams, allowance: number): Cut => {
+const cutBlock = (result: ReadResult, request: Read.ReadParams, allowance: number, pageLines: number): Cut => {
   const lines = result.output.split("\n")
   const open = lines.findIndex((line) => line === "<content>" || line === "<entries>")
   const head = open === -1 ? [] : lines.slice(0, open + 1)
@@ -147,7 +146,7 @@ const cutBlock = (result: ReadResult, request: Read.ReadParams, allowance: numbe
     // ended at an asked limit or range end gets that end as the continuation's limit.
     const shownAlone = end === undefined ? 0 : end - start + 1
     const endedOnItsOwn = !metadata.truncated || result.output.includes("(Output capped at ") ||
-      shownAlone >= DEFAULT_LIMIT
+      shownAlone >= pageLines
     continueWith = {
       filePath: metadata.path,
       offset,
@@ -286,6 +285,7 @@ export const readMany: (
 ) {
   const params = yield* decodeExactly(ReadManyParams)(input)
   const limits = yield* ReadManyLimits
+  const pageLines = (yield* PageLimits).lines
   const named = params.files ?? []
   if (named.length > limits.maxFiles) {
     return yield* new InvalidParams({
@@ -339,7 +339,7 @@ export const readMany: (
       const at = result.output.indexOf("\n\n<system-reminder>\n")
       const reminder = at === -1 ? "" : result.output.slice(at)
       const page = at === -1 ? result : { ...result, output: result.output.slice(0, at) }
-      const cut = cutBlock(page, request, Math.max(0, shares[i]! - CUT_RESERVE - Buffer.byteLength(reminder)))
+      const cut = cutBlock(page, request, Math.max(0, shares[i]! - CUT_RESERVE - Buffer.byteLength(reminder)), pageLines)
       block = cut.output + reminder
       continueWith = cut.continueWith
       lastShown[i] = cut.lastShown

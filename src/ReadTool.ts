@@ -23,6 +23,9 @@ import type * as Layer from "effect/Layer"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { inlineRefs, toGemini, toOpenAiStrict, withoutTitles } from "./internal/doors/jsonSchema.js"
+import { bytesLabel } from "./internal/core/lines.js"
+import { schemaWithCaps } from "./internal/read/params.js"
+import * as Limits from "./Limits.js"
 import { all, type ModelInputShape } from "./ModelInput.js"
 import * as ModelResult from "./ModelResult.js"
 import * as Read from "./Read.js"
@@ -108,27 +111,81 @@ const readOnlyTool = <const Name extends "read" | "read_many", Success extends S
   title: string,
   description: string,
   dialect: Dialect,
-  success: Success
+  success: Success,
+  caps: { readonly lines: number; readonly lineLength: number }
 ) =>
   Tool.make(name, { description, success, failure: Failure, failureMode: "return" })
-    .setParameters(lenientParameters(inputSchema(name, dialect)))
+    .setParameters(lenientParameters(schemaWithCaps(inputSchema(name, dialect), caps)))
     .annotate(Tool.Title, title)
     .annotate(Tool.Readonly, true)
     .annotate(Tool.Destructive, false)
     .annotate(Tool.Idempotent, true)
     .annotate(Tool.OpenWorld, false)
 
-/** The model-facing description of `read_many`. */
-export const manyDescription = `Reads several files (or directories, or URLs) in one call: a list of requests with the same fields as the read tool, and/or a glob (at least one of the two). At most ${ReadMany.ReadManyLimits.defaultValue().maxFiles} files per call. Each file is shown in the read tool's format, in the order given; a file that cannot be read shows its error in place and the others are still read. The files share one ${
-  Math.round(ReadMany.ReadManyLimits.defaultValue().maxBytes / 1024)
-} KB output budget, split fairly: a file cut by it is named in the closing line with the read that continues it. Prefer it to several read calls for files you already know you need.`
+/** The model-facing description of `read_many`, with its bounds in force (`ReadManyLimits`). */
+export const manyDescriptionFor = (limits: Pick<ReadMany.ReadManyLimitsShape, "maxFiles" | "maxBytes">): string =>
+  `Reads several files (or directories, or URLs) in one call: a list of requests with the same fields as the read tool, and/or a glob (at least one of the two). At most ${limits.maxFiles} files per call. Each file is shown in the read tool's format, in the order given; a file that cannot be read shows its error in place and the others are still read. The files share one ${
+    bytesLabel(limits.maxBytes)
+  } output budget, split fairly: a file cut by it is named in the closing line with the read that continues it. Prefer it to several read calls for files you already know you need.`
 
-const toolsFor = (dialect: Dialect, input: ModelInputShape = all) => ({
-  read: readOnlyTool("read", "Read", Read.descriptionFor(input), dialect, ModelResult.ReadResultForPrompt),
-  read_many: readOnlyTool("read_many", "Read many", manyDescription, dialect, ModelResult.ReadManyResultForPrompt)
+/** The model-facing description of `read_many` with the default bounds. */
+export const manyDescription = manyDescriptionFor(ReadMany.ReadManyLimits.defaultValue())
+
+/** What the tools say of themselves: their descriptions and the caps their schemas state. */
+interface Described {
+  readonly read: string
+  readonly readMany: string
+  readonly caps: { readonly lines: number; readonly lineLength: number }
+}
+
+const describedByDefault: Described = {
+  read: Read.defaultDescription,
+  readMany: manyDescription,
+  caps: Limits.PageLimits.defaultValue()
+}
+
+const toolsWith = (dialect: Dialect, described: Described) => ({
+  read: readOnlyTool("read", "Read", described.read, dialect, ModelResult.ReadResultForPrompt, described.caps),
+  read_many: readOnlyTool(
+    "read_many",
+    "Read many",
+    described.readMany,
+    dialect,
+    ModelResult.ReadManyResultForPrompt,
+    described.caps
+  )
 })
 
+const toolsFor = (dialect: Dialect, input: ModelInputShape = all) =>
+  toolsWith(dialect, { ...describedByDefault, read: Read.descriptionFor(input) })
+
 const standardTools = toolsFor("standard")
+
+/**
+ * What the tools say with the host's services in force: `Read.description` (the registry, the
+ * installed packages, the caps, the model, the form), `read_many`'s bounds, and the caps in the
+ * parameters' descriptions (`limit`'s default).
+ */
+export const described: Effect.Effect<Described> = Effect.gen(function*() {
+  const page = yield* Limits.PageLimits
+  return {
+    read: yield* Read.description,
+    readMany: manyDescriptionFor(yield* Limits.ReadManyLimits),
+    caps: page
+  }
+})
+
+/**
+ * The toolkit as the host's services describe it (`Read.description`: only the sources enabled
+ * and installed, the caps in force, the model's input, full or short), its parameters' JSON
+ * Schemas in `dialect` stating the caps in force. Same names and handlers as `toolkit`
+ * (`ReadTool.layer` handles it).
+ */
+export const toolkitWith = (dialect: Dialect = "standard") =>
+  Effect.map(described, (text) => {
+    const tools = toolsWith(dialect, text)
+    return Toolkit.make(tools.read, tools.read_many)
+  })
 
 /**
  * The `read` tool. Failures are returned to the model (`failureMode: "return"`) as typed results,

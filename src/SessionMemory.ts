@@ -26,7 +26,8 @@ import { createHash } from "node:crypto"
 import { stamp } from "./FileTime.js"
 import * as Diff from "./internal/core/diff.js"
 import { detectionFor } from "./internal/core/encoding.js"
-import { cutLine, MAX_LINE_LENGTH } from "./internal/core/lines.js"
+import { cutLine } from "./internal/core/lines.js"
+import { PageLimits } from "./Limits.js"
 import { clipRanges, type ClosedRange, mergeRanges as mergeLineRanges } from "./internal/core/ranges.js"
 import { recordOrDefer } from "./internal/read/record.js"
 import type { ReadResult, TextMetadata } from "./ReadResult.js"
@@ -584,8 +585,10 @@ const versionShown = (metadata: TextMetadata, maxBytes: number) =>
     const hash = createHash("sha256").update(bytes.value).digest("hex")
     const detection = detectionFor(metadata.encoding ?? "utf-8", bytes.value)
     if (detection._tag !== "Text") return { path: metadata.path, hash, lines: undefined, hashes: undefined }
+    // Cut as the read cut them (the line length in force), so the lines compare with what was shown.
+    const { lineLength } = yield* PageLimits
     const lines = Diff.splitLines(detection.codec.decode(bytes.value.subarray(detection.bomLength)).text).map((line) =>
-      cutLine(line, MAX_LINE_LENGTH)
+      cutLine(line, lineLength)
     )
     const ranges = metadata.ranges ?? [{ start: metadata.startLine!, end: metadata.endLine! }]
     const preview = ranges.flatMap((range) => lines.slice(range.start - 1, range.end)).slice(0, 20).join("\n")

@@ -115,7 +115,7 @@ describe("the quick parser", () => {
     Effect.gen(function*() {
       const quick = quickParse(words)
       if (quick !== undefined) expect(yield* parsedByEffectCli(words)).toEqual(quick)
-    }), { fastCheck: { numRuns: 300 } })
+    }), { fastCheck: { numRuns: 500 } })
 
   it("leaves help, the other built-ins, many, --, short options, --rules and a value of the wrong type to @effect/cli", () => {
     for (
@@ -138,7 +138,9 @@ describe("the quick parser", () => {
         ["mcp", "a.txt"],
         ["mcp", "--offset", "3"],
         ["--region", "1,2,3", "a.txt"],
-        ["--allow=a", "a.txt"]
+        ["--allow=a", "a.txt"],
+        ["--cwd", "many", "0"],
+        ["--search=mcp", "a.txt"]
       ]
     ) expect(quickParse(words), words.join(" ")).toBeUndefined()
   })

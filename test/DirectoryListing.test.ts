@@ -23,7 +23,7 @@ const reference = (isDirectory: (name: string) => boolean, names: ReadonlyArray<
   names.map((name) => isDirectory(name) ? `${name}/` : name).sort(compareNames)
 
 const expectedPage = (dir: string, all: ReadonlyArray<string>, offset: number, limit: number) =>
-  renderDirectory(dir, { shown: all.slice(offset - 1, offset - 1 + limit), offset, total: all.length })
+  renderDirectory(dir, { shown: all.slice(offset - 1, offset - 1 + limit), offset, total: all.length, maxBytes: 51200 })
 
 /** Every page of `dir` at `limit`, and a few pages at odd offsets, against the reference. */
 const comparePages = (dir: string, all: ReadonlyArray<string>) =>
@@ -171,7 +171,7 @@ describe("directory listing pages", () => {
       )
       expect(shown).toBeGreaterThan(500)
       expect(first.output).toBe(
-        renderDirectory("/project/man", { shown: names.slice(0, shown), offset: 1, total: 1500, capped: true })
+        renderDirectory("/project/man", { shown: names.slice(0, shown), offset: 1, total: 1500, capped: true, maxBytes: 51200 })
       )
       expect(first.output).toContain(
         `\n\n(Output capped at 50 KB. Showing ${shown} of 1500 entries. Use 'offset' parameter to read beyond entry ${shown + 1})\n</entries>`

@@ -86,7 +86,7 @@ describe("MCP server (effect-read mcp)", () => {
     const tool = tools[0]!
     expect(tool.name).toBe("read")
     expect(tool.title).toBe("Read")
-    expect(tool.description).toBe(Read.description)
+    expect(tool.description).toBe(Read.defaultDescription)
     expect(tool.inputSchema).toEqual(JSON.parse(JSON.stringify(ReadTool.jsonSchema)))
     expect(tool.inputSchema.required).toEqual(["filePath"])
     expect(JSON.stringify(tool.inputSchema)).not.toContain("$ref")

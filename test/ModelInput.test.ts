@@ -161,7 +161,7 @@ describe("ModelInput: the library", () => {
     ))
 
   it("the description follows: text-only names no attachment, images-only still attaches images", () => {
-    expect(Read.descriptionFor(ModelInput.all)).toBe(Read.description)
+    expect(Read.descriptionFor(ModelInput.all)).toBe(Read.defaultDescription)
     const textOnly = Read.descriptionFor(ModelInput.textOnly)
     expect(textOnly).not.toMatch(/attach/i)
     expect(textOnly).toContain("described in words")
@@ -171,10 +171,11 @@ describe("ModelInput: the library", () => {
     expect(imagesOnly).toContain("A PDF is read as its text")
     expect(imagesOnly).not.toContain("A PDF is attached")
     // Page images are offered to the model that can see them, never to a text-only one.
-    expect(imagesOnly).toContain("pageImages: true shows its pages as images instead (at most 5 a read)")
+    expect(imagesOnly).toContain("pageImages: true shows a PDF's pages as images instead (at most 5 a read")
     expect(textOnly).not.toContain("pageImages")
     // Everything else is the same text.
-    expect(textOnly.split("\n").length).toBe(Read.description.split("\n").length)
+    const others = (text: string) => text.split("\n").filter((line) => !/image|PDF/.test(line))
+    expect(others(textOnly)).toEqual(others(Read.defaultDescription))
   })
 })
 
@@ -377,7 +378,7 @@ describe("ModelInput: the MCP server", () => {
     const client = await connect([])
     try {
       const { tools } = await client.listTools()
-      expect(tools.find((tool) => tool.name === "read")?.description).toBe(Read.description)
+      expect(tools.find((tool) => tool.name === "read")?.description).toBe(Read.defaultDescription)
       expect(McpServer.toolDefinitionsFor(ModelInput.all)[0]).toBe(McpServer.toolDefinition)
       const image = await client.callTool({ name: "read", arguments: { filePath: "shot.png" } }) as { content: Array<{ type: string }> }
       expect(image.content.map((block) => block.type)).toEqual(["text", "image"])

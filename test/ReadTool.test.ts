@@ -142,7 +142,7 @@ describe("ReadTool", () => {
   it.effect("the tool carries Read's description, its annotations and an inlined parameter schema", () =>
     Effect.gen(function*() {
       expect(ReadTool.tool.name).toBe("read")
-      expect(ReadTool.tool.description).toBe(Read.description)
+      expect(ReadTool.tool.description).toBe(Read.defaultDescription)
       expect(ReadTool.tool.failureMode).toBe("return")
       const { annotations } = ReadTool.tool
       expect(Context.get(annotations, Tool.Readonly)).toBe(true)
@@ -169,7 +169,7 @@ describe("ReadTool", () => {
       offered.length = 0
       yield* callRead({ filePath: "config.json" })
       expect(offered).toEqual([
-        { name: "read", description: Read.description, schema: ReadTool.jsonSchema },
+        { name: "read", description: Read.defaultDescription, schema: ReadTool.jsonSchema },
         { name: "read_many", description: ReadTool.manyDescription, schema: ReadTool.manyJsonSchema }
       ])
     }))

@@ -226,6 +226,14 @@ describe("the chunk search (a UTF-8 file's bytes)", () => {
     expect(chunked(text, cuts, pattern, pageOptions)).toEqual(expected)
   })
 
+  it("a skipped chunk of one empty line still gives it as context to a match after it", () => {
+    // The chunk's complete lines are just "\n": its last line starts at its first byte.
+    for (const [text, cuts] of [["\ncab", []], ["x\n\ncab\n", [0.5]], ["\n\ncab", [0.2]]] as const) {
+      const pageOptions = { ...options, context: 1 }
+      expect(chunked(text, cuts, "ab", pageOptions), text).toEqual(searchLines(linesOf(text), query("ab"), pageOptions))
+    }
+  })
+
   it("what every match must contain: runs of plain characters, nothing a quantifier may drop", () => {
     const cases: ReadonlyArray<readonly [RegExp, string | undefined]> = [
       [/2024-05-02T10:56:32\.186Z/, "2024-05-02T10:56:32.186Z"],

@@ -17,6 +17,30 @@ export const DEFAULT_LIMIT = 2000
 export const MAX_LINE_LENGTH = 2000
 export const MAX_BYTES = 50 * 1024
 export const MAX_BYTES_LABEL = "50 KB"
+
+/**
+ * A byte cap as the notices write it: `50 KB` for the default 51,200, `1 MB`, `1.5 KB`,
+ * `900 bytes` — the value in force, whatever the host set.
+ */
+export const bytesLabel = (bytes: number): string => {
+  const unit = (size: number, name: string) => {
+    const value = bytes / size
+    return `${Number.isInteger(value) ? value : Number(value.toFixed(1))} ${name}`
+  }
+  return bytes >= 1024 * 1024 ? unit(1024 * 1024, "MB") : bytes >= 1024 ? unit(1024, "KB") : `${bytes} bytes`
+}
+
+/** The caps of a page a pure view pages by: the host's (`PageLimits`), or these defaults. */
+export interface PageCaps {
+  readonly lines: number
+  readonly lineLength: number
+  readonly bytes: number
+}
+
+export const DEFAULT_PAGE: PageCaps = { lines: DEFAULT_LIMIT, lineLength: MAX_LINE_LENGTH, bytes: MAX_BYTES }
+
+/** The opening words of a page the byte cap ended: `Output capped at 50 KB`. */
+export const cappedAt = (maxBytes: number): string => `Output capped at ${bytesLabel(maxBytes)}`
 /** After a full page, keep counting this many bytes for an exact total before giving up. */
 export const COUNT_AHEAD_BYTES = 1024 * 1024
 /**

@@ -4,12 +4,12 @@
 import type { Page } from "./lines.js"
 import { formatBytes, plural } from "./format.js"
 import { hashline } from "./hashline.js"
-import { MAX_BYTES_LABEL } from "./lines.js"
+import { cappedAt } from "./lines.js"
 
 /** Lines (or entries) of a result's `metadata.preview`: its first shown ones, without numbers. */
 export const PREVIEW_LINES = 20
 
-/** Bytes kept free in the 50 KB cap for the tags, the notices and the longest footer. */
+/** Bytes kept free in the page's byte cap for the tags, the notices and the longest footer. */
 export const FOOTER_RESERVE = 400
 
 export const header = (path: string, type: "file" | "directory"): string =>
@@ -22,14 +22,16 @@ export interface TextFacts {
   readonly replaced: boolean
   /** Why the total is not known, for a page short of the end (a streamed member); instead of the file's size. */
   readonly unknownTotal?: string | undefined
+  /** The byte cap of a page in force (`PageLimits.bytes`), as the footer of a capped page states it. */
+  readonly maxBytes: number
 }
 
-export const textFooter = (page: Page, facts: Pick<TextFacts, "fileSize" | "unknownTotal">): string => {
+export const textFooter = (page: Page, facts: Pick<TextFacts, "fileSize" | "unknownTotal" | "maxBytes">): string => {
   const first = page.offset
   const last = page.offset + page.lines.length - 1
   switch (page.stoppedBy) {
     case "bytes":
-      return `(Output capped at ${MAX_BYTES_LABEL}. Showing lines ${first}-${last}. Use offset=${last + 1} to continue.)`
+      return `(${cappedAt(facts.maxBytes)}. Showing lines ${first}-${last}. Use offset=${last + 1} to continue.)`
     case "limit":
       // The total is only known when a scan reached the end; otherwise say what is known.
       return page.totalLines !== undefined
@@ -113,7 +115,7 @@ export const renderRanges = (
   const last = pages[pages.length - 1]!
   const next = last.offset + last.lines.length
   const footer = last.stoppedBy === "bytes"
-    ? `(Output capped at ${MAX_BYTES_LABEL}. Showing lines ${spans.join(", ")}. Use offset=${next} to continue.)`
+    ? `(${cappedAt(facts.maxBytes)}. Showing lines ${spans.join(", ")}. Use offset=${next} to continue.)`
     : `(Showing lines ${spans.join(", ")}${options.totalLines === undefined ? "" : ` of ${options.totalLines}`}.)`
   return [
     ...lead(options),
@@ -133,20 +135,22 @@ export interface DirectoryPage {
   readonly shown: ReadonlyArray<string>
   readonly offset: number
   readonly total: number
-  /** The 50 KB cap ended the page before `limit` entries. */
+  /** The byte cap ended the page before `limit` entries. */
   readonly capped?: boolean
+  /** The byte cap in force (`PageLimits.bytes`). */
+  readonly maxBytes: number
 }
 
 /** As the newest opencode: the entry named is the `offset` that continues (offset + shown). */
 export const directoryFooter = (page: DirectoryPage): string =>
   page.offset - 1 + page.shown.length < page.total
-    ? `(${page.capped === true ? `Output capped at ${MAX_BYTES_LABEL}. ` : ""}Showing ${page.shown.length} of ${page.total} entries. Use 'offset' parameter to read beyond entry ${
+    ? `(${page.capped === true ? `${cappedAt(page.maxBytes)}. ` : ""}Showing ${page.shown.length} of ${page.total} entries. Use 'offset' parameter to read beyond entry ${
       page.offset + page.shown.length
     })`
     : `(${plural(page.total, "entry", "entries")})`
 
 /**
- * How many of a listing's entries fit the 50 KB cap, one line each, after `fixed` bytes of tags
+ * How many of a listing's entries fit the byte cap, one line each, after `fixed` bytes of tags
  * and notices: at least one, so paging moves on.
  */
 export const entriesWithin = (entries: ReadonlyArray<string>, fixed: number, maxBytes: number): number => {
@@ -171,6 +175,8 @@ export interface TreePage {
   readonly total: number
   /** What ended the page before the last line: the line limit or the byte cap. */
   readonly stoppedBy: "limit" | "bytes" | "end"
+  /** The byte cap in force (`PageLimits.bytes`). */
+  readonly maxBytes: number
 }
 
 /** The paging footer of a tree, when lines remain. */
@@ -178,7 +184,7 @@ export const treePageFooter = (page: TreePage): string | undefined => {
   const last = page.offset - 1 + page.shown.length
   if (page.stoppedBy === "end" || last >= page.total) return undefined
   const span = `Showing lines ${page.offset}-${last} of ${page.total}. Use offset=${last + 1} to continue.`
-  return page.stoppedBy === "bytes" ? `(Output capped at ${MAX_BYTES_LABEL}. ${span})` : `(${span})`
+  return page.stoppedBy === "bytes" ? `(${cappedAt(page.maxBytes)}. ${span})` : `(${span})`
 }
 
 /** A directory as a tree: the lines, then what was left out, then how to page on. */

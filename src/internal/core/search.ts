@@ -525,13 +525,13 @@ export class ChunkSearcher {
   /** Complete lines, each with its terminator. */
   private complete(head: Uint8Array): void {
     if (this.required !== undefined && !this.collector.wantsAfter) {
-      const bytes = Buffer.from(head.buffer, head.byteOffset, head.byteLength)
+      const bytes = Buffer.isBuffer(head) ? head : Buffer.from(head.buffer, head.byteOffset, head.byteLength)
       // No line here can match: count them (`\n` only, so no lone `\r` may end one) and keep the
       // last few as context for a match early in the next chunk.
       if (bytes.indexOf(this.required) === -1 && bytes.indexOf(CR) === -1) {
-        let start = head.length - 1
-        for (let k = 0; k < this.context && start > 0; k++) start = head.lastIndexOf(LF, start - 1)
-        start++
+        // Where the last `context` lines start (`lastIndexOf` would read a negative start from the end).
+        let start = head.length
+        for (let k = 0; k < this.context && start > 0; k++) start = start < 2 ? 0 : head.lastIndexOf(LF, start - 2) + 1
         this.lines += -1 - nthLineFeed(head, 0, start, Number.MAX_SAFE_INTEGER)
         this.collector.skip(this.lines)
         if (start < head.length) this.text(this.decode(head.subarray(start)), head.subarray(start))

@@ -9,7 +9,7 @@
  */
 import { statementsOf } from "./indentation.js"
 import type { Statement } from "./indentation.js"
-import { cutLine, DEFAULT_LIMIT, lineCutSuffix, MAX_BYTES, MAX_BYTES_LABEL, MAX_LINE_LENGTH } from "./lines.js"
+import { cappedAt, cutLine, DEFAULT_PAGE, lineCutSuffix, MAX_LINE_LENGTH, type PageCaps } from "./lines.js"
 import type { Declaration, FileStructure, LineSpan } from "./declarations.js"
 
 /** An outline row shows this much of a declaration's header. */
@@ -97,10 +97,12 @@ export interface OutlineOptions {
   readonly path: string
   /** First declaration shown, 1-based (default 1). */
   readonly offset?: number | undefined
-  /** Most declarations shown (default 2000). */
+  /** Most declarations shown (default: a page's lines). */
   readonly limit?: number | undefined
-  /** Most bytes of rows (default 50 KB). */
+  /** Most bytes of rows (default: a page's bytes). */
   readonly maxBytes?: number | undefined
+  /** The page caps in force (`PageLimits`; default 2000 lines, 2000 characters, 50 KB). */
+  readonly page?: PageCaps | undefined
   /** Said in the header after the counts (why an outline was shown instead of a summary). */
   readonly because?: string | undefined
 }
@@ -116,8 +118,9 @@ export const outline = (
 ): ViewResult => {
   const all = flatten(structure.declarations)
   const offset = Math.max(1, options.offset ?? 1)
-  const limit = Math.max(1, options.limit ?? DEFAULT_LIMIT)
-  const maxBytes = options.maxBytes ?? MAX_BYTES
+  const page = options.page ?? DEFAULT_PAGE
+  const limit = Math.max(1, options.limit ?? page.lines)
+  const maxBytes = options.maxBytes ?? page.bytes
   const because = options.because === undefined ? "" : `; ${options.because}`
   const header = all.length === 0
     ? `(Outline of ${options.path}: no declarations found in ${plural(structure.lines, "line")}${because}. Read it with offset/limit.)`
@@ -145,7 +148,7 @@ export const outline = (
   const last = offset - 1 + rows.length
   const span = `Showing declarations ${offset}-${last} of ${all.length}. Use offset=${last + 1} to continue.`
   const footer = stoppedBy === "bytes"
-    ? `(Output capped at ${MAX_BYTES_LABEL}. ${span})`
+    ? `(${cappedAt(page.bytes)}. ${span})`
     : stoppedBy === "limit"
     ? `(${span})`
     : `(End of outline - total ${plural(all.length, "declaration")})`
@@ -164,10 +167,12 @@ export const outline = (
 
 export interface SummaryOptions {
   readonly path: string
-  /** Most rows before the summary becomes an outline (a page: 2000). */
+  /** Most rows before the summary becomes an outline (default: a page's lines). */
   readonly maxRows?: number | undefined
-  /** Most bytes of rows before the summary becomes an outline (a page: 50 KB). */
+  /** Most bytes of rows before the summary becomes an outline (default: a page's bytes). */
   readonly maxBytes?: number | undefined
+  /** The page caps in force (`PageLimits`; default 2000 lines, 2000 characters, 50 KB). */
+  readonly page?: PageCaps | undefined
   /**
    * When the summary becomes an outline: the declaration it starts at and how many it shows, so
    * that its footer's `offset=N` pages it (a summary that fits a page has nothing to page).
@@ -188,10 +193,10 @@ interface Fold {
 /** A closing line with nothing but the closer: `}`, `};`, `})`, `]`, `end`, `fi`. */
 const CLOSER_ONLY = /^(?:[)\]}]+[;,)\]}]*|end[;.]?|fi|done|esac|endif;?|endforeach;?|endwhile;?|endfor;?)$/
 
-const bodyFold = (declaration: Declaration, body: LineSpan, lines: ReadonlyArray<string>): Fold => {
+const bodyFold = (declaration: Declaration, body: LineSpan, lines: ReadonlyArray<string>, lineLength: number): Fold => {
   const opener = body.start - 1
   const closer = body.end + 1
-  const openerText = clip((lines[opener - 1] ?? "").trimEnd(), MAX_LINE_LENGTH)
+  const openerText = clip((lines[opener - 1] ?? "").trimEnd(), lineLength)
   const closerText = closer <= declaration.span.end ? (lines[closer - 1] ?? "").trim() : undefined
   const hidden = body.end - body.start + 1
   return closerText !== undefined && CLOSER_ONLY.test(closerText)
@@ -300,7 +305,7 @@ const importFolds = (structure: FileStructure, lines: ReadonlyArray<string>): Ar
 }
 
 /** What a summary folds: bodies of declarations (containers open), then long comments outside them, then import runs. */
-const foldsOf = (structure: FileStructure, lines: ReadonlyArray<string>): Array<Fold> => {
+const foldsOf = (structure: FileStructure, lines: ReadonlyArray<string>, lineLength: number): Array<Fold> => {
   const folds: Array<Fold> = []
   const visit = (declaration: Declaration) => {
     const body = declaration.body
@@ -309,7 +314,7 @@ const foldsOf = (structure: FileStructure, lines: ReadonlyArray<string>): Array<
       return
     }
     if (body !== undefined && body.end - body.start + 1 >= MIN_BODY_LINES && body.start > 1) {
-      folds.push(bodyFold(declaration, body, lines))
+      folds.push(bodyFold(declaration, body, lines, lineLength))
     }
   }
   structure.declarations.forEach(visit)
@@ -344,9 +349,10 @@ const namedRanges = (folds: ReadonlyArray<Fold>): Array<string> =>
     .map((fold) => `${fold.from}-${fold.to}`)
 
 export const summary = (structure: FileStructure, lines: ReadonlyArray<string>, options: SummaryOptions): ViewResult => {
-  const folds = foldsOf(structure, lines)
-  const maxRows = options.maxRows ?? DEFAULT_LIMIT
-  const maxBytes = options.maxBytes ?? MAX_BYTES
+  const page = options.page ?? DEFAULT_PAGE
+  const folds = foldsOf(structure, lines, page.lineLength)
+  const maxRows = options.maxRows ?? page.lines
+  const maxBytes = options.maxBytes ?? page.bytes
   const rows: Array<string> = []
   let bytes = 0
   let next = 0
@@ -354,7 +360,7 @@ export const summary = (structure: FileStructure, lines: ReadonlyArray<string>, 
     const fold = folds[next]
     const row = fold !== undefined && fold.from === line
       ? `${fold.from}-${fold.to}: ${fold.text}`
-      : numberedLine(line, lines[line - 1]!)
+      : numberedLine(line, lines[line - 1]!, page.lineLength)
     if (fold !== undefined && fold.from === line) {
       line = fold.to
       next++
@@ -368,6 +374,7 @@ export const summary = (structure: FileStructure, lines: ReadonlyArray<string>, 
       offset: options.offset,
       limit: options.limit ?? maxRows,
       maxBytes,
+      page,
       because: `its summary (${plural(rows.length, "row")}, ${
         Math.ceil(bytes / 1024)
       } KB) is longer than a page, so this is the outline`

@@ -178,8 +178,9 @@ const argumentsOf = (flags: ReadonlyArray<Flag>, given: ReadonlyMap<Flag, unknow
  * number of times), its value of its type. Anything else is `undefined` and `@effect/cli` parses
  * it, with its help and its errors: no path, help and the other built-ins, `--`, short options,
  * an unknown or repeated option, a value that starts with `-` or is not of its type, a boolean
- * followed by a word it would take as the boolean's value, `--allow=glob` (a repeated option
- * written with `=`), `--rules` (a file to read), `many`.
+ * followed by a word it would take as the boolean's value, a value that is a subcommand's name
+ * (`--cwd many`), `--allow=glob` (a repeated option written with `=`), `--rules` (a file to
+ * read), `many`.
  * Where this parses, it gives what `@effect/cli` gives (a property test holds the two together).
  */
 export const quickParse = (words: ReadonlyArray<string>): Quick | undefined => {
@@ -211,7 +212,8 @@ export const quickParse = (words: ReadonlyArray<string>): Quick | undefined => {
       // `@effect/cli` takes a repeated option only as `--name value` (`--allow=a` is "invalid subcommand").
       if (eq !== -1 && flag.kind._tag === "text" && flag.kind.repeated === true) return undefined
       const text = eq === -1 ? words[++i] : word.slice(eq + 1)
-      if (text === undefined || text === "" || text.startsWith("-")) return undefined
+      // `@effect/cli` takes a subcommand's name for the subcommand even as an option's value.
+      if (text === undefined || text === "" || text.startsWith("-") || isSubcommand(text)) return undefined
       value = valueOf(flag.kind, text)
       if (value === undefined) return undefined
     }

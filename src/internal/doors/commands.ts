@@ -12,10 +12,12 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Record from "effect/Record"
 import * as Schema from "effect/Schema"
 import * as nodePath from "node:path"
 import * as readline from "node:readline"
 import * as FileTime from "../../FileTime.js"
+import * as Limits from "../../Limits.js"
 import * as Lsp from "../../Lsp.js"
 import * as ModelInput from "../../ModelInput.js"
 import * as Permission from "../../Permission.js"
@@ -29,6 +31,7 @@ import * as CliArgs from "./cliArgs.js"
 import { type Format, type ManyArgs, type McpArgs, type PermissionArgs, paramsOf, type ReadArgs } from "./flags.js"
 
 export type { Format, ManyArgs, McpArgs, PermissionArgs, ReadArgs } from "./flags.js"
+import { flagOf, limitFlags, settingsOf } from "./limitFlags.js"
 import { version } from "./packageJson.js"
 
 /** The package version, from `package.json`. */
@@ -211,6 +214,7 @@ const projectRoot = (cwd: Option.Option<string>) =>
 
 /** A subcommand's permission flags with the parent's (`effect-read --allow x mcp` works too). */
 const mergePermissions = (own: PermissionArgs, parent: PermissionArgs): PermissionArgs => ({
+  ...Record.map(limitFlags, (_, name) => Option.orElse(own[name], () => parent[name])),
   allowExternal: own.allowExternal || parent.allowExternal,
   textOnly: own.textOnly || parent.textOnly,
   maskSecrets: own.maskSecrets || parent.maskSecrets,
@@ -246,13 +250,29 @@ const rulesOf = (path: string, text: string): Effect.Effect<ReadonlyArray<Permis
     Effect.mapError((reason) => `--rules ${path}: ${reason}`)
   )
 
-/** The session's services for `args`, or a usage error (a bad rules file). */
+/**
+ * The limits the flags set (`--max-lines`, …, and `extra`), or a usage error naming the flag that
+ * no read could honour (`--max-lines 0`): checked at start-up, never clamped.
+ */
+const limitsFor = (args: PermissionArgs, extra: Limits.Settings = {}): Effect.Effect<Layer.Layer<never>, string> => {
+  const settings: Limits.Settings = {
+    ...settingsOf(Record.map(limitFlags, (_, name) => Option.getOrUndefined(args[name]))),
+    ...extra
+  }
+  const invalid = Limits.check(settings)
+  return invalid === undefined
+    ? Effect.succeed(Layer.orDie(Limits.layer(settings)))
+    : Effect.fail(`${flagOf(invalid.setting) ?? invalid.setting} ${invalid.value}: must be ${invalid.expected}`)
+}
+
+/** The session's services for `args`, or a usage error (a bad rules file, a cap no read could honour). */
 const servicesFor = (root: string, args: PermissionArgs, interactive: boolean) =>
-  Effect.map(userRules(args), (rules) =>
+  Effect.zipWith(userRules(args), limitsFor(args), (rules, limits) =>
     Layer.mergeAll(
       sessionLayer(root, { allowExternal: args.allowExternal, interactive, maskSecrets: args.maskSecrets, rules }),
       args.maskSecrets ? Secrets.layerMask : Layer.empty,
-      args.textOnly ? ModelInput.layerTextOnly : Layer.empty
+      args.textOnly ? ModelInput.layerTextOnly : Layer.empty,
+      limits
     ))
 
 
@@ -338,6 +358,10 @@ export const mcpCommand = (args: McpArgs, parent: ReadArgs) =>
     const permissions = mergePermissions(args, parent)
     const rules = yield* Effect.either(userRules(permissions))
     if (Either.isLeft(rules)) return yield* usageError(rules.left)
+    const limits = yield* Effect.either(
+      limitsFor(permissions, args.shortDescription ? { description: { form: "short" } } : {})
+    )
+    if (Either.isLeft(limits)) return yield* usageError(limits.left)
     // A person at a terminal who typed `effect-read mcp` may have meant the file of that name.
     if (process.stdin.isTTY) {
       const also = yield* samePath("mcp", root)
@@ -367,7 +391,8 @@ export const mcpCommand = (args: McpArgs, parent: ReadArgs) =>
         : Layer.empty,
       state.right,
       permissions.maskSecrets ? Secrets.layerMask : Layer.empty,
-      permissions.textOnly ? ModelInput.layerTextOnly : Layer.empty
+      permissions.textOnly ? ModelInput.layerTextOnly : Layer.empty,
+      limits.right
     )
     // Loaded here, not at the top: a plain read never pays for the MCP SDK (start-up, memory).
     const McpServer = yield* Effect.promise(() => import("../../McpServer.js"))

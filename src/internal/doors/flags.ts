@@ -9,6 +9,7 @@
 import * as Option from "effect/Option"
 import * as AST from "effect/SchemaAST"
 import { type Params, ReadParams } from "../read/params.js"
+import { type LimitFlagName, limitFlags } from "./limitFlags.js"
 
 /** How an option's words become its value. */
 export type FlagKind =
@@ -47,7 +48,7 @@ type Field = Exclude<keyof Params, "filePath">
 const help: { readonly [K in Field]-?: string } = {
   offset: "First line to show, 1-based",
   column: "Character (1-based) at which the line at --offset starts: reads on in a cut line",
-  limit: "Most lines to show (default 2000)",
+  limit: "Most lines to show (default 2000, or what --max-lines sets)",
   encoding: "Decode text in this encoding (e.g. shift_jis, windows-1252) instead of detecting it",
   lineFormat: "hashline: a ¶PATH#TAG first line and N:text lines, for edit tools that take anchors",
   view: "Directories: list (default) or tree; files: outline, summary, block (the declaration around --offset) or conflicts",
@@ -108,8 +109,17 @@ const flag = (key: string, kind: FlagKind, description: string): Flag => ({ key,
 
 export const cwdFlag = flag("cwd", { _tag: "text" }, "Working directory and project root (default: the current directory)")
 
-/** The permission flags, and what the model takes, every command takes (after the subcommand or before it). */
+/**
+ * The permission flags, what the model takes and the page caps (`--max-lines`, …, from the one
+ * table of them), every command takes (after the subcommand or before it).
+ */
 export const permissionFlags: ReadonlyArray<Flag> = [
+  ...Object.entries(limitFlags).map(([key, limit]): Flag => ({
+    key,
+    name: limit.flag,
+    kind: { _tag: "integer" },
+    description: limit.description
+  })),
   flag("allowExternal", { _tag: "boolean" }, "Allow reading outside the project without asking"),
   flag(
     "textOnly",
@@ -164,6 +174,11 @@ export const mcpFlags: ReadonlyArray<Flag> = [
     "sessionMemory",
     { _tag: "boolean" },
     "Session memory: a re-read of lines the conversation still holds is a short stub; a changed file leads with a diff"
+  ),
+  flag(
+    "shortDescription",
+    { _tag: "boolean" },
+    "Describe the read tool in its short form (at most 1.5 KB) in tools/list, for hosts that pay for every byte of it"
   )
 ]
 
@@ -198,8 +213,8 @@ export const wholeNumbersOf = (text: string, fields: ReadonlyArray<string>): Rec
 /** How a read prints its result: the tool output, the `ReadResult` as JSON, or the standard envelope. */
 export type Format = "text" | "json" | "envelope"
 
-/** The permission flags, parsed. */
-export interface PermissionArgs {
+/** The permission flags and the page caps, parsed. */
+export type PermissionArgs = { readonly [K in LimitFlagName]: Option.Option<number> } & {
   readonly allowExternal: boolean
   readonly textOnly: boolean
   readonly maskSecrets: boolean
@@ -226,6 +241,7 @@ export interface McpArgs extends PermissionArgs {
   readonly store: Option.Option<string>
   readonly languageServer: boolean
   readonly sessionMemory: boolean
+  readonly shortDescription: boolean
 }
 
 /** `effect-read many [options] <filePath>...`, parsed. */

@@ -5,7 +5,8 @@ import * as Effect from "effect/Effect"
 import { InvalidParams } from "../../ReadError.js"
 import type { ReadResult } from "../../ReadResult.js"
 import { ConflictScanner, describeRegion } from "../core/conflicts.js"
-import { DEFAULT_LIMIT, MAX_BYTES_LABEL } from "../core/lines.js"
+import { cappedAt } from "../core/lines.js"
+import type { PageLimitsShape } from "../../Limits.js"
 import { header, PREVIEW_LINES } from "../core/render.js"
 import { eachLine, type PresentOptions } from "./pages.js"
 
@@ -16,14 +17,14 @@ import { eachLine, type PresentOptions } from "./pages.js"
  * an outline is over declarations: `offset` and `limit` count regions, a page holds whole
  * regions up to the byte cap, and the footer says where to continue.
  */
-export const presentConflicts = <E, R>(options: PresentOptions<E, R>, budget: number) =>
+export const presentConflicts = <E, R>(options: PresentOptions<E, R>, budget: number, caps: PageLimitsShape) =>
   Effect.gen(function*() {
     const { params, path } = options
     const scanner = new ConflictScanner()
     const totalLines = yield* eachLine(options.pageAt, (number, line) => scanner.push(number, line))
     const regions = scanner.end()
     const offset = Math.max(1, params.offset ?? 1)
-    const limit = Math.max(1, params.limit ?? DEFAULT_LIMIT)
+    const limit = Math.max(1, params.limit ?? caps.lines)
     if (regions.length > 0 && offset > regions.length) {
       return yield* new InvalidParams({
         reason: `offset ${offset} is past the last conflict region (${regions.length}); the conflicts view's offset and limit count regions`
@@ -61,7 +62,7 @@ export const presentConflicts = <E, R>(options: PresentOptions<E, R>, budget: nu
         continue
       }
       const size = region.end - region.start + 1
-      const page = yield* options.pageAt({ offset: region.start, limit: size, column: 1, maxBytes: Math.max(1, remaining) })
+      const page = yield* options.pageAt({ offset: region.start, limit: size, column: 1, maxBytes: Math.max(1, remaining), maxLineLength: caps.lineLength })
       if (page.lines.length < size && shownRegions > 0) {
         // Not whole on this page: the next page starts with it.
         body.length = mark
@@ -96,7 +97,7 @@ export const presentConflicts = <E, R>(options: PresentOptions<E, R>, budget: nu
     const footer = regions.length === 0
       ? `(No unresolved merge conflicts: no <<<<<<< marker at the start of any of the ${totalLines} lines.)`
       : stoppedBy === "bytes"
-      ? `(Output capped at ${MAX_BYTES_LABEL}. ${span})`
+      ? `(${cappedAt(caps.bytes)}. ${span})`
       : stoppedBy === "limit"
       ? `(${span})`
       : `(${regions.length} unresolved merge-conflict region${regions.length === 1 ? "" : "s"} in ${totalLines} lines, at lines ${

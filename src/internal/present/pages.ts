@@ -29,6 +29,8 @@ export interface TailRequest {
   readonly count: number
   readonly limit: number | undefined
   readonly maxBytes: number
+  /** Characters kept of a line (`PageLimits.lineLength`; default `MAX_LINE_LENGTH`). */
+  readonly maxLineLength?: number | undefined
 }
 
 /**
@@ -44,7 +46,7 @@ export const reachesEnd = (request: TailRequest): boolean => request.limit === u
 export const tailPageOptions = (request: TailRequest, first: number, lines: number) => ({
   offset: first,
   limit: Math.max(1, Math.min(request.limit ?? lines, lines)),
-  maxLineLength: MAX_LINE_LENGTH,
+  maxLineLength: request.maxLineLength ?? MAX_LINE_LENGTH,
   maxBytes: request.maxBytes,
   countAhead: Infinity
 })
@@ -62,7 +64,7 @@ export const memoryTailAt = (bytes: Uint8Array, codec: Codec = utf8): TailAt<nev
       unit: codec.unit,
       low: codec.bigEndian ? codec.unit - 1 : 0,
       origin: 0,
-      measure: lineMeasure(codec)
+      measure: lineMeasure(codec, request.maxLineLength)
     })
     const counted = scan.atOrigin ? 0 : countLines(bytes.subarray(0, scan.position), codec)
     const { lines, position, skipped } = fitNumbered(scan, counted, request.maxBytes)
@@ -94,7 +96,8 @@ export const tailByCounting = <E, R>(pageAt: PageAt<E, R>, request: TailRequest)
       offset: first,
       limit: Math.min(request.limit ?? request.count, total - first + 1, request.count) || 1,
       column: 1,
-      maxBytes: request.maxBytes
+      maxBytes: request.maxBytes,
+      maxLineLength: request.maxLineLength
     })
   })
 
@@ -146,7 +149,8 @@ export interface SourceMetadata {
 export interface PresentOptions<E, R> extends ViewSource<E, R> {
   /** The tail of the text (a negative offset, `:-N`); counted from `pageAt` when not given. */
   readonly tailAt?: TailAt<E, R> | undefined
-  readonly facts: TextFacts
+  /** What the footers say of the text; the page's byte cap is added by `presentText` (the one in force). */
+  readonly facts: Omit<TextFacts, "maxBytes">
   /** Metadata of the source (size, mtime, encoding, …) merged into the result's. */
   readonly metadata: SourceMetadata
   /** Hashline format (editable files only): `N:text` lines under this header, if any. */

@@ -6,7 +6,8 @@
 import * as Effect from "effect/Effect"
 import { InvalidParams } from "../../ReadError.js"
 import type { ReadResult } from "../../ReadResult.js"
-import { MAX_BYTES_LABEL, MAX_LINE_LENGTH } from "../core/lines.js"
+import { bytesLabel } from "../core/lines.js"
+import type { PageLimitsShape } from "../../Limits.js"
 import { header, PREVIEW_LINES } from "../core/render.js"
 import {
   DEFAULT_CONTEXT,
@@ -92,7 +93,8 @@ export interface SearchPresentOptions<E, R> extends PresentOptions<E, R> {
 export const presentSearch = <E, R>(
   options: SearchPresentOptions<E, R>,
   text: string,
-  budget: number
+  budget: number,
+  caps: PageLimitsShape
 ): Effect.Effect<ReadResult, E | InvalidParams, R> =>
   Effect.gen(function*() {
     const { params, selection } = options
@@ -102,17 +104,17 @@ export const presentSearch = <E, R>(
       offset,
       limit: params.limit ?? DEFAULT_MATCHES,
       context,
-      maxLineLength: MAX_LINE_LENGTH,
+      maxLineLength: caps.lineLength,
       maxBytes: budget
     }
     const collector = new SearchCollector(query, pageOptions)
     const scan = options.searchAt ?? searchPages(options.pageAt)
     const { totalLines } = yield* scan(collector)
     const page = collector.end(totalLines)
-    return searchResult(options, page, offset)
+    return searchResult(options, page, offset, caps.bytes)
   })
 
-const searchResult = <E, R>(options: PresentOptions<E, R>, page: SearchPage, offset: number): ReadResult => {
+const searchResult = <E, R>(options: PresentOptions<E, R>, page: SearchPage, offset: number, maxBytes: number): ReadResult => {
   const body = searchBody(page)
   const next = nextMatchOffset(page, offset)
   const matchLines = page.windows.flatMap((window) => window.filter((line) => line.match).map((line) => line.number))
@@ -123,7 +125,7 @@ const searchResult = <E, R>(options: PresentOptions<E, R>, page: SearchPage, off
       header(options.path, "file"),
       ...body,
       "",
-      searchFooter(page, offset, MAX_BYTES_LABEL),
+      searchFooter(page, offset, bytesLabel(maxBytes)),
       "</content>"
     ].join("\n"),
     metadata: {

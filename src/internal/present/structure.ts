@@ -21,6 +21,7 @@ import {
   type ViewResult
 } from "../core/structureViews.js"
 import { plainStructure } from "../core/headings.js"
+import type { PageLimitsShape } from "../../Limits.js"
 import { structureOf } from "../structure/engine.js"
 
 /** The most lines and bytes a structure view reads: a larger text is read by offset/limit or its tail. */
@@ -100,7 +101,8 @@ const blockView = (
   path: string,
   line: number,
   levels: number,
-  budget: number
+  budget: number,
+  caps: PageLimitsShape
 ) => {
   const block = blockAt(structure, line, levels)
   const statement = block === undefined ? statementAt(lines, line, structure.language) : undefined
@@ -118,11 +120,11 @@ const blockView = (
     }
   }
   const what = block !== undefined ? describeDeclaration(block.declaration) : statement !== undefined ? "statement" : "comment"
-  const rows = lines.slice(span.start - 1, span.end).map((text, i) => numberedLine(span.start + i, text))
+  const rows = lines.slice(span.start - 1, span.end).map((text, i) => numberedLine(span.start + i, text, caps.lineLength))
   const bytes = rows.reduce((sum, row) => sum + Buffer.byteLength(row) + 1, 0)
   const outer = block !== undefined && blockAt(structure, line, levels + 1)?.declaration !== block.declaration
   const more = outer ? ` levels=${levels + 1} shows the declaration around it.` : ""
-  if (rows.length <= 2000 && bytes <= budget) {
+  if (rows.length <= caps.lines && bytes <= budget) {
     return {
       lead: `(Block: ${what}, lines ${span.start}-${span.end} of ${lines.length}.)`,
       rows,
@@ -137,7 +139,7 @@ const blockView = (
     declarations: block?.declaration.children ?? [],
     comments: structure.comments.filter((comment) => span.start <= comment.start && comment.end <= span.end)
   }
-  const shown = summary(inner, lines, { path, maxBytes: budget })
+  const shown = summary(inner, lines, { path, maxBytes: budget, page: caps })
   return {
     lead: `(Block: ${what}, lines ${span.start}-${span.end} of ${lines.length}; longer than a page, so this is its ${shown.view}.)`,
     rows: shown.view === "summary"
@@ -153,7 +155,8 @@ const blockView = (
 export const presentStructure = <E, R>(
   options: ViewSource<E, R>,
   view: StructureView,
-  budget: number
+  budget: number,
+  caps: PageLimitsShape
 ): Effect.Effect<ReadResult, E | InvalidParams | OffsetOutOfRange, R> =>
   Effect.gen(function*() {
     const { params, path, selection } = options
@@ -163,14 +166,14 @@ export const presentStructure = <E, R>(
         reason: `view "block" shows the declaration around a line: give that line as offset (or use ${path}:N:block)`
       })
     }
-    return yield* structureResult(options, view, budget, yield* collectLines(options.pageAt), undefined)
+    return yield* structureResult(options, view, budget, caps, yield* collectLines(options.pageAt), undefined)
   })
 
 /**
  * The outline in place of a first page a page would cut (the host's `StructureDefaults`);
  * `undefined` when the text is over the views' caps, so the page is shown after all.
  */
-export const outlineInstead = <E, R>(options: ViewSource<E, R>, budget: number) =>
+export const outlineInstead = <E, R>(options: ViewSource<E, R>, budget: number, caps: PageLimitsShape) =>
   Effect.gen(function*() {
     const lines = yield* collectLines(options.pageAt)
     if (lines === undefined) return undefined
@@ -178,6 +181,7 @@ export const outlineInstead = <E, R>(options: ViewSource<E, R>, budget: number) 
       { ...options, params: {} },
       "outline",
       budget,
+      caps,
       lines,
       "it is longer than a page, so this is its outline instead of its first lines"
     )
@@ -187,6 +191,7 @@ const structureResult = <E, R>(
   options: ViewSource<E, R>,
   view: StructureView,
   budget: number,
+  caps: PageLimitsShape,
   lines: ReadonlyArray<string> | undefined,
   because: string | undefined
 ): Effect.Effect<ReadResult, InvalidParams | OffsetOutOfRange> =>
@@ -221,7 +226,7 @@ const structureResult = <E, R>(
       if (anchor! > lines.length && !(lines.length === 0 && anchor === 1)) {
         return yield* new OffsetOutOfRange({ path, offset: anchor!, totalLines: lines.length, unit: "lines" })
       }
-      const block = blockView(structure, lines, path, anchor!, params.levels ?? 1, budget)
+      const block = blockView(structure, lines, path, anchor!, params.levels ?? 1, budget, caps)
       const shown = block.span === undefined ? [] : lines.slice(block.span.start - 1, block.span.end)
       return result(
         [block.lead, ...block.rows, ...(block.footer === undefined ? [] : ["", block.footer])],
@@ -237,8 +242,8 @@ const structureResult = <E, R>(
       )
     }
     const shown = view === "outline"
-      ? outline(structure, lines, { path, offset: params.offset, limit: params.limit, maxBytes: budget, because })
-      : summary(structure, lines, { path, maxBytes: budget, offset: params.offset, limit: params.limit })
+      ? outline(structure, lines, { path, offset: params.offset, limit: params.limit, maxBytes: budget, because, page: caps })
+      : summary(structure, lines, { path, maxBytes: budget, offset: params.offset, limit: params.limit, page: caps })
     if (shown.pastEnd) {
       return yield* new InvalidParams({
         reason: `offset ${params.offset} is past the last declaration of the outline (${shown.counts.declarations}); an outline's offset and limit count declarations`

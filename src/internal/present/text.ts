@@ -5,12 +5,12 @@
 import * as Effect from "effect/Effect"
 import type { ReadResult } from "../../ReadResult.js"
 import { ColumnOutOfRange, InvalidParams, OffsetOutOfRange } from "../../ReadError.js"
-import { DEFAULT_LIMIT, type LineEndings, MAX_BYTES, MAX_BYTES_LABEL, type Page } from "../core/lines.js"
+import { cappedAt, type LineEndings, type Page } from "../core/lines.js"
 import { FOOTER_RESERVE, header, PREVIEW_LINES, renderRanges, renderText } from "../core/render.js"
 import { type TextView } from "../core/selector.js"
 import { mergeRanges } from "../core/ranges.js"
 import type { Params } from "../sources/types.js"
-import { StructureDefaults } from "../../Limits.js"
+import { PageLimits, StructureDefaults } from "../../Limits.js"
 import { tailByCounting, type TailRequest } from "./pages.js"
 import { presentSearch, searchOf, type SearchPresentOptions } from "./search.js"
 
@@ -41,7 +41,7 @@ const textViewOf = (view: Params["view"]): TextView | undefined =>
  * The footer of a tail that reached the end: which of the last lines it shows and the read that
  * gives the lines before them (the paging footer says the rest: the whole text, a window).
  */
-const tailFooter = (page: Page, asked: number): string | undefined => {
+const tailFooter = (page: Page, asked: number, maxBytes: number): string | undefined => {
   const total = page.totalLines
   if (page.stoppedBy !== "eof" || page.offset <= 1 || total === undefined || page.lines.length === 0) return undefined
   const shown = page.lines.length
@@ -49,7 +49,7 @@ const tailFooter = (page: Page, asked: number): string | undefined => {
   const count = page.offset - from
   const before = `Use offset=${from} limit=${count} to read the ${count === 1 ? "line" : `${count} lines`} before them.`
   return shown < Math.min(asked, total)
-    ? `(Output capped at ${MAX_BYTES_LABEL}. Showing the last ${shown} of the ${asked} lines asked: lines ${page.offset}-${total} of ${total}. ${before})`
+    ? `(${cappedAt(maxBytes)}. Showing the last ${shown} of the ${asked} lines asked: lines ${page.offset}-${total} of ${total}. ${before})`
     : `(Showing the last ${shown} lines: ${page.offset}-${total} of ${total}. ${before})`
 }
 
@@ -60,16 +60,18 @@ export const presentText = <E, R>(
   Effect.gen(function*() {
     const { path, selection, params } = options
     const hashline = selection.raw ? undefined : options.hashline
-    const budget = MAX_BYTES -
+    const caps = yield* PageLimits
+    const facts = { ...options.facts, maxBytes: caps.bytes }
+    const budget = caps.bytes -
       new TextEncoder().encode(header(path, "file") + (options.note ?? "") + (hashline?.header ?? "")).length -
       FOOTER_RESERVE
     const search = searchOf(selection, params)
-    if (search !== undefined) return yield* presentSearch(options, search, budget)
+    if (search !== undefined) return yield* presentSearch(options, search, budget, caps)
     const view = selection.view ?? textViewOf(params.view)
     if (view === "conflicts") {
-      return yield* Effect.flatMap(Effect.promise(() => import("./conflicts.js")), (m) => m.presentConflicts(options, budget))
+      return yield* Effect.flatMap(Effect.promise(() => import("./conflicts.js")), (m) => m.presentConflicts(options, budget, caps))
     }
-    if (view !== undefined) return yield* Effect.flatMap(structure(), (m) => m.presentStructure(options, view, budget))
+    if (view !== undefined) return yield* Effect.flatMap(structure(), (m) => m.presentStructure(options, view, budget, caps))
     const tail = selection.tail ?? (params.offset !== undefined && params.offset < 0 ? -params.offset : undefined)
     let ranges: ReadonlyArray<{ readonly start: number; readonly end: number | undefined }> = selection.ranges.length > 0
       ? selection.ranges
@@ -81,12 +83,12 @@ export const presentText = <E, R>(
           reason: "context \"syntax\" widens a range you ask for: give offset (and limit) or a line selector such as :40-80"
         })
       }
-      const widened = yield* Effect.flatMap(structure(), (m) => m.widenBySyntax(options, ranges, params.limit ?? DEFAULT_LIMIT))
+      const widened = yield* Effect.flatMap(structure(), (m) => m.widenBySyntax(options, ranges, params.limit ?? caps.lines))
       ranges = mergeRanges(widened.ranges)
       contextNotices = widened.notices
     }
     const limitOf = (range: { readonly start: number; readonly end: number | undefined }) =>
-      range.end === undefined ? params.limit ?? DEFAULT_LIMIT : range.end - range.start + 1
+      range.end === undefined ? params.limit ?? caps.lines : range.end - range.start + 1
 
     const pages: Array<Page> = []
     const skipped: Array<string> = []
@@ -94,16 +96,17 @@ export const presentText = <E, R>(
     let remaining = budget
     if (tail !== undefined) {
       const tailAt = options.tailAt ?? ((request: TailRequest) => tailByCounting(options.pageAt, request))
-      const page = yield* tailAt({ count: tail, limit: params.limit, maxBytes: budget })
+      const page = yield* tailAt({ count: tail, limit: params.limit, maxBytes: budget, maxLineLength: caps.lineLength })
       pages.push(page)
-      footer = tailFooter(page, tail)
+      footer = tailFooter(page, tail, caps.bytes)
     }
     for (const range of tail === undefined ? ranges : []) {
       const page = yield* options.pageAt({
         offset: range.start,
         limit: limitOf(range),
         column: pages.length === 0 ? params.column ?? 1 : 1,
-        maxBytes: remaining
+        maxBytes: remaining,
+        maxLineLength: caps.lineLength
       })
       if (page.columnPastEnd !== undefined) {
         return yield* new ColumnOutOfRange({
@@ -142,13 +145,13 @@ export const presentText = <E, R>(
     const plain = selection.ranges.length === 0 && !selection.raw && tail === undefined && hashline === undefined &&
       params.offset === undefined && params.limit === undefined && params.column === undefined
     if (more && plain && (yield* StructureDefaults).outlineWhenTruncated) {
-      const outlined = yield* Effect.flatMap(structure(), (m) => m.outlineInstead(options, budget))
+      const outlined = yield* Effect.flatMap(structure(), (m) => m.outlineInstead(options, budget, caps))
       if (outlined !== undefined) return outlined
     }
     const notices = contextNotices.filter((notice, i, all) => all.indexOf(notice) === i)
     const body = pages.length === 1 && ranges.length <= 1
-      ? renderText(path, first, options.facts, { raw: selection.raw, note: options.note, hashline, footer, notices })
-      : renderRanges(path, pages, options.facts, {
+      ? renderText(path, first, facts, { raw: selection.raw, note: options.note, hashline, footer, notices })
+      : renderRanges(path, pages, facts, {
         raw: selection.raw,
         note: options.note,
         hashline,

@@ -5,26 +5,14 @@
  * them at most `DiagnosticsOnRead.wait`, and says so when the server did not answer in time;
  * files no server knows (or a layer without diagnostics: `Lsp.layerNoop`) get nothing.
  */
-import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import { type Diagnostic, Lsp } from "../../Lsp.js"
 import type { ReadResult } from "../../ReadResult.js"
 
-export interface DiagnosticsOnReadShape {
-  /** Diagnostics for every read, without the parameter: `undefined` (default: only when asked), "errors" or "warnings". */
-  readonly severity: "errors" | "warnings" | undefined
-  /** Longest a read waits for its file's diagnostics. Default 5 seconds. */
-  readonly wait: Duration.DurationInput
-  /** Diagnostics shown at most. Default 20. */
-  readonly maxCount: number
-  /** Bytes of diagnostics shown at most (each message cut to fit). Default 4 KB. */
-  readonly maxBytes: number
-}
-
-export class DiagnosticsOnRead extends Context.Reference<DiagnosticsOnRead>()("effect-read/DiagnosticsOnRead", {
-  defaultValue: (): DiagnosticsOnReadShape => ({ severity: undefined, wait: "5 seconds", maxCount: 20, maxBytes: 4096 })
-}) {}
+/** Lives in `Limits` with the other tunables (`Limits.layer({ diagnostics: { severity: "errors" } })`). */
+import { DiagnosticsOnRead } from "../../Limits.js"
+export { DiagnosticsOnRead, type DiagnosticsOnReadShape } from "../../Limits.js"
 
 const rank = { error: 0, warning: 1, information: 2, hint: 3 } as const
 

@@ -13,7 +13,7 @@ import { OffsetOutOfRange } from "../../ReadError.js"
 import { Workspace } from "../../Workspace.js"
 import { askRead, type Target, targetOf } from "./access.js"
 import { confirmDirectory } from "./open.js"
-import { DEFAULT_LIMIT, MAX_BYTES } from "../core/lines.js"
+import { PageLimits } from "../../Limits.js"
 import { firstInOrder } from "../core/select.js"
 import { isNodeFileSystem, listKinds } from "../io/nodeFileSystem.js"
 import { fromPlatformError } from "../io/platformError.js"
@@ -113,8 +113,9 @@ export const readDirectory = Effect.fn("Read.directory")(function*(
       Effect.map((entry) => entry.type === "Directory"),
       Effect.orElseSucceed(() => false)
     )
+  const caps = yield* PageLimits
   const offset = Math.max(1, params.offset ?? 1)
-  const limit = params.limit ?? DEFAULT_LIMIT
+  const limit = params.limit ?? caps.directoryEntries
   const total = names.length
   if (offset > total && !(total === 0 && offset === 1)) {
     return yield* new OffsetOutOfRange({ path: target.absolute, offset, totalLines: total, unit: "entries" })
@@ -156,15 +157,17 @@ export const readDirectory = Effect.fn("Read.directory")(function*(
     },
     { concurrency: STAT_CONCURRENCY }
   )
-  // Whole entries up to the 50 KB cap: /usr/share/man/man1's first 2,000 names are 90 KB.
-  const fixed = new TextEncoder().encode(renderDirectory(target.absolute, { shown: [], offset, total }, note)).length
-  const shown = listed.slice(0, entriesWithin(listed, fixed, MAX_BYTES))
+  // Whole entries up to the byte cap: /usr/share/man/man1's first 2,000 names are 90 KB.
+  const fixed = new TextEncoder().encode(
+    renderDirectory(target.absolute, { shown: [], offset, total, maxBytes: caps.bytes }, note)
+  ).length
+  const shown = listed.slice(0, entriesWithin(listed, fixed, caps.bytes))
   const capped = shown.length < listed.length
   const last = offset - 1 + shown.length
   const more = last < total
   return {
     title: target.relative,
-    output: renderDirectory(target.absolute, { shown, offset, total, capped }, note),
+    output: renderDirectory(target.absolute, { shown, offset, total, capped, maxBytes: caps.bytes }, note),
     metadata: {
       kind: "directory" as const,
       path: target.absolute,
@@ -281,13 +284,14 @@ export const readTree = Effect.fn("Read.tree")(function*(
   })
 
   const total = tree.lines.length
+  const caps = yield* PageLimits
   const offset = Math.max(1, params.offset ?? 1)
-  const limit = params.limit ?? DEFAULT_LIMIT
+  const limit = params.limit ?? caps.directoryEntries
   if (offset > total) {
     return yield* new OffsetOutOfRange({ path: target.absolute, offset, totalLines: total, unit: "entries" })
   }
   const encoder = new TextEncoder()
-  let budgetBytes = MAX_BYTES - FOOTER_RESERVE - encoder.encode(header(target.absolute, "directory")).length -
+  let budgetBytes = caps.bytes - FOOTER_RESERVE - encoder.encode(header(target.absolute, "directory")).length -
     encoder.encode(summary).length - (note === undefined ? 0 : encoder.encode(note).length + 1)
   const shown: Array<string> = []
   let stoppedBy: "limit" | "bytes" | "end" = "end"
@@ -309,7 +313,7 @@ export const readTree = Effect.fn("Read.tree")(function*(
   const more = last < total
   return {
     title: target.relative,
-    output: renderTree(target.absolute, { shown, offset, total, stoppedBy }, summary, note),
+    output: renderTree(target.absolute, { shown, offset, total, stoppedBy, maxBytes: caps.bytes }, summary, note),
     metadata: {
       kind: "directory" as const,
       path: target.absolute,

@@ -22,6 +22,34 @@ import { encodingExamples, encodingExists } from "../core/encoding.js"
 import { DEFAULT_LIMIT, MAX_LINE_LENGTH } from "../core/lines.js"
 import { DEFAULT_CONTEXT, DEFAULT_MATCHES, MAX_CONTEXT } from "../core/search.js"
 
+/** `column`'s description, with the line length in force. */
+export const columnDescription = (lineLength: number): string =>
+  `The character (1-based) at which to start the line at offset, to read on in a line cut at ${lineLength} characters. Default 1.`
+
+/** `limit`'s description, with the lines of a page in force. */
+export const limitDescription = (lines: number): string =>
+  `The maximum number of lines to read (default ${lines}). Only for large files.`
+
+/**
+ * A tool's JSON Schema (any dialect) with the caps in force in its descriptions: `limit`'s default
+ * and the line length `column` continues, wherever they occur (read_many's files too).
+ */
+export const schemaWithCaps = <S>(schema: S, caps: { readonly lines: number; readonly lineLength: number }): S => {
+  const replacements = new Map([
+    [limitDescription(DEFAULT_LIMIT), limitDescription(caps.lines)],
+    [columnDescription(MAX_LINE_LENGTH), columnDescription(caps.lineLength)]
+  ])
+  const walk = (value: unknown): unknown =>
+    typeof value === "string"
+      ? replacements.get(value) ?? value
+      : Array.isArray(value)
+      ? value.map(walk)
+      : typeof value === "object" && value !== null
+      ? Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, walk(inner)]))
+      : value
+  return caps.lines === DEFAULT_LIMIT && caps.lineLength === MAX_LINE_LENGTH ? schema : walk(schema) as S
+}
+
 /** The values of `view`: directories `list` and `tree`; files the text views. */
 export const views = ["list", "tree", "outline", "summary", "block", "conflicts"] as const
 
@@ -44,14 +72,13 @@ export const ReadParams = Schema.Struct({
     Schema.Int.pipe(Schema.greaterThanOrEqualTo(1, { message: () => "column must be at least 1" })),
     { exact: true }
   ).annotations({
-    description:
-      `The character (1-based) at which to start the line at offset, to read on in a line cut at ${MAX_LINE_LENGTH} characters. Default 1.`
+    description: columnDescription(MAX_LINE_LENGTH)
   }),
   limit: Schema.optionalWith(
     Schema.Int.pipe(Schema.greaterThanOrEqualTo(1, { message: () => "limit must be at least 1" })),
     { exact: true }
   ).annotations({
-    description: `The maximum number of lines to read (default ${DEFAULT_LIMIT}). Only for large files.`
+    description: limitDescription(DEFAULT_LIMIT)
   }),
   encoding: Schema.optionalWith(
     Schema.String.pipe(

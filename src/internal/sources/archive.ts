@@ -24,7 +24,8 @@ import { askContent, askRead, checkRead, CONTENT_SNIFF_BYTES, memberTarget, text
 import { confirmUnchanged, openChecked, TAIL_BYTES } from "../read/open.js"
 import { describeBinary, isBinarySample } from "../core/binary.js"
 import { archiveExtension, archiveFormat, looksLikeArchive } from "../core/containers.js"
-import { DEFAULT_LIMIT, MAX_BYTES, MAX_LINE_LENGTH } from "../core/lines.js"
+import { MAX_LINE_LENGTH } from "../core/lines.js"
+import { PageLimits } from "../../Limits.js"
 import { fromPlatformError } from "../io/platformError.js"
 import { directoryFooter, entriesWithin, PREVIEW_LINES } from "../core/render.js"
 import { noSelection, parseSelector, type Selection, SelectorError, splitSelector } from "../core/selector.js"
@@ -180,8 +181,9 @@ const listing = (
   Effect.gen(function*() {
     const path = listingPath(request.target.absolute, directory)
     const entries = tree.list(directory)
+    const caps = yield* PageLimits
     const offset = Math.max(1, window.offset ?? 1)
-    const limit = window.limit ?? DEFAULT_LIMIT
+    const limit = window.limit ?? caps.directoryEntries
     const total = entries.length
     if (offset > total && !(total === 0 && offset === 1)) {
       return yield* new OffsetOutOfRange({ path, offset, totalLines: total, unit: "entries" })
@@ -195,11 +197,11 @@ const listing = (
         ...shown,
         "",
         ...notices,
-        directoryFooter({ shown, offset, total, capped }),
+        directoryFooter({ shown, offset, total, capped, maxBytes: caps.bytes }),
         "</entries>"
       ].join("\n")
-    // Whole entries up to the 50 KB cap: torch's wheel lists 7,048 headers in one directory.
-    const shown = page.slice(0, entriesWithin(page, Buffer.byteLength(render([], false)), MAX_BYTES))
+    // Whole entries up to the byte cap: torch's wheel lists 7,048 headers in one directory.
+    const shown = page.slice(0, entriesWithin(page, Buffer.byteLength(render([], false)), caps.bytes))
     const last = offset - 1 + shown.length
     const more = last < total
     const output = render(shown, shown.length < page.length)

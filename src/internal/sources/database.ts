@@ -25,7 +25,7 @@ import { DatabaseError, formatBytes, InvalidParams, MissingPackage } from "../..
 import { openChecked, readChecked, whileUnchanged } from "../read/open.js"
 import { readHead } from "../io/bytes.js"
 import { isSqliteHeader } from "../core/containers.js"
-import { MAX_BYTES } from "../core/lines.js"
+import { PageLimits } from "../../Limits.js"
 import { fromPlatformError } from "../io/platformError.js"
 import { FOOTER_RESERVE, PREVIEW_LINES } from "../core/render.js"
 import { type Connection, open, type Source } from "./database/driver.js"
@@ -188,7 +188,8 @@ const query = Effect.fnUntraced(function*(request: ContainerRequest) {
   const image = source
 
   const header = `<path>${absolute}:${inner}</path>\n<type>database</type>\n<content>`
-  const budget = new Budget(MAX_BYTES - FOOTER_RESERVE - 2 * Buffer.byteLength(header))
+  const caps = yield* PageLimits
+  const budget = new Budget(caps.bytes - FOOTER_RESERVE - 2 * Buffer.byteLength(header), caps.bytes)
   const failure = (error: unknown) =>
     fail(
       error instanceof DatabaseFailure

@@ -16,13 +16,13 @@ import { OptionalPackages, PackageNotInstalled } from "../../OptionalPackages.js
 import { formatBytes, InvalidMedia, InvalidParams, MediaTooLarge, MissingPackage } from "../../ReadError.js"
 import type { ReadResult } from "../../ReadResult.js"
 import { detect } from "../core/encoding.js"
-import { incompleteReason, MAX_MEDIA_BYTES, mediaExtensions, mediaKind } from "../core/media.js"
+import { incompleteReason, mediaExtensions, mediaKind } from "../core/media.js"
 import { readFully } from "../io/bytes.js"
 import { fromPlatformError } from "../io/platformError.js"
 import { type Target } from "../read/access.js"
 import { endedEarly } from "../read/open.js"
 import type { FileSourceRequest } from "./types.js"
-import { ImageLimits } from "../../Limits.js"
+import { ImageLimits, PageLimits } from "../../Limits.js"
 
 export { ImageLimits, type ImageLimitsShape } from "../../Limits.js"
 
@@ -492,8 +492,9 @@ const facts = (info: File.Info) => ({
 const attach = (target: Target, info: File.Info, file: FileSystem.File, mime: string, image: ImageRequest | undefined) =>
   Effect.gen(function*() {
     const size = Number(info.size)
-    if (size > MAX_MEDIA_BYTES) {
-      return yield* new MediaTooLarge({ path: target.absolute, mime, size, maxSize: MAX_MEDIA_BYTES })
+    const { mediaBytes } = yield* PageLimits
+    if (size > mediaBytes) {
+      return yield* new MediaTooLarge({ path: target.absolute, mime, size, maxSize: mediaBytes })
     }
     yield* file.seek(0, "start")
     const buffer = new Uint8Array(size)

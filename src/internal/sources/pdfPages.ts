@@ -17,7 +17,10 @@ import type { FileSourceRequest } from "./types.js"
 import { PageOutOfRange, reasonOf } from "./document/failure.js"
 import { MAX_DOCUMENT_BYTES } from "./document/limits.js"
 import { type CreateCanvas, type PdfJs, renderPdfPages } from "./document/pdf.js"
-import { PdfPageImages } from "./pdfPageImages.js"
+
+/** Lives in `Limits` with the other tunables (`Limits.layer({ pdfPageImages: { maxPages: 10 } })`). */
+import { PdfPageImages } from "../../Limits.js"
+export { PdfPageImages, type PdfPageImagesShape } from "../../Limits.js"
 
 const span = (first: number, last: number) => first === last ? `page ${first}` : `pages ${first}-${last}`
 

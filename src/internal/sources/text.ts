@@ -256,7 +256,7 @@ export const readText = Effect.fn("Read.text", { captureStackTrace: false })(fun
         low: codec.bigEndian ? unit - 1 : 0,
         origin,
         end: size,
-        measure: lineMeasure(codec)
+        measure: lineMeasure(codec, request.maxLineLength)
       })
       const last = yield* index.lookup(target.absolute, key, Number.MAX_SAFE_INTEGER)
       // The unit before the checkpoint is read too: it must be a line terminator (see `pageAt`).

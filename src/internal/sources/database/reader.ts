@@ -8,7 +8,7 @@
  * them where they can be stopped (`../databaseExecutor.ts`), and the plan lays out what they returned.
  */
 import { formatBytes } from "../../core/format.js"
-import { MAX_BYTES_LABEL } from "../../core/lines.js"
+import { bytesLabel, MAX_BYTES } from "../../core/lines.js"
 import type { Connection, Statement } from "./driver.js"
 import {
   encodeValue,
@@ -73,7 +73,11 @@ export interface Shown {
 
 /** Bytes of content a read may produce; lines past it are not shown. */
 export class Budget {
-  constructor(private left: number) {}
+  /** The page's byte cap in force (`PageLimits.bytes`), as the notices state it: `50 KB`. */
+  readonly label: string
+  constructor(private left: number, maxBytes: number = MAX_BYTES) {
+    this.label = bytesLabel(maxBytes)
+  }
   take(line: string): boolean {
     const bytes = Buffer.byteLength(line) + 1
     if (bytes > this.left) return false
@@ -378,7 +382,7 @@ const fitTable = (
       if (!budget.take(line)) break
       lines.push(line)
     }
-    lines.push(`… (row cut at ${MAX_BYTES_LABEL}; use ?q=SELECT with fewer columns to see the rest)`)
+    lines.push(`… (row cut at ${budget.label}; use ?q=SELECT with fewer columns to see the rest)`)
     shown = 1
   }
   if (rows.length === 0) lines.push("(no rows)")
@@ -387,7 +391,7 @@ const fitTable = (
 
 const continuation = (
   table: string,
-  more: { readonly rows: number; readonly lowerBound: boolean; readonly capped: boolean },
+  more: { readonly rows: number; readonly lowerBound: boolean; readonly capped: boolean; readonly label: string },
   next: { readonly limit: number; readonly offset: number; readonly order?: string | undefined; readonly where?: string | undefined }
 ): string => {
   const params = [
@@ -399,7 +403,7 @@ const continuation = (
   // A count that stopped at the probe cap reads as the list's does: `50000+` is more than 50000.
   const count = more.lowerBound ? `${more.rows - 1}+` : `${more.rows}`
   return `[${count} more ${more.rows === 1 && !more.lowerBound ? "row" : "rows"}${
-    more.capped ? ` (output capped at ${MAX_BYTES_LABEL})` : ""
+    more.capped ? ` (output capped at ${more.label})` : ""
   }; append :${table}?${params} to the database path to continue]`
 }
 
@@ -426,7 +430,7 @@ const schemaText = (info: TableInfo, related: ReadonlyArray<string>, budget: Bud
       if (!budget.takeAllLeaving([line], SAMPLE_RESERVE)) break
       lines.push(line)
     }
-    lines.push(`… (the CREATE statement is cut at ${MAX_BYTES_LABEL}; append ?q=SELECT substr(sql, 1, ${MAX_VALUE_CHARS}) FROM sqlite_master WHERE name = ${
+    lines.push(`… (the CREATE statement is cut at ${budget.label}; append ?q=SELECT substr(sql, 1, ${MAX_VALUE_CHARS}) FROM sqlite_master WHERE name = ${
       sqlString(info.object.name)
     } to the database path to read it ${MAX_VALUE_CHARS} characters at a time)`)
     budget.take(lines[lines.length - 1]!)
@@ -441,7 +445,7 @@ const schemaText = (info: TableInfo, related: ReadonlyArray<string>, budget: Bud
     }
   }
   if (shown < related.length) {
-    const notice = `[${related.length - shown} of ${related.length} indexes and triggers not shown (output capped at ${MAX_BYTES_LABEL}); ` +
+    const notice = `[${related.length - shown} of ${related.length} indexes and triggers not shown (output capped at ${budget.label}); ` +
       `append ?q=SELECT type, name FROM sqlite_master WHERE tbl_name = ${
         sqlString(info.object.name)
       } AND type IN ('index', 'trigger') to the database path to list them]`
@@ -475,7 +479,7 @@ export const showSchema = (db: Connection, info: TableInfo, budget: Budget): Pla
       const more = page.after + page.rows.length - table.rows
       if (more > 0) {
         lines.push(
-          continuation(name, { rows: more, lowerBound: page.afterIsLowerBound, capped: table.rows < page.rows.length }, {
+          continuation(name, { rows: more, lowerBound: page.afterIsLowerBound, capped: table.rows < page.rows.length, label: budget.label }, {
             limit: 20,
             offset: table.rows
           })
@@ -558,7 +562,7 @@ export const showRow = (db: Connection, info: TableInfo, key: string, budget: Bu
       const cut = lines.length < all.length
       if (cut) {
         lines.push(
-          `… (row cut at ${MAX_BYTES_LABEL} after ${plural(lines.length, "column")} of ${all.length}; ` +
+          `… (row cut at ${budget.label} after ${plural(lines.length, "column")} of ${all.length}; ` +
             "use ?q=SELECT with the columns you need to see the rest)"
         )
       }
@@ -593,7 +597,7 @@ export const showPage = (db: Connection, info: TableInfo, query: PageQuery, budg
       const lines = [...table.lines]
       if (more > 0) {
         lines.push(
-          continuation(name, { rows: more, lowerBound: page.afterIsLowerBound, capped: table.rows < page.rows.length }, {
+          continuation(name, { rows: more, lowerBound: page.afterIsLowerBound, capped: table.rows < page.rows.length, label: budget.label }, {
             limit: query.limit,
             offset: query.offset + table.rows,
             order: query.order,
@@ -716,7 +720,7 @@ export const runQuery = (db: Connection, sql: string, budget: Budget): Plan => {
       const lines = [...table.lines]
       const next = "add a LIMIT/OFFSET clause to the query to page through more"
       if (table.rows < rows.length) {
-        lines.push(`[Output capped at ${MAX_BYTES_LABEL} after ${plural(table.rows, "row")}; ${next}]`)
+        lines.push(`[Output capped at ${budget.label} after ${plural(table.rows, "row")}; ${next}]`)
       } else if (result?.stopped === "bytes") {
         lines.push(`[Output capped at ${formatBytes(MAX_FETCH_BYTES)} of values after ${plural(rows.length, "row")}; ${next}]`)
       } else if (result?.stopped === "rows") {
