@@ -329,8 +329,12 @@ export const measure = async ({ log = () => {} } = {}) => {
     return { ours, theirs, calls: { line: at }, keyword: true }
   })
 
+  // The description this host sends with every request (every source, the default caps), and
+  // its short form.
+  const full = await runtime.runPromise(Read.description)
   await runtime.dispose()
-  return { tasks, description: { bytes: bytes(Read.description), source: "Read.description" } }
+  const short = Read.describe(Read.defaultDescriptionInput, "short")
+  return { tasks, description: { bytes: bytes(full), shortBytes: bytes(short) } }
 }
 
 /** The economy's rows and its target (bench/run.mjs renders them). */
@@ -356,7 +360,9 @@ export const render = (economy) => {
   const ratio = ours / theirs
   return {
     table,
-    description: `The tool's description (${economy.description.source}): ${economy.description.bytes.toLocaleString("en-US")} bytes, sent with every request.`,
+    description: `The tool's description, sent with every request (\`Read.description\`, every source, the default caps): ${
+      economy.description.bytes.toLocaleString("en-US")
+    } bytes; its short form (\`Limits.Description\` short): ${economy.description.shortBytes.toLocaleString("en-US")} bytes.`,
     target: { name: "token economy: bytes of effect-read at its best vs opencode-style paging ≤ 25 %", value: ratio, limit: 0.25 }
   }
 }

@@ -10,7 +10,7 @@
  * - `effect-read many [--cwd DIR] [--glob PATTERN] [--json] [PERMISSIONS] <filePath>...` reads
  *   several files at once (`read_many`); exit 1 when any of them failed (the others are shown).
  *
- * PERMISSIONS: `--allow-external`, `--mask-secrets`, `--text-only` (`ModelInput.textOnly`), `--rules FILE`, `--allow GLOB`, `--ask GLOB`,
+ * PERMISSIONS: `--allow-external`, `--mask-secrets`, `--text-only` (`ModelInput.textOnly`), `--next-header` (`Limits.Notices`), `--rules FILE`, `--allow GLOB`, `--ask GLOB`,
  * `--deny GLOB` (see `doorRules`). Reads start from `Permission.secretRules`: env files ask (on a
  * terminal; over MCP through the client's elicitation), private keys and credential stores are
  * denied.

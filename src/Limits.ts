@@ -22,6 +22,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { DEFAULT_LIMIT, MAX_BYTES, MAX_LINE_LENGTH } from "./internal/core/lines.js"
 import { MAX_MEDIA_BYTES } from "./internal/core/media.js"
+import { OUTLINE_ROWS } from "./internal/core/structureViews.js"
 import { ModelInput, type ModelInputShape } from "./ModelInput.js"
 
 // -----------------------------------------------------------------------------
@@ -252,11 +253,31 @@ export interface StructureDefaultsShape {
    * with its outline instead of its first page (default off: the first page).
    */
   readonly outlineWhenTruncated: boolean
+  /**
+   * The rows an outline aims for when no `levels` is asked (default 250): it shows the deepest
+   * levels whose rows fit (and the page), folding deeper declarations into counted rows.
+   */
+  readonly outlineRows?: number | undefined
 }
 
-/** How a host wants structure used where it was not asked for (default off). */
+/** How a host wants structure used: where it was not asked for (default off), and an outline's size. */
 export class StructureDefaults extends Context.Reference<StructureDefaults>()("effect-read/StructureDefaults", {
-  defaultValue: (): StructureDefaultsShape => ({ outlineWhenTruncated: false })
+  defaultValue: (): StructureDefaultsShape => ({ outlineWhenTruncated: false, outlineRows: OUTLINE_ROWS })
+}) {}
+
+export interface NoticesShape {
+  /**
+   * Put one line before each paged result, ahead of `<path>`: what it shows and the read that
+   * continues it (`metadata.next`), e.g. `(Lines 1-2000 of 5,000 shown. Next: read
+   * {"filePath":"src/a.ts","offset":2001})`, so a host that cuts the output's tail (and the
+   * footer with it) still leaves the model a way on (default off: the output as opencode's).
+   */
+  readonly header: boolean
+}
+
+/** Where a result's notices go (default: the footer only). */
+export class Notices extends Context.Reference<Notices>()("effect-read/Limits/Notices", {
+  defaultValue: (): NoticesShape => ({ header: false })
 }) {}
 
 export interface HostMediaShape {
@@ -292,6 +313,7 @@ export interface Settings {
   readonly fileTime?: Partially<FileTimeLimitsShape> | undefined
   readonly structure?: Partially<StructureDefaultsShape> | undefined
   readonly hostMedia?: Partially<HostMediaShape> | undefined
+  readonly notices?: Partially<NoticesShape> | undefined
   readonly pdfPageImages?: Partially<PdfPageImagesShape> | undefined
   readonly diagnostics?: Partially<DiagnosticsOnReadShape> | undefined
   readonly modelInput?: Partially<ModelInputShape> | undefined
@@ -357,8 +379,9 @@ const rules: { readonly [G in Exclude<keyof Settings, "lockTimeout">]-?: Record<
     maxAttachmentBytes: wholeAtLeast(0)
   },
   fileTime: { maxFiles: wholeAtLeast(1) },
-  structure: { outlineWhenTruncated: boolean },
+  structure: { outlineWhenTruncated: boolean, outlineRows: wholeAtLeast(1) },
   hostMedia: { pdf: oneOf("attach", "text") },
+  notices: { header: boolean },
   pdfPageImages: { maxPages: wholeAtLeast(1) },
   diagnostics: {
     severity: oneOf("errors", "warnings", undefined),
@@ -431,6 +454,7 @@ const layerChecked = (settings: Settings): Layer.Layer<never> =>
     over(FileTimeLimits, settings.fileTime),
     over(StructureDefaults, settings.structure),
     over(HostMedia, settings.hostMedia),
+    over(Notices, settings.notices),
     over(PdfPageImages, settings.pdfPageImages),
     over(DiagnosticsOnRead, settings.diagnostics),
     over(ModelInput, settings.modelInput),
@@ -449,6 +473,7 @@ export const current: Effect.Effect<{
   readonly fileTime: FileTimeLimitsShape
   readonly structure: StructureDefaultsShape
   readonly hostMedia: HostMediaShape
+  readonly notices: NoticesShape
   readonly pdfPageImages: PdfPageImagesShape
   readonly diagnostics: DiagnosticsOnReadShape
   readonly modelInput: ModelInputShape
@@ -464,6 +489,7 @@ export const current: Effect.Effect<{
   fileTime: FileTimeLimits,
   structure: StructureDefaults,
   hostMedia: HostMedia,
+  notices: Notices,
   pdfPageImages: PdfPageImages,
   diagnostics: DiagnosticsOnRead,
   modelInput: ModelInput,

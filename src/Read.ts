@@ -14,7 +14,9 @@ import { withPatientFileSystem } from "./internal/io/descriptors.js"
 import { Programmatic } from "./internal/read/audience.js"
 import { appendDiagnostics } from "./internal/read/diagnostics.js"
 import { readLocal, readScheme } from "./internal/read/dispatch.js"
+import { headerLine, nextCall, selectorOf } from "./internal/read/next.js"
 import { decodeExactly, decodeModelInput, imageOptionsMisplaced, ReadParams } from "./internal/read/params.js"
+import { Notices } from "./Limits.js"
 import { DEFAULT_LIMIT, MAX_BYTES, MAX_LINE_LENGTH } from "./internal/core/lines.js"
 import { MAX_MEDIA_BYTES } from "./internal/core/media.js"
 import { resolve } from "./internal/core/resolve.js"
@@ -25,7 +27,7 @@ import { defaults as defaultSources } from "./internal/sources/builtins.js"
 import { Description, type DescriptionShape, ImageLimits, PageLimits, PdfPageImages } from "./Limits.js"
 import { installed as installedPackages, purposes } from "./OptionalPackages.js"
 import { Permission } from "./Permission.js"
-import type { ReadResult } from "./ReadResult.js"
+import { isPaged, type MetadataFields, type ReadResult } from "./ReadResult.js"
 import { InvalidParams, type ReadError } from "./ReadError.js"
 import * as Secrets from "./Secrets.js"
 import * as SessionMemory from "./SessionMemory.js"
@@ -180,9 +182,13 @@ export const read: (params: ReadParams) => Effect.Effect<ReadResult, ReadError, 
     containers: registry.containers.map((source) => source.container),
     home
   })
-  const result = yield* resolved._tag === "Scheme"
-    ? readScheme(resolved, params, home)
-    : readLocal(params.filePath, params, home)
+  const result = withNext(
+    params,
+    resolved._tag === "Scheme" ? resolved : undefined,
+    yield* resolved._tag === "Scheme"
+      ? readScheme(resolved, params, home)
+      : readLocal(params.filePath, params, home)
+  )
   // Region, frame and full resolution are for images (a selector's are checked where it is parsed).
   const misplaced = imageOptionsMisplaced(params, undefined, result)
   if (misplaced !== undefined) return yield* misplaced
@@ -207,10 +213,34 @@ export const read: (params: ReadParams) => Effect.Effect<ReadResult, ReadError, 
   const checked = yield* appendDiagnostics(params.diagnostics, shown)
   // Nearby instructions (off by default): AGENTS.md files this session was not shown, once.
   const full = yield* Instructions.append(checked)
+  // The host's one-line header (off by default): what is shown and the next read, first.
+  const headed = (yield* Notices).header ? withHeader(params, full) : full
   // Secret values masked (off by default) in all of it: the page, a diff of session memory,
   // instructions, archive members, web pages.
-  return yield* Secrets.apply(full)
+  return yield* Secrets.apply(headed)
 }, withPatientFileSystem)
+
+/**
+ * The result with `metadata.next`, the read that continues it (a source may have set it; else it
+ * is rebuilt from the request, its selector and what was shown).
+ */
+const withNext = (
+  params: ReadParams,
+  scheme: { readonly url: string; readonly selector: string | undefined } | undefined,
+  result: ReadResult
+): ReadResult => {
+  const metadata: MetadataFields = result.metadata
+  if (metadata.next !== undefined || !(isPaged(result.metadata) || result.metadata.kind === "database")) return result
+  const { base, selection } = selectorOf(params.filePath, scheme, metadata.path ?? params.filePath)
+  const next = nextCall(params, base, selection, metadata)
+  return next === undefined ? result : { ...result, metadata: { ...result.metadata, next } as ReadResult["metadata"] }
+}
+
+/** The output led by the host's one-line header, when the result is shown in parts. */
+const withHeader = (params: ReadParams, result: ReadResult): ReadResult => {
+  const line = headerLine(params, result.metadata)
+  return line === undefined ? result : { ...result, output: `${line}\n${result.output}` }
+}
 
 /** The services `read` needs; every one is swappable by layer. */
 export type EffectRequirements =

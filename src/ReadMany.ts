@@ -17,7 +17,7 @@ import { checkExternalOf, checkRead, realPathOfNearest, targetOf } from "./inter
 import type { Permission } from "./Permission.js"
 import * as Read from "./Read.js"
 import { InvalidParams, type ReadError } from "./ReadError.js"
-import { Attachment, isPaged, isTextual, ReadMetadata, type ReadResult } from "./ReadResult.js"
+import { Attachment, isPaged, isTextual, Next, ReadMetadata, type ReadResult } from "./ReadResult.js"
 import { Workspace } from "./Workspace.js"
 import { PageLimits, ReadManyLimits } from "./Limits.js"
 
@@ -169,6 +169,21 @@ const cutBlock = (result: ReadResult, request: Read.ReadParams, allowance: numbe
   }
   return { output, continueWith, lastShown }
 }
+
+/**
+ * The metadata of a file the budget cut: its `next` is the read that continues the cut (when
+ * `next` can say it: `continueWith` asks for nothing but what a continuation carries), not the
+ * one after the whole page the read made.
+ */
+const cutMetadata = (metadata: ReadMetadata, continueWith: Continuation): ReadMetadata => {
+  const { next: _, ...rest } = metadata as ReadMetadata & { readonly next?: unknown }
+  const fits = Object.keys(continueWith).every((key) => key in Next.fields) && "next" in metadataFieldsOf(metadata)
+  return (fits ? { ...rest, next: continueWith } : rest) as ReadMetadata
+}
+
+/** The fields a kind's metadata schema has. */
+const metadataFieldsOf = (metadata: ReadMetadata) =>
+  ReadMetadata.members.find((member) => member.fields.kind.literals[0] === metadata.kind)!.fields
 
 const describeContinuation = (c: Continuation): string =>
   `read filePath=${JSON.stringify(c.filePath)}${c.offset === undefined ? "" : ` offset=${c.offset}`}${
@@ -360,7 +375,7 @@ export const readMany: (
     blocks.push(block)
     files.push({
       filePath: request.filePath,
-      metadata: result.metadata,
+      metadata: continueWith === undefined ? result.metadata : cutMetadata(result.metadata, continueWith),
       ...(continueWith ? { continueWith } : {}),
       ...(attachmentIndexes ? { attachmentIndexes } : {})
     })

@@ -15,6 +15,30 @@ export type Attachment = typeof Attachment.Type
  * Every field a result's metadata may carry, in the order they are written on the wire (each
  * kind below picks its own, in this order). A field's comment says which kinds set it.
  */
+/**
+ * The read that continues a truncated result: the parameters to pass to `read` (a subset of its
+ * parameters; a path that carried a selector is rebuilt, so this is the whole call).
+ */
+const opt = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
+
+export const Next = Schema.Struct({
+  filePath: Schema.String,
+  offset: opt(Schema.Number),
+  limit: opt(Schema.Number),
+  encoding: opt(Schema.String),
+  lineFormat: opt(Schema.Literal("hashline")),
+  view: opt(Schema.Literal("list", "tree", "outline", "summary", "block", "conflicts")),
+  levels: opt(Schema.Number),
+  search: opt(Schema.String),
+  context: opt(Schema.Union(Schema.Literal("syntax"), Schema.Number))
+}).annotations({
+  identifier: "Next",
+  // In a JSON Schema, where it repeats in every kind's metadata (an MCP tool's `outputSchema`
+  // goes out with `tools/list`): an object with a path; `ReadParams` says the rest.
+  jsonSchema: { type: "object", required: ["filePath"], properties: { filePath: { type: "string" } } }
+})
+export type Next = typeof Next.Type
+
 const fields = {
   /** The resolved absolute path. */
   path: Schema.String,
@@ -35,6 +59,11 @@ const fields = {
   column: Schema.optional(Schema.Number),
   /** The `offset` that continues this read, when there is more. */
   nextOffset: Schema.optional(Schema.Number),
+  /**
+   * The read that continues this one, when it was cut (a page, a directory page, a page of
+   * matches, rows or declarations, an outline's folded levels): pass it to `read` as it is.
+   */
+  next: Schema.optional(Next),
   /** Shown lines cut to the line-length cap. */
   linesCut: Schema.optional(Schema.Number),
   /** File size in bytes (web pages: body bytes received). */
@@ -88,7 +117,8 @@ const fields = {
   /**
    * A structure view (outline, summary, block): the view shown (a summary over a page is an
    * outline), the engine and language that found the structure, the text's lines, the
-   * declarations found, and for a summary the spans and lines it hid.
+   * declarations found (an outline of lines `A-B`: those in them), for a summary the spans and
+   * lines it hid, for an outline the levels shown.
    */
   structure: Schema.optional(Schema.Struct({
     view: Schema.Literal("outline", "summary", "block"),
@@ -97,7 +127,11 @@ const fields = {
     lines: Schema.Number,
     declarations: Schema.Number,
     spans: Schema.Number,
-    elidedLines: Schema.Number
+    elidedLines: Schema.Number,
+    /** An outline: the levels shown (1: the outermost declarations), the levels its declarations nest to, and how many deeper ones were folded into counted rows. */
+    levels: Schema.optional(Schema.Number),
+    depth: Schema.optional(Schema.Number),
+    folded: Schema.optional(Schema.Number)
   })),
   /**
    * A search (`search`, `:/re/`): the expression as asked, the matches in the whole text, the
@@ -153,7 +187,7 @@ type Field = keyof typeof fields
 const common = ["path", "preview", "truncated", "size", "mtime", "changed", "anchorOmitted", "masked", "loaded"] as const
 
 /** A result shown as numbered lines or entries, paged (`offset`/`limit`). */
-const paged = ["startLine", "endLine", "totalLines", "nextOffset"] as const
+const paged = ["startLine", "endLine", "totalLines", "nextOffset", "next"] as const
 
 /** Text, as a source decoded and presented it: the pager's lines, its encoding, its views. */
 const text = [
@@ -213,7 +247,7 @@ export const PdfMetadata = metadataOf("pdf", [...common, "mime", "pageImages", .
 /** An archive: its listing, or a member's text. */
 export const ArchiveMetadata = metadataOf("archive", [...common, ...text])
 /** A SQLite database: its tables, a table's schema and rows, or a query's rows. */
-export const DatabaseMetadata = metadataOf("database", common)
+export const DatabaseMetadata = metadataOf("database", [...common, "next"])
 /** A Jupyter notebook, as cells and outputs. */
 export const NotebookMetadata = metadataOf("notebook", [...common, ...text])
 /** An office document, an EPUB or a PDF's text, converted to text. */

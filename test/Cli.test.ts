@@ -34,6 +34,16 @@ describe("CLI", () => {
     )
   })
 
+  it("--next-header puts the range shown and the next call before the output", async () => {
+    const { code, stdout } = await run(["--cwd", root, "--next-header", "--limit", "3", "notes.md"])
+    expect(code).toBe(0)
+    expect(stdout.split("\n").slice(0, 2)).toEqual([
+      "(Lines 1-3 of 10 shown. Next: read {\"filePath\":\"notes.md\",\"offset\":4,\"limit\":3})",
+      `<path>${root}/notes.md</path>`
+    ])
+    expect((await run(["--cwd", root, "--limit", "3", "notes.md"])).stdout.startsWith("<path>")).toBe(true)
+  })
+
   it("--version is package.json's version (read in one place, as the MCP server's serverInfo is)", async () => {
     const { code, stdout } = await run(["--version"])
     expect(code).toBe(0)

@@ -60,7 +60,7 @@ describe("Limits", () => {
         maxAttachmentBytes: 20 * 1024 * 1024
       })
       expect(current.fileTime).toEqual({ maxFiles: 10_000 })
-      expect(current.structure).toEqual({ outlineWhenTruncated: false })
+      expect(current.structure).toEqual({ outlineWhenTruncated: false, outlineRows: 250 })
       expect(current.hostMedia).toEqual({ pdf: "attach" })
       expect(current.lockTimeout).toEqual(Duration.seconds(60))
     }))

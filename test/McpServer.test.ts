@@ -327,6 +327,23 @@ describe("MCP server with --allow-external", () => {
       await client.close()
     }
   })
+
+  it("--next-header: each result shown in parts is led by the range shown and the next call; structuredContent carries next", async () => {
+    const { client } = await connect(["--cwd", root, "--next-header"])
+    try {
+      const page = (await client.callTool({ name: "read", arguments: { filePath: "src/app.ts", limit: 1 } })) as unknown as {
+        readonly content: ReadonlyArray<{ readonly text: string }>
+        readonly structuredContent: { readonly metadata: { readonly next?: unknown } }
+      }
+      expect(page.content[0]!.text.split("\n").slice(0, 2)).toEqual([
+        "(Lines 1-1 of 2 shown. Next: read {\"filePath\":\"src/app.ts\",\"offset\":2,\"limit\":1})",
+        `<path>${root}/src/app.ts</path>`
+      ])
+      expect(page.structuredContent.metadata.next).toEqual({ filePath: "src/app.ts", offset: 2, limit: 1 })
+    } finally {
+      await client.close()
+    }
+  })
 })
 
 describe("MCP stdio discipline", () => {

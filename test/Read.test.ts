@@ -1180,6 +1180,7 @@ describe("read: result and services", () => {
         endLine: 26,
         totalLines: 30,
         nextOffset: 27,
+        next: { filePath: "src/vars.ts", offset: 27, limit: 25 },
         encoding: "utf-8",
         bom: false,
         lineEnding: "lf",

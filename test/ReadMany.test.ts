@@ -97,6 +97,8 @@ describe("ReadMany.readMany", () => {
       const next = big1!.continueWith!
       // (A lone read of big1.txt ends at its own 50 KB cap, so the continuation needs no limit.)
       expect(next).toEqual({ filePath: nodePath.join(root, "big1.txt"), offset: shown("big1.txt") + 1 })
+      // The file's metadata.next is that continuation, not the one after the page its read made.
+      expect(fieldsOf({ metadata: big1!.metadata! }).next).toEqual(next)
       const continued = yield* Read.read(next)
       expect(fieldsOf(continued).startLine).toBe(shown("big1.txt") + 1)
       // The closing line names both cut files and how to continue each.

@@ -35,6 +35,7 @@ const WIRE_ORDER = [
   "totalLinesAtLeast",
   "column",
   "nextOffset",
+  "next",
   "linesCut",
   "size",
   "mtime",
@@ -122,13 +123,14 @@ describe("ReadMetadata", () => {
     })
   })
   const db = new Database(nodePath.join(root, "app.db"))
-  db.exec("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users (name) VALUES ('ada');")
+  db.exec("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users (name) VALUES ('ada'), ('bob');")
   db.close()
 
   /** A read, a field its result must carry (the part of the schema it exercises), and a layer. */
   const reads: ReadonlyArray<readonly [string, Read.ReadParams, string, Layer.Layer<never>?]> = [
     ["text", { filePath: "src/app.ts" }, "finalNewline"],
     ["a page of text", { filePath: "src/app.ts", offset: 2, limit: 1 }, "nextOffset"],
+    ["a page's next read", { filePath: "src/app.ts:2-2" }, "next"],
     ["ranges", { filePath: "src/app.ts:1-1,4-5" }, "ranges"],
     ["an outline", { filePath: "src/app.ts", view: "outline" }, "structure"],
     ["conflicts", { filePath: "merge.txt", view: "conflicts" }, "conflicts"],
@@ -142,6 +144,7 @@ describe("ReadMetadata", () => {
     ["an archive", { filePath: "bundle.zip" }, "totalLines"],
     ["a member", { filePath: "bundle.zip:dir/readme.txt" }, "lineEnding"],
     ["a database", { filePath: "app.db" }, "size"],
+    ["a database page's next read", { filePath: "app.db:users?limit=1&offset=0" }, "next"],
     ["a database, anchor asked", { filePath: "app.db", lineFormat: "hashline" }, "anchorOmitted"],
     ["a notebook", { filePath: "nb.ipynb" }, "mime"],
     ["a pdf's text (document)", { filePath: "report.pdf", offset: 1 }, "totalLines"]

@@ -84,7 +84,12 @@ describe("selector grammar", () => {
     expect(message("7-:block")).toBe(
       "Invalid selector ':7-:block'. The block view needs one line to start from: :N:block (e.g. :7:block)."
     )
-    expect(message("3:outline")).toBe("Invalid selector ':3:outline'. :outline shows the whole file; it takes no line range.")
+    expect(message("3:outline")).toBe(
+      "Invalid selector ':3:outline'. :outline shows the whole file, or with one range A-B the declarations inside lines A-B (:A-B:outline, e.g. :120-480:outline)."
+    )
+    expect(message("3-9:summary")).toBe("Invalid selector ':3-9:summary'. :summary shows the whole file; it takes no line range.")
+    expect(parseSelector("120-480:outline")).toMatchObject({ view: "outline", ranges: [{ start: 120, end: 480 }] })
+    expect(message("1-5,9-12:outline")).toContain(":outline shows the whole file, or with one range A-B")
   })
 
   it("merges open ranges by absorbing what follows", () => {

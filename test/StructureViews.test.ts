@@ -93,6 +93,64 @@ const expectWellFormed = (structure: FileStructure) => {
 }
 
 /** Outline rows: ranges in order, two spaces per depth, a child's range inside its parent's. */
+const FOLD = / {2}\(\+(\d+) inside: :(\d+)-(\d+):outline\)$/
+const ALL = { levels: 1e9, limit: 1e9, maxBytes: 1e12 } as const
+const depthOf = (row: string): number => /^ */.exec(row)![0].length / 2
+
+/**
+ * Outline levels, on any structure: \`levels: k\` shows exactly the rows of depth < k of the full
+ * outline, in order; the rows it shows and the counts of the rows it folds add up to the full
+ * outline; each fold's selector (\`:A-B:outline\`) shows exactly the rows it hides; the default
+ * fits its page and shows the deepest levels that do.
+ */
+const expectLevels = (structure: FileStructure, lines: ReadonlyArray<string>, path: string, aim = Views.OUTLINE_ROWS) => {
+  const full = Views.outline(structure, lines, { path, ...ALL })
+  expect(full.rows.every((row) => !FOLD.test(row))).toBe(true)
+  const depth = full.rows.reduce((deepest, row) => Math.max(deepest, depthOf(row) + 1), 0)
+  expect(full.counts.depth).toBe(depth)
+  for (let levels = 1; levels <= depth; levels++) {
+    const shown = Views.outline(structure, lines, { path, ...ALL, levels })
+    expect(shown.rows.map((row) => row.replace(FOLD, ""))).toEqual(full.rows.filter((row) => depthOf(row) < levels))
+    const folds = shown.rows.map((row) => FOLD.exec(row)).filter((fold) => fold !== null)
+    expect(shown.rows.length + folds.reduce((sum, fold) => sum + Number(fold[1]), 0)).toBe(full.rows.length)
+    expect(shown.counts.folded).toBe(full.rows.length - shown.rows.length)
+    // Only rows at the last level shown fold, and those that have members always do.
+    shown.rows.forEach((row, i) => {
+      const next = full.rows[full.rows.indexOf(row.replace(FOLD, "")) + 1]
+      const hasMembers = next !== undefined && depthOf(next) > depthOf(row)
+      expect(FOLD.test(row), row).toBe(depthOf(row) === levels - 1 && hasMembers)
+      expect(i === 0 || row !== shown.rows[i - 1]).toBe(true)
+    })
+    for (const fold of folds) {
+      const row = fold.input!.replace(FOLD, "")
+      const at = full.rows.indexOf(row)
+      const members: Array<string> = []
+      for (let i = at + 1; i < full.rows.length && depthOf(full.rows[i]!) > depthOf(row); i++) members.push(full.rows[i]!)
+      const inside = Views.outline(structure, lines, {
+        path,
+        ...ALL,
+        range: { start: Number(fold[2]), end: Number(fold[3]) }
+      })
+      expect(inside.rows.length, row).toBe(Number(fold[1]))
+      expect(inside.rows).toEqual(members.map((member) => member.slice(2 * (depthOf(row) + 1))))
+    }
+  }
+  // The default: one page of the deepest levels that fit it (deeper while a level shows < 10 rows).
+  const byDefault = Views.outline(structure, lines, { path, rows: aim })
+  const chosen = byDefault.counts.levels!
+  const rowsAt = (levels: number) => Views.outline(structure, lines, { path, ...ALL, levels }).rows
+  expect(byDefault.rows.length).toBeLessThanOrEqual(aim)
+  expect(byDefault.rows).toEqual(rowsAt(chosen).slice(0, byDefault.rows.length))
+  if (chosen < depth) {
+    const deeper = rowsAt(chosen + 1)
+    const fits = deeper.length <= aim && deeper.reduce((sum, row) => sum + Buffer.byteLength(row) + 1, 0) <= 51_200
+    expect(!fits || rowsAt(chosen).length < Math.min(Views.OUTLINE_MIN_ROWS, aim), `levels ${chosen + 1} fit`).toBe(true)
+  } else {
+    expect(byDefault.footer).not.toContain("levels=")
+  }
+  return { full, byDefault }
+}
+
 const expectOutlineNests = (rows: ReadonlyArray<string>) => {
   const stack: Array<{ depth: number; start: number; end: number }> = []
   let previousStart = 0
@@ -488,13 +546,16 @@ describe("the indentation engine and the views", () => {
     const result = Views.summary(structure, lines, { path: "Micro.ts", maxRows: 20 })
     expect(result.view).toBe("outline")
     expect(result.header).toMatch(
-      /^\(Outline of Micro\.ts: \d+ declarations in 330 lines; its summary \(\d+ rows, \d+ KB\) is longer than a page, so this is the outline\. Read one with offset\/limit or Micro\.ts:A-B\.\)$/
+      /^\(Outline of Micro\.ts: \d+ declarations in 330 lines; its summary \(\d+ rows, \d+ KB\) is longer than a page, so this is the outline\. Read one with offset\/limit or Micro\.ts:A-B\. Showing level 1 of 3: .*\)$/
     )
+    // A page of 20 rows: the outline folds to the levels whose rows fit it, and pages by 20.
     expect(result.rows).toHaveLength(20)
-    expect(result.footer).toMatch(/^\(Showing declarations 1-20 of \d+\. Use offset=21 to continue\.\)$/)
+    expect(result.footer).toMatch(/^\(Showing declarations 1-20 of \d+, level 1 of 3\. Use offset=21 to continue\.\)$/)
     const bytes = Views.summary(structure, lines, { path: "Micro.ts", maxBytes: 2000 })
     expect(bytes.view).toBe("outline")
-    expect(bytes.footer).toMatch(/^\(Output capped at 50 KB\. Showing declarations 1-\d+ of \d+\. Use offset=\d+ to continue\.\)$/)
+    expect(bytes.rows.reduce((sum, row) => sum + Buffer.byteLength(row) + 1, 0)).toBeLessThanOrEqual(2000)
+    const narrow = Views.outline(structure, lines, { path: "Micro.ts", maxBytes: 500, levels: 3 })
+    expect(narrow.footer).toMatch(/^\(Output capped at 50 KB\. Showing declarations 1-\d+ of 40\. Use offset=\d+ to continue\.\)$/)
   })
 
   it("an outline pages over declarations", () => {
@@ -709,6 +770,7 @@ describe("the indentation engine and the views", () => {
       expectPartition(summary.rows, lines)
       expect(summary.counts.elidedLines).toBeLessThanOrEqual(lines.length)
       expectOutlineNests(Views.outline(structure, lines, { path: "f" }).rows)
+      expectLevels(structure, lines, "f", 1 + (anchor % 12))
       if (lines.length === 0) return
       const line = 1 + anchor % lines.length
       const block = Views.blockAt(structure, line, levels)
@@ -758,10 +820,30 @@ describe("the indentation engine and the views", () => {
       const summary = Views.summary(structure, lines, { path: file, maxRows: 1e9, maxBytes: 1e12 })
       expectPartition(summary.rows, lines)
       expectOutlineNests(Views.outline(structure, lines, { path: file }).rows)
+      expectLevels(structure, lines, file, 40)
       lineCount += lines.length
       elided += summary.counts.elidedLines
     }
     // Real sources have structure, and their summaries hide a good part of them.
     expect(elided).toBeGreaterThan(lineCount / 3)
+  })
+  it("outline levels on real files: TypeScript's own declarations, a Markdown README, package.json", () => {
+    const modules = nodePath.resolve(import.meta.dirname, "../node_modules")
+    const typescript = nodePath.join(modules, "typescript/lib/typescript.d.ts")
+    const lines = linesOf(fs.readFileSync(typescript, "utf8"))
+    const structure = indentationStructure(lines, "typescript")
+    const { byDefault, full } = expectLevels(structure, lines, "typescript.d.ts")
+    // Thousands of declarations in one namespace: the default shows what the namespace holds, one page.
+    expect(full.rows.length).toBeGreaterThan(2000)
+    expect(byDefault.rows[0]).toMatch(/^16-11436: declare namespace ts \{$/)
+    expect(byDefault.rows[1]).toMatch(/^ {2}17-\d+: namespace server \{ {2}\(\+\d+ inside: :18-\d+:outline\)$/)
+    expect(byDefault.counts).toMatchObject({ levels: 2, depth: full.counts.depth })
+    expect(byDefault.footer).toMatch(/^\(Showing declarations 1-250 of \d+, levels 1-2 of \d+\. Use offset=251 to continue\.\)$/)
+    expect(byDefault.header).toContain("levels=3 shows one level more.")
+    for (const name of ["yauzl/README.md", "exceljs/README.md", "typescript/package.json", "effect/package.json"]) {
+      const file = nodePath.join(modules, name)
+      const text = linesOf(fs.readFileSync(file, "utf8"))
+      expectLevels(plainStructure(text, name.endsWith(".md") ? "markdown" : "json"), text, name, 20)
+    }
   })
 })

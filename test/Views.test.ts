@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import { StructureDefaults } from "../src/Limits.js"
 import { read, readUnknown } from "../src/Read.js"
+import type { ReadResult } from "../src/ReadResult.js"
 import { memoryLayer, nodeLayer, tempDir, writeTree, fieldsOf } from "./support/index.js"
 import { zip } from "./support/zipFixtures.js"
 
@@ -122,12 +123,18 @@ describe("structure views through read", () => {
       const next = Number(/Use offset=(\d+) to continue\.\)\n/.exec(first.output)?.[1])
       expect(next).toBeGreaterThan(1)
       expect(fieldsOf(first).nextOffset).toBe(next)
-      for (const request of [{ filePath: "many.py", view: "summary" as const, offset: next }, { filePath: "many.py:summary", offset: next }]) {
-        const more = yield* read(request).pipe(Effect.provide(nodeLayer(root3)))
-        expect(fieldsOf(more).structure?.view).toBe("outline")
-        expect(more.output).toContain(`: def f${next - 1}():`)
-        expect(more.output).not.toContain(": def f0():")
-        expect(more.output).toContain("(End of outline - total 2100 declarations)")
+      for (const request of [{ filePath: "many.py", view: "summary" as const }, { filePath: "many.py:summary" }]) {
+        // Following the footer's offset from the second page shows every function once, in order.
+        const seen: Array<string> = []
+        let offset: number | undefined = next
+        while (offset !== undefined) {
+          const more: ReadResult = yield* read({ ...request, offset }).pipe(Effect.provide(nodeLayer(root3)))
+          expect(fieldsOf(more).structure?.view).toBe("outline")
+          seen.push(...[...more.output.matchAll(/: def (f\d+)\(\):/g)].map((match) => match[1]!))
+          offset = fieldsOf(more).nextOffset
+          if (offset === undefined) expect(more.output).toContain("(End of outline - total 2100 declarations)")
+        }
+        expect(seen).toEqual(Array.from({ length: 2100 - next + 1 }, (_, i) => `f${next - 1 + i}`))
       }
     }))
 
@@ -227,7 +234,7 @@ describe("structure views through read", () => {
       expect(ranged.message).toContain(
         "Invalid selector ':1-5:block'. The block view needs one line to start from: :N:block (e.g. :1:block)."
       )
-      expect((yield* fail({ filePath: "mod.py:3:outline" })).message).toContain(":outline shows the whole file; it takes no line range.")
+      expect((yield* fail({ filePath: "mod.py:3:outline" })).message).toContain(":outline shows the whole file, or with one range A-B")
       expect((yield* fail({ filePath: "mod.py:conflicts:raw" }))._tag).toBe("InvalidSelector")
       expect((yield* fail({ filePath: "mod.py:99:block" }))._tag).toBe("OffsetOutOfRange")
       expect((yield* fail({ filePath: "mod.py", context: "syntax" })).message).toContain(
@@ -237,7 +244,7 @@ describe("structure views through read", () => {
         "levels must be at least 1"
       )
       expect((yield* fail({ filePath: "mod.py", view: "outline", offset: 500 })).message).toContain(
-        "past the last declaration of the outline"
+        "past the last row of the outline"
       )
     }))
 })
@@ -267,5 +274,56 @@ describe("the host's outline for a read a page would cut", () => {
       // Asked-for pages are never replaced.
       const paged = yield* on(read({ filePath: "long.py", offset: 10, limit: 2 }))
       expect(paged.output).toContain("10:     return 4\n11: def f5():\n")
+    }))
+})
+
+describe("outline levels through read", () => {
+  const typescript = `${process.cwd()}/node_modules/typescript/lib/typescript.d.ts`
+  const real = <A, E>(effect: Effect.Effect<A, E, any>) => effect.pipe(Effect.provide(nodeLayer(process.cwd())))
+
+  it.effect("a very large file's default outline is one page of the levels that fit; its folds expand by selector", () =>
+    Effect.gen(function*() {
+      const result = yield* real(read({ filePath: `${typescript}:outline` }))
+      const fields = fieldsOf(result)
+      expect(Buffer.byteLength(result.output)).toBeLessThan(51_200)
+      expect(fields.structure).toMatchObject({ view: "outline", levels: 2 })
+      expect(fields.structure!.depth).toBeGreaterThan(2)
+      expect(fields.structure!.folded).toBeGreaterThan(1000)
+      expect(fields).toMatchObject({ truncated: true, nextOffset: 251 })
+      expect(result.output).toMatch(/\n {2}17-3640: namespace server \{ {2}\(\+\d+ inside: :18-3639:outline\)\n/)
+      // The fold says how many declarations it hides: the outline of its range shows exactly them.
+      const hidden = Number(/namespace server \{ {2}\(\+(\d+) inside/.exec(result.output)![1])
+      const inside = yield* real(read({ filePath: `${typescript}:18-3639:outline`, levels: 99, limit: 5000 }))
+      expect(fieldsOf(inside).structure?.declarations).toBe(hidden)
+      expect(inside.output).toContain("(Outline of " + typescript + ", lines 18-3639: ")
+      expect(inside.output).toContain("\n18-2561: namespace protocol {\n")
+      // levels asked: exactly that depth, by view or selector.
+      const top = yield* real(read({ filePath: typescript, view: "outline", levels: 1 }))
+      expect(top.output).toMatch(/\n16-11436: declare namespace ts \{ {2}\(\+\d+ inside: :17-11435:outline\)\n\n\(End of outline - 1 of \d+ declarations, level 1 of \d+; \d+ deeper ones folded into the rows marked \+N inside\. levels=2 shows one level more\.\)/)
+      expect(fieldsOf(top)).toMatchObject({ truncated: true, structure: { levels: 1 } })
+      expect(fieldsOf(top).nextOffset).toBeUndefined()
+    }))
+
+  it.effect("an outline that fits is whole; the host sets the rows an outline aims for", () =>
+    Effect.gen(function*() {
+      const whole = yield* memory({ filePath: "mod.py:outline" })
+      expect(whole.output).not.toContain("inside:")
+      expect(fieldsOf(whole)).toMatchObject({ truncated: false, structure: { levels: 2, depth: 2, folded: 0 } })
+      const aimed = yield* memory({ filePath: "mod.py:outline" }).pipe(
+        Effect.provideService(StructureDefaults, { outlineWhenTruncated: false, outlineRows: 3 })
+      )
+      expect(aimed.output).toContain("\n11-17: class Runner:  (+1 inside: :12-17:outline)\n")
+      expect(fieldsOf(aimed).structure).toMatchObject({ levels: 1, depth: 2, folded: 1 })
+    }))
+
+  it.effect("levels outside the outline and block views, and a range that is not one A-B, are clear errors", () =>
+    Effect.gen(function*() {
+      const fail = (params: unknown) => Effect.flip(memory(params))
+      expect((yield* fail({ filePath: "mod.py", levels: 2 })).message).toContain(
+        "levels applies to the outline (view \"outline\" or /project/mod.py:outline: the depth shown)"
+      )
+      expect((yield* fail({ filePath: "mod.py", search: "def", levels: 2 })).message).toContain("levels applies to the outline")
+      expect((yield* fail({ filePath: "mod.py", levels: 0, view: "outline" })).message).toContain("levels must be at least 1")
+      expect((yield* fail({ filePath: "mod.py:4-:outline" })).message).toContain(":A-B:outline")
     }))
 })

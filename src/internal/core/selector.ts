@@ -17,7 +17,10 @@ export interface Selection {
   readonly tree?: boolean | undefined
   /** `:-N`: the last N lines. */
   readonly tail?: number | undefined
-  /** `:conflicts`, `:outline`, `:summary`, `:N:block` (the block's anchor is `ranges[0].start`). */
+  /**
+   * `:conflicts`, `:outline`, `:summary`, `:N:block` (the block's anchor is `ranges[0].start`),
+   * `:A-B:outline` (the outline of the declarations inside lines A-B: `ranges[0]`).
+   */
   readonly view?: TextView | undefined
   /** `:/re/` or `:/re/i`: the lines matching a regular expression (as written, slashes and flags included). */
   readonly search?: string | undefined
@@ -36,7 +39,7 @@ export const noSelection: Selection = { ranges: [], raw: false, pages: undefined
 
 /** The valid forms, for error messages. */
 export const selectorForms =
-  "Use :N, :N-M, :N+K, :N- (open-ended), :LN-LM, a comma-separated list of ranges (:5-16,960-973), :-N (the last N lines), :raw, a range with raw (:2-4:raw), a search (:/regex/ or :/regex/i), :conflicts, :outline, :summary, :N:block, :tree for a directory, or for an image :region=X,Y,WIDTH,HEIGHT and :frame=N."
+  "Use :N, :N-M, :N+K, :N- (open-ended), :LN-LM, a comma-separated list of ranges (:5-16,960-973), :-N (the last N lines), :raw, a range with raw (:2-4:raw), a search (:/regex/ or :/regex/i), :conflicts, :outline, :A-B:outline (the declarations inside lines A-B), :summary, :N:block, :tree for a directory, or for an image :region=X,Y,WIDTH,HEIGHT and :frame=N."
 
 export class SelectorError {
   readonly _tag = "SelectorError"
@@ -184,12 +187,15 @@ export const parseSelector = (selector: string): Selection | SelectorError => {
   }
   if (view !== undefined) {
     const anchor = ranges.length === 1 && ranges[0]!.end === undefined && oneLine
-    if (view === "block" ? !anchor : ranges.length > 0) {
+    const closed = ranges.length === 1 && ranges[0]!.end !== undefined
+    if (view === "block" ? !anchor : view === "outline" ? ranges.length > 0 && !closed : ranges.length > 0) {
       return new SelectorError(
         view === "block"
           ? `Invalid selector ':${selector}'. The block view needs one line to start from: :N:block (e.g. :${
             ranges[0]?.start ?? 120
           }:block).`
+          : view === "outline"
+          ? `Invalid selector ':${selector}'. :outline shows the whole file, or with one range A-B the declarations inside lines A-B (:A-B:outline, e.g. :120-480:outline).`
           : `Invalid selector ':${selector}'. :${view} shows the whole file; it takes no line range.`
       )
     }

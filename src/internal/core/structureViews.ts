@@ -32,6 +32,12 @@ export interface ViewCounts {
   readonly spans: number
   /** Lines a summary hides (0 for an outline). */
   readonly elidedLines: number
+  /** An outline: the levels shown, the levels its declarations nest to, and the declarations folded away. */
+  readonly levels?: number | undefined
+  readonly depth?: number | undefined
+  readonly folded?: number | undefined
+  /** An outline: the rows of the levels shown (what `offset`/`limit` count). */
+  readonly shownRows?: number | undefined
 }
 
 export interface ViewResult {
@@ -93,11 +99,19 @@ const countOf = (structure: FileStructure, spans = 0, elidedLines = 0): ViewCoun
 // ---------------------------------------------------------------------------------------------
 // Outline
 
+/** A default outline aims at about this many rows: deeper levels fold when more would show. */
+export const OUTLINE_ROWS = 250
+/**
+ * A default outline goes a level deeper while it would show fewer rows than this, so a file
+ * wrapped in one namespace or module shows what the wrapper holds, not the wrapper alone.
+ */
+export const OUTLINE_MIN_ROWS = 10
+
 export interface OutlineOptions {
   readonly path: string
-  /** First declaration shown, 1-based (default 1). */
+  /** First row shown, 1-based, among the rows of the levels shown (default 1). */
   readonly offset?: number | undefined
-  /** Most declarations shown (default: a page's lines). */
+  /** Most rows shown (default: the rows a default outline aims for, or a page's lines with `levels`). */
   readonly limit?: number | undefined
   /** Most bytes of rows (default: a page's bytes). */
   readonly maxBytes?: number | undefined
@@ -105,38 +119,142 @@ export interface OutlineOptions {
   readonly page?: PageCaps | undefined
   /** Said in the header after the counts (why an outline was shown instead of a summary). */
   readonly because?: string | undefined
+  /**
+   * Depth shown: 1 the outermost declarations only, 2 with their members, … Default: the deepest
+   * level whose rows fit `rows` and the page (at least one with `OUTLINE_MIN_ROWS` rows).
+   */
+  readonly levels?: number | undefined
+  /** Only the declarations inside these lines (`PATH:A-B:outline`); depth counts from the outermost of them. */
+  readonly range?: LineSpan | undefined
+  /** The rows a default outline aims for (default `OUTLINE_ROWS`). */
+  readonly rows?: number | undefined
+}
+
+/** One row of an outline: a declaration, its depth (0 outermost) and how many declarations nest in it. */
+export interface OutlineEntry {
+  readonly declaration: Declaration
+  readonly depth: number
+  readonly inside: number
+}
+
+/**
+ * The declarations an outline covers, depth first: all of them, or those whose lines lie inside
+ * `range` (one that only overlaps it is passed through, its members inside counted from depth 0).
+ */
+export const outlineEntries = (
+  declarations: ReadonlyArray<Declaration>,
+  range?: LineSpan | undefined
+): Array<OutlineEntry> => {
+  const out: Array<{ declaration: Declaration; depth: number; inside: number }> = []
+  const visit = (level: ReadonlyArray<Declaration>, depth: number): number => {
+    let count = 0
+    for (const declaration of level) {
+      const { span } = declaration
+      if (range !== undefined && (span.end < range.start || span.start > range.end)) continue
+      if (range === undefined || (range.start <= span.start && span.end <= range.end)) {
+        const entry = { declaration, depth, inside: 0 }
+        out.push(entry)
+        entry.inside = visit(declaration.children, depth + 1)
+        count += 1 + entry.inside
+      } else {
+        count += visit(declaration.children, depth)
+      }
+    }
+    return count
+  }
+  visit(declarations, 0)
+  return out
+}
+
+/** The lines that hold a declaration's members: what `PATH:A-B:outline` expands it with. */
+export const membersSpan = (declaration: Declaration): LineSpan | undefined => {
+  const { children } = declaration
+  if (children.length === 0) return undefined
+  return { start: children[0]!.span.start, end: children[children.length - 1]!.span.end }
 }
 
 /** One outline row: the declaration's lines and its header, two spaces per depth. */
 export const outlineRow = (declaration: Declaration, depth: number): string =>
   `${"  ".repeat(depth)}${rangeOf(declaration.span)}: ${clip(declaration.header, OUTLINE_HEADER_CHARS)}`
 
+/** A row that hides the declarations nested in it says how many, and the selector that shows them. */
+const foldedRow = (entry: OutlineEntry): string => {
+  const members = membersSpan(entry.declaration)!
+  return `${outlineRow(entry.declaration, entry.depth)}  (+${entry.inside} inside: :${members.start}-${members.end}:outline)`
+}
+
+/** The row of an entry when `levels` are shown: folded when it is at the last level and holds more. */
+const rowAt = (entry: OutlineEntry, levels: number): string =>
+  entry.depth === levels - 1 && entry.inside > 0 ? foldedRow(entry) : outlineRow(entry.declaration, entry.depth)
+
+/**
+ * The levels a default outline shows: the deepest whose rows fit `rows` and `maxBytes` (1 when
+ * even the outermost do not), then deeper while fewer than `OUTLINE_MIN_ROWS` (at most `rows`)
+ * would show.
+ */
+export const defaultLevels = (entries: ReadonlyArray<OutlineEntry>, rows: number, maxBytes: number): number => {
+  const depth = entries.reduce((deepest, entry) => Math.max(deepest, entry.depth + 1), 0)
+  const counts: Array<number> = []
+  const bytes: Array<number> = []
+  for (let levels = 1; levels <= depth; levels++) {
+    let count = 0
+    let size = 0
+    for (const entry of entries) {
+      if (entry.depth >= levels) continue
+      count++
+      size += byteLength(rowAt(entry, levels)) + 1
+    }
+    counts[levels] = count
+    bytes[levels] = size
+  }
+  let levels = 1
+  while (levels < depth && counts[levels + 1]! <= rows && bytes[levels + 1]! <= maxBytes) levels++
+  while (levels < depth && counts[levels]! < Math.min(OUTLINE_MIN_ROWS, rows)) levels++
+  return levels
+}
+
 export const outline = (
   structure: FileStructure,
   _lines: ReadonlyArray<string>,
   options: OutlineOptions
 ): ViewResult => {
-  const all = flatten(structure.declarations)
-  const offset = Math.max(1, options.offset ?? 1)
+  const entries = outlineEntries(structure.declarations, options.range)
+  const depth = entries.reduce((deepest, entry) => Math.max(deepest, entry.depth + 1), 0)
   const page = options.page ?? DEFAULT_PAGE
-  const limit = Math.max(1, options.limit ?? page.lines)
   const maxBytes = options.maxBytes ?? page.bytes
+  const aim = Math.max(1, Math.min(options.rows ?? OUTLINE_ROWS, page.lines))
+  const levels = options.levels ?? defaultLevels(entries, aim, maxBytes)
+  const shown = levels >= depth ? entries : entries.filter((entry) => entry.depth < levels)
+  const folded = levels < depth
+  const hidden = entries.length - shown.length
+  const offset = Math.max(1, options.offset ?? 1)
+  const limit = Math.max(1, options.limit ?? (options.levels === undefined ? aim : page.lines))
   const because = options.because === undefined ? "" : `; ${options.because}`
-  const header = all.length === 0
-    ? `(Outline of ${options.path}: no declarations found in ${plural(structure.lines, "line")}${because}. Read it with offset/limit.)`
-    : `(Outline of ${options.path}: ${plural(all.length, "declaration")} in ${
-      plural(structure.lines, "line")
-    }${because}. Read one with offset/limit or ${options.path}:A-B.)`
+  const where = options.range === undefined
+    ? options.path
+    : `${options.path}, lines ${rangeOf(options.range)}`
+  const levelsShown = levels === 1 ? `level 1 of ${depth}` : `levels 1-${levels} of ${depth}`
+  const foldNote = folded
+    ? ` Showing ${levelsShown}: a row ending (+N inside: :A-B:outline) hides N deeper declarations, which that selector after the path shows; levels=${
+      levels + 1
+    } shows one level more.`
+    : ""
+  const header = entries.length === 0
+    ? `(Outline of ${where}: no declarations found in ${
+      options.range === undefined ? plural(structure.lines, "line") : "them"
+    }${because}. Read it with offset/limit.)`
+    : `(Outline of ${where}: ${plural(entries.length, "declaration")} in ${
+      options.range === undefined ? plural(structure.lines, "line") : "them"
+    }${because}. Read one with offset/limit or ${options.path}:A-B.${foldNote})`
   const rows: Array<string> = []
   let bytes = 0
   let stoppedBy: "limit" | "bytes" | "end" = "end"
-  for (let i = offset - 1; i < all.length; i++) {
+  for (let i = offset - 1; i < shown.length; i++) {
     if (rows.length >= limit) {
       stoppedBy = "limit"
       break
     }
-    const [declaration, depth] = all[i]!
-    const row = outlineRow(declaration, depth)
+    const row = rowAt(shown[i]!, levels)
     const size = byteLength(row) + 1
     if (rows.length > 0 && bytes + size > maxBytes) {
       stoppedBy = "bytes"
@@ -146,19 +264,31 @@ export const outline = (
     bytes += size
   }
   const last = offset - 1 + rows.length
-  const span = `Showing declarations ${offset}-${last} of ${all.length}. Use offset=${last + 1} to continue.`
+  const depthNote = folded ? `, ${levelsShown}` : ""
+  const span = `Showing declarations ${offset}-${last} of ${shown.length}${depthNote}. Use offset=${last + 1} to continue.`
   const footer = stoppedBy === "bytes"
     ? `(${cappedAt(page.bytes)}. ${span})`
     : stoppedBy === "limit"
     ? `(${span})`
-    : `(End of outline - total ${plural(all.length, "declaration")})`
+    : folded
+    ? `(End of outline - ${shown.length} of ${plural(entries.length, "declaration")}, ${levelsShown}; ${
+      plural(hidden, "deeper one")
+    } folded into the rows marked +N inside. levels=${levels + 1} shows one level more.)`
+    : `(End of outline - total ${plural(entries.length, "declaration")})`
   return {
     view: "outline",
     header,
     rows,
     footer,
-    counts: countOf(structure),
-    pastEnd: all.length > 0 && offset > all.length
+    counts: {
+      ...countOf(structure),
+      declarations: entries.length,
+      levels: Math.min(levels, depth),
+      depth,
+      folded: hidden,
+      shownRows: shown.length
+    },
+    pastEnd: shown.length > 0 && offset > shown.length
   }
 }
 
@@ -179,6 +309,9 @@ export interface SummaryOptions {
    */
   readonly offset?: number | undefined
   readonly limit?: number | undefined
+  /** When the summary becomes an outline: its levels and the rows it aims for (as `OutlineOptions`). */
+  readonly levels?: number | undefined
+  readonly outlineRows?: number | undefined
 }
 
 /** A folded span: one row for lines `from`..`to`. */
@@ -372,7 +505,10 @@ export const summary = (structure: FileStructure, lines: ReadonlyArray<string>, 
     return outline(structure, lines, {
       path: options.path,
       offset: options.offset,
-      limit: options.limit ?? maxRows,
+      // A page of `maxRows` rows when the caller set one; else the outline's own page.
+      limit: options.limit ?? options.maxRows,
+      levels: options.levels,
+      rows: Math.min(options.outlineRows ?? OUTLINE_ROWS, maxRows),
       maxBytes,
       page,
       because: `its summary (${plural(rows.length, "row")}, ${

@@ -217,6 +217,7 @@ const mergePermissions = (own: PermissionArgs, parent: PermissionArgs): Permissi
   ...Record.map(limitFlags, (_, name) => Option.orElse(own[name], () => parent[name])),
   allowExternal: own.allowExternal || parent.allowExternal,
   textOnly: own.textOnly || parent.textOnly,
+  nextHeader: own.nextHeader || parent.nextHeader,
   maskSecrets: own.maskSecrets || parent.maskSecrets,
   rules: Option.orElse(own.rules, () => parent.rules),
   allow: [...parent.allow, ...own.allow],
@@ -272,6 +273,7 @@ const servicesFor = (root: string, args: PermissionArgs, interactive: boolean) =
       sessionLayer(root, { allowExternal: args.allowExternal, interactive, maskSecrets: args.maskSecrets, rules }),
       args.maskSecrets ? Secrets.layerMask : Layer.empty,
       args.textOnly ? ModelInput.layerTextOnly : Layer.empty,
+      args.nextHeader ? Layer.succeed(Limits.Notices, { header: true }) : Layer.empty,
       limits
     ))
 
@@ -392,6 +394,7 @@ export const mcpCommand = (args: McpArgs, parent: ReadArgs) =>
       state.right,
       permissions.maskSecrets ? Secrets.layerMask : Layer.empty,
       permissions.textOnly ? ModelInput.layerTextOnly : Layer.empty,
+      permissions.nextHeader ? Layer.succeed(Limits.Notices, { header: true }) : Layer.empty,
       limits.right
     )
     // Loaded here, not at the top: a plain read never pays for the MCP SDK (start-up, memory).

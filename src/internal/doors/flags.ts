@@ -52,7 +52,7 @@ const help: { readonly [K in Field]-?: string } = {
   encoding: "Decode text in this encoding (e.g. shift_jis, windows-1252) instead of detecting it",
   lineFormat: "hashline: a ¶PATH#TAG first line and N:text lines, for edit tools that take anchors",
   view: "Directories: list (default) or tree; files: outline, summary, block (the declaration around --offset) or conflicts",
-  levels: "With --view block: 1 the innermost declaration around the line, 2 the one around it, …",
+  levels: "With --view outline: the depth shown (1 the outermost declarations; default: what fits about a page); with --view block: 1 the innermost declaration around the line, 2 the one around it, …",
   search: "Show only the lines matching this regular expression (JavaScript syntax; /re/i or (?i) ignores case), with context; --offset/--limit count matches",
   context: "With --search: lines of context around each match (0-50, default 2); otherwise syntax: widen the requested range to the statements or declarations it cuts",
   region: "Images: show the part X,Y,WIDTH,HEIGHT in the original image's pixels, cropped before any downscale",
@@ -125,6 +125,11 @@ export const permissionFlags: ReadonlyArray<Flag> = [
     "textOnly",
     { _tag: "boolean" },
     "For a model that cannot see images or take PDF files: images are described in words, never attached; PDFs are read as text"
+  ),
+  flag(
+    "nextHeader",
+    { _tag: "boolean" },
+    "Put one line before each result shown in parts: what it shows and the read that continues it, for hosts that cut an output's tail"
   ),
   flag(
     "maskSecrets",
@@ -217,6 +222,7 @@ export type Format = "text" | "json" | "envelope"
 export type PermissionArgs = { readonly [K in LimitFlagName]: Option.Option<number> } & {
   readonly allowExternal: boolean
   readonly textOnly: boolean
+  readonly nextHeader: boolean
   readonly maskSecrets: boolean
   readonly rules: Option.Option<readonly [path: string, content: string]>
   readonly allow: ReadonlyArray<string>

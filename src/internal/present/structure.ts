@@ -23,6 +23,7 @@ import {
 import { plainStructure } from "../core/headings.js"
 import type { PageLimitsShape } from "../../Limits.js"
 import { structureOf } from "../structure/engine.js"
+import { StructureDefaults } from "../../Limits.js"
 
 /** The most lines and bytes a structure view reads: a larger text is read by offset/limit or its tail. */
 export const MAX_STRUCTURE_LINES = 20_000
@@ -87,7 +88,10 @@ const metadataOf = (structure: FileStructure, view: string, counts?: ViewResult[
     lines: structure.lines,
     declarations: counts?.declarations ?? 0,
     spans: counts?.spans ?? 0,
-    elidedLines: counts?.elidedLines ?? 0
+    elidedLines: counts?.elidedLines ?? 0,
+    ...(view === "outline" && counts?.levels !== undefined
+      ? { levels: counts.levels, depth: counts.depth ?? counts.levels, folded: counts.folded ?? 0 }
+      : {})
   }
 })
 
@@ -222,6 +226,7 @@ const structureResult = <E, R>(
       ], { truncated: true }, [])
     }
     const structure = yield* structureOfLines(path, lines, hintOf(options))
+    const { outlineRows } = yield* StructureDefaults
     if (view === "block") {
       if (anchor! > lines.length && !(lines.length === 0 && anchor === 1)) {
         return yield* new OffsetOutOfRange({ path, offset: anchor!, totalLines: lines.length, unit: "lines" })
@@ -236,26 +241,56 @@ const structureResult = <E, R>(
             : { startLine: block.span.start, endLine: block.span.end }),
           totalLines: lines.length,
           ...metadataOf(structure, block.summarised?.view ?? "block", block.summarised?.counts),
-          ...(block.summarised === undefined ? {} : { truncated: true })
+          // A block shown as its summary goes on with its lines, read a page at a time.
+          ...(block.summarised === undefined || block.span === undefined ? {} : {
+            truncated: true,
+            next: {
+              filePath: path,
+              offset: block.span.start,
+              limit: block.span.end - block.span.start + 1,
+              ...(params.encoding === undefined ? {} : { encoding: params.encoding })
+            }
+          })
         },
         shown
       )
     }
+    const range = view === "outline" ? selection.ranges[0] : undefined
     const shown = view === "outline"
-      ? outline(structure, lines, { path, offset: params.offset, limit: params.limit, maxBytes: budget, because, page: caps })
-      : summary(structure, lines, { path, maxBytes: budget, offset: params.offset, limit: params.limit, page: caps })
+      ? outline(structure, lines, {
+        path,
+        offset: params.offset,
+        limit: params.limit,
+        maxBytes: budget,
+        because,
+        page: caps,
+        levels: params.levels,
+        rows: outlineRows,
+        range: range === undefined ? undefined : { start: range.start, end: range.end ?? range.start }
+      })
+      : summary(structure, lines, {
+        path,
+        maxBytes: budget,
+        offset: params.offset,
+        limit: params.limit,
+        page: caps,
+        levels: params.levels,
+        outlineRows
+      })
+    const rowsOf = shown.counts.shownRows ?? shown.counts.declarations
     if (shown.pastEnd) {
       return yield* new InvalidParams({
-        reason: `offset ${params.offset} is past the last declaration of the outline (${shown.counts.declarations}); an outline's offset and limit count declarations`
+        reason: `offset ${params.offset} is past the last row of the outline (${rowsOf}); an outline's offset and limit count its rows (declarations of the levels shown)`
       })
     }
     const last = (params.offset ?? 1) - 1 + shown.rows.length
+    const more = shown.view === "outline" && last < rowsOf
     return result(
       [...(shown.header === undefined ? [] : [shown.header]), ...shown.rows, "", shown.footer],
       {
         totalLines: lines.length,
-        truncated: shown.view === "outline" && last < shown.counts.declarations,
-        ...(shown.view === "outline" && last < shown.counts.declarations ? { nextOffset: last + 1 } : {}),
+        truncated: more || (shown.view === "outline" && (shown.counts.folded ?? 0) > 0),
+        ...(more ? { nextOffset: last + 1 } : {}),
         ...metadataOf(structure, shown.view, shown.counts)
       },
       shown.rows

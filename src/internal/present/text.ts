@@ -65,9 +65,14 @@ export const presentText = <E, R>(
     const budget = caps.bytes -
       new TextEncoder().encode(header(path, "file") + (options.note ?? "") + (hashline?.header ?? "")).length -
       FOOTER_RESERVE
+    const view = selection.view ?? textViewOf(params.view)
+    if (params.levels !== undefined && view !== "outline" && view !== "block" && view !== "summary") {
+      return yield* new InvalidParams({
+        reason: `levels applies to the outline (view "outline" or ${path}:outline: the depth shown) and to view "block" (which declaration around the line)`
+      })
+    }
     const search = searchOf(selection, params)
     if (search !== undefined) return yield* presentSearch(options, search, budget, caps)
-    const view = selection.view ?? textViewOf(params.view)
     if (view === "conflicts") {
       return yield* Effect.flatMap(Effect.promise(() => import("./conflicts.js")), (m) => m.presentConflicts(options, budget, caps))
     }

@@ -103,14 +103,14 @@ export const ReadParams = Schema.Struct({
   }),
   view: Schema.optionalWith(Schema.Literal(...views), { exact: true }).annotations({
     description:
-      "Directories: \"list\" (default) names every entry; \"tree\" shows two levels with sizes and ages, at most 12 entries per sub-directory, skipping .gitignored files, node_modules, .git and build output (:tree). Files (also archive members and web pages), to see structure before bodies: \"outline\" lists the declarations (functions, classes, headings, keys) as `A-B: header`, offset/limit counting declarations (:outline); \"summary\" shows the file with bodies of 4+ lines folded into `A-B: … ` rows that name the hidden lines (:summary); \"block\" shows the whole declaration around line offset, with its comments (:N:block); \"conflicts\" shows only the unresolved git merge-conflict regions with line numbers and ours/base/theirs labels (:conflicts)."
+      "Directories: \"list\" (default) names every entry; \"tree\" shows two levels with sizes and ages, at most 12 entries per sub-directory, skipping .gitignored files, node_modules, .git and build output (:tree). Files (also archive members and web pages), to see structure before bodies: \"outline\" lists the declarations (functions, classes, headings, keys) as `A-B: header`, as deep as fits about a page (levels), offset/limit counting its rows (:outline; :A-B:outline for the declarations inside lines A-B); \"summary\" shows the file with bodies of 4+ lines folded into `A-B: … ` rows that name the hidden lines (:summary); \"block\" shows the whole declaration around line offset, with its comments (:N:block); \"conflicts\" shows only the unresolved git merge-conflict regions with line numbers and ours/base/theirs labels (:conflicts)."
   }),
   levels: Schema.optionalWith(
     Schema.Int.pipe(Schema.greaterThanOrEqualTo(1, { message: () => "levels must be at least 1" })),
     { exact: true }
   ).annotations({
     description:
-      "view \"block\" only: 1 (default) shows the innermost declaration around the line, 2 the one around that, and so on."
+      "view \"outline\": the depth shown, 1 the outermost declarations only, 2 with their members, and so on; a row that hides deeper ones ends (+N inside: :A-B:outline), the selector that shows them. Default: the deepest levels that fit about one page. view \"block\": 1 (default) the innermost declaration around the line, 2 the one around that, and so on."
   }),
   search: Schema.optionalWith(
     Schema.String.pipe(Schema.minLength(1, { message: () => "search must not be empty" })),

@@ -222,6 +222,15 @@ const query = Effect.fnUntraced(function*(request: ContainerRequest) {
       preview: shown.lines.slice(0, PREVIEW_LINES).join("\n"),
       truncated: shown.truncated,
       size,
+      ...(shown.next === undefined ? {} : {
+        next: "selector" in shown.next
+          ? { filePath: `${absolute}:${shown.next.selector}` }
+          : {
+            filePath: absolute,
+            offset: shown.next.offset,
+            ...(request.params.limit === undefined ? {} : { limit: request.params.limit })
+          }
+      }),
       ...Option.match(info.mtime, { onNone: () => ({}), onSome: (mtime) => ({ mtime: mtime.getTime() }) })
     }
   }

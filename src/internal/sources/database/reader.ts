@@ -69,6 +69,8 @@ export interface Shown {
   readonly truncated: boolean
   /** `:users`, `:users:42`, or "" — appended to the path in `<path>` and the title. */
   readonly suffix: string
+  /** What continues it: a selector after the database path (`users?limit=20&offset=20`), or an offset in the table list. */
+  readonly next?: { readonly selector: string } | { readonly offset: number } | undefined
 }
 
 /** Bytes of content a read may produce; lines past it are not shown. */
@@ -190,7 +192,7 @@ export const listTables = (
       ? `(Showing ${start}-${start - 1 + shown} of ${what}. Use offset=${start + shown} to continue. ${hint})`
       : `(${what}. ${hint})`
   )
-  return { lines, truncated: more, suffix: "" }
+  return { lines, truncated: more, suffix: "", ...(more ? { next: { offset: start + shown } } : {}) }
 }
 
 interface Column {
@@ -389,22 +391,58 @@ const fitTable = (
   return { lines, rows: shown }
 }
 
+interface PageAfter {
+  readonly limit: number
+  readonly offset: number
+  readonly order?: string | undefined
+  readonly where?: string | undefined
+}
+
+/** The selector of a page of rows: `users?limit=20&offset=40&order=…&where=…`. */
+const pageSelector = (table: string, next: PageAfter): string =>
+  `${table}?${
+    [
+      `limit=${next.limit}`,
+      `offset=${next.offset}`,
+      ...(next.order === undefined ? [] : [`order=${encodeValue(next.order)}`]),
+      ...(next.where === undefined ? [] : [`where=${encodeValue(next.where)}`])
+    ].join("&")
+  }`
+
 const continuation = (
   table: string,
   more: { readonly rows: number; readonly lowerBound: boolean; readonly capped: boolean; readonly label: string },
-  next: { readonly limit: number; readonly offset: number; readonly order?: string | undefined; readonly where?: string | undefined }
+  next: PageAfter
 ): string => {
-  const params = [
-    `limit=${next.limit}`,
-    `offset=${next.offset}`,
-    ...(next.order === undefined ? [] : [`order=${encodeValue(next.order)}`]),
-    ...(next.where === undefined ? [] : [`where=${encodeValue(next.where)}`])
-  ].join("&")
   // A count that stopped at the probe cap reads as the list's does: `50000+` is more than 50000.
   const count = more.lowerBound ? `${more.rows - 1}+` : `${more.rows}`
   return `[${count} more ${more.rows === 1 && !more.lowerBound ? "row" : "rows"}${
     more.capped ? ` (output capped at ${more.label})` : ""
-  }; append :${table}?${params} to the database path to continue]`
+  }; append :${pageSelector(table, next)} to the database path to continue]`
+}
+
+/**
+ * Rows of a table shown (`shown` of the page fetched): the lines, with the continuation line and
+ * the selector that reads on (`after`) when more rows follow.
+ */
+const rowsShown = (
+  name: string,
+  lines: Array<string>,
+  page: { readonly rows: ReadonlyArray<unknown>; readonly after: number; readonly afterIsLowerBound: boolean },
+  shown: number,
+  after: PageAfter,
+  label: string
+): Shown => {
+  const more = page.after + page.rows.length - shown
+  if (more > 0) {
+    lines.push(continuation(name, { rows: more, lowerBound: page.afterIsLowerBound, capped: shown < page.rows.length, label }, after))
+  }
+  return {
+    lines,
+    truncated: more > 0,
+    suffix: `:${escapeText(name)}`,
+    ...(more > 0 ? { next: { selector: pageSelector(name, after) } } : {})
+  }
 }
 
 /** Schema text: tabs as three spaces, each line at most `MAX_VALUE_CHARS` characters. */
@@ -476,16 +514,7 @@ export const showSchema = (db: Connection, info: TableInfo, budget: Budget): Pla
       const page = pageOf(results)
       const table = fitTable(info.columns.map((c) => c.name), page.rows, 1, budget)
       lines.push(...table.lines)
-      const more = page.after + page.rows.length - table.rows
-      if (more > 0) {
-        lines.push(
-          continuation(name, { rows: more, lowerBound: page.afterIsLowerBound, capped: table.rows < page.rows.length, label: budget.label }, {
-            limit: 20,
-            offset: table.rows
-          })
-        )
-      }
-      return { lines, truncated: more > 0, suffix: `:${escapeText(name)}` }
+      return rowsShown(name, lines, page, table.rows, { limit: 20, offset: table.rows }, budget.label)
     }
   }
 }
@@ -593,19 +622,12 @@ export const showPage = (db: Connection, info: TableInfo, query: PageQuery, budg
         )
       }
       const table = fitTable(info.columns.map((c) => c.name), page.rows, query.offset + 1, budget)
-      const more = page.after + page.rows.length - table.rows
-      const lines = [...table.lines]
-      if (more > 0) {
-        lines.push(
-          continuation(name, { rows: more, lowerBound: page.afterIsLowerBound, capped: table.rows < page.rows.length, label: budget.label }, {
-            limit: query.limit,
-            offset: query.offset + table.rows,
-            order: query.order,
-            where: query.where
-          })
-        )
-      }
-      return { lines, truncated: more > 0, suffix: `:${escapeText(name)}` }
+      return rowsShown(name, [...table.lines], page, table.rows, {
+        limit: query.limit,
+        offset: query.offset + table.rows,
+        order: query.order,
+        where: query.where
+      }, budget.label)
     }
   }
 }
