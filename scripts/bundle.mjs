@@ -106,6 +106,34 @@ export default { parse, stringify }`,
   }
 }
 
+/**
+ * The MCP SDK's JSON Schema validator (ajv, ajv-formats, fast-uri: ~190 KB) checks only what a
+ * client answers to a form elicitation, yet its server module imports it at load. In the bundle
+ * the import is a class that loads the SDK's own validator (its CommonJS build, resolved from
+ * `dist/` at run time) at the first schema it is asked to check, so serving MCP starts without
+ * compiling ajv.
+ */
+const lazyValidator = {
+  name: "lazy-mcp-validator",
+  setup(build) {
+    build.onResolve({ filter: /^@modelcontextprotocol\/sdk\/validation\/ajv$/ }, (args) => ({ path: args.path, external: true }))
+    build.onResolve({ filter: /validation\/ajv-provider\.js$/ }, (args) =>
+      args.importer.includes(`${path.sep}@modelcontextprotocol${path.sep}sdk${path.sep}`)
+        ? { path: args.path, namespace: "lazy-validator" }
+        : undefined)
+    build.onLoad({ filter: /.*/, namespace: "lazy-validator" }, () => ({
+      contents: `let loaded
+export class AjvJsonSchemaValidator {
+  getValidator(schema) {
+    loaded ??= new (require("@modelcontextprotocol/sdk/validation/ajv").AjvJsonSchemaValidator)()
+    return loaded.getValidator(schema)
+  }
+}`,
+      loader: "js"
+    }))
+  }
+}
+
 export const bundle = () => {
   // Chunk names carry a hash of their content: an earlier build's chunks are stale.
   for (const name of fs.readdirSync(path.join(root, "dist"))) {
@@ -122,7 +150,7 @@ export const bundle = () => {
     format: "esm",
     target: "node20",
     external,
-    plugins: [importMetaUrl, absent, lazy],
+    plugins: [importMetaUrl, absent, lazy, lazyValidator],
     // Packages written in CommonJS call `require` for Node's built-ins; an ES module has none.
     banner: { js: "import { createRequire as __bundleRequire } from \"node:module\"; const require = __bundleRequire(import.meta.url);" },
     legalComments: "none",

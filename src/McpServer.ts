@@ -32,9 +32,11 @@ import {
   type Tool as McpTool
 } from "@modelcontextprotocol/sdk/types.js"
 import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
@@ -575,8 +577,8 @@ export const serve = (server: Server, transport: Transport): Effect.Effect<void>
  * The whole stdio server: JSON-RPC on stdin/stdout, logs on stderr (stdout carries nothing
  * but protocol). Ends when stdin closes and every request in flight is answered. It needs
  * `read`'s services (workspace, permissions, …). The server lives long: it keeps the
- * workspace's file index (`FileIndex.layerCached`), listed at start in the background, so a
- * wrong path costs milliseconds.
+ * workspace's file index (`FileIndex.layerCached`), listed in the background once the client
+ * has initialized, so a wrong path costs milliseconds.
  */
 export const runStdio = (options: Options = {}): Effect.Effect<void, never, Read.EffectRequirements> =>
   Effect.scoped(Effect.gen(function*() {
@@ -585,9 +587,17 @@ export const runStdio = (options: Options = {}): Effect.Effect<void, never, Read
     const transport = stdioTransport({
       onIgnored: (reason) => Runtime.runFork(runtime)(Effect.logDebug(`effect-read: MCP: ignored ${reason}`))
     })
-    // The workspace is listed while the client initializes, so that even the first wrong path
-    // finds the index made; a request does not wait for it unless it needs the list.
-    yield* Effect.forkScoped(warmFileIndex)
+    // The workspace is listed once the client has initialized (its `initialized` notification
+    // comes right after our answer), so that even the first wrong path finds the index made
+    // without slowing the answer to `initialize`; a request does not wait for it unless it
+    // needs the list.
+    const initialized = yield* Deferred.make<void>()
+    const previous = server.oninitialized
+    server.oninitialized = () => {
+      previous?.()
+      Deferred.unsafeDone(initialized, Exit.void)
+    }
+    yield* Effect.forkScoped(Effect.zipRight(Deferred.await(initialized), warmFileIndex))
     yield* serve(server, transport)
   })).pipe(
     Effect.provide(ReadTool.layer),

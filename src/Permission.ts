@@ -114,13 +114,18 @@ const LEADING_DOT_SEGMENTS = /^(?:\.\.?(?:\/|$))+/
 const hideDotSegments = (input: string): string =>
   input.replace(LEADING_DOT_SEGMENTS, (segments) => segments.replace(/\.\./g, "\uE000").replace(/\./g, "\uE001"))
 
-/** Compile one rule glob into a predicate. */
+/**
+ * Compile one rule glob into a predicate. picomatch compiles at the first call: a rule set is
+ * looked at from its last rule and stops at the first match, so most of a large set's globs (the
+ * secret rules' file names) are never compiled for a read that an earlier rule decides, and
+ * building the set costs nothing at start-up.
+ */
 export const compileGlob = (glob: string): (input: string) => boolean => {
   if (STARS.test(glob)) return () => true
   // picomatch rejects an empty glob; the only string it can mean is the empty string.
   if (glob === "") return (input) => input === ""
-  const matcher = picomatch(hideDotSegments(glob), globOptions)
-  return (input) => matcher(hideDotSegments(input))
+  let matcher: ((input: string) => boolean) | undefined
+  return (input) => (matcher ??= picomatch(hideDotSegments(glob), globOptions))(hideDotSegments(input))
 }
 
 /** Does `input` match the rule glob `glob`? Compiles on every call: prefer `compile` for rule sets. */
@@ -149,17 +154,22 @@ const evaluateCompiled = (rules: ReadonlyArray<CompiledRule>, permission: string
   return "ask"
 }
 
-const compiledSets = new WeakMap<ReadonlyArray<Rule>, Evaluator>()
+const compiledSets = new WeakMap<ReadonlyArray<Rule>, { readonly rules: ReadonlyArray<CompiledRule>; readonly evaluator: Evaluator }>()
 
-/** Compile a rule set once (cached per array identity) into an `Evaluator`. */
-export const compile = (rules: ReadonlyArray<Rule>): Evaluator => {
+/** A rule set's rules compiled once (cached per array identity), with their `Evaluator`. */
+const compiledSet = (rules: ReadonlyArray<Rule>) => {
   const cached = compiledSets.get(rules)
   if (cached !== undefined) return cached
   const compiled = rules.map(compileRule)
-  const evaluator: Evaluator = (permission, pattern) => evaluateCompiled(compiled, permission, pattern)
-  compiledSets.set(rules, evaluator)
-  return evaluator
+  const set = { rules: compiled, evaluator: (permission: string, pattern: string) => evaluateCompiled(compiled, permission, pattern) }
+  compiledSets.set(rules, set)
+  return set
 }
+
+const compiledRules = (rules: ReadonlyArray<Rule>): ReadonlyArray<CompiledRule> => compiledSet(rules).rules
+
+/** Compile a rule set once (cached per array identity) into an `Evaluator`. */
+export const compile = (rules: ReadonlyArray<Rule>): Evaluator => compiledSet(rules).evaluator
 
 /**
  * What the rule set says about `pattern` under `permission`: the LAST rule whose `permission`
@@ -353,7 +363,7 @@ export const make = (
 ): Effect.Effect<PermissionShape> =>
   Effect.gen(function*() {
     const evaluator = compile(rules)
-    const compiled = rules.map(compileRule)
+    const compiled = compiledRules(rules)
     const asker = options?.asker ?? rejectAll
     const approved = yield* Ref.make<ReadonlyMap<string, ReadonlyArray<CompiledRule>>>(new Map())
     const lock = yield* Effect.makeSemaphore(1)

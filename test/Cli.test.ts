@@ -275,8 +275,8 @@ describe("CLI", () => {
       .toEqual({ offset: 4 })
   })
 
-  it("is bundled: a text read loads no module of ours but the bin, no lazy part of it, and no package", async () => {
-    // Every module the process loads, ES (a resolve hook) or CommonJS (Module._load), into a file.
+  /** Every module a run of the bin loads, ES (a resolve hook) or CommonJS (Module._load), and its output. */
+  const loadedBy = async (args: ReadonlyArray<string>, input = "") => {
     const dir = tempDir()
     const trace = path.join(dir, "loaded.txt")
     fs.writeFileSync(
@@ -300,23 +300,52 @@ describe("CLI", () => {
         return load.call(this, request, ...rest)
       }`
     )
-    const result = await runProcess(process.execPath, ["--require", preload, bin, "--cwd", root, "--json", "notes.md"])
-    expect(result.stderr).toBe("")
-    expect(JSON.parse(result.stdout).output).toContain("10: line 10")
+    const result = await runProcess(process.execPath, ["--require", preload, bin, ...args], { input })
     const loaded = fs.readFileSync(trace, "utf8").split("\n").filter((l) => l !== "")
-    expect(loaded).toContain(pathToFileURL(bin).href)
-    // Besides the bin, the command line it loads once the compile cache is on (cliMain), the text
-    // source and the chunks of code shared with the lazy parts: only Node's built-ins (CommonJS
-    // code names them without the node: prefix). Not the MCP server, nor the sources of
-    // archives, databases, documents, notebooks or web pages.
-    const shared = new RegExp(`^${pathToFileURL(path.dirname(bin)).href}/bin-(chunk|text|cliMain)-[A-Z0-9]+\\.js$`)
     // The trace may name the tracer's own hooks module (seen from a fresh clone): not the bin's.
     const tracer = pathToFileURL(path.join(dir, "hooks.mjs")).href
-    const others = loaded.filter((l) =>
-      l !== pathToFileURL(bin).href && l !== tracer && !shared.test(l) && !l.startsWith("node:") &&
-      !builtinModules.includes(l)
+    return { ...result, loaded: loaded.filter((l) => l !== tracer) }
+  }
+
+  /** The bundle's files a run loaded that hold `@effect/cli`'s command code (its symbol key). */
+  const withEffectCli = (loaded: ReadonlyArray<string>) =>
+    loaded.filter((l) => l.startsWith(pathToFileURL(path.dirname(bin)).href + "/bin"))
+      .filter((l) => fs.readFileSync(new URL(l), "utf8").includes("@effect/cli/Command"))
+
+  /** What a run loaded besides the bin, the chunks `shared` names and Node's built-ins. */
+  const othersThan = (loaded: ReadonlyArray<string>, shared: RegExp) =>
+    loaded.filter((l) =>
+      l !== pathToFileURL(bin).href && !shared.test(l) && !l.startsWith("node:") && !builtinModules.includes(l)
     )
-    expect(others).toEqual([])
+
+  it("is bundled: a text read loads no module of ours but the bin, no lazy part of it, and no package", async () => {
+    const result = await loadedBy(["--cwd", root, "--json", "notes.md"])
+    expect(result.stderr).toBe("")
+    expect(JSON.parse(result.stdout).output).toContain("10: line 10")
+    expect(result.loaded).toContain(pathToFileURL(bin).href)
+    // Besides the bin, the command line it loads once the compile cache is on (cliMain), the text
+    // source and the chunks of code shared with the lazy parts: only Node's built-ins (CommonJS
+    // code names them without the node: prefix). Not the command-line parser (`Cli`, with
+    // @effect/cli), the MCP server, nor the sources of archives, databases, documents, notebooks
+    // or web pages.
+    const shared = new RegExp(`^${pathToFileURL(path.dirname(bin)).href}/bin-(chunk|text|cliMain)-[A-Z0-9]+\\.js$`)
+    expect(othersThan(result.loaded, shared)).toEqual([])
+    expect(withEffectCli(result.loaded)).toEqual([])
+  })
+
+  it("mcp answers initialize without the command-line parser (@effect/cli) or any package outside the bundle", async () => {
+    const initialize = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "test", version: "1" } }
+    })
+    const result = await loadedBy(["mcp", "--cwd", root], `${initialize}\n`)
+    expect(JSON.parse(result.stdout.split("\n")[0]!).result.serverInfo.name).toBe("effect-read")
+    const shared = new RegExp(`^${pathToFileURL(path.dirname(bin)).href}/bin-(chunk|cliMain|McpServer)-[A-Z0-9]+\\.js$`)
+    // Not `Cli` (the parser), not ajv (the SDK's validator loads at the first form answer).
+    expect(othersThan(result.loaded, shared)).toEqual([])
+    expect(withEffectCli(result.loaded)).toEqual([])
   })
 
   describe("a path named like a command (mcp, many)", () => {

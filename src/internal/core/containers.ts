@@ -3,7 +3,7 @@
  * `app.db:users?limit=5`) and the first bytes that confirm one. Pure.
  */
 import type { ArchiveFormat } from "../sources/archive/model.js"
-import { isGzip, isTarHeader } from "../sources/archive/tar.js"
+import { isGzip, isTarHeader } from "../sources/archive/headers.js"
 
 // ZIP under other names (.jar .war .apk .vsix .whl .nupkg), tar, and gzip (a compressed tar or one file).
 export const ARCHIVE_CONTAINER = /\.(?:tar\.gz|tgz|tar|gz|zip|jar|war|apk|vsix|whl|nupkg)(?=:|$)/gi

@@ -8,43 +8,23 @@
  * --offset 3`, which `@effect/cli` would run as the server) is a `misfit`, and the error can then
  * say when the subcommand's name is also a path in the working directory.
  */
-import { limitFlagWords } from "./limitFlags.js"
+import * as Option from "effect/Option"
+import { type Flag, manyFlags, type McpArgs, mcpFlags, type ReadArgs, readCommandFlags, takesValue, wholeNumbersOf } from "./flags.js"
 
 /** The subcommands, by name. */
 export const subcommands = ["mcp", "many"] as const
 export type Subcommand = typeof subcommands[number]
 
-/** Options of the permission flags and the page caps, which every command takes. */
-const permissionValues = ["rules", "allow", "ask", "deny", ...limitFlagWords]
-const permissionFlags = ["allow-external", "mask-secrets", "text-only", "next-header"]
+const namesOf = (flags: ReadonlyArray<Flag>) => ({
+  values: new Set(flags.filter(takesValue).map((flag) => flag.name)),
+  flags: new Set(flags.filter((flag) => !takesValue(flag)).map((flag) => flag.name))
+})
 
 /** Each command's options: those that take a value (the next word, or `--name=value`) and flags. */
 export const options: Record<"read" | Subcommand, { readonly values: ReadonlySet<string>; readonly flags: ReadonlySet<string> }> = {
-  read: {
-    values: new Set([
-      "cwd",
-      "offset",
-      "limit",
-      "column",
-      "encoding",
-      "view",
-      "levels",
-      "search",
-      "context",
-      "line-format",
-      "region",
-      "frame",
-      "diagnostics",
-      "format",
-      ...permissionValues
-    ]),
-    flags: new Set(["json", "files-only", "full-resolution", "page-images", ...permissionFlags])
-  },
-  mcp: {
-    values: new Set(["cwd", "ask-timeout", "store", ...permissionValues]),
-    flags: new Set(["session-memory", "language-server", "short-description", ...permissionFlags])
-  },
-  many: { values: new Set(["cwd", "glob", ...permissionValues]), flags: new Set(["json", ...permissionFlags]) }
+  read: namesOf(readCommandFlags),
+  mcp: namesOf(mcpFlags),
+  many: namesOf(manyFlags)
 }
 
 /** `@effect/cli`'s own options: with one of them the call is left to it as written. */
@@ -144,3 +124,115 @@ export const misfit = (scanned: Scan): string | undefined => {
  */
 export const samePathHint = (name: Subcommand, kind: string, where: string): string =>
   `${name} is also ${kind} in ${where}: to read it, write it as a path (effect-read ./${name}) or after -- (effect-read -- ${name}).`
+
+/** A command's arguments as `@effect/cli` gives them to its handler. */
+type Parsed = Record<string, unknown>
+
+/** What `quickParse` made of the words: the command and its arguments, typed as its handler takes them. */
+export type Quick =
+  | { readonly command: "read"; readonly args: ReadArgs }
+  | { readonly command: "mcp"; readonly args: McpArgs; readonly parent: ReadArgs }
+
+const byName = (flags: ReadonlyArray<Flag>) => new Map(flags.map((flag) => [flag.name, flag]))
+const flagsOf = { read: byName(readCommandFlags), mcp: byName(mcpFlags) }
+
+/** Words `@effect/cli` takes as a boolean option's value (`--json true`): such calls are left to it. */
+const booleanWords = /^(true|false|yes|no|on|off|y|n|1|0)$/i
+
+/** A value of `kind` from its word, or `undefined` when it is not one this parser is sure of. */
+const valueOf = (kind: Flag["kind"], text: string): unknown => {
+  switch (kind._tag) {
+    case "integer":
+      return /^\d{1,15}$/.test(text) ? Number(text) : undefined
+    case "float":
+      return /^\d{1,15}(\.\d{1,15})?$/.test(text) ? Number(text) : undefined
+    case "choice":
+      return kind.choices.includes(text) ? text : undefined
+    case "wordOrNumber":
+      return /^\d{1,15}$/.test(text) ? Number(text) : /^\d/.test(text) ? undefined : text
+    case "wholeNumbers":
+      return wholeNumbersOf(text, kind.fields)
+    case "text":
+      return text
+    default:
+      // A boolean takes no word; a file to read (`--rules`) is left to `@effect/cli`.
+      return undefined
+  }
+}
+
+/** The arguments of a command with `flags`, from the values given (as its handler gets them). */
+const argumentsOf = (flags: ReadonlyArray<Flag>, given: ReadonlyMap<Flag, unknown>): Parsed =>
+  Object.fromEntries(flags.map((flag) => {
+    const value = given.get(flag)
+    const repeated = flag.kind._tag === "text" && flag.kind.repeated === true
+    if (flag.kind._tag === "boolean") {
+      return [flag.key, flag.readParam === true ? (value === true ? Option.some(true) : Option.none()) : value === true]
+    }
+    return [flag.key, repeated ? value ?? [] : value === undefined ? Option.none() : Option.some(value)]
+  }))
+
+/**
+ * The common calls parsed without `@effect/cli` (start-up: it is most of what a plain read
+ * would load): a read (`effect-read [options] <path>`) and `mcp` (`effect-read [options] mcp
+ * [options]`), each option written `--name value` or `--name=value`, once (the repeated ones any
+ * number of times), its value of its type. Anything else is `undefined` and `@effect/cli` parses
+ * it, with its help and its errors: no path, help and the other built-ins, `--`, short options,
+ * an unknown or repeated option, a value that starts with `-` or is not of its type, a boolean
+ * followed by a word it would take as the boolean's value, a value that is a subcommand's name
+ * (`--cwd many`), `--allow=glob` (a repeated option written with `=`), `--rules` (a file to
+ * read), `many`.
+ * Where this parses, it gives what `@effect/cli` gives (a property test holds the two together).
+ */
+export const quickParse = (words: ReadonlyArray<string>): Quick | undefined => {
+  let command: "read" | "mcp" = "read"
+  let filePath: string | undefined
+  const given = { read: new Map<Flag, unknown>(), mcp: new Map<Flag, unknown>() }
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i]!
+    if (!word.startsWith("-")) {
+      if (word === "") return undefined
+      if (command === "read" && filePath === undefined && word === "mcp") {
+        command = "mcp"
+        continue
+      }
+      if (command === "mcp" || filePath !== undefined || isSubcommand(word)) return undefined
+      filePath = word
+      continue
+    }
+    if (!word.startsWith("--") || word === "--") return undefined
+    const eq = word.indexOf("=")
+    const flag = flagsOf[command].get(eq === -1 ? word.slice(2) : word.slice(2, eq))
+    if (flag === undefined) return undefined
+    let value: unknown
+    if (flag.kind._tag === "boolean") {
+      const next = words[i + 1]
+      if (eq !== -1 || (next !== undefined && booleanWords.test(next))) return undefined
+      value = true
+    } else {
+      // `@effect/cli` takes a repeated option only as `--name value` (`--allow=a` is "invalid subcommand").
+      if (eq !== -1 && flag.kind._tag === "text" && flag.kind.repeated === true) return undefined
+      const text = eq === -1 ? words[++i] : word.slice(eq + 1)
+      // `@effect/cli` takes a subcommand's name for the subcommand even as an option's value.
+      if (text === undefined || text === "" || text.startsWith("-") || isSubcommand(text)) return undefined
+      value = valueOf(flag.kind, text)
+      if (value === undefined) return undefined
+    }
+    const values = given[command]
+    if (flag.kind._tag === "text" && flag.kind.repeated === true) {
+      values.set(flag, [...(values.get(flag) as ReadonlyArray<string> | undefined ?? []), value])
+    } else if (values.has(flag)) {
+      return undefined
+    } else {
+      values.set(flag, value)
+    }
+  }
+  const read = (path: string | undefined): Parsed => ({
+    filePath: path === undefined ? Option.none() : Option.some(path),
+    ...argumentsOf(readCommandFlags, given.read)
+  })
+  // Typed by what each flag's kind gives (`argumentsOf`), as `@effect/cli` types them.
+  if (command === "mcp") {
+    return { command, args: argumentsOf(mcpFlags, given.mcp) as unknown as McpArgs, parent: read(undefined) as unknown as ReadArgs }
+  }
+  return filePath === undefined ? undefined : { command, args: read(filePath) as unknown as ReadArgs }
+}

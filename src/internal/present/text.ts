@@ -10,11 +10,15 @@ import { FOOTER_RESERVE, header, PREVIEW_LINES, renderRanges, renderText } from 
 import { type TextView } from "../core/selector.js"
 import { mergeRanges } from "../core/ranges.js"
 import type { Params } from "../sources/types.js"
-import { presentConflicts } from "./conflicts.js"
 import { PageLimits, StructureDefaults } from "../../Limits.js"
 import { tailByCounting, type TailRequest } from "./pages.js"
 import { presentSearch, searchOf, type SearchPresentOptions } from "./search.js"
-import { outlineInstead, presentStructure, widenBySyntax } from "./structure.js"
+
+/**
+ * The views and the syntax-aware range, loaded when a read asks for them (or a host answers long
+ * files with their outline): a plain read never loads the structure engine (start-up).
+ */
+const structure = () => Effect.promise(() => import("./structure.js"))
 
 export type LineEnding = "lf" | "crlf" | "cr" | "mixed" | "none"
 
@@ -69,8 +73,10 @@ export const presentText = <E, R>(
     }
     const search = searchOf(selection, params)
     if (search !== undefined) return yield* presentSearch(options, search, budget, caps)
-    if (view === "conflicts") return yield* presentConflicts(options, budget, caps)
-    if (view !== undefined) return yield* presentStructure(options, view, budget, caps)
+    if (view === "conflicts") {
+      return yield* Effect.flatMap(Effect.promise(() => import("./conflicts.js")), (m) => m.presentConflicts(options, budget, caps))
+    }
+    if (view !== undefined) return yield* Effect.flatMap(structure(), (m) => m.presentStructure(options, view, budget, caps))
     const tail = selection.tail ?? (params.offset !== undefined && params.offset < 0 ? -params.offset : undefined)
     let ranges: ReadonlyArray<{ readonly start: number; readonly end: number | undefined }> = selection.ranges.length > 0
       ? selection.ranges
@@ -82,7 +88,7 @@ export const presentText = <E, R>(
           reason: "context \"syntax\" widens a range you ask for: give offset (and limit) or a line selector such as :40-80"
         })
       }
-      const widened = yield* widenBySyntax(options, ranges, params.limit ?? caps.lines)
+      const widened = yield* Effect.flatMap(structure(), (m) => m.widenBySyntax(options, ranges, params.limit ?? caps.lines))
       ranges = mergeRanges(widened.ranges)
       contextNotices = widened.notices
     }
@@ -144,7 +150,7 @@ export const presentText = <E, R>(
     const plain = selection.ranges.length === 0 && !selection.raw && tail === undefined && hashline === undefined &&
       params.offset === undefined && params.limit === undefined && params.column === undefined
     if (more && plain && (yield* StructureDefaults).outlineWhenTruncated) {
-      const outlined = yield* outlineInstead(options, budget, caps)
+      const outlined = yield* Effect.flatMap(structure(), (m) => m.outlineInstead(options, budget, caps))
       if (outlined !== undefined) return outlined
     }
     const notices = contextNotices.filter((notice, i, all) => all.indexOf(notice) === i)

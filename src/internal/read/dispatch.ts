@@ -26,7 +26,6 @@ import { factsOf, refuseBinary } from "./facts.js"
 import { openForRead } from "./open.js"
 import { imageOptionsMisplaced, type Params, type ReadParams } from "./params.js"
 import { recordFileRead } from "./record.js"
-import { recoverMissing } from "./recovery.js"
 
 /** What a local read needs: the services of `read`. */
 export type LocalServices = FileSystem.FileSystem | Path.Path | Workspace | Permission | Lsp | FileTime
@@ -148,7 +147,8 @@ const readTarget = (
     // A path recovered by a suffix match says so on its first line.
     let note: string | undefined
     if (Option.isNone(found)) {
-      const recovered = yield* recoverMissing(target, written)
+      // Loaded for a path that is not there: a read that finds its file never loads the file index.
+      const recovered = yield* Effect.flatMap(Effect.promise(() => import("./recovery.js")), (m) => m.recoverMissing(target, written))
       note = recovered.note
       target = yield* check(recovered.target)
     }

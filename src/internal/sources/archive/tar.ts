@@ -15,6 +15,9 @@ import { Readable } from "node:stream"
 import * as zlib from "node:zlib"
 import { type ByteSource, Collector, type Content, type ScanResult, type Streamed } from "./content.js"
 import { type ArchiveLimits, ArchiveFailure, EntryTable, messages, type RawEntry, SourceFailure } from "./model.js"
+import { BLOCK, checksumMatches, field, isGzip, isTarHeader, latin1, numeric } from "./headers.js"
+
+export { isGzip, isTarHeader, numeric } from "./headers.js"
 
 /** Bytes read from the archive file at once. */
 export const TAR_CHUNK_BYTES = 64 * 1024
@@ -25,7 +28,6 @@ export const MAX_META_BYTES = 1024 * 1024
 /** Most data segments a sparse map may list. */
 const MAX_SPARSE_SEGMENTS = 100_000
 
-const BLOCK = 512
 
 // -----------------------------------------------------------------------------
 // Input: the tar stream, from the file directly or through gunzip
@@ -182,7 +184,6 @@ const gzipInput = (source: ByteSource, limits: ArchiveLimits, resources: Array<{
 // -----------------------------------------------------------------------------
 
 const utf8 = new TextDecoder("utf-8", { fatal: true })
-const latin1 = new TextDecoder("latin1")
 
 /** Names are UTF-8 when they decode as UTF-8, else Latin-1 (old tars wrote the local 8-bit code page). */
 export const decodeName = (bytes: Uint8Array): string => {
@@ -192,47 +193,6 @@ export const decodeName = (bytes: Uint8Array): string => {
     return latin1.decode(bytes)
   }
 }
-
-/** A NUL-terminated field. */
-const field = (block: Uint8Array, offset: number, length: number): Uint8Array => {
-  const bytes = block.subarray(offset, offset + length)
-  const end = bytes.indexOf(0)
-  return end === -1 ? bytes : bytes.subarray(0, end)
-}
-
-/** An octal field (spaces and NULs around it, as V7 and GNU write it) or base-256; NaN when neither. */
-export const numeric = (block: Uint8Array, offset: number, length: number): number => {
-  const bytes = block.subarray(offset, offset + length)
-  if (bytes[0] === 0x80) {
-    let value = 0
-    for (const byte of bytes.subarray(1)) value = value * 256 + byte
-    return Number.isSafeInteger(value) ? value : Number.NaN
-  }
-  // 0xff starts a negative base-256 number: no size, mode or time we accept is negative.
-  if (bytes[0] === 0xff) return Number.NaN
-  const text = latin1.decode(field(block, offset, length)).trim()
-  if (text === "") return 0
-  if (!/^[0-7]+$/.test(text)) return Number.NaN
-  const value = parseInt(text, 8)
-  return Number.isSafeInteger(value) ? value : Number.NaN
-}
-
-/** The checksum is the header's byte sum with its own field read as spaces; old tars summed signed chars. */
-const checksumMatches = (block: Uint8Array): boolean => {
-  const stored = numeric(block, 148, 8)
-  if (Number.isNaN(stored)) return false
-  let unsigned = 0
-  let signed = 0
-  for (let i = 0; i < BLOCK; i++) {
-    const byte = i >= 148 && i < 156 ? 32 : block[i]!
-    unsigned += byte
-    signed += byte > 127 ? byte - 256 : byte
-  }
-  return stored === unsigned || stored === signed
-}
-
-/** tar headers carry an octal checksum of the 512-byte header: enough to tell a tar from other data. */
-export const isTarHeader = (head: Uint8Array): boolean => head.length >= BLOCK && checksumMatches(head)
 
 type Magic = "ustar" | "gnu" | "v7"
 
@@ -773,9 +733,6 @@ const scanInput = async (
   }
   return { table, complete: true }
 }
-
-/** gzip data starts with 1f 8b. */
-export const isGzip = (head: Uint8Array): boolean => head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b
 
 /** The original file name a gzip header may carry (FNAME, Latin-1), when the header holds it whole. */
 export const gzipName = (head: Uint8Array): string | undefined => {
