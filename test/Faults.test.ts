@@ -501,6 +501,21 @@ describe("text under faults", () => {
       textRequest("app.log", { ranges: ":1-5,39990-39995" })
     ))
 
+  // Found by the property above (seed 1015801309): the file is rewritten one byte longer after
+  // its first read, and reading its old end again after the page fails (EIO). Growth whose old
+  // end could not be compared is not an append: the page held the new version's first line
+  // under the old version's total.
+  it.effect("a file that grew while its old end could not be read again is not taken for an append", () =>
+    memoryFileCase(
+      "app.log",
+      LARGE_TEXT,
+      [
+        FaultFileSystem.Fail.make({ operation: "read", nth: 8, code: "EIO", times: 1 }),
+        FaultFileSystem.Rewrite.make({ afterRead: 1, size: 799989 })
+      ],
+      textRequest("app.log", { limit: 1 })
+    ))
+
   // Found by the property above: the rewrite and append make a file whose last line has no
   // terminator, and the first page's count-ahead ran out at the last terminator inside the
   // final chunk: the pager was done, the caller at the end, and the total came out one short.

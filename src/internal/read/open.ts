@@ -178,8 +178,9 @@ export const versionChange = (
   const mtimeNow = Option.getOrUndefined(Option.map(after.mtime, (date) => date.getTime()))
   if (sizeNow === size && mtime !== mtimeNow) return "it was rewritten while it was being read"
   // A rewrite that grew the file, or one within the same mtime tick: the old end changed.
-  // It grew, and its old end could not be read at open: an append cannot be told apart.
-  if (sizeNow > size && size > 0 && tailed && tailBefore === undefined) {
+  // It grew, and its old end could not be read at open or again now: an append cannot be told
+  // from a rewrite that grew it.
+  if (sizeNow > size && size > 0 && tailed && (tailBefore === undefined || tailNow === undefined)) {
     return `it grew while it was being read (${formatBytes(size)} → ${formatBytes(sizeNow)})`
   }
   if (rewritten) {
