@@ -23,8 +23,8 @@ import * as ModelInput from "../src/ModelInput.js"
 import * as Read from "../src/Read.js"
 import * as ReadMany from "../src/ReadMany.js"
 import * as ReadTool from "../src/ReadTool.js"
-import { assemblePdf, makePdf, pdfStream, pngChunk } from "./media.js"
-import { nodeLayer, tempDir, writeTree } from "./support.js"
+import { assemblePdf, makePdf, pdfStream, pngChunk } from "./support/media.js"
+import { nodeLayer, tempDir, writeTree } from "./support/index.js"
 
 const root = tempDir("effect-read-model-input-")
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }))

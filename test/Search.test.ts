@@ -25,7 +25,7 @@ import {
   searchLines
 } from "../src/internal/core/search.js"
 import { fieldsOf, nodeLayer, projectDirs } from "./support/index.js"
-import { zip } from "./zipFixtures.js"
+import { zip } from "./support/zipFixtures.js"
 
 const project = projectDirs()
 const readIn = (root: string, params: Parameters<typeof read>[0]) => read(params).pipe(Effect.provide(nodeLayer(root)))

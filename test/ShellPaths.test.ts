@@ -7,7 +7,7 @@ import * as Effect from "effect/Effect"
 import * as nodePath from "node:path"
 import { localMeanings, shellUnescape } from "../src/internal/core/resolve.js"
 import { read } from "../src/Read.js"
-import { nodeLayer, projectDirs } from "./support.js"
+import { nodeLayer, projectDirs } from "./support/index.js"
 
 const project = projectDirs()
 const readIn = (root: string, filePath: string) => read({ filePath }).pipe(Effect.provide(nodeLayer(root)))

@@ -1,2 +1,0 @@
-/** @deprecated Moved to `./support/zipFixtures.ts` (test helpers live in test/support/, contract suites in test/contracts/); kept so branches begun before the move still compile. */
-export * from "./support/zipFixtures.js"
