@@ -598,6 +598,12 @@ const renderStructure = (measured) => {
 const renderReads = ({ manifest, shellRss: shellRssOf, results }) => {
   // ---- rows
   const net = (group, key) => group[key].median - group.spawn.median
+  /** A row's last three cells against a shell command timed whole: its time (and net of spawn), ours over it (net and whole), the runs. */
+  const againstCommand = (group, key, ours = group.ours) => [
+    `${ms(group[key].median)} (net ${ms(net(group, key))})`,
+    `${x(ratio(ours.median, net(group, key)))} (whole: ${x(ratio(ours.median, group[key].median))})`,
+    `${ours.runs} / ${group[key].runs}`
+  ]
   /** Peak RSS: the timed process (with its warm-up and repeats) / one read in a fresh process. */
   const rss = (group, timed = group.ours.peakRss) =>
     group.fresh === undefined ? mb(timed) : `${mb(timed)} / ${mb(group.fresh.peakRss)}`
@@ -644,9 +650,7 @@ const renderReads = ({ manifest, shellRss: shellRssOf, results }) => {
     ms(dir.ours.median),
     rss(dir),
     "`ls | head -n 2000` (sorted, as ours is)",
-    `${ms(dir.ls.median)} (net ${ms(net(dir, "ls"))})`,
-    `${x(ratio(dir.ours.median, net(dir, "ls")))} (whole: ${x(ratio(dir.ours.median, dir.ls.median))})`,
-    `${dir.ours.runs} / ${dir.ls.runs}`
+    ...againstCommand(dir, "ls")
   )
   if (dir.lsF !== undefined) {
     row(
@@ -654,9 +658,7 @@ const renderReads = ({ manifest, shellRss: shellRssOf, results }) => {
       same,
       same,
       "`ls -f | head -n 2000` (unsorted: directory order)",
-      `${ms(dir.lsF.median)} (net ${ms(net(dir, "lsF"))})`,
-      `${x(ratio(dir.ours.median, net(dir, "lsF")))} (whole: ${x(ratio(dir.ours.median, dir.lsF.median))})`,
-      `${dir.ours.runs} / ${dir.lsF.runs}`
+      ...againstCommand(dir, "lsF")
     )
   }
   // What a host gains (bench/host.mjs): medians over its processes.
@@ -741,9 +743,7 @@ const renderReads = ({ manifest, shellRss: shellRssOf, results }) => {
     ms(first.ours.median),
     `${mb(first.ours.peakRss)} / ${mb(firstCold.peakRss)}`,
     "`head -n 2000`",
-    `${ms(first.head.median)} (net ${ms(net(first, "head"))})`,
-    `${x(ratio(first.ours.median, net(first, "head")))} (whole: ${x(ratio(first.ours.median, first.head.median))})`,
-    `${first.ours.runs} / ${first.head.runs}`
+    ...againstCommand(first, "head")
   )
   row(
     same,
@@ -778,9 +778,7 @@ const renderReads = ({ manifest, shellRss: shellRssOf, results }) => {
     ms(deep.ours.median),
     rss(deep),
     "`tail -n +5000000 | head -n 2000`",
-    `${ms(deep.tailHead.median)} (net ${ms(net(deep, "tailHead"))})`,
-    `${x(ratio(deep.ours.median, net(deep, "tailHead")))} (whole: ${x(ratio(deep.ours.median, deep.tailHead.median))})`,
-    `${deep.ours.runs} / ${deep.tailHead.runs}`
+    ...againstCommand(deep, "tailHead")
   )
   row(
     same,
@@ -818,18 +816,14 @@ const renderReads = ({ manifest, shellRss: shellRssOf, results }) => {
       ms(tail.ours.median),
       rss(tail),
       "`wc -l && tail -n 2000`",
-      `${ms(tail.wcTail.median)} (net ${ms(net(tail, "wcTail"))})`,
-      `${x(ratio(tail.ours.median, net(tail, "wcTail")))} (whole: ${x(ratio(tail.ours.median, tail.wcTail.median))})`,
-      `${tail.ours.runs} / ${tail.wcTail.runs}`
+      ...againstCommand(tail, "wcTail")
     )
     row(
       "the same tail again, index warm (same process)",
       ms(tail.warm.median),
       same,
       "`tail -n 2000`",
-      `${ms(tail.tail.median)} (net ${ms(net(tail, "tail"))})`,
-      `${x(ratio(tail.warm.median, net(tail, "tail")))} (whole: ${x(ratio(tail.warm.median, tail.tail.median))})`,
-      `${tail.warm.runs} / ${tail.tail.runs}`
+      ...againstCommand(tail, "tail", tail.warm)
     )
   }
   const searched = results.search === undefined ? undefined : searchRows(results.search)
@@ -840,9 +834,7 @@ const renderReads = ({ manifest, shellRss: shellRssOf, results }) => {
     ms(bundle.ours.median),
     rss(bundle),
     "`head -c 51200`",
-    `${ms(bundle.head.median)} (net ${ms(net(bundle, "head"))})`,
-    `${x(ratio(bundle.ours.median, net(bundle, "head")))} (whole: ${x(ratio(bundle.ours.median, bundle.head.median))})`,
-    `${bundle.ours.runs} / ${bundle.head.runs}`
+    ...againstCommand(bundle, "head")
   )
   row(
     same,
