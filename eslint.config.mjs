@@ -1,26 +1,25 @@
 /**
  * Lint and format rules, after Effect's own repository (eslint.config.mjs on its v3 branch):
  * eslint's and typescript-eslint's recommended rules, Effect's dprint formatting rule with its
- * settings, and the few rules it adds. `npm run lint` checks; `npm run format` applies the
- * formatting (the `@effect/dprint` rule, off in `lint` until the whole tree has been formatted
- * once: see `FORMAT` below).
+ * settings, and the few rules it adds. `npm run lint` checks everything, formatting included;
+ * `npm run format` applies the formatting (`eslint --fix`).
  */
 import * as effectEslint from "@effect/eslint-plugin"
 import js from "@eslint/js"
 import sortDestructureKeys from "eslint-plugin-sort-destructure-keys"
 import tseslint from "typescript-eslint"
 
-/**
- * Formatting: off in `npm run lint` until the one whole-tree `npm run format` (several branches
- * edit the same files at once; a reformat of everything belongs in one commit of its own); then
- * set it to "error" here. `EFFECT_READ_FORMAT=1` (what `npm run format` sets) turns it on, so
- * `--fix` applies it; `EFFECT_READ_FORMAT=1 npx eslint <files>` checks a few files.
- */
-const FORMAT = process.env.EFFECT_READ_FORMAT === "1" ? "error" : "off"
-
 export default tseslint.config(
   {
-    ignores: ["dist/**", "node_modules/**", "bench/data/**", "test/fixtures/**", "packages/*/dist/**", "packages/*/node_modules/**", "**/*.md"]
+    ignores: [
+      "dist/**",
+      "node_modules/**",
+      "bench/data/**",
+      "test/fixtures/**",
+      "packages/*/dist/**",
+      "packages/*/node_modules/**",
+      "**/*.md"
+    ]
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,
@@ -70,8 +69,7 @@ export default tseslint.config(
       "require-yield": "off",
       "prefer-rest-params": "off",
       "prefer-spread": "off",
-      // Fixable: applied by `npm run format` with the formatting, so "warn" until then.
-      "sort-destructure-keys/sort-destructure-keys": FORMAT === "error" ? "error" : "warn",
+      "sort-destructure-keys/sort-destructure-keys": "error",
       // Control characters are what our patterns are for (terminal escapes, NUL in binary sniffing).
       "no-control-regex": "off",
       "@typescript-eslint/array-type": ["warn", { default: "generic", readonly: "generic" }],
@@ -89,7 +87,7 @@ export default tseslint.config(
       "@typescript-eslint/no-use-before-define": "off",
       "@typescript-eslint/no-namespace": "off",
       "@effect/dprint": [
-        FORMAT,
+        "error",
         {
           config: {
             indentWidth: 2,
@@ -108,7 +106,9 @@ export default tseslint.config(
     files: ["src/**/*.ts"],
     rules: {
       // Effect's own rule for its packages: import modules (`effect/Effect`), not the barrel.
-      "@effect/no-import-from-barrel-package": ["error", { packageNames: ["effect", "@effect/platform", "@effect/sql"] }]
+      "@effect/no-import-from-barrel-package": ["error", {
+        packageNames: ["effect", "@effect/platform", "@effect/sql"]
+      }]
     }
   }
 )

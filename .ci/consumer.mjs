@@ -58,7 +58,11 @@ const run = (command, args, cwd, options = {}) => {
     ...options
   })
   if (result.status !== 0 && !options.allowFailure) {
-    fail(`${command} ${args.join(" ")} (in ${cwd}) exited ${result.status ?? result.signal}\n${result.stdout}\n${result.stderr}`)
+    fail(
+      `${command} ${args.join(" ")} (in ${cwd}) exited ${
+        result.status ?? result.signal
+      }\n${result.stdout}\n${result.stderr}`
+    )
   }
   return result
 }
@@ -102,7 +106,10 @@ const shellWords = (line) => Array.from(line.matchAll(/"([^"]*)"|(\S+)/g), (m) =
 const newProject = (name) => {
   const dir = path.join(work, name)
   fs.mkdirSync(dir)
-  fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name, version: "1.0.0", private: true, type: "module" }, null, 2))
+  fs.writeFileSync(
+    path.join(dir, "package.json"),
+    JSON.stringify({ name, version: "1.0.0", private: true, type: "module" }, null, 2)
+  )
   return dir
 }
 
@@ -151,25 +158,48 @@ const mcpRead = (cwd, command, args, filePath) =>
     send({
       id: 1,
       method: "initialize",
-      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "consumer-test", version: "1.0.0" } }
+      params: {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "consumer-test", version: "1.0.0" }
+      }
     })
   })
 
 const checkMcp = async (label, cwd, command, args, filePath, expected) => {
-  const { initialize, read } = await mcpRead(cwd, command, args, filePath).catch((error) => fail(`${label}: ${error.message}`))
+  const { initialize, read } = await mcpRead(cwd, command, args, filePath).catch((error) =>
+    fail(`${label}: ${error.message}`)
+  )
   check(initialize.result?.serverInfo?.name, `${label}: initialize answered ${JSON.stringify(initialize)}`)
   const text = (read.result?.content ?? []).map((part) => part.text ?? "").join("\n")
   check(read.result?.isError !== true && text.includes(expected), `${label}: the read answered ${JSON.stringify(read)}`)
-  console.log(`  ${label}: initialize → ${initialize.result.serverInfo.name} ${initialize.result.serverInfo.version}; tools/call read → ${JSON.stringify(expected)} found`)
+  console.log(
+    `  ${label}: initialize → ${initialize.result.serverInfo.name} ${initialize.result.serverInfo.version}; tools/call read → ${
+      JSON.stringify(expected)
+    } found`
+  )
 }
 
 /** `main.ts` importing `imports` type-checks in `project` with `skipLibCheck: false` (typescript added to it). */
 const compilesStrictly = (label, project, imports) => {
-  run(npm, ["install", "--no-save", `typescript@${rootPackage.devDependencies.typescript}`, `@types/node@${rootPackage.devDependencies["@types/node"]}`], project)
+  run(npm, [
+    "install",
+    "--no-save",
+    `typescript@${rootPackage.devDependencies.typescript}`,
+    `@types/node@${rootPackage.devDependencies["@types/node"]}`
+  ], project)
   fs.writeFileSync(
     path.join(project, "tsconfig.strict.json"),
     JSON.stringify({
-      compilerOptions: { strict: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", skipLibCheck: false, noEmit: true, types: ["node"] },
+      compilerOptions: {
+        strict: true,
+        module: "nodenext",
+        moduleResolution: "nodenext",
+        target: "es2022",
+        skipLibCheck: false,
+        noEmit: true,
+        types: ["node"]
+      },
       files: ["strict.ts"]
     })
   )
@@ -178,7 +208,12 @@ const compilesStrictly = (label, project, imports) => {
     imports.map((specifier, i) => `import * as M${i} from ${JSON.stringify(specifier)}`).join("\n") +
       `\nexport const modules = [${imports.map((_, i) => `M${i}`).join(", ")}]\n`
   )
-  const result = run(process.execPath, [path.join(project, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.strict.json"], project, { allowFailure: true })
+  const result = run(
+    process.execPath,
+    [path.join(project, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.strict.json"],
+    project,
+    { allowFailure: true }
+  )
   check(result.status === 0, `${label}: tsc with skipLibCheck: false failed:\n${result.stdout}${result.stderr}`)
   console.log(`  ${label}: ${imports.join(", ")} type-check with skipLibCheck: false`)
 }
@@ -201,26 +236,43 @@ const grammarsPacked = JSON.parse(run(npm, ["pack", "--json", "--pack-destinatio
 const tarball = path.join(work, packed.filename)
 const fullTarball = path.join(work, fullPacked.filename)
 const grammarsTarball = path.join(work, grammarsPacked.filename)
-console.log(`  packed ${packed.filename}: ${mb(packed.size)} (${mb(packed.unpackedSize)} unpacked, ${packed.entryCount} files); ${fullPacked.filename}: ${fullPacked.size} bytes`)
+console.log(
+  `  packed ${packed.filename}: ${mb(packed.size)} (${
+    mb(packed.unpackedSize)
+  } unpacked, ${packed.entryCount} files); ${fullPacked.filename}: ${fullPacked.size} bytes`
+)
 figures.push(["effect-read tarball", `${mb(packed.size)}, ${mb(packed.unpackedSize)} unpacked`])
-console.log(`  packed ${grammarsPacked.filename}: ${mb(grammarsPacked.size)} (${mb(grammarsPacked.unpackedSize)} unpacked)`)
-figures.push(["effect-read-grammars tarball", `${mb(grammarsPacked.size)}, ${mb(grammarsPacked.unpackedSize)} unpacked`])
+console.log(
+  `  packed ${grammarsPacked.filename}: ${mb(grammarsPacked.size)} (${mb(grammarsPacked.unpackedSize)} unpacked)`
+)
+figures.push([
+  "effect-read-grammars tarball",
+  `${mb(grammarsPacked.size)}, ${mb(grammarsPacked.unpackedSize)} unpacked`
+])
 
 // --- lean -------------------------------------------------------------------------------------
 
 console.log("lean install (the README's install command, in an empty project)")
 // The command as the README writes it, with the tarball made here in place of its /path/to/….
 const installLine = blocksOf("Install").filter(([language]) => language === "sh")
-  .flatMap(([, text]) => text.split("\n")).find((line) => line.startsWith("npm install ") && /effect-read-[\d.]+\.tgz/.test(line))
+  .flatMap(([, text]) => text.split("\n")).find((line) =>
+    line.startsWith("npm install ") && /effect-read-[\d.]+\.tgz/.test(line)
+  )
 check(installLine !== undefined, "README.md's Install section has no `npm install …/effect-read-VERSION.tgz …` command")
 const installWords = shellWords(installLine)
 const named = installWords.find((word) => /effect-read-[\d.]+\.tgz$/.test(word))
-check(path.basename(named) === packed.filename, `README.md installs ${path.basename(named)}, but npm pack makes ${packed.filename}`)
+check(
+  path.basename(named) === packed.filename,
+  `README.md installs ${path.basename(named)}, but npm pack makes ${packed.filename}`
+)
 const installArgs = installWords.slice(1).map((word) => word === named ? tarball : word)
 console.log(`  README: ${installLine}`)
 const peers = installArgs.filter((word) => word !== tarball)
 for (const name of ["effect", "@effect/platform", "@effect/platform-node"]) {
-  check(peers.includes(`${name}@${rootPackage.peerDependencies[name]}`), `README.md's install command does not name ${name}@${rootPackage.peerDependencies[name]}`)
+  check(
+    peers.includes(`${name}@${rootPackage.peerDependencies[name]}`),
+    `README.md's install command does not name ${name}@${rootPackage.peerDependencies[name]}`
+  )
 }
 // The same peers alone, in a project of their own: what the library adds beyond them.
 const effectOnly = newProject("effect-only")
@@ -246,7 +298,11 @@ const nativeFiles = added.flatMap(([key]) => {
 })
 check(nativeFiles.length === 0, `the lean install brought native addons: ${nativeFiles.join(", ")}`)
 console.log(`  effect + @effect/platform + @effect/platform-node alone: ${mb(peersSize)} in ${peersTime.toFixed(1)} s`)
-console.log(`  the README's command: ${mb(leanSize)} in ${installTime.toFixed(1)} s; effect-read added ${added.length} packages, +${mb(leanSize - peersSize)}; no install script, no native addon`)
+console.log(
+  `  the README's command: ${mb(leanSize)} in ${
+    installTime.toFixed(1)
+  } s; effect-read added ${added.length} packages, +${mb(leanSize - peersSize)}; no install script, no native addon`
+)
 figures.push(["the README's install command (an empty project)", `${mb(leanSize)}, ${installTime.toFixed(1)} s`])
 figures.push(["of which effect-read and its dependencies", `+${mb(leanSize - peersSize)}, ${added.length} packages`])
 onlyOneEffect(lean)
@@ -273,21 +329,46 @@ console.log(JSON.stringify({ tag: missing._tag }))
 `
 )
 const [api] = run(process.execPath, ["main.mjs"], lean).stdout.trim().split("\n").map((line) => JSON.parse(line))
-check(api.kind === "text" && api.output.includes("hello from the consumer test"), `the API read answered ${JSON.stringify(api)}`)
+check(
+  api.kind === "text" && api.output.includes("hello from the consumer test"),
+  `the API read answered ${JSON.stringify(api)}`
+)
 console.log("  import { Read } from \"effect-read\": read hello.txt with the README's layers")
 const leanBin = run(npm, ["exec", "--no", "--", "effect-read", "hello.txt"], lean).stdout
 check(leanBin.includes("second line"), `npx effect-read hello.txt printed:\n${leanBin}`)
 console.log("  npx effect-read hello.txt: read")
-await checkMcp("npx effect-read mcp", lean, npm, ["exec", "--no", "--", "effect-read", "mcp"], "hello.txt", "hello from the consumer test")
+await checkMcp(
+  "npx effect-read mcp",
+  lean,
+  npm,
+  ["exec", "--no", "--", "effect-read", "mcp"],
+  "hello.txt",
+  "hello from the consumer test"
+)
 
 // Entry points whose optional peer the lean project lacks: the error names the package to install.
 // (SqlFileTime and SqlSessionMemory need only @effect/sql, which @effect/platform-node brings.)
-for (const [entry, peer] of [["ReadTool", "@effect/ai"], ["McpServer", "@effect/ai"], ["MemoryFileSystem", "memfs"], ["SqliteFileTime", "@effect/sql-sqlite-node"]]) {
-  const probe = run(process.execPath, ["--input-type=module", "-e", `await import("effect-read/${entry}")`], lean, { allowFailure: true })
-  const expected = `effect-read/${entry} needs the optional peer dependency ${peer}, which is not installed: npm install ${peer}@${rootPackage.peerDependencies[peer]}`
-  check(probe.status !== 0 && probe.stderr.includes(expected), `import("effect-read/${entry}") without ${peer} said:\n${probe.stderr}`)
+for (
+  const [entry, peer] of [["ReadTool", "@effect/ai"], ["McpServer", "@effect/ai"], ["MemoryFileSystem", "memfs"], [
+    "SqliteFileTime",
+    "@effect/sql-sqlite-node"
+  ]]
+) {
+  const probe = run(process.execPath, ["--input-type=module", "-e", `await import("effect-read/${entry}")`], lean, {
+    allowFailure: true
+  })
+  const expected =
+    `effect-read/${entry} needs the optional peer dependency ${peer}, which is not installed: npm install ${peer}@${
+      rootPackage.peerDependencies[peer]
+    }`
+  check(
+    probe.status !== 0 && probe.stderr.includes(expected),
+    `import("effect-read/${entry}") without ${peer} said:\n${probe.stderr}`
+  )
 }
-console.log("  effect-read/ReadTool, McpServer, MemoryFileSystem, SqliteFileTime without their peers: the error names the package to install")
+console.log(
+  "  effect-read/ReadTool, McpServer, MemoryFileSystem, SqliteFileTime without their peers: the error names the package to install"
+)
 compilesStrictly("lean", lean, ["effect-read"])
 
 // --- full -------------------------------------------------------------------------------------
@@ -298,7 +379,9 @@ const full = newProject("full")
 const [, fullTime] = timed(() => run(npm, ["install", fullTarball, tarball, grammarsTarball], full))
 const fullSize = sizeOf(path.join(full, "node_modules"))
 const fullCount = Object.keys(locked(full)).length - 1
-console.log(`  ${fullCount} packages, ${mb(fullSize)} in ${fullTime.toFixed(1)} s (better-sqlite3 compiles from source here)`)
+console.log(
+  `  ${fullCount} packages, ${mb(fullSize)} in ${fullTime.toFixed(1)} s (better-sqlite3 compiles from source here)`
+)
 figures.push(["full install (an empty project)", `${mb(fullSize)}, ${fullCount} packages, ${fullTime.toFixed(1)} s`])
 onlyOneEffect(full)
 
@@ -343,7 +426,8 @@ run("python3", [
   "import sqlite3; c = sqlite3.connect('app.db'); c.execute('create table users (id integer primary key, name text)'); c.execute(\"insert into users (name) values ('ada from the consumer test')\"); c.commit()"
 ], full)
 
-const fullRead = (filePath, ...flags) => run(npm, ["exec", "--no", "--", "effect-read-full", ...flags, filePath], full).stdout
+const fullRead = (filePath, ...flags) =>
+  run(npm, ["exec", "--no", "--", "effect-read-full", ...flags, filePath], full).stdout
 const pdfText = fullRead("report.pdf:pages=1")
 check(pdfText.includes("Quarterly report from the consumer test"), `the PDF's text: ${pdfText}`)
 console.log("  npx effect-read-full report.pdf:pages=1: the page's text (pdfjs-dist)")
@@ -352,15 +436,33 @@ check(
   image.metadata?.width === 2400 && image.metadata?.attached?.width === 2000 && image.attachments?.length === 1,
   `the image read: ${JSON.stringify({ ...image, attachments: image.attachments?.length })}`
 )
-console.log(`  npx effect-read-full wide.png: 2400×300 attached as ${image.metadata.attached.width}×${image.metadata.attached.height} (sharp)`)
+console.log(
+  `  npx effect-read-full wide.png: 2400×300 attached as ${image.metadata.attached.width}×${image.metadata.attached.height} (sharp)`
+)
 const xlsx = fullRead("book.xlsx")
 check(xlsx.includes("consumer widgets") && xlsx.includes("42"), `the workbook: ${xlsx}`)
 console.log("  npx effect-read-full book.xlsx: the sheet's cells (exceljs)")
 const table = fullRead("app.db:users")
 check(table.includes("ada from the consumer test"), `the table: ${table}`)
 console.log("  npx effect-read-full app.db:users: the table's rows (@effect/sql-sqlite-node, better-sqlite3)")
-compilesStrictly("full", full, ["effect-read", "effect-read/ReadTool", "effect-read/McpServer", "effect-read/MemoryFileSystem", "effect-read/SqliteFileTime", "effect-read/SqlFileTime", "effect-read/SqlSessionMemory", "effect-read/LanguageServer"])
-await checkMcp("npx effect-read-full mcp", full, npm, ["exec", "--no", "--", "effect-read-full", "mcp"], "report.pdf:pages=1", "Quarterly report from the consumer test")
+compilesStrictly("full", full, [
+  "effect-read",
+  "effect-read/ReadTool",
+  "effect-read/McpServer",
+  "effect-read/MemoryFileSystem",
+  "effect-read/SqliteFileTime",
+  "effect-read/SqlFileTime",
+  "effect-read/SqlSessionMemory",
+  "effect-read/LanguageServer"
+])
+await checkMcp(
+  "npx effect-read-full mcp",
+  full,
+  npm,
+  ["exec", "--no", "--", "effect-read-full", "mcp"],
+  "report.pdf:pages=1",
+  "Quarterly report from the consumer test"
+)
 
 // --- the README's MCP client configuration ---------------------------------------------------
 
@@ -372,11 +474,25 @@ const project = newProject("mcp-project")
 fs.writeFileSync(path.join(project, "notes.txt"), "read through the README's MCP configuration\n")
 const placed = (word) => word.replace("/path/to/effect-read", root).replace("/path/to/project", project)
 const configured = [placed(server.command), server.args.map(placed)]
-check(configured[1].some((arg) => arg.startsWith(root)) && configured[1].includes(project), `the configuration names no clone or no project: ${mcpJson[1]}`)
-await checkMcp(`${server.command} ${server.args.join(" ")}`, work, configured[0], configured[1], "notes.txt", "read through the README's MCP configuration")
+check(
+  configured[1].some((arg) => arg.startsWith(root)) && configured[1].includes(project),
+  `the configuration names no clone or no project: ${mcpJson[1]}`
+)
+await checkMcp(
+  `${server.command} ${server.args.join(" ")}`,
+  work,
+  configured[0],
+  configured[1],
+  "notes.txt",
+  "read through the README's MCP configuration"
+)
 
 // --- figures ----------------------------------------------------------------------------------
 
-console.log(`\nconsumer test passed in ${((Date.now() - started) / 1000).toFixed(0)} s (Node ${process.version}, npm ${run(npm, ["--version"], work).stdout.trim()})`)
+console.log(
+  `\nconsumer test passed in ${((Date.now() - started) / 1000).toFixed(0)} s (Node ${process.version}, npm ${
+    run(npm, ["--version"], work).stdout.trim()
+  })`
+)
 for (const [what, figure] of figures) console.log(`  ${what}: ${figure}`)
 if (!keep) fs.rmSync(work, { recursive: true, force: true })

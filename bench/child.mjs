@@ -10,18 +10,18 @@ import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import { promises as fsp } from "node:fs"
 import * as path from "node:path"
-import { paths, DATA_DIR } from "./data.mjs"
+import { DATA_DIR, paths } from "./data.mjs"
 import { plainRead } from "./plain.mjs"
 // The modules `read` needs, not dist/index.js: that also loads the MCP server and SQLite ledger.
+import * as Schema from "effect/Schema"
 import * as FileTime from "../dist/FileTime.js"
+import { stringifyLine } from "../dist/internal/mcp/jsonRpc.js"
+import { attachBytes } from "../dist/internal/sources/media.js"
 import * as Lsp from "../dist/Lsp.js"
 import * as Permission from "../dist/Permission.js"
 import * as Read from "../dist/Read.js"
-import * as Workspace from "../dist/Workspace.js"
 import { ReadResult } from "../dist/ReadResult.js"
-import { attachBytes } from "../dist/internal/sources/media.js"
-import { stringifyLine } from "../dist/internal/mcp/jsonRpc.js"
-import * as Schema from "effect/Schema"
+import * as Workspace from "../dist/Workspace.js"
 
 const [, , name = "", raw = "{}"] = process.argv
 const options = JSON.parse(raw)
@@ -86,7 +86,7 @@ const cases = {
    * Per-call time on the 200-line file in a warm process: rounds of the full tool alternate with
    * rounds of the plain function, so both see the same machine.
    */
-  "small": async ({ rounds = 15, iterations = 200, file = "small" }) => {
+  "small": async ({ file = "small", iterations = 200, rounds = 15 }) => {
     const filePath = paths[file]
     await warmUp(2000)
     for (let i = 0; i < 2000; i++) await plainRead(filePath)
@@ -110,7 +110,7 @@ const cases = {
    * The first read at `offset` (index cold), then `repeats` rounds alternating the first page
    * and a later page at one of `depths` (all within the part the first read indexed).
    */
-  "deep-ours": async ({ file, offset, depths, repeats = 10 }) => {
+  "deep-ours": async ({ depths, file, offset, repeats = 10 }) => {
     await warmUp()
     const first = await time(() => read({ filePath: paths[file], offset }))
     const pageOneSamples = []
@@ -151,7 +151,7 @@ const cases = {
    * attachment with its base64 data URL; `answer` adds the MCP tool result and its JSON line
    * (the data twice: as content and in the structured ReadResult).
    */
-  "attach": async ({ rounds = 5, megabytes = 20 }) => {
+  "attach": async ({ megabytes = 20, rounds = 5 }) => {
     const pdf = (size) => {
       const bytes = Buffer.alloc(size)
       for (let i = 0; i < bytes.length; i++) bytes[i] = (Math.imul(i, 2654435761) >>> 24) & 0xff
@@ -161,7 +161,15 @@ const cases = {
     }
     const bytes = pdf(megabytes * 1024 * 1024)
     const attach = (value) =>
-      runtime.runPromise(attachBytes({ path: "/bench/big.pdf", title: "big.pdf", bytes: value, mime: "application/pdf", facts: { size: value.length } }))
+      runtime.runPromise(
+        attachBytes({
+          path: "/bench/big.pdf",
+          title: "big.pdf",
+          bytes: value,
+          mime: "application/pdf",
+          facts: { size: value.length }
+        })
+      )
     // Loaded here: the other cases (and their peak RSS) do without the MCP server.
     const { successResult } = await import("../dist/McpServer.js")
     await attach(pdf(1 << 20))
@@ -176,7 +184,11 @@ const cases = {
       const answer = await time(async () => {
         const result = attached.value
         // The line the stdio transport writes.
-        const line = stringifyLine({ jsonrpc: "2.0", id: 1, result: successResult(result, Schema.encodeSync(ReadResult)(result)) })
+        const line = stringifyLine({
+          jsonrpc: "2.0",
+          id: 1,
+          result: successResult(result, Schema.encodeSync(ReadResult)(result))
+        })
         answerBytes = line.length
         return line
       })

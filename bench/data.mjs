@@ -107,7 +107,7 @@ const writeLog = (file) => {
 }
 
 const IDENTS = ["a", "b", "c", "d", "e", "t", "n", "r", "i", "o", "s", "u", "l", "f", "p", "h", "m", "g", "y"]
-const STRINGS = ['"use strict"', '"click"', '"héllo wörld"', '"日本語"', '"data-id"', '"\\n"', "'px'"]
+const STRINGS = ["\"use strict\"", "\"click\"", "\"héllo wörld\"", "\"日本語\"", "\"data-id\"", "\"\\n\"", "'px'"]
 
 /** One statement of minified JavaScript (no newlines). */
 const jsStatement = (random) => {
@@ -118,7 +118,9 @@ const jsStatement = (random) => {
     case 1:
       return `var ${id()}=${pick(random, STRINGS)},${id()}=[${id()},${id()},${Math.floor(random() * 1e6)}];`
     case 2:
-      return `if(${id()}&&${id()}.length>${Math.floor(random() * 64)}){${id()}.push(${pick(random, STRINGS)})}else{${id()}=null}`
+      return `if(${id()}&&${id()}.length>${Math.floor(random() * 64)}){${id()}.push(${
+        pick(random, STRINGS)
+      })}else{${id()}=null}`
     case 3:
       return `${id()}.prototype.${id()}=function(){return this.${id()}===void 0?${id()}:${pick(random, STRINGS)}};`
     case 4:
@@ -155,7 +157,7 @@ const writeBundle = (file) => {
 
 /** A TypeScript source file of exactly `lines` lines. */
 const sourceText = (random, lines, seed = "") => {
-  const out = [`// generated benchmark source ${seed}`.trimEnd(), 'import * as Effect from "effect/Effect"', ""]
+  const out = [`// generated benchmark source ${seed}`.trimEnd(), "import * as Effect from \"effect/Effect\"", ""]
   let k = 0
   while (out.length < lines - 1) {
     const name = `${pick(random, IDENTS)}${pick(random, IDENTS)}${k++}`
@@ -249,7 +251,10 @@ export const ensureData = (log = console.error, only = undefined) => {
     fs.mkdirSync(paths.many, { recursive: true })
     const random = prng(5)
     for (let i = 0; i < MANY_FILES; i++) {
-      fs.writeFileSync(path.join(paths.many, `f${String(i).padStart(4, "0")}.ts`), sourceText(random, SOURCE_LINES, `#${i}`))
+      fs.writeFileSync(
+        path.join(paths.many, `f${String(i).padStart(4, "0")}.ts`),
+        sourceText(random, SOURCE_LINES, `#${i}`)
+      )
     }
     return { files: countEntries(paths.many) }
   })

@@ -32,7 +32,13 @@ const measure = async (flags) => {
   const cwd = fs.mkdtempSync(path.join(os.tmpdir(), "effect-read-description-"))
   const client = new Client({ name: "bench-description", version: "1.0.0" })
   try {
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [bin, "mcp", "--cwd", cwd, ...flags], stderr: "pipe" }))
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [bin, "mcp", "--cwd", cwd, ...flags],
+        stderr: "pipe"
+      })
+    )
     const listed = await client.listTools()
     const read = listed.tools.find((tool) => tool.name === "read")
     return {
@@ -40,7 +46,11 @@ const measure = async (flags) => {
       // What a host hands its model of each tool: the name, the description and the input schema
       // (the output schema is for the client to check results against).
       modelFacing: listed.tools.reduce(
-        (sum, tool) => sum + Buffer.byteLength(JSON.stringify({ name: tool.name, description: tool.description, input_schema: tool.inputSchema })),
+        (sum, tool) =>
+          sum +
+          Buffer.byteLength(
+            JSON.stringify({ name: tool.name, description: tool.description, input_schema: tool.inputSchema })
+          ),
         0
       ),
       description: Buffer.byteLength(read.description),
@@ -65,9 +75,9 @@ const main = async () => {
     "| form | read's description | what the model is sent of both tools (name, description, input schema) | vs full | `tools/list` (with output schemas) | vs full |",
     "|---|---:|---:|---:|---:|---:|",
     ...measured.map((m) =>
-      `| ${m.name} | ${kb(m.description)} | ${kb(m.modelFacing)} | ${(m.modelFacing / full.modelFacing).toFixed(2)}× | ${kb(m.toolsList)} | ${
-        (m.toolsList / full.toolsList).toFixed(2)
-      }× |`
+      `| ${m.name} | ${kb(m.description)} | ${kb(m.modelFacing)} | ${
+        (m.modelFacing / full.modelFacing).toFixed(2)
+      }× | ${kb(m.toolsList)} | ${(m.toolsList / full.toolsList).toFixed(2)}× |`
     ),
     "",
     "Targets:",

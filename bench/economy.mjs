@@ -99,7 +99,14 @@ const ocPageUntil = (absolute, lines, enough, offset = 1) => {
 const ocList = (absolute) => {
   const entries = fs.readdirSync(absolute, { withFileTypes: true }).map((e) => e.isDirectory() ? `${e.name}/` : e.name)
     .sort()
-  return [`<path>${absolute}</path>`, "<type>directory</type>", "<entries>", ...entries, `(${entries.length} entries)`, "</entries>"]
+  return [
+    `<path>${absolute}</path>`,
+    "<type>directory</type>",
+    "<entries>",
+    ...entries,
+    `(${entries.length} entries)`,
+    "</entries>"
+  ]
     .join("\n")
 }
 
@@ -230,51 +237,61 @@ export const measure = async ({ log = () => {} } = {}) => {
     return { ours, theirs }
   })
 
-  await task("the function around a line", "block view vs a 200-line window, widened until it holds the function", async () => {
-    const target = functionAround(BIG_TS)
-    const ours = [await read({ filePath: BIG_TS, view: "block", offset: target.line })]
-    const lines = fileLines(BIG_TS)
-    // A model that knows a line number reads around it, and reads more while the function is cut.
-    const theirs = []
-    let from = Math.max(1, target.line - 100)
-    let to = target.line + 99
-    theirs.push(ocRead(abs(BIG_TS), lines, from, to - from + 1).output)
-    while (from > target.start) {
-      const next = Math.max(1, from - 200)
-      theirs.push(ocRead(abs(BIG_TS), lines, next, from - next).output)
-      from = next
+  await task(
+    "the function around a line",
+    "block view vs a 200-line window, widened until it holds the function",
+    async () => {
+      const target = functionAround(BIG_TS)
+      const ours = [await read({ filePath: BIG_TS, view: "block", offset: target.line })]
+      const lines = fileLines(BIG_TS)
+      // A model that knows a line number reads around it, and reads more while the function is cut.
+      const theirs = []
+      let from = Math.max(1, target.line - 100)
+      let to = target.line + 99
+      theirs.push(ocRead(abs(BIG_TS), lines, from, to - from + 1).output)
+      while (from > target.start) {
+        const next = Math.max(1, from - 200)
+        theirs.push(ocRead(abs(BIG_TS), lines, next, from - next).output)
+        from = next
+      }
+      while (to < target.end) {
+        theirs.push(ocRead(abs(BIG_TS), lines, to + 1, 200).output)
+        to += 200
+      }
+      for (const [side, outputs] of [["ours", ours], ["theirs", theirs]]) {
+        const text = outputs.join("\n")
+        check(text.includes(`${target.start}: ${target.first}`), `${side}: the function's first line ${target.start}`)
+        check(text.includes(`${target.end}: ${target.last}`), `${side}: the function's last line ${target.end}`)
+      }
+      return { ours, theirs, calls: { line: target.line, function: `${target.start}-${target.end}` } }
     }
-    while (to < target.end) {
-      theirs.push(ocRead(abs(BIG_TS), lines, to + 1, 200).output)
-      to += 200
-    }
-    for (const [side, outputs] of [["ours", ours], ["theirs", theirs]]) {
-      const text = outputs.join("\n")
-      check(text.includes(`${target.start}: ${target.first}`), `${side}: the function's first line ${target.start}`)
-      check(text.includes(`${target.end}: ${target.last}`), `${side}: the function's last line ${target.end}`)
-    }
-    return { ours, theirs, calls: { line: target.line, function: `${target.start}-${target.end}` } }
-  })
+  )
 
-  await task(`the last ${TAIL_LINES} lines of the 1 GB log`, "tail vs the first page (for the total) then the last lines", async () => {
-    const relative = path.relative(ROOT, paths.log)
-    const manifest = JSON.parse(fs.readFileSync(path.join(path.dirname(paths.log), "manifest.json"), "utf8"))
-    const total = manifest.log.lines
-    const tail = lastLines(paths.log, TAIL_LINES)
-    const ours = [await read({ filePath: relative, offset: -TAIL_LINES })]
-    const source = (offset, limit) => ({
-      lines: offset === 1 ? firstLines(paths.log, limit) : tail.slice(offset - (total - TAIL_LINES + 1)).slice(0, limit),
-      total
-    })
-    // The first page says how many lines there are; then the page that starts 200 from the end.
-    const theirs = [ocRead(paths.log, source, 1).output, ocRead(paths.log, source, total - TAIL_LINES + 1).output]
-    for (const [side, outputs] of [["ours", ours], ["theirs", theirs]]) {
-      const text = outputs.join("\n")
-      const missing = tail.filter((line, i) => !text.includes(`${total - TAIL_LINES + 1 + i}: ${line}`))
-      check(missing.length === 0, `${side}: ${missing.length} of the last ${TAIL_LINES} lines`)
+  await task(
+    `the last ${TAIL_LINES} lines of the 1 GB log`,
+    "tail vs the first page (for the total) then the last lines",
+    async () => {
+      const relative = path.relative(ROOT, paths.log)
+      const manifest = JSON.parse(fs.readFileSync(path.join(path.dirname(paths.log), "manifest.json"), "utf8"))
+      const total = manifest.log.lines
+      const tail = lastLines(paths.log, TAIL_LINES)
+      const ours = [await read({ filePath: relative, offset: -TAIL_LINES })]
+      const source = (offset, limit) => ({
+        lines: offset === 1
+          ? firstLines(paths.log, limit)
+          : tail.slice(offset - (total - TAIL_LINES + 1)).slice(0, limit),
+        total
+      })
+      // The first page says how many lines there are; then the page that starts 200 from the end.
+      const theirs = [ocRead(paths.log, source, 1).output, ocRead(paths.log, source, total - TAIL_LINES + 1).output]
+      for (const [side, outputs] of [["ours", ours], ["theirs", theirs]]) {
+        const text = outputs.join("\n")
+        const missing = tail.filter((line, i) => !text.includes(`${total - TAIL_LINES + 1 + i}: ${line}`))
+        check(missing.length === 0, `${side}: ${missing.length} of the last ${TAIL_LINES} lines`)
+      }
+      return { ours, theirs }
     }
-    return { ours, theirs }
-  })
+  )
 
   await task("an unchanged file read three times", "session memory's stubs vs the file in full each time", async () => {
     const lines = fileLines(REREAD)
@@ -290,7 +307,9 @@ export const measure = async ({ log = () => {} } = {}) => {
 
   await task("10 small files", "read_many vs ten reads", async () => {
     const names = fs.readdirSync(abs(EFFECT_SRC)).filter((n) => n.endsWith(".ts"))
-      .map((n) => ({ n, size: fs.statSync(path.join(abs(EFFECT_SRC), n)).size })).sort((a, b) => a.size - b.size || (a.n < b.n ? -1 : 1))
+      .map((n) => ({ n, size: fs.statSync(path.join(abs(EFFECT_SRC), n)).size })).sort((a, b) =>
+        a.size - b.size || (a.n < b.n ? -1 : 1)
+      )
       .slice(0, 10).map(({ n }) => `${EFFECT_SRC}/${n}`)
     const many = await runtime.runPromise(ReadMany.readMany({ files: names.map((filePath) => ({ filePath })) }))
     const ours = [many.output]
@@ -302,20 +321,24 @@ export const measure = async ({ log = () => {} } = {}) => {
     return { ours, theirs }
   })
 
-  await task("a path with a one-letter typo", "the error's suggestion then the read vs not found, a listing, the read", async () => {
-    const lines = fileLines(REREAD)
-    const error = await failure({ filePath: TYPO })
-    check(error.includes(path.basename(REREAD)), `ours: the suggestion of ${REREAD} (got ${error.slice(0, 300)})`)
-    // A fresh session: the file is not in context yet.
-    const fresh = runtimeOf()
-    const file = await fresh.runPromise(Read.read({ filePath: REREAD })).then((r) => r.output)
-    await fresh.dispose()
-    const ours = [error, file]
-    const theirs = [`File not found: ${abs(TYPO)}`, ocList(abs(EFFECT_SRC)), ocRead(abs(REREAD), lines).output]
-    check(theirs[1].includes(path.basename(REREAD)), "theirs: the file in the listing")
-    check(lines.every((line, i) => file.includes(`${i + 1}: ${line}`)), "ours: the file's lines")
-    return { ours, theirs }
-  })
+  await task(
+    "a path with a one-letter typo",
+    "the error's suggestion then the read vs not found, a listing, the read",
+    async () => {
+      const lines = fileLines(REREAD)
+      const error = await failure({ filePath: TYPO })
+      check(error.includes(path.basename(REREAD)), `ours: the suggestion of ${REREAD} (got ${error.slice(0, 300)})`)
+      // A fresh session: the file is not in context yet.
+      const fresh = runtimeOf()
+      const file = await fresh.runPromise(Read.read({ filePath: REREAD })).then((r) => r.output)
+      await fresh.dispose()
+      const ours = [error, file]
+      const theirs = [`File not found: ${abs(TYPO)}`, ocList(abs(EFFECT_SRC)), ocRead(abs(REREAD), lines).output]
+      check(theirs[1].includes(path.basename(REREAD)), "theirs: the file in the listing")
+      check(lines.every((line, i) => file.includes(`${i + 1}: ${line}`)), "ours: the file's lines")
+      return { ours, theirs }
+    }
+  )
 
   await task("a line found by keyword in an 11,000-line file", "search vs paging until it shows up", async () => {
     const lines = fileLines(KEYWORD_FILE)
@@ -348,7 +371,9 @@ export const render = (economy) => {
   const restOurs = rest.reduce((sum, t) => sum + t.ours, 0)
   const restTheirs = rest.reduce((sum, t) => sum + t.theirs, 0)
   const rows = economy.tasks.map((t) =>
-    `| ${t.name} | ${t.how} | ${kb(t.ours)} (${t.calls.ours}) | ${kb(t.theirs)} (${t.calls.theirs}) | ${pct(t.ours, t.theirs)} |`
+    `| ${t.name} | ${t.how} | ${kb(t.ours)} (${t.calls.ours}) | ${kb(t.theirs)} (${t.calls.theirs}) | ${
+      pct(t.ours, t.theirs)
+    } |`
   )
   const table = [
     "| task | effect-read vs opencode-style | effect-read (calls) | paging (calls) | ratio |",
@@ -360,9 +385,16 @@ export const render = (economy) => {
   const ratio = ours / theirs
   return {
     table,
-    description: `The tool's description, sent with every request (\`Read.description\`, every source, the default caps): ${
-      economy.description.bytes.toLocaleString("en-US")
-    } bytes; its short form (\`Limits.Description\` short): ${economy.description.shortBytes.toLocaleString("en-US")} bytes.`,
-    target: { name: "token economy: bytes of effect-read at its best vs opencode-style paging ≤ 25 %", value: ratio, limit: 0.25 }
+    description:
+      `The tool's description, sent with every request (\`Read.description\`, every source, the default caps): ${
+        economy.description.bytes.toLocaleString("en-US")
+      } bytes; its short form (\`Limits.Description\` short): ${
+        economy.description.shortBytes.toLocaleString("en-US")
+      } bytes.`,
+    target: {
+      name: "token economy: bytes of effect-read at its best vs opencode-style paging ≤ 25 %",
+      value: ratio,
+      limit: 0.25
+    }
   }
 }

@@ -19,7 +19,10 @@ const FILES = 1_000
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "effect-read-host-"))
 const files = Array.from({ length: FILES }, (_, i) => {
   const file = path.join(dir, `f${String(i).padStart(4, "0")}.ts`)
-  fs.writeFileSync(file, Array.from({ length: 100 }, (_, j) => `export const v${j} = ${i * j} // file ${i}, line ${j + 1}`).join("\n") + "\n")
+  fs.writeFileSync(
+    file,
+    Array.from({ length: 100 }, (_, j) => `export const v${j} = ${i * j} // file ${i}, line ${j + 1}`).join("\n") + "\n"
+  )
   return file
 })
 const measure = () => {

@@ -42,7 +42,9 @@ const timed = args.includes("--time")
 // `--dist DIR`: another build of the library (e.g. the commit before a change, built with
 // `npx tsc -p tsconfig.build.json --outDir DIR`), for a before/after in one sitting.
 const distAt = args.indexOf("--dist")
-const dist = distAt >= 0 ? pathToFileURL(path.resolve(args[distAt + 1]) + "/").href : new URL("../dist/", import.meta.url).href
+const dist = distAt >= 0
+  ? pathToFileURL(path.resolve(args[distAt + 1]) + "/").href
+  : new URL("../dist/", import.meta.url).href
 const [FileTime, Lsp, Permission, Read, Workspace] = await Promise.all(
   ["FileTime", "Lsp", "Permission", "Read", "Workspace"].map((name) => import(`${dist}${name}.js`))
 )
@@ -51,7 +53,9 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), "effect-read-profile-"))
 const small = path.join(dir, "small.ts")
 const warm = path.join(dir, "warm.ts")
 const source = (n) =>
-  Array.from({ length: n }, (_, i) => `export const value${i} = ${i} // line ${i + 1} of a small source file`).join("\n") +
+  Array.from({ length: n }, (_, i) => `export const value${i} = ${i} // line ${i + 1} of a small source file`).join(
+    "\n"
+  ) +
   "\n"
 fs.writeFileSync(small, source(LINES))
 fs.writeFileSync(warm, source(200))
@@ -157,7 +161,9 @@ await runtime.dispose()
 fs.rmSync(dir, { recursive: true, force: true })
 
 const perRead = (map) =>
-  Object.fromEntries([...map].sort((a, b) => b[1] - a[1]).map(([key, count]) => [key, Math.round((count / READS) * 10) / 10]))
+  Object.fromEntries(
+    [...map].sort((a, b) => b[1] - a[1]).map(([key, count]) => [key, Math.round((count / READS) * 10) / 10])
+  )
 const sum = (map) => [...map.values()].reduce((a, b) => a + b, 0)
 const report = {
   lines: LINES,
@@ -192,7 +198,9 @@ if (asJson) {
   console.log("runtime steps by innermost span:", report.stepsBySpan)
   if (times !== undefined) {
     console.log(
-      `uncounted, median per call: ours ${times.oursMs.toFixed(3)} ms, plain ${times.plainMs.toFixed(3)} ms: ${times.ratio.toFixed(2)}×`
+      `uncounted, median per call: ours ${times.oursMs.toFixed(3)} ms, plain ${times.plainMs.toFixed(3)} ms: ${
+        times.ratio.toFixed(2)
+      }×`
     )
   }
 }

@@ -115,7 +115,7 @@ export const mcpServer = async (tree) => {
 }
 
 /** Run everything, interleaved run by run; returns the results. */
-export const measure = async ({ runs = 7, log = console.error } = {}) => {
+export const measure = async ({ log = console.error, runs = 7 } = {}) => {
   const info = ensureTrees(log)
   const out = {}
   for (const [kind, tree] of Object.entries(trees)) {
@@ -167,7 +167,13 @@ export const measure = async ({ runs = 7, log = console.error } = {}) => {
 }
 
 const ms = (v) =>
-  !Number.isFinite(v) ? "—" : v >= 1000 ? `${(v / 1000).toFixed(2)} s` : v >= 100 ? `${v.toFixed(0)} ms` : `${v.toFixed(1)} ms`
+  !Number.isFinite(v)
+    ? "—"
+    : v >= 1000
+    ? `${(v / 1000).toFixed(2)} s`
+    : v >= 100
+    ? `${v.toFixed(0)} ms`
+    : `${v.toFixed(1)} ms`
 const mb = (v) => (Number.isFinite(v) ? `${v.toFixed(0)} MB` : "—")
 const x = (v) => (Number.isFinite(v) ? `${v.toFixed(2)}×` : "—")
 
@@ -193,7 +199,8 @@ export const rows = ({ info, results }) => {
           caseName: `wrong paths in one MCP server, ${treeName(kind)}: the second miss / later misses`,
           ours: `${ms(m.secondMiss)} / ${ms(m.laterMisses)}`,
           rss: "—",
-          baseline: "its first call (a hit, while the server lists the tree at start) / its first miss / later hits, alternating with the later misses",
+          baseline:
+            "its first call (a hit, while the server lists the tree at start) / its first miss / later hits, alternating with the later misses",
           base: `${ms(m.hit)} / ${ms(m.firstMiss)} / ${ms(m.laterHits)}`,
           r: `${x(m.secondMiss / m.hit)} / ${x(m.laterMisses / m.laterHits)}`,
           runsText: `${m.runs} servers`
@@ -201,12 +208,42 @@ export const rows = ({ info, results }) => {
       })
     ],
     targets: [
-      { name: "wrong path, git repository: a miss within 1.3× a hit (CLI)", value: r.git.miss.median / r.git.hit.median, limit: 1.3, show: x },
-      { name: "wrong path, git repository: a miss ≤ 20 MB more peak RSS than a hit", value: r.git.miss.peakRss - r.git.hit.peakRss, limit: 20, show: mb },
-      { name: "wrong path, without git: a miss within 2× a hit (CLI)", value: r.plain.miss.median / r.plain.hit.median, limit: 2, show: x },
-      { name: "wrong path, without git: a miss ≤ 20 MB more peak RSS than a hit", value: r.plain.miss.peakRss - r.plain.hit.peakRss, limit: 20, show: mb },
-      { name: "wrong path, MCP server, git repository: the second miss ≤ 10 ms", value: r["mcp-git"].secondMiss, limit: 10, show: ms },
-      { name: "wrong path, MCP server, tree without git: the second miss ≤ 10 ms", value: r["mcp-plain"].secondMiss, limit: 10, show: ms }
+      {
+        name: "wrong path, git repository: a miss within 1.3× a hit (CLI)",
+        value: r.git.miss.median / r.git.hit.median,
+        limit: 1.3,
+        show: x
+      },
+      {
+        name: "wrong path, git repository: a miss ≤ 20 MB more peak RSS than a hit",
+        value: r.git.miss.peakRss - r.git.hit.peakRss,
+        limit: 20,
+        show: mb
+      },
+      {
+        name: "wrong path, without git: a miss within 2× a hit (CLI)",
+        value: r.plain.miss.median / r.plain.hit.median,
+        limit: 2,
+        show: x
+      },
+      {
+        name: "wrong path, without git: a miss ≤ 20 MB more peak RSS than a hit",
+        value: r.plain.miss.peakRss - r.plain.hit.peakRss,
+        limit: 20,
+        show: mb
+      },
+      {
+        name: "wrong path, MCP server, git repository: the second miss ≤ 10 ms",
+        value: r["mcp-git"].secondMiss,
+        limit: 10,
+        show: ms
+      },
+      {
+        name: "wrong path, MCP server, tree without git: the second miss ≤ 10 ms",
+        value: r["mcp-plain"].secondMiss,
+        limit: 10,
+        show: ms
+      }
     ].map((t) => ({ ...t, met: Number.isFinite(t.value) && t.value <= t.limit })),
     note: `Wrong paths: a hard-linked copy of this project's node_modules (${files} files) as a git repository ` +
       `(everything added to git's index) and as a plain tree, under the OS temp directory; CLI calls timed whole ` +
@@ -217,14 +254,16 @@ export const rows = ({ info, results }) => {
 }
 
 export const render = (data) => {
-  const { rows: table, targets, note } = rows(data)
+  const { note, rows: table, targets } = rows(data)
   const cell = (text) => String(text).replaceAll("|", "\\|")
   return [
     note,
     "",
     "| case | ours (median) | peak RSS | baseline | baseline (median) | ours / baseline | runs |",
     "|---|---:|---:|---|---:|---:|---:|",
-    ...table.map((r) => `| ${[r.caseName, r.ours, r.rss, r.baseline, r.base, r.r, r.runsText].map(cell).join(" | ")} |`),
+    ...table.map((r) =>
+      `| ${[r.caseName, r.ours, r.rss, r.baseline, r.base, r.r, r.runsText].map(cell).join(" | ")} |`
+    ),
     "",
     ...targets.map((t) => `- ${t.met ? "met" : "**missed**"}: ${t.name} — ${t.show(t.value)}`)
   ].join("\n")

@@ -49,7 +49,12 @@ const serve = Effect.gen(function*() {
     for await (const line of lines) {
       const command = JSON.parse(line)
       const answer = command.read !== undefined
-        ? await run(Effect.map(Read.read({ filePath: command.read }), (result) => ({ output: result.output, metadata: result.metadata })))
+        ? await run(
+          Effect.map(
+            Read.read({ filePath: command.read }),
+            (result) => ({ output: result.output, metadata: result.metadata })
+          )
+        )
         : command.compacted
         ? await run(Effect.as(memory.compacted("bench"), {}))
         : command.mark
@@ -86,7 +91,11 @@ const program = command === "serve" ? serve : command === "start"
       // What was shown is of the version stamped: the stamp's size and mtime.
       const fs = yield* FileSystem.FileSystem
       const info = yield* fs.stat(file)
-      const version = { ...shown, size: Number(info.size), mtime: info.mtime._tag === "Some" ? info.mtime.value.getTime() : undefined }
+      const version = {
+        ...shown,
+        size: Number(info.size),
+        mtime: info.mtime._tag === "Some" ? info.mtime.value.getTime() : undefined
+      }
       yield* Effect.forEach(
         Array.from({ length: Number(sessions) }, (_, i) => `s${i}`),
         // Each after a random few milliseconds: the two processes' reads of a session overlap in every way.
@@ -100,6 +109,8 @@ const program = command === "serve" ? serve : command === "start"
 
 Effect.runPromise(program.pipe(Effect.either)).then((result) => {
   console.log(JSON.stringify(
-    Either.isRight(result) ? { ok: true, ...result.right } : { ok: false, error: String(result.left?.message ?? result.left) }
+    Either.isRight(result)
+      ? { ok: true, ...result.right }
+      : { ok: false, error: String(result.left?.message ?? result.left) }
   ))
 }, (defect) => console.log(JSON.stringify({ ok: false, error: String(defect?.message ?? defect) })))

@@ -58,7 +58,10 @@ const startPg = () => {
       encoding: "utf8",
       stdio: ["ignore", "pipe", "inherit"]
     }).trim().split(" ")
-    return { url, stop: () => execFileSync("bash", [path.join(repo, "scripts/pg-test.sh"), "stop", dir], { stdio: "inherit" }) }
+    return {
+      url,
+      stop: () => execFileSync("bash", [path.join(repo, "scripts/pg-test.sh"), "stop", dir], { stdio: "inherit" })
+    }
   } catch (error) {
     return { error: `scripts/pg-test.sh could not start PostgreSQL (${error.message.split("\n")[0]})` }
   }
@@ -69,7 +72,9 @@ let databases = 0
 const freshDatabase = async () => {
   const name = `effect_read_bench_${process.pid}_${++databases}`
   await Effect.runPromise(
-    Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`CREATE DATABASE ${name}`)).pipe(Effect.provide(pgLayer(pg.url)))
+    Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`CREATE DATABASE ${name}`)).pipe(
+      Effect.provide(pgLayer(pg.url))
+    )
   )
   const url = new URL(pg.url)
   url.pathname = `/${name}`
@@ -78,8 +83,10 @@ const freshDatabase = async () => {
 const dropDatabases = () =>
   Effect.runPromise(
     Effect.flatMap(SqlClient.SqlClient, (sql) =>
-      Effect.forEach(Array.from({ length: databases }, (_, i) => `effect_read_bench_${process.pid}_${i + 1}`), (name) =>
-        sql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))).pipe(Effect.provide(pgLayer(pg.url)))
+      Effect.forEach(
+        Array.from({ length: databases }, (_, i) => `effect_read_bench_${process.pid}_${i + 1}`),
+        (name) => sql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      )).pipe(Effect.provide(pgLayer(pg.url)))
   )
 
 let sqliteFiles = 0
@@ -92,7 +99,9 @@ const stores = () => [
 
 const replicaRun = (argv) =>
   new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(here, "replica.mjs"), ...argv], { stdio: ["ignore", "pipe", "inherit"] })
+    const child = spawn(process.execPath, [path.join(here, "replica.mjs"), ...argv], {
+      stdio: ["ignore", "pipe", "inherit"]
+    })
     let out = ""
     child.stdout.on("data", (chunk) => (out += chunk))
     child.on("close", () => {
@@ -121,17 +130,23 @@ const serving = (store) => {
         waiting.push(resolve)
         child.stdin.write(JSON.stringify(command) + "\n")
       }),
-    close: () => new Promise((resolve) => {
-      child.on("close", resolve)
-      child.stdin.end()
-    })
+    close: () =>
+      new Promise((resolve) => {
+        child.on("close", resolve)
+        child.stdin.end()
+      })
   }
 }
 
 // --- 1. The conversation ---------------------------------------------------------------------
 
 const servicesIn = (dir, state) =>
-  Layer.mergeAll(Workspace.layer({ directory: dir, sessionId: "bench" }), Permission.layerAllowAll, Lsp.layerNoop, state)
+  Layer.mergeAll(
+    Workspace.layer({ directory: dir, sessionId: "bench" }),
+    Permission.layerAllowAll,
+    Lsp.layerNoop,
+    state
+  )
     .pipe(Layer.provideMerge(NodeContext.layer))
 
 const oneProcess = async () => {
@@ -171,11 +186,17 @@ const coverageTrial = async (store) => {
   const Store = await import("../dist/internal/doors/storeOption.js")
   const spec = Store.parseStore(store, process.cwd())
   const ranges = await Effect.runPromise(
-    Effect.flatMap(FileTime.FileTime, (ledger) =>
-      Effect.forEach(Array.from({ length: 100 }, (_, i) => `s${i}`), (session) =>
-        Effect.map(ledger.coverage(session, file), (c) => c.ranges.map((r) => `${r.start}-${r.end}`).join(",")))).pipe(
-        Effect.provide(Store.layer(spec.right, { sessionMemory: false }).pipe(Layer.provide(NodeContext.layer)))
-      )
+    Effect.flatMap(
+      FileTime.FileTime,
+      (ledger) =>
+        Effect.forEach(
+          Array.from({ length: 100 }, (_, i) => `s${i}`),
+          (session) =>
+            Effect.map(ledger.coverage(session, file), (c) => c.ranges.map((r) => `${r.start}-${r.end}`).join(","))
+        )
+    ).pipe(
+      Effect.provide(Store.layer(spec.right, { sessionMemory: false }).pipe(Layer.provide(NodeContext.layer)))
+    )
   )
   return { kept: ranges.filter((kept) => kept === "1-3,10-12").length }
 }
@@ -203,7 +224,9 @@ const latency = async () => {
   fs.writeFileSync(steady, lines.join("\n") + "\n")
   fs.writeFileSync(changing, lines.join("\n") + "\n")
   const pgState = (memory) =>
-    Layer.merge(SqlFileTime.layerClient, memory ? SqlSessionMemory.layerClient() : Layer.empty).pipe(Layer.provide(pgLayer(url)))
+    Layer.merge(SqlFileTime.layerClient, memory ? SqlSessionMemory.layerClient() : Layer.empty).pipe(
+      Layer.provide(pgLayer(url))
+    )
   const memState = (memory) => Layer.merge(FileTime.layerMemory, memory ? SessionMemory.layerSession() : Layer.empty)
   const runtimes = {
     memoryLedger: ManagedRuntime.make(servicesIn(dir, memState(false))),
@@ -237,7 +260,12 @@ const latency = async () => {
         if (i >= 20) times[key].push(ms)
       }
     }
-    rows.push({ label, memoryMs: median(times.base), postgresMs: median(times.store), extraMs: median(times.store) - median(times.base) })
+    rows.push({
+      label,
+      memoryMs: median(times.base),
+      postgresMs: median(times.store),
+      extraMs: median(times.store) - median(times.base)
+    })
   }
   for (const runtime of Object.values(runtimes)) await runtime.dispose()
   return rows
@@ -246,7 +274,13 @@ const latency = async () => {
 // --- Run -------------------------------------------------------------------------------------
 
 pg = startPg()
-const result = { postgres: pg.url === undefined ? pg.error : "on loopback", conversation: {}, coverage: {}, boots: {}, latency: undefined }
+const result = {
+  postgres: pg.url === undefined ? pg.error : "on loopback",
+  conversation: {},
+  coverage: {},
+  boots: {},
+  latency: undefined
+}
 const missed = []
 try {
   const baseline = await oneProcess()
@@ -259,9 +293,13 @@ try {
       wrong: replicas.wrong,
       notices: { total: replicas.notices.total, wrong: replicas.notices.wrong, missed: replicas.notices.missed }
     }
-    if (replicas.bytes !== baseline.bytes) missed.push(`${store.name}: ${replicas.bytes} bytes, one process ${baseline.bytes}`)
+    if (replicas.bytes !== baseline.bytes) {
+      missed.push(`${store.name}: ${replicas.bytes} bytes, one process ${baseline.bytes}`)
+    }
     if (replicas.wrong.length > 0) missed.push(`${store.name}: wrong stubs ${replicas.wrong.join("; ")}`)
-    if (replicas.notices.wrong.length + replicas.notices.missed.length > 0) missed.push(`${store.name}: notices wrong or missed`)
+    if (replicas.notices.wrong.length + replicas.notices.missed.length > 0) {
+      missed.push(`${store.name}: notices wrong or missed`)
+    }
 
     const trials = []
     for (let t = 0; t < 5; t++) trials.push(await coverageTrial(await store.fresh()))
@@ -270,8 +308,14 @@ try {
 
     const boots = []
     for (let t = 0; t < (quick ? 5 : 20); t++) boots.push(await bootTrial(await store.fresh()))
-    result.boots[store.name] = { started: boots.filter((boot) => boot.ok).length, trials: boots.length, errors: boots.flatMap((b) => b.errors) }
-    if (boots.some((boot) => !boot.ok)) missed.push(`${store.name}: first boots ${JSON.stringify(result.boots[store.name])}`)
+    result.boots[store.name] = {
+      started: boots.filter((boot) => boot.ok).length,
+      trials: boots.length,
+      errors: boots.flatMap((b) => b.errors)
+    }
+    if (boots.some((boot) => !boot.ok)) {
+      missed.push(`${store.name}: first boots ${JSON.stringify(result.boots[store.name])}`)
+    }
   }
   if (pg.url !== undefined) result.latency = await latency()
 } finally {
@@ -281,18 +325,36 @@ try {
 }
 
 const c = result.conversation
-console.log(`replicas: one process with layerSession ${c.oneProcess.bytes} B, ${c.oneProcess.stubs} stubs, ${c.oneProcess.wrong} wrong`)
+console.log(
+  `replicas: one process with layerSession ${c.oneProcess.bytes} B, ${c.oneProcess.stubs} stubs, ${c.oneProcess.wrong} wrong`
+)
 for (const store of ["SQLite", "PostgreSQL"]) {
   if (c[store] === undefined) continue
-  console.log(`replicas: two processes on ${store}: ${c[store].bytes} B (${c[store].bytes === c.oneProcess.bytes ? "the same" : "DIFFERENT"}), ${c[store].stubs} stubs, ${c[store].wrong.length} wrong; notices ${c[store].notices.total}, ${c[store].notices.wrong.length} wrong, ${c[store].notices.missed.length} missed`)
-  console.log(`replicas: coverage from two processes on ${store}, 100 sessions, 5 trials: ${result.coverage[store].join(", ")} kept`)
+  console.log(
+    `replicas: two processes on ${store}: ${c[store].bytes} B (${
+      c[store].bytes === c.oneProcess.bytes ? "the same" : "DIFFERENT"
+    }), ${c[store].stubs} stubs, ${c[store].wrong.length} wrong; notices ${c[store].notices.total}, ${
+      c[store].notices.wrong.length
+    } wrong, ${c[store].notices.missed.length} missed`
+  )
+  console.log(
+    `replicas: coverage from two processes on ${store}, 100 sessions, 5 trials: ${
+      result.coverage[store].join(", ")
+    } kept`
+  )
   const boots = result.boots[store]
-  console.log(`replicas: four replicas on an empty ${store} database: ${boots.started} of ${boots.trials} trials all started`)
+  console.log(
+    `replicas: four replicas on an empty ${store} database: ${boots.started} of ${boots.trials} trials all started`
+  )
 }
 if (result.latency === undefined) console.log(`replicas: PostgreSQL rows not run: ${result.postgres}`)
 else {
   for (const row of result.latency) {
-    console.log(`replicas: ${row.label}: in memory ${row.memoryMs.toFixed(2)} ms, PostgreSQL ${row.postgresMs.toFixed(2)} ms (+${row.extraMs.toFixed(2)} ms; target +2 ms: ${row.extraMs <= 2 ? "met" : "missed"})`)
+    console.log(
+      `replicas: ${row.label}: in memory ${row.memoryMs.toFixed(2)} ms, PostgreSQL ${row.postgresMs.toFixed(2)} ms (+${
+        row.extraMs.toFixed(2)
+      } ms; target +2 ms: ${row.extraMs <= 2 ? "met" : "missed"})`
+    )
   }
 }
 if (jsonOut !== undefined) fs.writeFileSync(jsonOut, JSON.stringify(result, null, 2))

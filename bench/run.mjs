@@ -57,7 +57,7 @@ const median = (values) => {
 }
 
 /** One case in a fresh Node process; returns its JSON line. */
-const child = (name, options = {}, { nodeArgs = ["--expose-gc"], fdLimit } = {}) => {
+const child = (name, options = {}, { fdLimit, nodeArgs = ["--expose-gc"] } = {}) => {
   const argv = [...nodeArgs, path.join(here, "child.mjs"), name, JSON.stringify(options)]
   const quoted = [process.execPath, ...argv].map((a) => `'${a.replaceAll("'", `'\\''`)}'`).join(" ")
   const result = fdLimit === undefined
@@ -137,7 +137,10 @@ const machine = () => {
   const cpu = fs.readFileSync("/proc/cpuinfo", "utf8").match(/model name\s*:\s*(.*)/)?.[1] ?? os.cpus()[0]?.model
   let disk = ""
   try {
-    disk = execSync(`df -hT ${JSON.stringify(DATA_DIR)} | tail -1`, { encoding: "utf8" }).trim().split(/\s+/).slice(0, 2)
+    disk = execSync(`df -hT ${JSON.stringify(DATA_DIR)} | tail -1`, { encoding: "utf8" }).trim().split(/\s+/).slice(
+      0,
+      2
+    )
       .join(" ")
   } catch {
     // No df here: the figures say nothing of the disk.
@@ -223,7 +226,9 @@ const main = async () => {
   if (only === "description") return describeTools()
   const alone = ["floor", "recovery", "structure", "search", "economy"]
   if (only !== undefined && !alone.includes(only)) {
-    throw new Error(`--only ${only}: only ${alone.map((a) => `"${a}"`).join(", ")}, "soak" or "description" can run alone`)
+    throw new Error(
+      `--only ${only}: only ${alone.map((a) => `"${a}"`).join(", ")}, "soak" or "description" can run alone`
+    )
   }
   // The floor's rows need the small files and the directory, not the 1 GB log.
   const manifest = only === undefined || only === "search" || only === "economy"
@@ -244,7 +249,9 @@ const main = async () => {
   // Wrong paths (issue 15): a copy of node_modules as a git repository and as a plain tree.
   if (only === undefined || only === "recovery") results.recovery = await recovery.measure({ runs: runs(9), log })
   // The syntax engine (issue 16): outline of a 5,000-line TypeScript file cold and warm, block lookup.
-  if (only === undefined || only === "structure" || only === "floor") results.structure = await structure.measure({ runs: runs(7), log })
+  if (only === undefined || only === "structure" || only === "floor") {
+    results.structure = await structure.measure({ runs: runs(7), log })
+  }
   // Search for a line near the end of the 1 GB log (issue 30), against grep.
   if (only === "search") measureSearch(results)
   // The bytes a model is handed for a fixed task set (issue 30): no times, so one run.
@@ -267,7 +274,11 @@ const main = async () => {
   log(`raw results in ${path.relative(process.cwd(), jsonOut)}`)
   if (only !== undefined) return
   // Session memory and read_many (bench/session.mjs, a process of its own; it fails on a missed target).
-  const session = spawnSync(process.execPath, [path.join(here, "session.mjs"), "--json", path.join(DATA_DIR, "session.json")], {
+  const session = spawnSync(process.execPath, [
+    path.join(here, "session.mjs"),
+    "--json",
+    path.join(DATA_DIR, "session.json")
+  ], {
     encoding: "utf8"
   })
   process.stdout.write(`\n${session.stdout}`)
@@ -290,7 +301,11 @@ const main = async () => {
 /** The tool's description in its two forms: `tools/list` bytes through the MCP client (bench/description.mjs). */
 const describeTools = () => {
   log("tools/list, full and short description (bench/description.mjs) ...")
-  const described = spawnSync(process.execPath, [path.join(here, "description.mjs"), "--json", path.join(DATA_DIR, "description.json")], {
+  const described = spawnSync(process.execPath, [
+    path.join(here, "description.mjs"),
+    "--json",
+    path.join(DATA_DIR, "description.json")
+  ], {
     encoding: "utf8",
     stdio: ["ignore", "pipe", "inherit"]
   })
@@ -328,9 +343,14 @@ const measureFloor = (results) => {
     // Answers initialize, then exits as stdin closes.
     mcp: `printf '%s\\n' '${initialize}' | ${node} ${bin} mcp --cwd ${q(DATA_DIR)}`
   }
-  if (!shell(commands.mcp).stdout.toString().includes("protocolVersion")) throw new Error("mcp did not answer initialize")
+  if (!shell(commands.mcp).stdout.toString().includes("protocolVersion")) {
+    throw new Error("mcp did not answer initialize")
+  }
   if (!shell(commands.cli).stdout.toString().includes("\"output\"")) throw new Error("the CLI did not read")
-  results.startup = interleave("start-up", Object.entries(commands).map(([key, command]) => shellVariant(key, runs(15), command)))
+  results.startup = interleave(
+    "start-up",
+    Object.entries(commands).map(([key, command]) => shellVariant(key, runs(15), command))
+  )
   results.startupRss = Object.fromEntries(Object.entries(commands).map(([key, command]) => [key, shellRss(command)]))
 
   results.small = interleave("small file", [
@@ -404,12 +424,13 @@ const measureReads = (results) => {
   results.floor = interleave("memory floor", [oursVariant("ours", runs(3), "floor", {}, () => NaN)])
   measureFloor(results)
 
-
   results.first = interleave("first page of the 1 GB log", [
     spawnVariant(runs(15)),
     oursVariant("ours", runs(9), "page-ours", { file: "log", repeats: 5 }),
     shellVariant("head", runs(15), `head -n 2000 ${q(paths.log)}`),
-    oursVariant("naive", runs(3), "naive", { file: "log" }, (r) => r.first, { nodeArgs: ["--max-old-space-size=16384"] })
+    oursVariant("naive", runs(3), "naive", { file: "log" }, (r) => r.first, {
+      nodeArgs: ["--max-old-space-size=16384"]
+    })
   ])
   // One read in a fresh process, no warm-up: what a CLI call costs, and the read's own peak RSS.
   results.firstCold = interleave("first page, first call in a fresh process", [freshVariant(runs(5), "log")])
@@ -457,8 +478,9 @@ const measureReads = (results) => {
     freshVariant(runs(3), "bundle")
   ])
 
-
-  results.attach = interleave("20 MB attachment", [oursVariant("ours", runs(3), "attach", { rounds: 5 }, (r) => r.samples)])
+  results.attach = interleave("20 MB attachment", [
+    oursVariant("ours", runs(3), "attach", { rounds: 5 }, (r) => r.samples)
+  ])
   const pooledAttach = (key) => {
     const samples = results.attach.ours.extra.flatMap((r) => r[key])
     return { samples, median: median(samples), runs: samples.length }
@@ -498,16 +520,16 @@ const render = (data) => {
   const table = [
     "| case | ours (median) | ours peak RSS: timed process / one read in a fresh process | baseline | baseline (median) | ours / baseline | runs (ours / baseline) |",
     "|---|---:|---:|---|---:|---:|---:|",
-    ...rows.map((r) =>
-      `| ${[r.caseName, r.ours, r.rss, r.baseline, r.base, r.r, r.runsText].map(cell).join(" | ")} |`
-    )
+    ...rows.map((r) => `| ${[r.caseName, r.ours, r.rss, r.baseline, r.base, r.r, r.runsText].map(cell).join(" | ")} |`)
   ].join("\n")
   const header = [
     `Measured ${info.date} on ${info.cpus} × ${info.cpu}, ${info.ramGB} GB RAM, Node ${info.node}, ` +
     `${info.disk || "local disk"}; page cache warm (the data is read once before measuring); ` +
     `other processes used ${
       Number.isFinite(info.othersCpu) ? `${(info.othersCpu * 100).toFixed(0)}%` : "an unknown share"
-    } of the CPU time during the run (load average ${info.load} before, ${info.loadAfter ?? "?"} after); ${info.revision}; ${info.minutes} min.`,
+    } of the CPU time during the run (load average ${info.load} before, ${
+      info.loadAfter ?? "?"
+    } after); ${info.revision}; ${info.minutes} min.`,
     ...parts.flatMap((p) => p.notes)
   ].join("\n")
   const busy = info.othersCpu > 0.1
@@ -518,7 +540,12 @@ const render = (data) => {
   const report = [
     header,
     ...(busy
-      ? ["", `**Warning:** other processes took ${(info.othersCpu * 100).toFixed(0)}% of the CPU during the run: times are noisy.`]
+      ? [
+        "",
+        `**Warning:** other processes took ${
+          (info.othersCpu * 100).toFixed(0)
+        }% of the CPU during the run: times are noisy.`
+      ]
       : []),
     ...(rows.length === 0 ? [] : ["", table]),
     ...(economyPart === undefined ? [] : [
@@ -554,7 +581,9 @@ const searchRows = (search) => {
   const r = ratio(search.ours.median, grepNet)
   return {
     rows: [{
-      caseName: `search for a line near the end of the 1 GB log (line ${search.line.toLocaleString("en-US")}, \`${search.pattern}\`), every match counted`,
+      caseName: `search for a line near the end of the 1 GB log (line ${
+        search.line.toLocaleString("en-US")
+      }, \`${search.pattern}\`), every match counted`,
       ours: ms(search.ours.median),
       rss: `${mb(search.ours.peakRss)} / ${mb(search.fresh.peakRss)}`,
       baseline: `\`grep -n -m1 -F\` (stops at the first match; ${mb(search.grepRss)})`,
@@ -563,7 +592,13 @@ const searchRows = (search) => {
       runsText: `${search.ours.runs} / ${search.grep.runs}`
     }],
     targets: [
-      { name: "search near the end of the 1 GB log ≤ 2× `grep -n -m1` net of start-up", value: r, limit: 2, met: r <= 2, show: x },
+      {
+        name: "search near the end of the 1 GB log ≤ 2× `grep -n -m1` net of start-up",
+        value: r,
+        limit: 2,
+        met: r <= 2,
+        show: x
+      },
       {
         name: "search near the end of the 1 GB log: peak RSS ≤ 150 MB (the search alone in a fresh process)",
         value: search.fresh.peakRss,
@@ -580,7 +615,7 @@ const searchRows = (search) => {
 
 /** The wrong-path rows and targets (bench/recovery.mjs's measurements). */
 const renderRecovery = (measured) => {
-  const { rows, targets, note } = recovery.rows(measured)
+  const { note, rows, targets } = recovery.rows(measured)
   return {
     rows,
     targets: targets.map((t) => ({ name: t.name, value: t.value, limit: t.limit, met: t.met, show: t.show })),
@@ -590,12 +625,12 @@ const renderRecovery = (measured) => {
 
 /** The syntax engine's rows and targets (bench/structure.mjs's measurements). */
 const renderStructure = (measured) => {
-  const { rows, targets, note } = structure.rows(measured)
+  const { note, rows, targets } = structure.rows(measured)
   return { rows, targets, notes: [note] }
 }
 
 /** The rows, targets and notes of the reading cases. */
-const renderReads = ({ manifest, shellRss: shellRssOf, results }) => {
+const renderReads = ({ manifest, results, shellRss: shellRssOf }) => {
   // ---- rows
   const net = (group, key) => group[key].median - group.spawn.median
   /** A row's last three cells against a shell command timed whole: its time (and net of spawn), ours over it (net and whole), the runs. */
@@ -619,7 +654,9 @@ const renderReads = ({ manifest, shellRss: shellRssOf, results }) => {
       "start-up: `effect-read --json` of the 100-line file, whole command (bundled bin)",
       ms(startup.cli.median),
       mb(startupRss.cli),
-      `a Node script that reads it with \`readFileSync\` and prints it numbered (\`node -e 0\`: ${ms(startup.node.median)}, ${mb(startupRss.node)})`,
+      `a Node script that reads it with \`readFileSync\` and prints it numbered (\`node -e 0\`: ${
+        ms(startup.node.median)
+      }, ${mb(startupRss.node)})`,
       ms(startup.plain.median),
       x(ratio(startup.cli.median, startup.plain.median)),
       `${startup.cli.runs} / ${startup.plain.runs}`
@@ -636,7 +673,9 @@ const renderReads = ({ manifest, shellRss: shellRssOf, results }) => {
   }
   const small = results.small
   row(
-    `small file (${manifest.small === undefined ? "200" : manifest.small.lines} lines), full tool, per call in a warm process`,
+    `small file (${
+      manifest.small === undefined ? "200" : manifest.small.lines
+    } lines), full tool, per call in a warm process`,
     ms(small.ours.median),
     rss(small),
     "plain `fs.readFile` + split + format",
@@ -676,7 +715,9 @@ const renderReads = ({ manifest, shellRss: shellRssOf, results }) => {
       `${host.length}`
     )
     row(
-      `″, after ${host[0].reads.toLocaleString("en")} small reads (${host[0].files.toLocaleString("en")} files, round after round)`,
+      `″, after ${host[0].reads.toLocaleString("en")} small reads (${
+        host[0].files.toLocaleString("en")
+      } files, round after round)`,
       `+${mb1(hostGain("many", "retainedMB"))} retained`,
       `+${mb1(hostGain("many", "rssMB"))} RSS`,
       "after one read",
@@ -723,7 +764,8 @@ const renderReads = ({ manifest, shellRss: shellRssOf, results }) => {
       show: (v) => `${x(v)} (whole command: ${x(ratio(dir.ours.median, dir.ls.median))})`
     },
     ...(host === undefined ? [] : [{
-      name: "memory a host gains by loading effect-read and reading one file ≤ 20 MB (retained: heap in use and buffers, after GC)",
+      name:
+        "memory a host gains by loading effect-read and reading one file ≤ 20 MB (retained: heap in use and buffers, after GC)",
       value: hostGain("one", "retainedMB"),
       limit: 20,
       show: (v) => `${mb1(v)} (RSS: +${mb1(hostGain("one", "rssMB"))})`
@@ -732,7 +774,7 @@ const renderReads = ({ manifest, shellRss: shellRssOf, results }) => {
       value: ratio(hostGain("many", "retainedMB"), hostGain("one", "retainedMB")),
       limit: 1.2,
       show: (v) => `${x(v)}: ${mb1(hostGain("many", "retainedMB"))} (RSS: +${mb1(hostGain("many", "rssMB"))})`
-    }]),
+    }])
   ].map((t) => ({ ...t, met: Number.isFinite(t.value) && t.value < t.limit }))
   if (results.first === undefined) return { rows, targets: floorTargets, notes: [] }
 

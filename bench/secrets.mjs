@@ -9,7 +9,26 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { maskText, styleOf } from "../dist/internal/core/secrets.js"
 
-const EXTENSIONS = new Set([".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".json", ".md", ".yml", ".yaml", ".sh", ".py", ".c", ".h", ".cc", ".rs", ".go", ".toml"])
+const EXTENSIONS = new Set([
+  ".js",
+  ".mjs",
+  ".cjs",
+  ".ts",
+  ".mts",
+  ".cts",
+  ".json",
+  ".md",
+  ".yml",
+  ".yaml",
+  ".sh",
+  ".py",
+  ".c",
+  ".h",
+  ".cc",
+  ".rs",
+  ".go",
+  ".toml"
+])
 const roots = process.argv.length > 2 ? process.argv.slice(2) : [path.resolve("node_modules")]
 
 const walk = (directory, out) => {
@@ -37,17 +56,29 @@ for (const root of roots) {
     const result = maskText(text, { style: styleOf(file), name: path.basename(file) })
     const shown = result.text.split("\n")
     for (const i of result.lines) {
-      masked.push(`${path.relative(root, file)}:${i + 1}: ${original[i].trim().slice(0, 140)}\n    => ${shown[i].trim().slice(0, 140)}`)
+      masked.push(
+        `${path.relative(root, file)}:${i + 1}: ${original[i].trim().slice(0, 140)}\n    => ${
+          shown[i].trim().slice(0, 140)
+        }`
+      )
     }
   }
   console.log(masked.join("\n"))
   console.log(
-    `${root}: ${files} files, ${lines} lines, ${(bytes / 1e6).toFixed(1)} MB; ${masked.length} lines masked (${(masked.length / lines * 100).toFixed(5)} % of lines)`
+    `${root}: ${files} files, ${lines} lines, ${(bytes / 1e6).toFixed(1)} MB; ${masked.length} lines masked (${
+      (masked.length / lines * 100).toFixed(5)
+    } % of lines)`
   )
 }
 
 // The masker's cost on a 50 KB page (a read's output cap), median of 50 after a warm-up.
-for (const file of ["node_modules/typescript/lib/lib.dom.d.ts", "node_modules/effect/src/internal/fiberRuntime.ts", "node_modules/.package-lock.json"]) {
+for (
+  const file of [
+    "node_modules/typescript/lib/lib.dom.d.ts",
+    "node_modules/effect/src/internal/fiberRuntime.ts",
+    "node_modules/.package-lock.json"
+  ]
+) {
   if (!fs.existsSync(file)) continue
   const page = fs.readFileSync(file, "utf8").slice(0, 50 * 1024)
   for (let i = 0; i < 20; i++) maskText(page, { style: styleOf(file) })

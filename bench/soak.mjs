@@ -50,17 +50,32 @@ write("big.log", Array.from({ length: LOG_LINES }, (_, i) => logLine(i + 1)).joi
 
 const MODULES = 12
 const moduleText = (m) =>
-  Array.from({ length: 8 }, (_, f) => `export function fn${m}_${f}(value: number): number {\n  const doubled = value * ${f + 2}\n  return doubled + ${m}\n}\n`)
+  Array.from(
+    { length: 8 },
+    (_, f) =>
+      `export function fn${m}_${f}(value: number): number {\n  const doubled = value * ${
+        f + 2
+      }\n  return doubled + ${m}\n}\n`
+  )
     .join("\n")
 for (let m = 0; m < MODULES; m++) write(`src/mod${m}.ts`, moduleText(m))
 write("notes.txt", "alpha\nbeta\ngamma\n")
-write("nb.ipynb", JSON.stringify({
-  nbformat: 4,
-  nbformat_minor: 5,
-  metadata: {},
-  cells: [{ cell_type: "code", metadata: {}, execution_count: 1, source: ["print('soak')"], outputs: [] }]
-}))
-write("pixel.png", Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==", "base64"))
+write(
+  "nb.ipynb",
+  JSON.stringify({
+    nbformat: 4,
+    nbformat_minor: 5,
+    metadata: {},
+    cells: [{ cell_type: "code", metadata: {}, execution_count: 1, source: ["print('soak')"], outputs: [] }]
+  })
+)
+write(
+  "pixel.png",
+  Buffer.from(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
+    "base64"
+  )
+)
 write("blob.bin", Buffer.concat([Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0]), Buffer.alloc(2000)]))
 
 // An archive, made by the system's tar from files that are then removed.
@@ -72,7 +87,9 @@ fs.rmSync(path.join(root, "pack"), { recursive: true })
 
 const DB_ROWS = 100
 {
-  const Database = createRequire(createRequire(import.meta.url).resolve("@effect/sql-sqlite-node/package.json"))("better-sqlite3")
+  const Database = createRequire(createRequire(import.meta.url).resolve("@effect/sql-sqlite-node/package.json"))(
+    "better-sqlite3"
+  )
   const db = new Database(path.join(root, "app.db"))
   db.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT)")
   const insert = db.prepare("INSERT INTO t VALUES (?, ?)")
@@ -95,12 +112,20 @@ const ok = (result) => {
 }
 const failed = (result, tag) => {
   if (!result.isError || result.structuredContent?._tag !== tag) {
-    throw new Error(`expected ${tag}, got ${result.isError ? result.structuredContent?._tag : "success"}: ${text(result).slice(0, 200)}`)
+    throw new Error(
+      `expected ${tag}, got ${result.isError ? result.structuredContent?._tag : "success"}: ${
+        text(result).slice(0, 200)
+      }`
+    )
   }
   return text(result)
 }
 const contains = (output, ...parts) => {
-  for (const part of parts) if (!output.includes(part)) throw new Error(`missing ${JSON.stringify(part)} in ${JSON.stringify(output.slice(0, 300))}`)
+  for (const part of parts) {
+    if (!output.includes(part)) {
+      throw new Error(`missing ${JSON.stringify(part)} in ${JSON.stringify(output.slice(0, 300))}`)
+    }
+  }
 }
 
 const KINDS = [
@@ -109,31 +134,64 @@ const KINDS = [
     return {
       args: { filePath: "big.log", offset, limit: 50 },
       check: (r) =>
-        contains(ok(r), `\n${offset}: ${logLine(offset)}\n`, `\n${offset + 49}: ${logLine(offset + 49)}\n`,
-          `(Showing lines ${offset}-${offset + 49} of ${LOG_LINES}. Use offset=${offset + 50} to continue.)`)
+        contains(
+          ok(r),
+          `\n${offset}: ${logLine(offset)}\n`,
+          `\n${offset + 49}: ${logLine(offset + 49)}\n`,
+          `(Showing lines ${offset}-${offset + 49} of ${LOG_LINES}. Use offset=${offset + 50} to continue.)`
+        )
     }
   }],
   ["range", 2, () => {
     const from = 1 + int(LOG_LINES - 30)
-    return { args: { filePath: `big.log:${from}-${from + 20}` }, check: (r) => contains(ok(r), `\n${from}: ${logLine(from)}\n`, `\n${from + 20}: ${logLine(from + 20)}\n`) }
+    return {
+      args: { filePath: `big.log:${from}-${from + 20}` },
+      check: (r) => contains(ok(r), `\n${from}: ${logLine(from)}\n`, `\n${from + 20}: ${logLine(from + 20)}\n`)
+    }
   }],
   ["tail", 1, () => ({
     args: { filePath: "big.log:-20" },
-    check: (r) => contains(ok(r), `\n${LOG_LINES}: ${logLine(LOG_LINES)}\n`, `(Showing the last 20 lines: ${LOG_LINES - 19}-${LOG_LINES} of ${LOG_LINES}.`)
+    check: (r) =>
+      contains(
+        ok(r),
+        `\n${LOG_LINES}: ${logLine(LOG_LINES)}\n`,
+        `(Showing the last 20 lines: ${LOG_LINES - 19}-${LOG_LINES} of ${LOG_LINES}.`
+      )
   })],
   ["outline", 2, () => {
     const m = int(MODULES)
-    return { args: { filePath: `src/mod${m}.ts`, view: "outline" }, check: (r) => contains(ok(r), `fn${m}_0`, `fn${m}_7`) }
+    return {
+      args: { filePath: `src/mod${m}.ts`, view: "outline" },
+      check: (r) => contains(ok(r), `fn${m}_0`, `fn${m}_7`)
+    }
   }],
-  ["directory", 1, () => ({ args: { filePath: "src" }, check: (r) => contains(ok(r), "<type>directory</type>", "mod0.ts", `mod${MODULES - 1}.ts`) })],
+  [
+    "directory",
+    1,
+    () => ({
+      args: { filePath: "src" },
+      check: (r) => contains(ok(r), "<type>directory</type>", "mod0.ts", `mod${MODULES - 1}.ts`)
+    })
+  ],
   ["tree", 1, () => ({ args: { filePath: ".", view: "tree" }, check: (r) => contains(ok(r), "src/", "big.log") })],
   ["archive", 1, () => ({ args: { filePath: "bundle.tar" }, check: (r) => contains(ok(r), "docs/", "main.txt") })],
-  ["member", 1, () => ({ args: { filePath: "bundle.tar:docs/a.txt" }, check: (r) => contains(ok(r), "1: alpha\n2: bravo\n") })],
+  [
+    "member",
+    1,
+    () => ({ args: { filePath: "bundle.tar:docs/a.txt" }, check: (r) => contains(ok(r), "1: alpha\n2: bravo\n") })
+  ],
   ["table", 1, () => {
     const row = 1 + int(DB_ROWS)
     return { args: { filePath: `app.db:t:${row}` }, check: (r) => contains(ok(r), `name-${row}`) }
   }],
-  ["query", 1, () => ({ args: { filePath: "app.db?q=SELECT count(*) AS n FROM t" }, check: (r) => contains(ok(r), `| ${DB_ROWS} |`) })],
+  [
+    "query",
+    1,
+    () => ({
+      args: { filePath: "app.db?q=SELECT count(*) AS n FROM t" },
+      check: (r) => contains(ok(r), `| ${DB_ROWS} |`)
+    })
+  ],
   ["notebook", 1, () => ({ args: { filePath: "nb.ipynb" }, check: (r) => contains(ok(r), "print('soak')") })],
   ["image", 1, () => ({
     args: { filePath: "pixel.png" },
@@ -157,9 +215,30 @@ const KINDS = [
       if (output.includes("outside secret")) throw new Error("the outside file was shown")
     }
   })],
-  ["missing", 1, () => ({ args: { filePath: "src/mod1.tss" }, check: (r) => contains(failed(r, "FileNotFound"), path.join(root, "src/mod1.ts")) })],
-  ["misspelled", 1, () => ({ args: { filePath: "notes.txt", offest: 2 }, check: (r) => contains(failed(r, "InvalidParams"), "offest: is unexpected") })],
-  ["binary", 1, () => ({ args: { filePath: "blob.bin" }, check: (r) => contains(failed(r, "BinaryFile"), "Cannot read binary file") })]
+  [
+    "missing",
+    1,
+    () => ({
+      args: { filePath: "src/mod1.tss" },
+      check: (r) => contains(failed(r, "FileNotFound"), path.join(root, "src/mod1.ts"))
+    })
+  ],
+  [
+    "misspelled",
+    1,
+    () => ({
+      args: { filePath: "notes.txt", offest: 2 },
+      check: (r) => contains(failed(r, "InvalidParams"), "offest: is unexpected")
+    })
+  ],
+  [
+    "binary",
+    1,
+    () => ({
+      args: { filePath: "blob.bin" },
+      check: (r) => contains(failed(r, "BinaryFile"), "Cannot read binary file")
+    })
+  ]
 ]
 const WEIGHTS = KINDS.reduce((sum, [, weight]) => sum + weight, 0)
 const nextCall = () => {
@@ -174,7 +253,8 @@ const nextCall = () => {
 // ---------------------------------------------------------------------------------------------
 // The run
 
-const percentile = (sorted, p) => sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]
+const percentile = (sorted, p) =>
+  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]
 const median = (values) => percentile([...values].sort((a, b) => a - b), 0.5)
 const rssOf = (pid) => {
   try {
@@ -217,11 +297,15 @@ const main = async () => {
       const call = nextCall()
       const t = performance.now()
       try {
-        const result = await client.callTool({ name: call.tool ?? "read", arguments: call.args }, undefined, { timeout: 120_000 })
+        const result = await client.callTool({ name: call.tool ?? "read", arguments: call.args }, undefined, {
+          timeout: 120_000
+        })
         latencies.get(call.kind).push(performance.now() - t)
         call.check(result)
       } catch (error) {
-        wrong.push(`${call.kind} ${JSON.stringify(call.args)}: ${error instanceof Error ? error.message : String(error)}`)
+        wrong.push(
+          `${call.kind} ${JSON.stringify(call.args)}: ${error instanceof Error ? error.message : String(error)}`
+        )
       }
       done++
       if (done % 1000 === 0) log(`${done} calls, server ${rssOf(pid)?.toFixed(0)} MB`)
@@ -265,14 +349,24 @@ const main = async () => {
 
   const f = (n, digits = 1) => n.toFixed(digits)
   console.log([
-    `## MCP soak: ${CALLS.toLocaleString("en")} calls, ${IN_FLIGHT} in flight, one server (${process.version}, ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(1)).join(" ")})`,
+    `## MCP soak: ${
+      CALLS.toLocaleString("en")
+    } calls, ${IN_FLIGHT} in flight, one server (${process.version}, ${os.cpus().length} cores, load ${
+      os.loadavg().map((l) => l.toFixed(1)).join(" ")
+    })`,
     "",
     "| measure | value |",
     "|---|---|",
     `| calls per second | ${f(result.callsPerSecond, 0)} (${f(seconds)} s) |`,
-    `| latency of a call, p50 / p90 / p99 / max | ${f(result.latency.p50)} / ${f(result.latency.p90)} / ${f(result.latency.p99)} / ${f(result.latency.max)} ms |`,
-    `| baseline: a ping in the same run, p50 / p90 / p99 | ${f(result.ping.p50)} / ${f(result.ping.p90)} / ${f(result.ping.p99)} ms (a call's p50 ${f(result.latency.p50 / result.ping.p50)}× a ping's) |`,
-    `| server RSS at the end of the warm-up (${WARM_UP.toLocaleString("en")} calls) / at the end / peak after | ${f(atWarmUp, 0)} / ${f(atEnd, 0)} / ${f(peakAfter, 0)} MB |`,
+    `| latency of a call, p50 / p90 / p99 / max | ${f(result.latency.p50)} / ${f(result.latency.p90)} / ${
+      f(result.latency.p99)
+    } / ${f(result.latency.max)} ms |`,
+    `| baseline: a ping in the same run, p50 / p90 / p99 | ${f(result.ping.p50)} / ${f(result.ping.p90)} / ${
+      f(result.ping.p99)
+    } ms (a call's p50 ${f(result.latency.p50 / result.ping.p50)}× a ping's) |`,
+    `| server RSS at the end of the warm-up (${WARM_UP.toLocaleString("en")} calls) / at the end / peak after | ${
+      f(atWarmUp, 0)
+    } / ${f(atEnd, 0)} / ${f(peakAfter, 0)} MB |`,
     `| growth after the warm-up (limit ${GROWTH_LIMIT}×) | ${f(growth, 2)}× |`,
     `| wrong answers | ${wrong.length} |`,
     "",

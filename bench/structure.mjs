@@ -45,11 +45,15 @@ const CHILD = `
   import * as Effect from "effect/Effect"
   import * as fs from "node:fs"
   const [file, variant] = process.argv.slice(1)
-  if (variant === "front-door") (await import(${JSON.stringify(path.join(root, "dist", "internal", "doors", "wasmTasks.js"))})).leaveMainThreadACore()
+  if (variant === "front-door") (await import(${
+  JSON.stringify(path.join(root, "dist", "internal", "doors", "wasmTasks.js"))
+})).leaveMainThreadACore()
   const text = fs.readFileSync(file, "utf8")
   const lines = text.split("\\n")
   let views
-  try { views = await import(${JSON.stringify(path.join(root, "dist", "internal", "core", "structureViews.js"))}) } catch {}
+  try { views = await import(${
+  JSON.stringify(path.join(root, "dist", "internal", "core", "structureViews.js"))
+}) } catch {}
   const outline = (structure) => views?.outline === undefined ? structure.declarations.length : views.outline(structure, lines, { path: file })
   const started = performance.now()
   const syntax = await import(${JSON.stringify(path.join(root, "dist", "internal", "structure", "syntax.js"))})
@@ -88,13 +92,16 @@ const median = (values) => {
   return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
 }
 
-export const measure = async ({ runs = 7, log = console.error } = {}) => {
+export const measure = async ({ log = console.error, runs = 7 } = {}) => {
   ensureFile()
   log(`structure: ${runs} fresh processes on ${path.relative(root, FILE)}`)
   const samples = []
   const hostSamples = []
   const child = (variant) => {
-    const result = spawnSync(process.execPath, ["--input-type=module", "-e", CHILD, FILE, variant], { cwd: root, encoding: "utf8" })
+    const result = spawnSync(process.execPath, ["--input-type=module", "-e", CHILD, FILE, variant], {
+      cwd: root,
+      encoding: "utf8"
+    })
     if (result.status !== 0) throw new Error(`structure bench failed:\n${result.stderr}`)
     return JSON.parse(result.stdout.trim().split("\n").at(-1))
   }
@@ -119,17 +126,29 @@ export const measure = async ({ runs = 7, log = console.error } = {}) => {
   }
 }
 
-const ms = (v) => (!Number.isFinite(v) ? "—" : v >= 100 ? `${v.toFixed(0)} ms` : v >= 1 ? `${v.toFixed(1)} ms` : `${v.toFixed(2)} ms`)
+const ms = (
+  v
+) => (!Number.isFinite(v)
+  ? "—"
+  : v >= 100
+  ? `${v.toFixed(0)} ms`
+  : v >= 1
+  ? `${v.toFixed(1)} ms`
+  : `${v.toFixed(2)} ms`)
 const mb = (v) => (Number.isFinite(v) ? `${v.toFixed(0)} MB` : "—")
 
 /** Rows in bench/run.mjs's table shape, its targets and a note. */
 export const rows = (r) => {
   const what = r.views ? "outline" : "structure (the outline view was not built)"
-  const file = `a ${r.lines.toLocaleString("en")}-line TypeScript file (effect's Micro.ts, ${r.errorLines} lines in ERROR nodes)`
+  const file = `a ${
+    r.lines.toLocaleString("en")
+  }-line TypeScript file (effect's Micro.ts, ${r.errorLines} lines in ERROR nodes)`
   return {
     rows: [
       {
-        caseName: `${what} of ${file}, cold: web-tree-sitter, grammar, parse, ${r.views ? "outline" : "structure"} in a fresh process, as the CLI and MCP server run (a core left to the main thread)`,
+        caseName: `${what} of ${file}, cold: web-tree-sitter, grammar, parse, ${
+          r.views ? "outline" : "structure"
+        } in a fresh process, as the CLI and MCP server run (a core left to the main thread)`,
         ours: ms(r.cold),
         rss: mb(r.rss),
         baseline: "target",
@@ -156,7 +175,9 @@ export const rows = (r) => {
         runsText: `${r.runs}`
       },
       {
-        caseName: `block around a line once parsed (${r.views ? "blockAt" : "the enclosing declaration"}; mean of 200 lines)`,
+        caseName: `block around a line once parsed (${
+          r.views ? "blockAt" : "the enclosing declaration"
+        }; mean of 200 lines)`,
         ours: ms(r.lookup),
         rss: "—",
         baseline: "target",
@@ -176,7 +197,8 @@ export const rows = (r) => {
       { name: "outline of a 5,000-line TypeScript file, warm ≤ 40 ms", value: r.warm, limit: 40, show: ms },
       { name: "block lookup after the parse ≤ 5 ms", value: r.lookup, limit: 5, show: ms }
     ].map((t) => ({ ...t, met: Number.isFinite(t.value) && t.value <= t.limit })),
-    note: `Structure: ${r.declarations} top-level declarations; cold is timed from importing the syntax engine (effect already ` +
+    note:
+      `Structure: ${r.declarations} top-level declarations; cold is timed from importing the syntax engine (effect already ` +
       `loaded) to the outline; ${r.runs} fresh processes per variant (front doors' V8 flag, host's defaults), alternating, medians.`
   }
 }

@@ -12,7 +12,9 @@ import { FileTime, Lsp, Permission, Read, Workspace } from "../src/index.js"
 // One session's services: swap any layer for your own (a UI asker, a real LSP, a SQLite ledger).
 const SessionLive = Layer.mergeAll(
   Workspace.layer({ directory: process.cwd(), sessionId: "session-1" }),
-  Permission.layerDefault({ asker: (request) => Console.log(`asked: ${request.patterns}`).pipe(Effect.as("once" as const)) }),
+  Permission.layerDefault({
+    asker: (request) => Console.log(`asked: ${request.patterns}`).pipe(Effect.as("once" as const))
+  }),
   Lsp.layerNoop,
   FileTime.layerMemory
 ).pipe(Layer.provideMerge(NodeContext.layer))

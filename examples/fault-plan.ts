@@ -17,9 +17,10 @@ const session = Layer.mergeAll(
   FileTime.layerMemory
 ).pipe(Layer.provideMerge(Layer.merge(MemoryFileSystem.layer({ "/repo/app.log": log }), Path.layer)))
 
-it.effect.prop("a read is a typed failure or a success, and closes what it opens",
-  [FaultFileSystem.arbitrary({ maxNth: 6, maxSize: 400_000 })],
-  ([plan]) => Effect.gen(function*() {
+it.effect.prop("a read is a typed failure or a success, and closes what it opens", [
+  FaultFileSystem.arbitrary({ maxNth: 6, maxSize: 400_000 })
+], ([plan]) =>
+  Effect.gen(function*() {
     const faults = yield* FaultFileSystem.make(plan) // wraps the FileSystem in context
     const exit = yield* Read.read({ filePath: "app.log", offset: 30_000 }).pipe(
       Effect.provideService(FileSystem.FileSystem, faults.fileSystem),

@@ -8,7 +8,11 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { FileTime, Limits, Lsp, Permission, ReadMany, Workspace } from "../src/index.js"
 
-const HostLimits = Limits.layer({ image: { maxDimension: 1568 }, web: { timeout: "10 seconds" }, readMany: { maxFiles: 5 } })
+const HostLimits = Limits.layer({
+  image: { maxDimension: 1568 },
+  web: { timeout: "10 seconds" },
+  readMany: { maxFiles: 5 }
+})
 
 const SessionLive = Layer.mergeAll(
   Workspace.layer({ directory: process.cwd(), sessionId: "session-1" }),
@@ -21,7 +25,9 @@ const SessionLive = Layer.mergeAll(
 const program = Effect.gen(function*() {
   const limits = yield* Limits.current
   yield* Console.log(`read_many takes ${limits.readMany.maxFiles} files, pages of ${limits.page.lines} lines`)
-  const result = yield* ReadMany.readMany({ files: [{ filePath: "package.json" }, { filePath: "README.md", limit: 10 }] })
+  const result = yield* ReadMany.readMany({
+    files: [{ filePath: "package.json" }, { filePath: "README.md", limit: 10 }]
+  })
   yield* Console.log(result.output)
 })
 

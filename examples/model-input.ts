@@ -20,13 +20,23 @@ const SessionLive = Layer.mergeAll(
 
 const program = Effect.gen(function*() {
   const described = yield* Read.read({ filePath: "shot.png" }).pipe(Effect.provide(ModelInput.layerTextOnly)) // a text-only model
-  const pdfText = yield* Read.read({ filePath: "report.pdf" }).pipe(Effect.provideService(ModelInput.ModelInput, { images: true, pdfs: false })) // images, no PDFs
+  const pdfText = yield* Read.read({ filePath: "report.pdf" }).pipe(
+    Effect.provideService(ModelInput.ModelInput, { images: true, pdfs: false })
+  ) // images, no PDFs
   const pages = yield* Read.read({ filePath: "report.pdf:pages=3-4", pageImages: true })
   const toolkit = ReadTool.toolkitFor("standard", ModelInput.textOnly) // its description
   const closer = yield* Read.read({ filePath: "shot.png", region: { x: 1200, y: 40, width: 640, height: 360 } }) // a part, in original pixels
   const frame = yield* Read.read({ filePath: "spinner.gif", frame: 3 })
   const full = yield* Read.read({ filePath: "shot.png", fullResolution: true })
-  yield* Console.log(described.output, pdfText.output, pages.output, toolkit.tools.read.description, closer.output, frame.output, full.output)
+  yield* Console.log(
+    described.output,
+    pdfText.output,
+    pages.output,
+    toolkit.tools.read.description,
+    closer.output,
+    frame.output,
+    full.output
+  )
 })
 
 program.pipe(Effect.provide(SessionLive), NodeRuntime.runMain)

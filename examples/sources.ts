@@ -8,7 +8,13 @@ import { Read, Sources } from "../src/index.js"
 const parquet = Sources.fileSource({
   name: "parquet",
   claims: (facts) => facts.extension === ".parquet",
-  read: (request) => Sources.textResult({ path: request.target.absolute, text: `${request.info.size} bytes of Parquet\n`, params: request.params, selection: request.selection })
+  read: (request) =>
+    Sources.textResult({
+      path: request.target.absolute,
+      text: `${request.info.size} bytes of Parquet\n`,
+      params: request.params,
+      selection: request.selection
+    })
 })
 
 // `skill://review` is `skills/review/SKILL.md`: a scheme that names local files goes through the
@@ -27,7 +33,13 @@ const notes: Record<string, string> = { todo: "buy milk\nship it\n" }
 const memory = Sources.schemeSource({
   name: "memory",
   schemes: ["memory"],
-  read: (request) => Sources.textResult({ path: request.url, text: notes[request.url.slice(9)] ?? "", params: request.params, selection: request.selection })
+  read: (request) =>
+    Sources.textResult({
+      path: request.url,
+      text: notes[request.url.slice(9)] ?? "",
+      params: request.params,
+      selection: request.selection
+    })
 })
 
 export const WithMine = Sources.layer([skills, memory, ...Sources.defaults, parquet])

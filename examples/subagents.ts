@@ -27,7 +27,11 @@ const program = Effect.gen(function*() {
   const result = yield* forChild(Read.read({ filePath: "README.md", limit: 20 })) // the child's own read: in full
   const preview = yield* Read.programmatic(Read.read({ filePath: "package.json" })) // the host's own read
   const ledger = yield* FileTime.FileTime
-  yield* Console.log(result.output, preview.metadata.kind === "text" ? preview.metadata.totalLines : undefined, yield* ledger.covers("conv-1/agent-2", "README.md", 1, 20))
+  yield* Console.log(
+    result.output,
+    preview.metadata.kind === "text" ? preview.metadata.totalLines : undefined,
+    yield* ledger.covers("conv-1/agent-2", "README.md", 1, 20)
+  )
 })
 
 program.pipe(Effect.provide(HostLive), NodeRuntime.runMain)

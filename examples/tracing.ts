@@ -19,7 +19,9 @@ const SessionLive = Layer.mergeAll(
   FileTime.layerMemory
 ).pipe(Layer.provideMerge(NodeContext.layer))
 
-const program = Read.read({ filePath: "README.md", limit: 20 }).pipe(Effect.flatMap((result) => Console.log(result.output)))
+const program = Read.read({ filePath: "README.md", limit: 20 }).pipe(
+  Effect.flatMap((result) => Console.log(result.output))
+)
 
 // Spans go to an OTLP collector (Jaeger, Tempo, Honeycomb…), http://localhost:4318 by default.
 const TracingLive = NodeSdk.layer(() => ({

@@ -53,7 +53,10 @@ const importMetaUrl = {
       if (!text.includes("import.meta.url")) return { contents: text, loader: "ts" }
       const compiled = path.relative(src, args.path).replace(/\.ts$/, ".js").split(path.sep).join("/")
       return {
-        contents: text.replaceAll("import.meta.url", `new URL(${JSON.stringify(`./${compiled}`)}, import.meta.url).href`),
+        contents: text.replaceAll(
+          "import.meta.url",
+          `new URL(${JSON.stringify(`./${compiled}`)}, import.meta.url).href`
+        ),
         loader: "ts"
       }
     })
@@ -93,8 +96,10 @@ const onFirstUse = ["yaml", "toml", "ini"]
 const lazy = {
   name: "lazy-on-first-use",
   setup(build) {
-    build.onResolve({ filter: new RegExp(`^(${onFirstUse.join("|")})$`) }, (args) =>
-      args.namespace === "lazy" ? { path: args.path, external: true } : { path: args.path, namespace: "lazy" })
+    build.onResolve(
+      { filter: new RegExp(`^(${onFirstUse.join("|")})$`) },
+      (args) => args.namespace === "lazy" ? { path: args.path, external: true } : { path: args.path, namespace: "lazy" }
+    )
     build.onLoad({ filter: /.*/, namespace: "lazy" }, (args) => ({
       contents: `let loaded
 const load = () => loaded ??= require(${JSON.stringify(args.path)})
@@ -116,11 +121,17 @@ export default { parse, stringify }`,
 const lazyValidator = {
   name: "lazy-mcp-validator",
   setup(build) {
-    build.onResolve({ filter: /^@modelcontextprotocol\/sdk\/validation\/ajv$/ }, (args) => ({ path: args.path, external: true }))
-    build.onResolve({ filter: /validation\/ajv-provider\.js$/ }, (args) =>
-      args.importer.includes(`${path.sep}@modelcontextprotocol${path.sep}sdk${path.sep}`)
-        ? { path: args.path, namespace: "lazy-validator" }
-        : undefined)
+    build.onResolve(
+      { filter: /^@modelcontextprotocol\/sdk\/validation\/ajv$/ },
+      (args) => ({ path: args.path, external: true })
+    )
+    build.onResolve(
+      { filter: /validation\/ajv-provider\.js$/ },
+      (args) =>
+        args.importer.includes(`${path.sep}@modelcontextprotocol${path.sep}sdk${path.sep}`)
+          ? { path: args.path, namespace: "lazy-validator" }
+          : undefined
+    )
     build.onLoad({ filter: /.*/, namespace: "lazy-validator" }, () => ({
       contents: `let loaded
 export class AjvJsonSchemaValidator {
@@ -152,7 +163,10 @@ export const bundle = () => {
     external,
     plugins: [importMetaUrl, absent, lazy, lazyValidator],
     // Packages written in CommonJS call `require` for Node's built-ins; an ES module has none.
-    banner: { js: "import { createRequire as __bundleRequire } from \"node:module\"; const require = __bundleRequire(import.meta.url);" },
+    banner: {
+      js:
+        "import { createRequire as __bundleRequire } from \"node:module\"; const require = __bundleRequire(import.meta.url);"
+    },
     legalComments: "none",
     minifyWhitespace: true,
     minifySyntax: true,

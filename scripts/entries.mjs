@@ -29,9 +29,13 @@ for (const [name, peers] of Object.entries(guarded)) {
   const exported = names.filter((key) => key !== "default")
   fs.writeFileSync(
     path.join(dist, "entries", `${name}.js`),
-    `// effect-read/${name}: written by scripts/entries.mjs. Without ${peers.join(" or ")}, importing it says what to install.
+    `// effect-read/${name}: written by scripts/entries.mjs. Without ${
+      peers.join(" or ")
+    }, importing it says what to install.
 import { loadWithPeers } from "../internal/doors/peers.js"
-const module = await loadWithPeers(${JSON.stringify(`effect-read/${name}`)}, ${JSON.stringify(peers)}, () => import("../${name}.js"))
+const module = await loadWithPeers(${JSON.stringify(`effect-read/${name}`)}, ${
+      JSON.stringify(peers)
+    }, () => import("../${name}.js"))
 export const { ${exported.join(", ")} } = module
 `
   )

@@ -28,7 +28,9 @@ const packageDir = path.dirname(
 
 /** The addon loads in this Node: a database opens and closes. */
 const loads = () =>
-  spawnSync(process.execPath, ["-e", `new (require(${JSON.stringify(packageDir)}))(":memory:").close()`], { stdio: "ignore" })
+  spawnSync(process.execPath, ["-e", `new (require(${JSON.stringify(packageDir)}))(":memory:").close()`], {
+    stdio: "ignore"
+  })
     .status === 0
 
 if (!process.argv.includes("--rebuild") && loads()) process.exit(0)
@@ -46,12 +48,19 @@ const npmOnPath = () => {
 const nodeGypCandidates = [
   process.env.npm_config_node_gyp,
   process.env.npm_execpath === undefined ? undefined : npmGyp(path.resolve(process.env.npm_execpath, "../..")),
-  (() => { const dir = npmOnPath(); return dir === undefined ? undefined : npmGyp(dir) })(),
+  (() => {
+    const dir = npmOnPath()
+    return dir === undefined ? undefined : npmGyp(dir)
+  })(),
   npmGyp(path.join(spawnSync("npm", ["root", "-g"], { encoding: "utf8" }).stdout.trim(), "npm"))
 ]
 const nodeGyp = nodeGypCandidates.find((candidate) => candidate !== undefined && fs.existsSync(candidate))
 if (nodeGyp === undefined) {
-  console.error(`better-sqlite3: node-gyp not found (looked at: ${nodeGypCandidates.filter(Boolean).join(", ")}); set npm_config_node_gyp to its bin/node-gyp.js`)
+  console.error(
+    `better-sqlite3: node-gyp not found (looked at: ${
+      nodeGypCandidates.filter(Boolean).join(", ")
+    }); set npm_config_node_gyp to its bin/node-gyp.js`
+  )
   process.exit(1)
 }
 const ownHeaders = path.resolve(process.execPath, "../..")

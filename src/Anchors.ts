@@ -14,17 +14,14 @@
  * of this session recorded under the tag (`AnchorStore`).
  */
 import * as FileSystem from "@effect/platform/FileSystem"
-import * as Path from "@effect/platform/Path"
+import type * as Path from "@effect/platform/Path"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { askContent, checkAccess, CONTENT_SNIFF_BYTES, resolveTarget, textOf } from "./internal/read/access.js"
-import { readChecked } from "./internal/read/open.js"
-import { AnchorStore, anchorPath } from "./internal/store/anchors.js"
 import { detect, detectionFor, encodingExists } from "./internal/core/encoding.js"
 import {
   anchorHeader,
-  HASHLINE_MAX_BYTES,
   hashline,
+  HASHLINE_MAX_BYTES,
   isTag,
   linesOf,
   locate,
@@ -33,12 +30,16 @@ import {
   unifiedDiff
 } from "./internal/core/hashline.js"
 import { fromPlatformError } from "./internal/io/platformError.js"
+import { askContent, checkAccess, CONTENT_SNIFF_BYTES, resolveTarget, textOf } from "./internal/read/access.js"
+import { readChecked } from "./internal/read/open.js"
+import { anchorPath, AnchorStore } from "./internal/store/anchors.js"
 import type { Permission } from "./Permission.js"
 import { BinaryFile, InvalidParams, NotAFile, type ReadError } from "./ReadError.js"
 import type { ReadResult } from "./ReadResult.js"
 import * as Secrets from "./Secrets.js"
 import { Workspace } from "./Workspace.js"
 
+export { HASHLINE_MAX_BYTES, parseHeader, tagOf } from "./internal/core/hashline.js"
 export {
   AnchorStore,
   type AnchorStoreOptions,
@@ -49,11 +50,12 @@ export {
   noAnchorStore,
   noopAnchorStore
 } from "./internal/store/anchors.js"
-export { HASHLINE_MAX_BYTES, parseHeader, tagOf } from "./internal/core/hashline.js"
 
 export const VerifyParams = Schema.Struct({
   filePath: Schema.String.pipe(Schema.minLength(1, { message: () => "filePath must not be empty" })),
-  tag: Schema.String.annotations({ description: "The TAG of the ¶PATH#TAG header the lines were read under (or the whole header)" }),
+  tag: Schema.String.annotations({
+    description: "The TAG of the ¶PATH#TAG header the lines were read under (or the whole header)"
+  }),
   start: Schema.Int.pipe(Schema.greaterThanOrEqualTo(1, { message: () => "start must be a line number (1-based)" })),
   end: Schema.optionalWith(
     Schema.Int.pipe(Schema.greaterThanOrEqualTo(1, { message: () => "end must be a line number (1-based)" })),
@@ -107,8 +109,7 @@ const decodeParams = (input: unknown) =>
     Effect.mapError((error) => new InvalidParams({ reason: error.message }))
   )
 
-const numbered = (lines: ReadonlyArray<string>, start: number) =>
-  lines.map((text, i) => ({ line: start + i, text }))
+const numbered = (lines: ReadonlyArray<string>, start: number) => lines.map((text, i) => ({ line: start + i, text }))
 
 const render = (lines: ReadonlyArray<{ readonly line: number; readonly text: string }>) =>
   lines.map(({ line, text }) => hashline(line, text)).join("\n")
@@ -131,7 +132,9 @@ export const verify: (
   const params = yield* decodeParams(input)
   const wanted = isTag(params.tag) ? params.tag.toUpperCase() : parseHeader(params.tag)?.tag
   if (wanted === undefined) {
-    return yield* new InvalidParams({ reason: `tag must be 4 hex digits or a ¶PATH#TAG header, not ${JSON.stringify(params.tag)}` })
+    return yield* new InvalidParams({
+      reason: `tag must be 4 hex digits or a ¶PATH#TAG header, not ${JSON.stringify(params.tag)}`
+    })
   }
   const start = params.start
   const end = params.end ?? (params.lines === undefined ? start : start + params.lines.length - 1)
@@ -144,9 +147,21 @@ export const verify: (
 
   const fs = yield* FileSystem.FileSystem
   const target = yield* checkAccess(yield* resolveTarget(params.filePath))
-  const info = yield* fs.stat(target.absolute).pipe(Effect.mapError((error) => fromPlatformError(target.absolute, error)))
-  if (info.type !== "File") return yield* new NotAFile({ path: target.absolute, kind: info.type === "Directory" ? "directory" : "special file" })
-  const stale = (reason: string, extra: Partial<{ header: string; tag: string; current: ReadonlyArray<{ line: number; text: string }>; diff: string }> = {}) => {
+  const info = yield* fs.stat(target.absolute).pipe(
+    Effect.mapError((error) => fromPlatformError(target.absolute, error))
+  )
+  if (info.type !== "File") {
+    return yield* new NotAFile({
+      path: target.absolute,
+      kind: info.type === "Directory" ? "directory" : "special file"
+    })
+  }
+  const stale = (
+    reason: string,
+    extra: Partial<
+      { header: string; tag: string; current: ReadonlyArray<{ line: number; text: string }>; diff: string }
+    > = {}
+  ) => {
     const current = extra.current ?? []
     const verdict: Verdict = Stale.make({
       ...(extra.header === undefined ? {} : { header: extra.header, tag: extra.tag! }),
@@ -207,7 +222,14 @@ export const verify: (
       })
     }
     return guarded(
-      Valid.make({ header, tag, start, end, changed: false, message: `${span(start, end)} of ${params.filePath} are as you read them (${header}).` })
+      Valid.make({
+        header,
+        tag,
+        start,
+        end,
+        changed: false,
+        message: `${span(start, end)} of ${params.filePath} are as you read them (${header}).`
+      })
     )
   }
   const missing = Array.from({ length: end - start + 1 }, (_, i) => start + i).filter((n) => !known.has(n))

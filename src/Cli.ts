@@ -27,13 +27,13 @@ import * as Effect from "effect/Effect"
 import * as nodePath from "node:path"
 import * as CliArgs from "./internal/doors/cliArgs.js"
 import {
+  ExitCode,
   type ManyArgs,
   manyCommand,
   type McpArgs,
   mcpCommand,
   type ReadArgs,
   readCommand,
-  ExitCode,
   samePath,
   usageError
 } from "./internal/doors/commands.js"
@@ -47,8 +47,8 @@ export {
   doorRules,
   type Format,
   forPerson,
-  type PermissionOptions,
   permissionLayer,
+  type PermissionOptions,
   sessionLayer,
   terminalAsker
 } from "./internal/doors/commands.js"
@@ -75,7 +75,10 @@ const command = Command.make(
   "effect-read",
   {
     // Optional only so that `effect-read mcp` parses; a read without it is a usage error.
-    filePath: Args.text({ name: "filePath" }).pipe(Args.withDescription("The file or directory to read"), Args.optional),
+    filePath: Args.text({ name: "filePath" }).pipe(
+      Args.withDescription("The file or directory to read"),
+      Args.optional
+    ),
     ...optionsFor<Omit<ReadArgs, "filePath">>(readCommandFlags)
   },
   (args) => Effect.flatMap(CommandHandlers, (handlers) => handlers.read(args))
@@ -93,7 +96,10 @@ const mcp = Command.make(
 const many = Command.make(
   "many",
   {
-    filePaths: Args.text({ name: "filePath" }).pipe(Args.withDescription("Files or directories to read"), Args.repeated),
+    filePaths: Args.text({ name: "filePath" }).pipe(
+      Args.withDescription("Files or directories to read"),
+      Args.repeated
+    ),
     ...optionsFor<Omit<ManyArgs, "filePaths">>(manyFlags)
   },
   (args) => Effect.flatMap(Effect.zip(CommandHandlers, command), ([handlers, parent]) => handlers.many(args, parent))
@@ -144,7 +150,9 @@ export const run = (argv: ReadonlyArray<string>) =>
     const misfit = CliArgs.misfit(scanned)
     if (misfit !== undefined) {
       const also = scanned.subcommand === undefined ? "" : yield* samePath(scanned.subcommand, directory)
-      return yield* usageError(`${misfit}; see effect-read ${scanned.subcommand} --help.${also === "" ? "" : `\neffect-read: ${also}`}`)
+      return yield* usageError(
+        `${misfit}; see effect-read ${scanned.subcommand} --help.${also === "" ? "" : `\neffect-read: ${also}`}`
+      )
     }
     const own = yield* Console.consoleWith(Effect.succeed)
     yield* cli([...argv.slice(0, 2), ...CliArgs.forcePaths(words)]).pipe(

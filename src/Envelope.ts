@@ -24,8 +24,8 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as JSONSchema from "effect/JSONSchema"
 import * as Schema from "effect/Schema"
-import { targetOf } from "./internal/read/access.js"
 import { inlineRefs } from "./internal/doors/jsonSchema.js"
+import { targetOf } from "./internal/read/access.js"
 import * as Read from "./Read.js"
 import type { FetchFailed, ReadError } from "./ReadError.js"
 import type { MetadataFields } from "./ReadResult.js"
@@ -172,7 +172,9 @@ export const shownLines = (result: Read.ReadResult): ReadonlyArray<string> => {
   const output = result.output
   const pathTag = `<path>${path}</path>\n`
   // `<type>file</type>\n<content>\n` for text, `<type>directory</type>\n<entries>\n`, and the like.
-  const tags = output.startsWith(pathTag) ? /^<type>[^<\n]*<\/type>\n<[a-z]+>\n/.exec(output.slice(pathTag.length)) : null
+  const tags = output.startsWith(pathTag)
+    ? /^<type>[^<\n]*<\/type>\n<[a-z]+>\n/.exec(output.slice(pathTag.length))
+    : null
   if (tags === null) return []
   const open = pathTag.length + tags[0].length
   // Rendered lines are never empty (`N: …`), so the first blank line ends them; notices and the
@@ -262,7 +264,9 @@ const summary = (result: Read.ReadResult, shown: number, timeMs: number, fallbac
     : `Read ${plural(shown, "line", "lines")} from ${where} (Lines ${startLine}-${endLine}).`
   const notes = [
     truncationNote(result.metadata, directory ? "entries" : "lines", shown),
-    fallback === undefined ? undefined : `[Decoded with fallback '${fallback}': bytes that are not valid text were replaced.]`
+    fallback === undefined
+      ? undefined
+      : `[Decoded with fallback '${fallback}': bytes that are not valid text were replaced.]`
   ].filter((note) => note !== undefined)
   return [head, took, ...notes].join("\n")
 }
@@ -378,7 +382,10 @@ export const fromError = (error: ReadError, options: RenderOptions): ErrorEnvelo
 
 /** Either outcome of a read as an envelope. */
 export const render = (outcome: Either.Either<Read.ReadResult, ReadError>, options: RenderOptions): Envelope =>
-  Either.match(outcome, { onLeft: (error) => fromError(error, options), onRight: (result) => fromResult(result, options) })
+  Either.match(outcome, {
+    onLeft: (error) => fromError(error, options),
+    onRight: (result) => fromResult(result, options)
+  })
 
 export interface ReadOptions {
   /** The caller wants files only: a directory is an `IS_DIRECTORY` error. */
@@ -427,5 +434,9 @@ export const readEnvelope: (
   options?: ReadOptions
 ) {
   const [duration, outcome] = yield* Effect.timed(Effect.either(Read.readUnknown(params)))
-  return yield* renderInWorkspace(outcome, { params, timeMs: Duration.toMillis(duration), filesOnly: options?.filesOnly })
+  return yield* renderInWorkspace(outcome, {
+    params,
+    timeMs: Duration.toMillis(duration),
+    filesOnly: options?.filesOnly
+  })
 })

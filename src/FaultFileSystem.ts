@@ -230,9 +230,15 @@ const syscalls: Partial<Record<Operation, string>> = {
 }
 
 /** The `SystemError` `@effect/platform-node` would produce for `code` in `operation`. */
-export const systemError = (code: ErrorCode, operation: Operation, pathOrDescriptor: string | number): PlatformError.SystemError => {
+export const systemError = (
+  code: ErrorCode,
+  operation: Operation,
+  pathOrDescriptor: string | number
+): PlatformError.SystemError => {
   const syscall = syscalls[operation] ?? operation
-  const description = `${code}: ${uvMessages[code]}, ${syscall}${typeof pathOrDescriptor === "string" ? ` '${pathOrDescriptor}'` : ""}`
+  const description = `${code}: ${uvMessages[code]}, ${syscall}${
+    typeof pathOrDescriptor === "string" ? ` '${pathOrDescriptor}'` : ""
+  }`
   const cause = Object.assign(new Error(description), {
     code,
     syscall,
@@ -390,7 +396,10 @@ export const makeWith = (
       if (fault._tag === "Vanish") {
         fired.push(fault)
         const gone = fault.names ?? names.slice(0, Math.max(0, fault.count))
-        return Effect.forEach(gone, (name) => quietly(underlying.remove(path.join(directory, name), { recursive: true })))
+        return Effect.forEach(
+          gone,
+          (name) => quietly(underlying.remove(path.join(directory, name), { recursive: true }))
+        )
       }
       if (fault._tag === "Appear") {
         fired.push(fault)

@@ -34,10 +34,17 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type { Dirent } from "node:fs"
 import * as fsp from "node:fs/promises"
-import { listGitFiles } from "./internal/read/gitFiles.js"
+import { foldKey, namesLike, type NameTable, nameTable } from "./internal/core/suggest.js"
 import { isNodeFileSystem } from "./internal/io/nodeFileSystem.js"
-import { foldKey, nameTable, namesLike, type NameTable } from "./internal/core/suggest.js"
-import { extendChain, type IgnoreChain, ignoreLevel, isIgnored, PRUNED_ALWAYS, statEntries } from "./internal/read/walk.js"
+import { listGitFiles } from "./internal/read/gitFiles.js"
+import {
+  extendChain,
+  type IgnoreChain,
+  ignoreLevel,
+  isIgnored,
+  PRUNED_ALWAYS,
+  statEntries
+} from "./internal/read/walk.js"
 import { Progress } from "./Progress.js"
 
 /** A file or directory of the worktree. */
@@ -99,7 +106,10 @@ export interface FileIndexShape {
    * List `worktree` now, so that the first miss finds the list made (a long-lived host calls it
    * at start, in the background). An index that keeps nothing has no use for it.
    */
-  readonly warm?: (worktree: string, limits: ScanLimits) => Effect.Effect<void, never, FileSystem.FileSystem | Path.Path>
+  readonly warm?: (
+    worktree: string,
+    limits: ScanLimits
+  ) => Effect.Effect<void, never, FileSystem.FileSystem | Path.Path>
   /** Forget what is kept for `worktree` (every worktree when omitted): a host that wrote files may say so. */
   readonly invalidate: (worktree?: string) => Effect.Effect<void>
 }
@@ -154,7 +164,12 @@ const askOnce = (wanted: NameFilter | NameQuery | undefined): (name: string) => 
  * others. Undefined when git failed or listed nothing (a worktree inside an ignored directory):
  * then the caller walks. Only the names `wanted` accepts become entries.
  */
-const gitScan = (worktree: string, limits: ScanLimits, visit: (entry: Entry) => void, wanted: (name: string) => boolean) =>
+const gitScan = (
+  worktree: string,
+  limits: ScanLimits,
+  visit: (entry: Entry) => void,
+  wanted: (name: string) => boolean
+) =>
   Effect.gen(function*() {
     let count = 0
     let overLimit = false
@@ -193,7 +208,10 @@ const gitScan = (worktree: string, limits: ScanLimits, visit: (entry: Entry) => 
         return true
       }
     }
-    const listed = yield* Effect.all([listGitFiles(worktree, "cached", take()), listGitFiles(worktree, "others", take())], {
+    const listed = yield* Effect.all([
+      listGitFiles(worktree, "cached", take()),
+      listGitFiles(worktree, "others", take())
+    ], {
       concurrency: 2
     }).pipe(Effect.timeoutOption(limits.timeout))
     if (Option.isNone(listed)) return { complete: false, source: "git" } satisfies Scanned
@@ -225,7 +243,12 @@ const byCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 
  * `readdir`'s entry types (`walkNode`); any other FileSystem (in memory, fault-injecting,
  * wrapped by a host or a test) is walked through the service, a `stat` per entry.
  */
-const walkScan = (worktree: string, limits: ScanLimits, visit: (entry: Entry) => void, wanted: (name: string) => boolean) =>
+const walkScan = (
+  worktree: string,
+  limits: ScanLimits,
+  visit: (entry: Entry) => void,
+  wanted: (name: string) => boolean
+) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     if (isNodeFileSystem(fs)) return yield* walkNode(worktree, limits, visit, wanted)
@@ -299,7 +322,12 @@ const walkScan = (worktree: string, limits: ScanLimits, visit: (entry: Entry) =>
  * batch at a time, each batch taken in order as soon as it is listed; interrupting (the time
  * budget) stops it between batches, what was taken still counts.
  */
-const walkNode = (worktree: string, limits: ScanLimits, visit: (entry: Entry) => void, wanted: (name: string) => boolean) =>
+const walkNode = (
+  worktree: string,
+  limits: ScanLimits,
+  visit: (entry: Entry) => void,
+  wanted: (name: string) => boolean
+) =>
   Effect.gen(function*() {
     const progress = yield* Progress
     const path = yield* Path.Path
@@ -365,7 +393,12 @@ const walkNode = (worktree: string, limits: ScanLimits, visit: (entry: Entry) =>
   })
 
 /** List `worktree` once: from git in a git work tree, else (or when git fails) by walking. */
-const scanOnce = (worktree: string, limits: ScanLimits, visit: (entry: Entry) => void, wanted: (name: string) => boolean) =>
+const scanOnce = (
+  worktree: string,
+  limits: ScanLimits,
+  visit: (entry: Entry) => void,
+  wanted: (name: string) => boolean
+) =>
   Effect.gen(function*() {
     if ((yield* findGit(worktree)) !== undefined) {
       const listed = yield* gitScan(worktree, limits, visit, wanted)

@@ -2,8 +2,8 @@
  * The read ledger: what each session read, so a later Edit/Write can `assert` the file did not
  * change since. Compares size, mtime and a content hash: an mtime-only change is not a change.
  */
-import * as FileSystem from "@effect/platform/FileSystem"
 import type { PlatformError } from "@effect/platform/Error"
+import * as FileSystem from "@effect/platform/FileSystem"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -180,52 +180,54 @@ const HASH_CHUNK_BYTES = 256 * 1024
  * so `size` and `hash` describe the same bytes even if the file is growing. `known`: the bytes a
  * read just read whole, hashed instead while the file still has their size and mtime.
  */
-export const stamp = Effect.fn("FileTime.stamp", { captureStackTrace: false })(function*(path: string, known?: ReadBytes) {
-  if (known?.confirmed === true && known.path === path && known.bytes.length === known.size) {
-    // What the read just confirmed: no second look at the file.
-    const stamped: ReadStamp = {
-      path,
-      readAt: yield* Clock.currentTimeMillis,
-      size: known.size,
-      mtime: known.mtime,
-      hash: known.size <= maxHashBytes ? createHash("sha256").update(known.bytes).digest("hex") : undefined
+export const stamp = Effect.fn("FileTime.stamp", { captureStackTrace: false })(
+  function*(path: string, known?: ReadBytes) {
+    if (known?.confirmed === true && known.path === path && known.bytes.length === known.size) {
+      // What the read just confirmed: no second look at the file.
+      const stamped: ReadStamp = {
+        path,
+        readAt: yield* Clock.currentTimeMillis,
+        size: known.size,
+        mtime: known.mtime,
+        hash: known.size <= maxHashBytes ? createHash("sha256").update(known.bytes).digest("hex") : undefined
+      }
+      return stamped
     }
-    return stamped
-  }
-  const fs = yield* FileSystem.FileSystem
-  const info = yield* fs.stat(path)
-  const size = Number(info.size)
-  const mtime = Option.getOrUndefined(Option.map(info.mtime, (date) => date.getTime()))
-  const readAt = yield* Clock.currentTimeMillis
-  let hash: string | undefined = undefined
-  if (info.type === "File" && size <= maxHashBytes) {
-    const hasher = createHash("sha256")
-    if (
-      known !== undefined && known.path === path && known.size === size && known.mtime === mtime &&
-      known.bytes.length === size
-    ) {
-      // The bytes the read showed, of the version the file still is: no second read.
-      hasher.update(known.bytes)
-    } else if (size > 0) {
-      // A plain read loop over one buffer: `fs.stream` costs milliseconds even for tiny files.
-      yield* Effect.scoped(Effect.gen(function*() {
-        // A process at its open-files limit waits for a descriptor: the stamp must not be lost.
-        const file = yield* patientFileSystem(fs).open(path, { flag: "r" })
-        const buffer = new Uint8Array(Math.min(size, HASH_CHUNK_BYTES))
-        let remaining = size
-        while (remaining > 0) {
-          const n = Number(yield* file.read(buffer.subarray(0, Math.min(buffer.length, remaining))))
-          if (n === 0) break
-          hasher.update(buffer.subarray(0, n))
-          remaining -= n
-        }
-      }))
+    const fs = yield* FileSystem.FileSystem
+    const info = yield* fs.stat(path)
+    const size = Number(info.size)
+    const mtime = Option.getOrUndefined(Option.map(info.mtime, (date) => date.getTime()))
+    const readAt = yield* Clock.currentTimeMillis
+    let hash: string | undefined = undefined
+    if (info.type === "File" && size <= maxHashBytes) {
+      const hasher = createHash("sha256")
+      if (
+        known !== undefined && known.path === path && known.size === size && known.mtime === mtime &&
+        known.bytes.length === size
+      ) {
+        // The bytes the read showed, of the version the file still is: no second read.
+        hasher.update(known.bytes)
+      } else if (size > 0) {
+        // A plain read loop over one buffer: `fs.stream` costs milliseconds even for tiny files.
+        yield* Effect.scoped(Effect.gen(function*() {
+          // A process at its open-files limit waits for a descriptor: the stamp must not be lost.
+          const file = yield* patientFileSystem(fs).open(path, { flag: "r" })
+          const buffer = new Uint8Array(Math.min(size, HASH_CHUNK_BYTES))
+          let remaining = size
+          while (remaining > 0) {
+            const n = Number(yield* file.read(buffer.subarray(0, Math.min(buffer.length, remaining))))
+            if (n === 0) break
+            hasher.update(buffer.subarray(0, n))
+            remaining -= n
+          }
+        }))
+      }
+      hash = hasher.digest("hex")
     }
-    hash = hasher.digest("hex")
+    const result: ReadStamp = { path, readAt, size, mtime, hash }
+    return result
   }
-  const result: ReadStamp = { path, readAt, size, mtime, hash }
-  return result
-}) satisfies (path: string, known?: ReadBytes) => Effect.Effect<ReadStamp, PlatformError, FileSystem.FileSystem>
+) satisfies (path: string, known?: ReadBytes) => Effect.Effect<ReadStamp, PlatformError, FileSystem.FileSystem>
 
 /**
  * Did the file change between two stamps? `path` and `readAt` are ignored.
@@ -260,26 +262,29 @@ export const make: Effect.Effect<FileTimeShape, never, FileSystem.FileSystem> = 
   // Map order is the order of reads: the first entry is the one read longest ago.
   const entries = new Map<string, { readonly stamp: ReadStamp; readonly coverage: Coverage }>()
   const keyOf = (sessionId: string, path: string) => `${sessionId}\u0000${path}`
-  const stampNow = (path: string, known?: ReadBytes) => Effect.provideService(stamp(path, known), FileSystem.FileSystem, fs)
+  const stampNow = (path: string, known?: ReadBytes) =>
+    Effect.provideService(stamp(path, known), FileSystem.FileSystem, fs)
 
-  const read = Effect.fn("FileTime.read", { captureStackTrace: false })(function*(sessionId: string, path: string, shown?: Shown, bytes?: ReadBytes) {
-    yield* stampNow(path, bytes).pipe(
-      Effect.flatMap((stamped) =>
-        Effect.sync(() => {
-          const key = keyOf(sessionId, path)
-          const before = entries.get(key)
-          entries.delete(key)
-          entries.set(key, { stamp: stamped, coverage: addShown(before?.coverage ?? emptyCoverage, stamped, shown) })
-          if (entries.size > maxFiles) entries.delete(entries.keys().next().value!)
-        })
-      ),
-      Effect.catchAll((error) =>
-        Effect.logDebug("FileTime.read: could not stamp the file; nothing recorded").pipe(
-          Effect.annotateLogs({ sessionId, path, error: error.message })
+  const read = Effect.fn("FileTime.read", { captureStackTrace: false })(
+    function*(sessionId: string, path: string, shown?: Shown, bytes?: ReadBytes) {
+      yield* stampNow(path, bytes).pipe(
+        Effect.flatMap((stamped) =>
+          Effect.sync(() => {
+            const key = keyOf(sessionId, path)
+            const before = entries.get(key)
+            entries.delete(key)
+            entries.set(key, { stamp: stamped, coverage: addShown(before?.coverage ?? emptyCoverage, stamped, shown) })
+            if (entries.size > maxFiles) entries.delete(entries.keys().next().value!)
+          })
+        ),
+        Effect.catchAll((error) =>
+          Effect.logDebug("FileTime.read: could not stamp the file; nothing recorded").pipe(
+            Effect.annotateLogs({ sessionId, path, error: error.message })
+          )
         )
       )
-    )
-  })
+    }
+  )
 
   const get = Effect.fn("FileTime.get")(function*(sessionId: string, path: string) {
     return Option.fromNullable(entries.get(keyOf(sessionId, path))?.stamp)

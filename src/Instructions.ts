@@ -24,9 +24,9 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { createHash } from "node:crypto"
+import { formatBytes } from "./internal/core/format.js"
 import { checkRead, realPathOfNearest, type Target, targetOf } from "./internal/read/access.js"
 import { openChecked, readAllFrom } from "./internal/read/open.js"
-import { formatBytes } from "./internal/core/format.js"
 import type { Permission } from "./Permission.js"
 import type { ReadResult } from "./ReadResult.js"
 import { SessionMemory } from "./SessionMemory.js"
@@ -174,7 +174,10 @@ const appendTo = (result: ReadResult, settings: InstructionsShape) =>
     const absolute = result.metadata.path
     const root = path.resolve(workspace.worktree)
     // Only a local file (an archive member's path names no file) inside the worktree, really too.
-    const isFile = yield* fs.stat(absolute).pipe(Effect.map((info) => info.type === "File"), Effect.orElseSucceed(() => false))
+    const isFile = yield* fs.stat(absolute).pipe(
+      Effect.map((info) => info.type === "File"),
+      Effect.orElseSucceed(() => false)
+    )
     if (!isFile || !within(path, root, absolute)) return result
     const realRoot = yield* realPathOfNearest(root)
     if (!within(path, realRoot, yield* realPathOfNearest(absolute))) return result
@@ -213,7 +216,11 @@ const appendTo = (result: ReadResult, settings: InstructionsShape) =>
         `Instructions from: ${candidate}`,
         text.replace(/\n$/, ""),
         ...(cut
-          ? [`(Cut at ${formatBytes(new TextEncoder().encode(text).length)} of ${formatBytes(size)}: read ${candidate} for the rest.)`]
+          ? [
+            `(Cut at ${formatBytes(new TextEncoder().encode(text).length)} of ${
+              formatBytes(size)
+            }: read ${candidate} for the rest.)`
+          ]
           : [])
       ].join("\n"))
       loaded.push(candidate)

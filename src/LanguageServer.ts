@@ -14,10 +14,6 @@
  * crashes or hangs is logged and marked `Failed`/`Exited`; it never fails or slows a read.
  */
 import * as FileSystem from "@effect/platform/FileSystem"
-import { type ChildProcess, spawn } from "node:child_process"
-import { existsSync } from "node:fs"
-import * as nodePath from "node:path"
-import { fileURLToPath, pathToFileURL } from "node:url"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
@@ -37,6 +33,10 @@ import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
+import { type ChildProcess, spawn } from "node:child_process"
+import { existsSync } from "node:fs"
+import * as nodePath from "node:path"
+import { fileURLToPath, pathToFileURL } from "node:url"
 import {
   ApplyWorkspaceEditRequest,
   ConfigurationRequest,
@@ -259,7 +259,7 @@ interface ExitStatus {
 }
 
 /** The last few KB a server wrote to stderr: the best clue when it fails. */
-const stderrTail = (child: ChildProcess): (() => string) => {
+const stderrTail = (child: ChildProcess): () => string => {
   let tail = ""
   child.stderr?.setEncoding("utf8")
   child.stderr?.on("data", (chunk: string) => {
@@ -298,8 +298,7 @@ export const make = (
     const states = yield* Ref.make<Record<string, ServerState>>(
       Object.fromEntries(servers.map((server) => [server.id, ServerState.Idle()]))
     )
-    const setState = (id: string, state: ServerState) =>
-      Ref.update(states, (all) => ({ ...all, [id]: state }))
+    const setState = (id: string, state: ServerState) => Ref.update(states, (all) => ({ ...all, [id]: state }))
 
     const byExtension = new Map<string, { readonly config: ServerConfig; readonly languageId: string }>()
     for (const config of servers) {
@@ -326,7 +325,9 @@ export const make = (
         child.stdout?.on("error", () => {})
         child.stderr?.on("error", () => {})
         child.once("error", (error) =>
-          resume(Effect.fail(new ServerError({ server: config.id, reason: `cannot start ${command}: ${error.message}` }))))
+          resume(
+            Effect.fail(new ServerError({ server: config.id, reason: `cannot start ${command}: ${error.message}` }))
+          ))
         // Listen from the first tick: a server that dies at once must still be noticed and heard.
         const stderr = stderrTail(child)
         child.once("exit", (code, signal) => Deferred.unsafeDone(exited, Exit.succeed({ code, signal })))
@@ -350,7 +351,9 @@ export const make = (
         Effect.gen(function*() {
           child.stdin?.end()
           // After `exit` a well-behaved server leaves on its own; otherwise do not wait for it.
-          if (exitRequested) yield* Deferred.await(exited).pipe(Effect.timeoutOption(shutdownTimeout))
+          if (exitRequested) {
+            yield* Deferred.await(exited).pipe(Effect.timeoutOption(shutdownTimeout))
+          }
           if (!(yield* Deferred.isDone(exited))) {
             child.kill("SIGKILL")
             yield* Deferred.await(exited).pipe(Effect.timeoutOption("2 seconds"))
@@ -370,7 +373,10 @@ export const make = (
           })
           // Requests from the server: answer as a minimal client does ("no settings", "not
           // applied", "ok"), so no server waits on us.
-          connection.onRequest(ConfigurationRequest.type, (params) => params.items.map(() => null))
+          connection.onRequest(ConfigurationRequest.type, (params) =>
+            params.items.map(() =>
+              null
+            ))
           connection.onRequest(WorkspaceFoldersRequest.type, () => [{ uri: rootUri, name: nodePath.basename(rootDir) }])
           connection.onRequest(WorkDoneProgressCreateRequest.type, () => undefined)
           connection.onRequest(RegistrationRequest.type, () => undefined)
@@ -489,15 +495,18 @@ export const make = (
         const server = started.right
         yield* setState(config.id, ServerState.Running({ pid: server.child.pid ?? -1 }))
         yield* Effect.addFinalizer(() =>
-          Ref.update(states, (all) =>
-            all[config.id]?._tag === "Running" ? { ...all, [config.id]: ServerState.Stopped() } : all
+          Ref.update(
+            states,
+            (all) => all[config.id]?._tag === "Running" ? { ...all, [config.id]: ServerState.Stopped() } : all
           )
         )
 
         const versions = new Map<string, number>()
         const sync = Effect.fn("LanguageServer.sync")(function*(path: string) {
           yield* Effect.annotateCurrentSpan({ server: config.id, path })
-          if (yield* Deferred.isDone(server.exited)) return
+          if (yield* Deferred.isDone(server.exited)) {
+            return
+          }
           // This sync reads the file after every touch asked for so far: it answers them all.
           const covers = requested.get(path) ?? 0
           const info = yield* fs.stat(path)
@@ -539,7 +548,10 @@ export const make = (
           )
         const serve = Effect.zipRight(step(first), Effect.forever(Effect.flatMap(Queue.take(touches), step)))
         // Serve until the server exits on its own (the exit watcher has marked it Exited).
-        const stopped = yield* Effect.raceFirst(Effect.either(serve), Effect.map(Deferred.await(server.exited), Either.right))
+        const stopped = yield* Effect.raceFirst(
+          Effect.either(serve),
+          Effect.map(Deferred.await(server.exited), Either.right)
+        )
         if (stopped._tag === "Left") {
           yield* setState(config.id, ServerState.Failed({ reason: stopped.left.reason }))
           yield* Effect.logWarning("LanguageServer: server unresponsive; shutting it down").pipe(
@@ -620,11 +632,18 @@ export const make = (
           Effect.as("down" as const)
         )
         const fresh = yield* Effect.raceFirst(publishedNow, down).pipe(
-          Effect.timeoutTo({ duration: options.timeout, onTimeout: () => "late" as const, onSuccess: (outcome) => outcome })
+          Effect.timeoutTo({
+            duration: options.timeout,
+            onTimeout: () => "late" as const,
+            onSuccess: (outcome) => outcome
+          })
         )
         if (fresh === "down") return yield* unavailable
         if (fresh === "late") return timedOut
-        const settle = Math.min(Duration.toMillis(Duration.decode(options.settle ?? "400 millis")), deadline - (yield* Clock.currentTimeMillis))
+        const settle = Math.min(
+          Duration.toMillis(Duration.decode(options.settle ?? "400 millis")),
+          deadline - (yield* Clock.currentTimeMillis)
+        )
         if (settle > 0) yield* Effect.sleep(Duration.millis(settle))
         const outcome: DiagnosticsOutcome = { _tag: "Published", diagnostics: yield* diagnosticsOf(absolute) }
         return outcome
@@ -637,7 +656,9 @@ export const make = (
     const changes = (path: string) => {
       const absolute = nodePath.resolve(rootDir, path)
       return store.changes.pipe(
-        Stream.map((all) => Option.getOrElse(HashMap.get(all, absolute), (): ReadonlyArray<Diagnostic> => [])),
+        Stream.map((all) =>
+          Option.getOrElse(HashMap.get(all, absolute), (): ReadonlyArray<Diagnostic> => [])
+        ),
         Stream.changes
       )
     }

@@ -347,7 +347,9 @@ const wholeAtLeast = (min: number) => (value: unknown): string | undefined =>
 
 const duration = (value: unknown): string | undefined => {
   const decoded = Duration.decodeUnknown(value)
-  return decoded._tag === "Some" && Duration.toMillis(decoded.value) >= 0 ? undefined : "a duration such as \"10 seconds\""
+  return decoded._tag === "Some" && Duration.toMillis(decoded.value) >= 0
+    ? undefined
+    : "a duration such as \"10 seconds\""
 }
 
 const oneOf = (...values: ReadonlyArray<unknown>) => (value: unknown): string | undefined =>
@@ -359,7 +361,9 @@ const boolean = (value: unknown): string | undefined => typeof value === "boolea
  * What each setting must be. A page needs room for its header and footer (`bytes` ≥ 1 KB); a
  * line cut shorter than 16 characters leaves nothing to read.
  */
-const rules: { readonly [G in Exclude<keyof Settings, "lockTimeout">]-?: Record<string, (value: unknown) => string | undefined> } = {
+const rules: {
+  readonly [G in Exclude<keyof Settings, "lockTimeout">]-?: Record<string, (value: unknown) => string | undefined>
+} = {
   page: {
     lines: wholeAtLeast(1),
     lineLength: wholeAtLeast(16),
@@ -367,7 +371,12 @@ const rules: { readonly [G in Exclude<keyof Settings, "lockTimeout">]-?: Record<
     mediaBytes: wholeAtLeast(1),
     directoryEntries: wholeAtLeast(1)
   },
-  image: { maxDimension: wholeAtLeast(16), maxBytes: wholeAtLeast(1024), maxPixels: wholeAtLeast(1), maxFullDimension: wholeAtLeast(16) },
+  image: {
+    maxDimension: wholeAtLeast(16),
+    maxBytes: wholeAtLeast(1024),
+    maxPixels: wholeAtLeast(1),
+    maxFullDimension: wholeAtLeast(16)
+  },
   web: { timeout: duration, maxBytes: wholeAtLeast(1), maxRedirects: wholeAtLeast(0), keepFor: duration },
   query: { timeout: duration, idleProcesses: wholeAtLeast(0), idleTimeout: duration },
   recovery: { timeout: duration, maxEntries: wholeAtLeast(0) },
@@ -394,7 +403,11 @@ const rules: { readonly [G in Exclude<keyof Settings, "lockTimeout">]-?: Record<
 }
 
 const show = (value: unknown): string =>
-  typeof value === "string" ? JSON.stringify(value) : typeof value === "object" && value !== null ? JSON.stringify(value) : String(value)
+  typeof value === "string"
+    ? JSON.stringify(value)
+    : typeof value === "object" && value !== null
+    ? JSON.stringify(value)
+    : String(value)
 
 /**
  * The first setting no read could honour, or `undefined` when all are sound (fields given as
@@ -411,13 +424,19 @@ export const check = (settings: Settings): InvalidLimits | undefined => {
     }
     const groupRules = (rules as Record<string, Record<string, (value: unknown) => string | undefined>>)[group]
     if (groupRules === undefined) {
-      return new InvalidLimits({ setting: group, value: show(fields), expected: `a group of ${Object.keys(rules).join(", ")}, lockTimeout` })
+      return new InvalidLimits({
+        setting: group,
+        value: show(fields),
+        expected: `a group of ${Object.keys(rules).join(", ")}, lockTimeout`
+      })
     }
     for (const [field, value] of Object.entries(fields as object)) {
       if (value === undefined) continue
       const rule = groupRules[field]
       const reason = rule === undefined ? `a field of ${group}: ${Object.keys(groupRules).join(", ")}` : rule(value)
-      if (reason !== undefined) return new InvalidLimits({ setting: `${group}.${field}`, value: show(value), expected: reason })
+      if (reason !== undefined) {
+        return new InvalidLimits({ setting: `${group}.${field}`, value: show(value), expected: reason })
+      }
     }
   }
   return undefined

@@ -21,12 +21,12 @@ import * as Tool from "@effect/ai/Tool"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import {
-  type CallToolResult,
   CallToolRequestSchema,
+  type CallToolResult,
   ErrorCode as McpErrorCode,
-  McpError,
   InitializeRequestSchema,
   ListToolsRequestSchema,
+  McpError,
   PingRequestSchema,
   type ServerNotification,
   type Tool as McpTool
@@ -52,9 +52,9 @@ import { version } from "./internal/doors/packageJson.js"
 import { ErrorCode, type ErrorResponse, errorResponse, type Request } from "./internal/mcp/jsonRpc.js"
 import { outputSchema, withoutAttachments } from "./internal/mcp/outputSchema.js"
 import { StdioTransport, type StdioTransportOptions } from "./internal/mcp/stdioTransport.js"
+import { schemaWithCaps } from "./internal/read/params.js"
 import { warmFileIndex } from "./internal/read/recovery.js"
 import { Description, HostMedia, PageLimits } from "./Limits.js"
-import { schemaWithCaps } from "./internal/read/params.js"
 import { attaches, ModelInput, type ModelInputShape } from "./ModelInput.js"
 import * as ModelResult from "./ModelResult.js"
 import * as Permission from "./Permission.js"
@@ -71,7 +71,6 @@ import { Workspace } from "./Workspace.js"
 export { StdioTransport, type StdioTransportOptions } from "./internal/mcp/stdioTransport.js"
 
 type ContentBlock = CallToolResult["content"][number]
-
 
 /** Where a PDF (or other non-image) attachment is: the file read, or the web page's URL. */
 const locationOf = (result: Read.ReadResult | ReadMany.ReadManyResult, index: number): string | undefined => {
@@ -99,7 +98,12 @@ const attachmentContent = (result: Read.ReadResult | ReadMany.ReadManyResult): A
     }
     const uri = locationOf(result, index)
     if (uri === undefined) return []
-    return [{ type: "resource_link", uri, name: decodeURIComponent(uri.slice(uri.lastIndexOf("/") + 1)) || uri, mimeType: attachment.mime }]
+    return [{
+      type: "resource_link",
+      uri,
+      name: decodeURIComponent(uri.slice(uri.lastIndexOf("/") + 1)) || uri,
+      mimeType: attachment.mime
+    }]
   })
 
 /**
@@ -161,7 +165,9 @@ const unexpectedArguments = (
     errors: "all"
   })(args)
   if (Either.isRight(decoded)) return undefined
-  const unexpected = ParseResult.ArrayFormatter.formatErrorSync(decoded.left).filter((issue) => issue._tag === "Unexpected")
+  const unexpected = ParseResult.ArrayFormatter.formatErrorSync(decoded.left).filter((issue) =>
+    issue._tag === "Unexpected"
+  )
   if (unexpected.length === 0) return undefined
   const reason = unexpected.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")
   return failureResult(new InvalidParams({ reason }))
@@ -247,7 +253,9 @@ type ParseOutcome =
   | { readonly success: true }
   | {
     readonly success: false
-    readonly error: { readonly issues: ReadonlyArray<{ readonly path: ReadonlyArray<PropertyKey>; readonly message: string }> }
+    readonly error: {
+      readonly issues: ReadonlyArray<{ readonly path: ReadonlyArray<PropertyKey>; readonly message: string }>
+    }
   }
 
 /**
@@ -290,20 +298,29 @@ export const conversationOf = (meta: unknown): Either.Either<Conversation, strin
   const sessionId = record[sessionMetaKey]
   const generation = record[generationMetaKey]
   const parent = record[parentMetaKey]
-  const badId = (id: unknown) => id !== undefined && (typeof id !== "string" || id.length === 0 || id.length > maxSessionIdLength)
+  const badId = (id: unknown) =>
+    id !== undefined && (typeof id !== "string" || id.length === 0 || id.length > maxSessionIdLength)
   if (badId(sessionId)) {
-    return Either.left(`_meta["${sessionMetaKey}"]: expected a non-empty string of at most ${maxSessionIdLength} characters`)
+    return Either.left(
+      `_meta["${sessionMetaKey}"]: expected a non-empty string of at most ${maxSessionIdLength} characters`
+    )
   }
   if (badId(parent)) {
-    return Either.left(`_meta["${parentMetaKey}"]: expected a non-empty string of at most ${maxSessionIdLength} characters`)
+    return Either.left(
+      `_meta["${parentMetaKey}"]: expected a non-empty string of at most ${maxSessionIdLength} characters`
+    )
   }
   if (parent !== undefined && sessionId === undefined) {
-    return Either.left(`_meta["${parentMetaKey}"] names a parent, so _meta["${sessionMetaKey}"] must name the forked conversation`)
+    return Either.left(
+      `_meta["${parentMetaKey}"] names a parent, so _meta["${sessionMetaKey}"] must name the forked conversation`
+    )
   }
   if (parent !== undefined && parent === sessionId) {
     return Either.left(`_meta["${parentMetaKey}"] must name another conversation than _meta["${sessionMetaKey}"]`)
   }
-  if (generation !== undefined && (typeof generation !== "number" || !Number.isSafeInteger(generation) || generation < 0)) {
+  if (
+    generation !== undefined && (typeof generation !== "number" || !Number.isSafeInteger(generation) || generation < 0)
+  ) {
     return Either.left(`_meta["${generationMetaKey}"]: expected a non-negative integer`)
   }
   return Either.right({
@@ -325,7 +342,11 @@ export const checkParams = (request: Request): ErrorResponse | undefined => {
     const issues = parsed.error.issues.map((issue) =>
       issue.path.length === 0 ? issue.message : `${issue.path.map(String).join(".")}: ${issue.message}`
     )
-    return errorResponse(request.id, ErrorCode.InvalidParams, `Invalid params for ${request.method}: ${issues.join("; ")}`)
+    return errorResponse(
+      request.id,
+      ErrorCode.InvalidParams,
+      `Invalid params for ${request.method}: ${issues.join("; ")}`
+    )
   }
   if (request.method !== "tools/call") return undefined
   const conversation = conversationOf((request.params as { readonly _meta?: unknown } | undefined)?._meta)
@@ -378,7 +399,10 @@ export const askMessage = (request: Permission.PermissionRequest): string => {
 export const elicitationPrompt = (
   server: Server,
   extra: RequestExtra,
-  options: { readonly timeout: Duration.DurationInput; readonly hint?: ((request: Permission.PermissionRequest) => string) | undefined }
+  options: {
+    readonly timeout: Duration.DurationInput
+    readonly hint?: ((request: Permission.PermissionRequest) => string) | undefined
+  }
 ): Permission.Asker =>
 (request) => {
   if (server.getClientCapabilities()?.elicitation?.form === undefined) {
@@ -501,7 +525,10 @@ export const make = (
       // A subagent's first call forks its parent's ledger (once: later calls find it forked).
       const forked = parent === undefined || Option.isNone(ledger)
         ? atGeneration
-        : Effect.zipRight(FileTime.fork(parent, sessionId).pipe(Effect.provideService(FileTime.FileTime, ledger.value)), atGeneration)
+        : Effect.zipRight(
+          FileTime.fork(parent, sessionId).pipe(Effect.provideService(FileTime.FileTime, ledger.value)),
+          atGeneration
+        )
       return Effect.provideService(forked, Workspace, { ...workspace, sessionId })
     }
     const runtime = yield* Effect.runtime<never>()
@@ -516,13 +543,19 @@ export const make = (
     server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
       const { arguments: args, name } = request.params
       if (name !== toolDefinition.name && name !== manyToolDefinition.name) {
-        throw new RpcError(ErrorCode.InvalidParams, `Tool '${name}' not found: this server has the tools read and read_many`)
+        throw new RpcError(
+          ErrorCode.InvalidParams,
+          `Tool '${name}' not found: this server has the tools read and read_many`
+        )
       }
       const conversation = conversationOf(request.params._meta)
       if (Either.isLeft(conversation)) {
         throw new RpcError(ErrorCode.InvalidParams, `Invalid params for tools/call: ${conversation.left}`)
       }
-      const rejected = unexpectedArguments(name === manyToolDefinition.name ? ReadMany.ReadManyParams : ReadParams, args ?? {})
+      const rejected = unexpectedArguments(
+        name === manyToolDefinition.name ? ReadMany.ReadManyParams : ReadParams,
+        args ?? {}
+      )
       if (rejected !== undefined) return rejected
       // Arguments reach the handler as they are: `read` decodes them, and anything malformed
       // is an `InvalidParams` result the model reads.
@@ -540,7 +573,10 @@ export const make = (
           // An `ask` rule asks the person behind this client, about this request.
           Effect.provideService(
             Permission.Prompt,
-            elicitationPrompt(server, extra, { timeout: options.askTimeout ?? DEFAULT_ASK_TIMEOUT, hint: options.permissionHint })
+            elicitationPrompt(server, extra, {
+              timeout: options.askTimeout ?? DEFAULT_ASK_TIMEOUT,
+              hint: options.permissionHint
+            })
           ),
           // A PDF is read as its text: hosts pass text and images on, not PDF files.
           Effect.provideService(HostMedia, { pdf: "text" }),

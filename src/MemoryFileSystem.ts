@@ -119,19 +119,19 @@ const reasons: Readonly<Record<string, PlatformError.SystemErrorReason>> = {
   ELOOP: "BadResource"
 }
 
-const toPlatformError = (method: string, pathOrDescriptor: string | number) =>
-(cause: unknown): PlatformError.PlatformError =>
-  isErrnoException(cause)
-    ? new PlatformError.SystemError({
-      reason: reasons[cause.code] ?? "Unknown",
-      module: "FileSystem",
-      method,
-      pathOrDescriptor,
-      syscall: cause.syscall,
-      description: cause.message,
-      cause
-    })
-    : new PlatformError.BadArgument({ module: "FileSystem", method, cause })
+const toPlatformError =
+  (method: string, pathOrDescriptor: string | number) => (cause: unknown): PlatformError.PlatformError =>
+    isErrnoException(cause)
+      ? new PlatformError.SystemError({
+        reason: reasons[cause.code] ?? "Unknown",
+        module: "FileSystem",
+        method,
+        pathOrDescriptor,
+        syscall: cause.syscall,
+        description: cause.message,
+        cause
+      })
+      : new PlatformError.BadArgument({ module: "FileSystem", method, cause })
 
 const descriptions = {
   EBADF: "bad file descriptor",
@@ -519,8 +519,7 @@ const makeFileSystem = (vol: Volume): FileSystem.FileSystem => {
     utimes: Effect.fn("MemoryFileSystem.utimes")((path: string, atime: Date | number, mtime: Date | number) =>
       run("utime", path, () => vol.utimesSync(path, atime, mtime))
     ),
-    watch: (path, options) =>
-      Stream.unwrap(Effect.map(stat(path), (info) => watch(vol, path, info, options))),
+    watch: (path, options) => Stream.unwrap(Effect.map(stat(path), (info) => watch(vol, path, info, options))),
     writeFile: Effect.fn("MemoryFileSystem.writeFile")(
       (path: string, data: Uint8Array, options?: FileSystem.WriteFileOptions) =>
         run("writeFile", path, () =>

@@ -131,7 +131,9 @@ export const fromReadManyResult = (
 ): ModelReadManyResult => ({
   title: result.title,
   output: result.output,
-  files: result.files.map(({ metadata, ...file }) => metadata === undefined ? file : { ...file, metadata: withoutPreview(metadata) }),
+  files: result.files.map(({ metadata, ...file }) =>
+    metadata === undefined ? file : { ...file, metadata: withoutPreview(metadata) }
+  ),
   ...referenced(result.attachments, delivery)
 })
 

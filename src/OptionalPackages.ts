@@ -149,10 +149,13 @@ export const installed: Effect.Effect<ReadonlyArray<PackageName>> = Effect.map(
  * a defect: a broken install is not a missing one).
  */
 export const loadOptional = <K extends PackageName>(name: K): Effect.Effect<Modules[K] | undefined> =>
-  Effect.flatMap(OptionalPackages, (packages) =>
-    Effect.promise(() =>
-      packages.load(name).then((module) => module as Modules[K] | undefined, (error: unknown) => {
-        if (error instanceof PackageNotInstalled) return undefined
-        throw error
-      })
-    ))
+  Effect.flatMap(
+    OptionalPackages,
+    (packages) =>
+      Effect.promise(() =>
+        packages.load(name).then((module) => module as Modules[K] | undefined, (error: unknown) => {
+          if (error instanceof PackageNotInstalled) return undefined
+          throw error
+        })
+      )
+  )

@@ -105,7 +105,11 @@ export const decodeRules = (json: unknown): Effect.Effect<ReadonlyArray<Rule>, s
  * both the glob and the input, so `*.env` matches `../other/.env` (a file outside the
  * worktree is asked as `../other/.env`) and `../other/*` matches it too.
  */
-export const globOptions: { readonly dot: true; readonly bash: true; readonly flags: "s" } = { dot: true, bash: true, flags: "s" }
+export const globOptions: { readonly dot: true; readonly bash: true; readonly flags: "s" } = {
+  dot: true,
+  bash: true,
+  flags: "s"
+}
 
 const STARS = /^\*+$/
 const LEADING_DOT_SEGMENTS = /^(?:\.\.?(?:\/|$))+/
@@ -154,14 +158,20 @@ const evaluateCompiled = (rules: ReadonlyArray<CompiledRule>, permission: string
   return "ask"
 }
 
-const compiledSets = new WeakMap<ReadonlyArray<Rule>, { readonly rules: ReadonlyArray<CompiledRule>; readonly evaluator: Evaluator }>()
+const compiledSets = new WeakMap<
+  ReadonlyArray<Rule>,
+  { readonly rules: ReadonlyArray<CompiledRule>; readonly evaluator: Evaluator }
+>()
 
 /** A rule set's rules compiled once (cached per array identity), with their `Evaluator`. */
 const compiledSet = (rules: ReadonlyArray<Rule>) => {
   const cached = compiledSets.get(rules)
   if (cached !== undefined) return cached
   const compiled = rules.map(compileRule)
-  const set = { rules: compiled, evaluator: (permission: string, pattern: string) => evaluateCompiled(compiled, permission, pattern) }
+  const set = {
+    rules: compiled,
+    evaluator: (permission: string, pattern: string) => evaluateCompiled(compiled, permission, pattern)
+  }
   compiledSets.set(rules, set)
   return set
 }
@@ -241,7 +251,13 @@ const CREDENTIAL_STORES = [
 ]
 
 /** Configuration that is a credential store only when it holds a credential (a registry token). */
-const CREDENTIALS_WHEN_PRESENT = ["**/.npmrc", "**/.pypirc", "**/.yarnrc.yml", "**/.m2/settings.xml", "**/.gradle/gradle.properties"]
+const CREDENTIALS_WHEN_PRESENT = [
+  "**/.npmrc",
+  "**/.pypirc",
+  "**/.yarnrc.yml",
+  "**/.m2/settings.xml",
+  "**/.gradle/gradle.properties"
+]
 
 export interface SecretRulesOptions {
   /**
@@ -262,10 +278,18 @@ export const secretRules = (options: SecretRulesOptions = {}): ReadonlyArray<Rul
   { permission: "read", pattern: "*.env", action: options.maskSecrets === true ? "allow" : "ask" },
   { permission: "read", pattern: "*.env.*", action: options.maskSecrets === true ? "allow" : "ask" },
   ...ENV_TEMPLATES.map((pattern): Rule => ({ permission: "read", pattern, action: "allow" })),
-  ...[...PRIVATE_KEY_NAMES, ...CREDENTIAL_STORES].map((pattern): Rule => ({ permission: "read", pattern, action: "deny" })),
+  ...[...PRIVATE_KEY_NAMES, ...CREDENTIAL_STORES].map((pattern): Rule => ({
+    permission: "read",
+    pattern,
+    action: "deny"
+  })),
   { permission: contentPermissions.privateKey, pattern: "*", action: "deny" },
   { permission: contentPermissions.secret, pattern: "*", action: "allow" },
-  ...CREDENTIALS_WHEN_PRESENT.map((pattern): Rule => ({ permission: contentPermissions.secret, pattern, action: "deny" }))
+  ...CREDENTIALS_WHEN_PRESENT.map((pattern): Rule => ({
+    permission: contentPermissions.secret,
+    pattern,
+    action: "deny"
+  }))
 ]
 
 // -----------------------------------------------------------------------------
@@ -392,7 +416,10 @@ export const make = (
         const still = yield* pending(request, patterns)
         if (still.length === 0) return
         const rule = ruleOf(request.permission, still[0]!)
-        const answer = yield* asker({ ...request, metadata: { ...request.metadata, ...(rule === undefined ? {} : { rule }) } })
+        const answer = yield* asker({
+          ...request,
+          metadata: { ...request.metadata, ...(rule === undefined ? {} : { rule }) }
+        })
         yield* Effect.annotateCurrentSpan("answer", answer)
         if (answer === "reject") return yield* denied(request.permission, request.patterns, "rejected")
         if (answer === "always") {
@@ -401,13 +428,16 @@ export const make = (
             compileRule({ permission: request.permission, pattern, action: "allow" })
           )
           const key = yield* conversation
-          yield* Ref.update(approved, (approvals) => new Map(approvals).set(key, [...(approvals.get(key) ?? []), ...added]))
+          yield* Ref.update(approved, (approvals) =>
+            new Map(approvals).set(key, [...(approvals.get(key) ?? []), ...added]))
         }
       }))
 
     const ask = Effect.fn("Permission.ask")(function*(request: PermissionRequest) {
       yield* annotate(request)
-      const actions = request.patterns.map((pattern) => [pattern, evaluator(request.permission, pattern)] as const)
+      const actions = request.patterns.map((pattern) =>
+        [pattern, evaluator(request.permission, pattern)] as const
+      )
       const deniedPatterns = actions.filter(([, action]) => action === "deny").map(([pattern]) => pattern)
       if (deniedPatterns.length > 0) return yield* denied(request.permission, deniedPatterns, "rule")
       const asking = actions.filter(([, action]) => action === "ask").map(([pattern]) => pattern)

@@ -2,37 +2,36 @@
  * The Read tool: `read(params)` resolves a path, asks permission, and hands the model numbered
  * lines, a directory listing, or an image/PDF attachment — streaming, in bounded memory.
  */
-import * as FileSystem from "@effect/platform/FileSystem"
-import * as Path from "@effect/platform/Path"
+import type * as FileSystem from "@effect/platform/FileSystem"
+import type * as Path from "@effect/platform/Path"
 import * as Effect from "effect/Effect"
 import { readFileSync } from "node:fs"
 import { homedir } from "node:os"
 import * as Anchors from "./Anchors.js"
-import { FileTime } from "./FileTime.js"
+import type { FileTime } from "./FileTime.js"
 import * as Instructions from "./Instructions.js"
+import { type DescriptionInput, renderDescription } from "./internal/core/description.js"
+import { DEFAULT_LIMIT, MAX_BYTES, MAX_LINE_LENGTH } from "./internal/core/lines.js"
+import { MAX_MEDIA_BYTES } from "./internal/core/media.js"
+import { resolve } from "./internal/core/resolve.js"
 import { withPatientFileSystem } from "./internal/io/descriptors.js"
 import { Programmatic } from "./internal/read/audience.js"
 import { appendDiagnostics } from "./internal/read/diagnostics.js"
 import { readLocal, readScheme } from "./internal/read/dispatch.js"
 import { headerLine, nextCall, selectorOf } from "./internal/read/next.js"
 import { decodeExactly, decodeModelInput, imageOptionsMisplaced, ReadParams } from "./internal/read/params.js"
-import { Notices } from "./Limits.js"
-import { DEFAULT_LIMIT, MAX_BYTES, MAX_LINE_LENGTH } from "./internal/core/lines.js"
-import { MAX_MEDIA_BYTES } from "./internal/core/media.js"
-import { resolve } from "./internal/core/resolve.js"
-import { Lsp } from "./Lsp.js"
-import { ModelInput, type ModelInputShape } from "./ModelInput.js"
-import { type DescriptionInput, renderDescription } from "./internal/core/description.js"
 import { defaults as defaultSources } from "./internal/sources/builtins.js"
-import { Description, type DescriptionShape, ImageLimits, PageLimits, PdfPageImages } from "./Limits.js"
+import { Description, type DescriptionShape, ImageLimits, Notices, PageLimits, PdfPageImages } from "./Limits.js"
+import type { Lsp } from "./Lsp.js"
+import { ModelInput, type ModelInputShape } from "./ModelInput.js"
 import { installed as installedPackages, purposes } from "./OptionalPackages.js"
-import { Permission } from "./Permission.js"
-import { isPaged, type MetadataFields, type ReadResult } from "./ReadResult.js"
+import type { Permission } from "./Permission.js"
 import { InvalidParams, type ReadError } from "./ReadError.js"
+import { isPaged, type MetadataFields, type ReadResult } from "./ReadResult.js"
 import * as Secrets from "./Secrets.js"
 import * as SessionMemory from "./SessionMemory.js"
 import { Sources } from "./Sources.js"
-import { Workspace } from "./Workspace.js"
+import type { Workspace } from "./Workspace.js"
 
 /**
  * The default caps of a page.
@@ -172,7 +171,8 @@ export const read: (params: ReadParams) => Effect.Effect<ReadResult, ReadError, 
   const params = yield* decodeExactly(ReadParams)(input)
   if (params.offset !== undefined && params.offset < 0 && params.column !== undefined) {
     return yield* new InvalidParams({
-      reason: "column continues one line: pass it with that line's number as offset, not with a negative offset (a tail)"
+      reason:
+        "column continues one line: pass it with that line's number as offset, not with a negative offset (a tail)"
     })
   }
   const registry = yield* Sources
@@ -201,7 +201,9 @@ export const read: (params: ReadParams) => Effect.Effect<ReadResult, ReadError, 
   // With a session memory (off by default), held lines of an unchanged file are a short stub.
   // A view (conflicts, outline, …) is not the lines it names: it is never replaced by a stub.
   // A programmatic read (the host's own) is not in the model's context: no stub, nothing remembered.
-  if (yield* Programmatic) return yield* Secrets.apply(params.lineFormat === "hashline" ? Anchors.explainOmitted(result) : result)
+  if (yield* Programmatic) {
+    return yield* Secrets.apply(params.lineFormat === "hashline" ? Anchors.explainOmitted(result) : result)
+  }
   const shown = params.lineFormat === "hashline"
     ? Anchors.explainOmitted(result)
     : ("conflicts" in result.metadata && result.metadata.conflicts !== undefined) ||

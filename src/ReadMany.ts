@@ -10,16 +10,24 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import picomatch from "picomatch"
+import { checkExternalOf, checkRead, realPathOfNearest, targetOf } from "./internal/read/access.js"
 import { decodeExactly, decodeModelInput } from "./internal/read/params.js"
 import { deferring } from "./internal/read/record.js"
-import { type IgnoreChain, ancestorChain, extendChain, isIgnored, PRUNED_ALWAYS, PRUNED_FILES, statEntries } from "./internal/read/walk.js"
-import { checkExternalOf, checkRead, realPathOfNearest, targetOf } from "./internal/read/access.js"
+import {
+  ancestorChain,
+  extendChain,
+  type IgnoreChain,
+  isIgnored,
+  PRUNED_ALWAYS,
+  PRUNED_FILES,
+  statEntries
+} from "./internal/read/walk.js"
+import { PageLimits, ReadManyLimits } from "./Limits.js"
 import type { Permission } from "./Permission.js"
 import * as Read from "./Read.js"
 import { InvalidParams, type ReadError } from "./ReadError.js"
 import { Attachment, isPaged, isTextual, Next, ReadMetadata, type ReadResult } from "./ReadResult.js"
 import { Workspace } from "./Workspace.js"
-import { PageLimits, ReadManyLimits } from "./Limits.js"
 
 export { ReadManyLimits, type ReadManyLimitsShape } from "./Limits.js"
 
@@ -190,9 +198,11 @@ const describeContinuation = (c: Continuation): string =>
     c.limit === undefined ? "" : ` limit=${c.limit}`
   }${c.encoding === undefined ? "" : ` encoding=${JSON.stringify(c.encoding)}`}${
     c.lineFormat === undefined ? "" : ` lineFormat=${JSON.stringify(c.lineFormat)}`
-  }${c.view === undefined ? "" : ` view=${JSON.stringify(c.view)}`}${c.levels === undefined ? "" : ` levels=${c.levels}`}${
-    c.context === undefined ? "" : ` context=${JSON.stringify(c.context)}`
-  }${c.search === undefined ? "" : ` search=${JSON.stringify(c.search)}`}`
+  }${c.view === undefined ? "" : ` view=${JSON.stringify(c.view)}`}${
+    c.levels === undefined ? "" : ` levels=${c.levels}`
+  }${c.context === undefined ? "" : ` context=${JSON.stringify(c.context)}`}${
+    c.search === undefined ? "" : ` search=${JSON.stringify(c.search)}`
+  }`
 
 const failureBlock = (filePath: string, error: ReadError): string =>
   `<path>${filePath}</path>\n<error>\n${error.message}\n</error>`
@@ -201,7 +211,9 @@ const failureBlock = (filePath: string, error: ReadError): string =>
 const unsearchedNote = (count: number, open: string, close: string): string =>
   count === 0
     ? ""
-    : `${open}${count === 1 ? "1 directory" : `${count} directories`} the session may not read ${count === 1 ? "was" : "were"} not searched${close}`
+    : `${open}${count === 1 ? "1 directory" : `${count} directories`} the session may not read ${
+      count === 1 ? "was" : "were"
+    } not searched${close}`
 
 /**
  * The files a glob matches under the working directory, in path order: `.gitignore`d entries and
@@ -278,7 +290,10 @@ export const globFiles = (pattern: string, max: number, maxEntries: number) =>
           }
         }
       })
-    const exists = yield* fs.stat(base).pipe(Effect.map((info) => info.type === "Directory"), Effect.orElseSucceed(() => false))
+    const exists = yield* fs.stat(base).pipe(
+      Effect.map((info) => info.type === "Directory"),
+      Effect.orElseSucceed(() => false)
+    )
     if (exists) {
       const chain = yield* ancestorChain(workspace.worktree, base)
       yield* walk(base, chain)
@@ -354,7 +369,12 @@ export const readMany: (
       const at = result.output.indexOf("\n\n<system-reminder>\n")
       const reminder = at === -1 ? "" : result.output.slice(at)
       const page = at === -1 ? result : { ...result, output: result.output.slice(0, at) }
-      const cut = cutBlock(page, request, Math.max(0, shares[i]! - CUT_RESERVE - Buffer.byteLength(reminder)), pageLines)
+      const cut = cutBlock(
+        page,
+        request,
+        Math.max(0, shares[i]! - CUT_RESERVE - Buffer.byteLength(reminder)),
+        pageLines
+      )
       block = cut.output + reminder
       continueWith = cut.continueWith
       lastShown[i] = cut.lastShown
@@ -364,7 +384,8 @@ export const readMany: (
     const size = attached.reduce((sum, a) => sum + a.url.length, 0)
     let attachmentIndexes: Array<number> | undefined
     if (size > 0 && attachmentBytes + size > limits.maxAttachmentBytes) {
-      block = `${block}\n(Not attached: the attachments of this call passed ${limits.maxAttachmentBytes} bytes. Read this file alone to see it.)`
+      block =
+        `${block}\n(Not attached: the attachments of this call passed ${limits.maxAttachmentBytes} bytes. Read this file alone to see it.)`
       continueWith = continueWith ?? request
       cuts.push(`${request.filePath} (attachment; ${describeContinuation(request)})`)
     } else if (size > 0) {
@@ -389,7 +410,9 @@ export const readMany: (
   const closing: Array<string> = []
   if (cuts.length > 0) {
     closing.push(
-      `(read_many shares ${Math.round(limits.maxBytes / 1024)} KB of output between its files. Cut: ${cuts.join("; ")}.)`
+      `(read_many shares ${Math.round(limits.maxBytes / 1024)} KB of output between its files. Cut: ${
+        cuts.join("; ")
+      }.)`
     )
   }
   if (globbed.more) {
@@ -415,5 +438,7 @@ export const readMany: (
  * `readMany` for input from a model or any JSON: decoded against `ReadManyParams` after the
  * mends every door applies (see `Read.readUnknown`); a malformed call is an `InvalidParams`.
  */
-export const readManyUnknown = (input: unknown): Effect.Effect<ReadManyResult, InvalidParams, Read.EffectRequirements> =>
+export const readManyUnknown = (
+  input: unknown
+): Effect.Effect<ReadManyResult, InvalidParams, Read.EffectRequirements> =>
   Effect.flatMap(decodeModelInput(ReadManyParams)(input), readMany)

@@ -90,7 +90,9 @@ const fields = {
   /** Images: the frame shown (1-based), when one was asked for. */
   frame: Schema.optional(Schema.Number),
   /** Images: the part shown, in the original image's pixels, when one was asked for. */
-  region: Schema.optional(Schema.Struct({ x: Schema.Number, y: Schema.Number, width: Schema.Number, height: Schema.Number })),
+  region: Schema.optional(
+    Schema.Struct({ x: Schema.Number, y: Schema.Number, width: Schema.Number, height: Schema.Number })
+  ),
   /** Text read with `diagnostics`: what the language server found (counted as asked), how many are shown, or that it did not answer in time. */
   diagnostics: Schema.optional(Schema.Struct({
     errors: Schema.Number,
@@ -184,7 +186,17 @@ const fields = {
 type Field = keyof typeof fields
 
 /** The fields every kind carries: what was read, and what the steps after the source add to any result. */
-const common = ["path", "preview", "truncated", "size", "mtime", "changed", "anchorOmitted", "masked", "loaded"] as const
+const common = [
+  "path",
+  "preview",
+  "truncated",
+  "size",
+  "mtime",
+  "changed",
+  "anchorOmitted",
+  "masked",
+  "loaded"
+] as const
 
 /** A result shown as numbered lines or entries, paged (`offset`/`limit`). */
 const paged = ["startLine", "endLine", "totalLines", "nextOffset", "next"] as const

@@ -22,8 +22,8 @@ import type * as JSONSchema from "effect/JSONSchema"
 import type * as Layer from "effect/Layer"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import { inlineRefs, toGemini, toOpenAiStrict, withoutTitles } from "./internal/doors/jsonSchema.js"
 import { bytesLabel } from "./internal/core/lines.js"
+import { inlineRefs, toGemini, toOpenAiStrict, withoutTitles } from "./internal/doors/jsonSchema.js"
 import { schemaWithCaps } from "./internal/read/params.js"
 import * as Limits from "./Limits.js"
 import { all, type ModelInputShape } from "./ModelInput.js"
@@ -49,13 +49,15 @@ export const Failure: Schema.Schema<ReadError, FailureEncoded> = Schema
       // `message` is derived from the fields, so decoding drops it and rebuilds the class.
       decode: ({ message: _, ...fields }) => ParseResult.decodeUnknown(ReadError)(fields),
       encode: (error) =>
-        ParseResult.map(ParseResult.encodeUnknown(ReadError)(error), (fields) => ({ ...fields, message: error.message }))
+        ParseResult.map(
+          ParseResult.encodeUnknown(ReadError)(error),
+          (fields) => ({ ...fields, message: error.message })
+        )
     }
   ).annotations({ identifier: "ReadFailure" })
 
 /** The JSON form of a failure: `_tag`, the error's fields, and `message`. */
 export type FailureEncoded = Schema.Schema.Encoded<typeof ReadError> & { readonly message: string }
-
 
 /** The JSON Schema dialects: any JSON Schema host, OpenAI's strict function calling, Gemini's `parameters`. */
 export type Dialect = "standard" | "openai-strict" | "gemini"
@@ -235,7 +237,9 @@ export const layer: Layer.Layer<Tool.Handler<"read"> | Tool.Handler<"read_many">
     Effect.gen(function*() {
       const context = yield* Effect.context<Read.EffectRequirements>()
       const underCaller = <A, E>(self: Effect.Effect<A, E, Read.EffectRequirements>) =>
-        Effect.contextWithEffect((caller: Context.Context<never>) => Effect.provide(self, Context.merge(context, caller)))
+        Effect.contextWithEffect((caller: Context.Context<never>) =>
+          Effect.provide(self, Context.merge(context, caller))
+        )
       return toolkit.of({
         read: (params) => underCaller(Read.readUnknown(params)),
         read_many: (params) => underCaller(ReadMany.readManyUnknown(params))

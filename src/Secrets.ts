@@ -19,7 +19,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { maskText, type MaskOptions, styleOf } from "./internal/core/secrets.js"
+import { type MaskOptions, maskText, styleOf } from "./internal/core/secrets.js"
 import { isTextual, type ReadResult } from "./ReadResult.js"
 
 export {
@@ -78,7 +78,13 @@ export const maskResult = (result: ReadResult, path: string = result.metadata.pa
   const continuesAt = textual?.column !== undefined && textual.column > 1
     ? outputLines.findIndex((line) => lineNumberOf(line) !== undefined)
     : undefined
-  const output = maskText(result.output, { ...options, gutter: OUTPUT_GUTTER, frame: OUTPUT_FRAME, startsInside, continuesAt })
+  const output = maskText(result.output, {
+    ...options,
+    gutter: OUTPUT_GUTTER,
+    frame: OUTPUT_FRAME,
+    startsInside,
+    continuesAt
+  })
   const preview = maskText(metadata.preview, { ...options, startsInside })
   if (output.count === 0 && preview.count === 0) return result
   const lines = new Set(metadata.masked?.lines ?? [])
@@ -124,4 +130,7 @@ export const maskedLines = (result: ReadResult, path?: string): Effect.Effect<Re
 
 /** `maskText` for a file's whole text when masking is on (hashline tags and anchor lines). */
 export const maskFileText = (text: string, path: string): Effect.Effect<string> =>
-  Effect.map(Masking, (masking) => masking.enabled ? maskText(text, { style: styleOf(path), name: nameOf(path) }).text : text)
+  Effect.map(
+    Masking,
+    (masking) => masking.enabled ? maskText(text, { style: styleOf(path), name: nameOf(path) }).text : text
+  )

@@ -27,9 +27,9 @@ import { stamp } from "./FileTime.js"
 import * as Diff from "./internal/core/diff.js"
 import { detectionFor } from "./internal/core/encoding.js"
 import { cutLine } from "./internal/core/lines.js"
-import { PageLimits } from "./Limits.js"
 import { clipRanges, type ClosedRange, mergeRanges as mergeLineRanges } from "./internal/core/ranges.js"
 import { recordOrDefer } from "./internal/read/record.js"
+import { PageLimits } from "./Limits.js"
 import type { ReadResult, TextMetadata } from "./ReadResult.js"
 import { Workspace } from "./Workspace.js"
 
@@ -163,23 +163,24 @@ export class Generation extends Context.Reference<Generation>()("effect-read/Ses
  * memory cannot be reached, runs without session memory (full content, nothing remembered), so
  * a generation can never be missed: the next request carrying it applies it.
  */
-export const atGeneration = (sessionId: string, generation: number) =>
-<A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.gen(function*() {
-    const memory = yield* SessionMemory
-    if (!memory.enabled) return yield* self
-    const current = yield* memory.advance(sessionId, generation).pipe(
-      Effect.catchAll((error) =>
-        Effect.logWarning("SessionMemory: the generation could not be checked; this request runs without memory").pipe(
-          Effect.annotateLogs({ sessionId, generation, error: error.message }),
-          Effect.as(false)
+export const atGeneration =
+  (sessionId: string, generation: number) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.gen(function*() {
+      const memory = yield* SessionMemory
+      if (!memory.enabled) return yield* self
+      const current = yield* memory.advance(sessionId, generation).pipe(
+        Effect.catchAll((error) =>
+          Effect.logWarning("SessionMemory: the generation could not be checked; this request runs without memory")
+            .pipe(
+              Effect.annotateLogs({ sessionId, generation, error: error.message }),
+              Effect.as(false)
+            )
         )
       )
-    )
-    return yield* current
-      ? Effect.provideService(self, Generation, generation)
-      : Effect.provideService(self, SessionMemory, noop)
-  })
+      return yield* current
+        ? Effect.provideService(self, Generation, generation)
+        : Effect.provideService(self, SessionMemory, noop)
+    })
 
 export interface Options {
   /** Files remembered per session (least recently read dropped first). Default 2,000. */
@@ -372,7 +373,9 @@ export const make = (options: Options = {}): SessionMemoryShape => {
           if (!current(sessionId, generation)) return
           const session = sessionOf(sessionId)
           const versions = [...(session.snapshots.get(path) ?? [])]
-          const index = versions.findIndex((version) => version.hash === shown.hash && version.encoding === shown.encoding)
+          const index = versions.findIndex((version) =>
+            version.hash === shown.hash && version.encoding === shown.encoding
+          )
           const previous = index < 0 ? undefined : versions.splice(index, 1)[0]!
           const lines = new Map(previous?.lines)
           for (const [line, text] of shown.lines) if (!lines.has(line)) lines.set(line, { text, seq })
@@ -440,7 +443,9 @@ export const apply = (request: { readonly column?: number | undefined }, result:
     if (!memory.enabled) return result
     const { sessionId } = yield* Workspace
     if (metadata.kind !== "text") return yield* noLongerText(memory, sessionId, result)
-    if (metadata.mtime === undefined || metadata.startLine === undefined || metadata.endLine === undefined) return result
+    if (metadata.mtime === undefined || metadata.startLine === undefined || metadata.endLine === undefined) {
+      return result
+    }
     if (request.column !== undefined || isInstructionFile(metadata.path)) return result
     const version = yield* versionShown(metadata, memory.limits.maxSnapshotFileBytes)
     if (version === undefined) return result
@@ -495,7 +500,9 @@ const noLongerText = (memory: SessionMemoryShape, sessionId: string, result: Rea
     if ((yield* memory.lastShown(sessionId, result.metadata.path)) === undefined) return result
     // Not forgotten (the store failed): its reads are of text content, which this file no longer has.
     yield* memory.forget(sessionId, result.metadata.path).pipe(
-      Effect.catchAll((error) => Effect.logWarning("SessionMemory: could not forget a file that is no longer text", error))
+      Effect.catchAll((error) =>
+        Effect.logWarning("SessionMemory: could not forget a file that is no longer text", error)
+      )
     )
     return withNotice(result, {
       notice: [Diff.uncomparedNotice(`it is no longer text (now ${result.metadata.kind})`)],
@@ -505,7 +512,10 @@ const noLongerText = (memory: SessionMemoryShape, sessionId: string, result: Rea
 
 type Changed = NonNullable<ReadResult["metadata"]["changed"]>
 
-const withNotice = (result: ReadResult, change: { readonly notice: ReadonlyArray<string>; readonly changed: Changed }) => {
+const withNotice = (
+  result: ReadResult,
+  change: { readonly notice: ReadonlyArray<string>; readonly changed: Changed }
+) => {
   const changed: ReadResult = {
     ...result,
     output: [...change.notice, result.output].join("\n"),
@@ -530,7 +540,11 @@ const changeOf = (
   if (last.encoding !== encoding) {
     return { notice: [Diff.uncomparedNotice("it was read in another encoding then")], changed: { diff: false } }
   }
-  const change = Diff.changeSince({ hashes: last.hashes, lines: last.lines }, { hashes: now.hashes, lines: now.lines }, limits)
+  const change = Diff.changeSince(
+    { hashes: last.hashes, lines: last.lines },
+    { hashes: now.hashes, lines: now.lines },
+    limits
+  )
   const notice = Diff.changeNotice(now.path, change)
   switch (change._tag) {
     case "Lines":

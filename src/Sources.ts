@@ -15,8 +15,11 @@
  * text files goes before it.
  */
 import * as Context from "effect/Context"
-import * as Effect from "effect/Effect"
+import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type { Selection } from "./internal/core/selector.js"
+import { memoryPageAt, memoryTailAt } from "./internal/present/pages.js"
+import { presentText } from "./internal/present/text.js"
 import * as builtins from "./internal/sources/builtins.js"
 import type {
   FileFacts,
@@ -28,9 +31,6 @@ import type {
   Source,
   SourceServices
 } from "./internal/sources/types.js"
-import { memoryPageAt, memoryTailAt } from "./internal/present/pages.js"
-import { presentText } from "./internal/present/text.js"
-import type { Selection } from "./internal/core/selector.js"
 import type { ColumnOutOfRange, InvalidParams, OffsetOutOfRange } from "./ReadError.js"
 import type { ReadResult } from "./ReadResult.js"
 
@@ -105,8 +105,7 @@ export class Sources extends Context.Reference<Sources>()("effect-read/Sources",
 }) {}
 
 /** A layer with exactly these sources, in this order. */
-export const layer = (sources: ReadonlyArray<Source>): Layer.Layer<never> =>
-  Layer.succeed(Sources, make(sources))
+export const layer = (sources: ReadonlyArray<Source>): Layer.Layer<never> => Layer.succeed(Sources, make(sources))
 
 /** A file source: `claims` decides from the facts, `read` reads what it claimed. */
 export const fileSource = (options: Omit<FileSource, "_tag">): FileSource => ({ _tag: "FileSource", ...options })

@@ -225,41 +225,46 @@ export const make: Effect.Effect<FileTimeShape, never, SqlClient.SqlClient | Fil
         }))
       })
 
-    const read = Effect.fn("FileTime.read")(function*(sessionId: string, path: string, shown?: Shown, bytes?: ReadBytes) {
-      yield* Effect.annotateCurrentSpan({ sessionId, path })
-      const stamped = yield* stampNow(path, bytes).pipe(
-        Effect.map(Option.some),
-        Effect.catchAll((error) =>
-          Effect.logDebug("FileTime.read: could not stamp the file; nothing recorded").pipe(
-            Effect.annotateLogs({ sessionId, path, error: error.message }),
-            Effect.as(Option.none<ReadStamp>())
+    const read = Effect.fn("FileTime.read")(
+      function*(sessionId: string, path: string, shown?: Shown, bytes?: ReadBytes) {
+        yield* Effect.annotateCurrentSpan({ sessionId, path })
+        const stamped = yield* stampNow(path, bytes).pipe(
+          Effect.map(Option.some),
+          Effect.catchAll((error) =>
+            Effect.logDebug("FileTime.read: could not stamp the file; nothing recorded").pipe(
+              Effect.annotateLogs({ sessionId, path, error: error.message }),
+              Effect.as(Option.none<ReadStamp>())
+            )
           )
         )
-      )
-      if (Option.isNone(stamped)) return
-      const key = keyOf(sessionId, path)
-      yield* save(sessionId, path, stamped.value, shown).pipe(
-        patiently,
-        Effect.zipRight(Effect.sync(() => {
-          unsaved.delete(key)
-          unsavedCoverage.delete(key)
-        })),
-        Effect.catchAllCause((cause) =>
-          Effect.gen(function*() {
-            keepUnsaved(unsaved, key, stamped.value)
-            const before = unsavedCoverage.get(key) ??
-              (yield* findRanges({ sessionId, path }).pipe(
-                Effect.map(toCoverage),
-                Effect.orElseSucceed(() => emptyCoverage)
-              ))
-            const after = addShown(before, stamped.value, shown)
-            if (after !== before || unsavedCoverage.has(key)) keepUnsaved(unsavedCoverage, key, after)
-            yield* Effect.logWarning(`FileTime.read: ${store} refused the write; the stamp is kept in memory only`, cause)
-              .pipe(Effect.annotateLogs({ sessionId, path }))
-          })
+        if (Option.isNone(stamped)) return
+        const key = keyOf(sessionId, path)
+        yield* save(sessionId, path, stamped.value, shown).pipe(
+          patiently,
+          Effect.zipRight(Effect.sync(() => {
+            unsaved.delete(key)
+            unsavedCoverage.delete(key)
+          })),
+          Effect.catchAllCause((cause) =>
+            Effect.gen(function*() {
+              keepUnsaved(unsaved, key, stamped.value)
+              const before = unsavedCoverage.get(key) ??
+                (yield* findRanges({ sessionId, path }).pipe(
+                  Effect.map(toCoverage),
+                  Effect.orElseSucceed(() => emptyCoverage)
+                ))
+              const after = addShown(before, stamped.value, shown)
+              if (after !== before || unsavedCoverage.has(key)) keepUnsaved(unsavedCoverage, key, after)
+              yield* Effect.logWarning(
+                `FileTime.read: ${store} refused the write; the stamp is kept in memory only`,
+                cause
+              )
+                .pipe(Effect.annotateLogs({ sessionId, path }))
+            })
+          )
         )
-      )
-    })
+      }
+    )
 
     const get = Effect.fn("FileTime.get")(function*(sessionId: string, path: string) {
       yield* Effect.annotateCurrentSpan({ sessionId, path })
@@ -282,7 +287,8 @@ export const make: Effect.Effect<FileTimeShape, never, SqlClient.SqlClient | Fil
       const copied = yield* sql.withTransaction(Effect.gen(function*() {
         // Once per child, whichever process forks it first; its rows are the parent's as of now.
         const inserted = yield* sql`INSERT INTO effect_read_forks (session_id, parent, forked_at)
-          VALUES (${child}, ${parent}, ${now}) ON CONFLICT (session_id) DO NOTHING RETURNING session_id`.withoutTransform
+          VALUES (${child}, ${parent}, ${now}) ON CONFLICT (session_id) DO NOTHING RETURNING session_id`
+          .withoutTransform
         if (inserted.length === 0) return false
         // Coverage first, of the files the child has not read itself (its own stamp decides that).
         yield* sql`INSERT INTO file_read_ranges (session_id, path, hash, start_line, end_line, seq)

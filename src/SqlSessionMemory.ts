@@ -19,8 +19,8 @@
  * SQLite file) is waited for, by every operation, for up to `LockTimeout` (default 60 s); only
  * then does a signal fail or a query degrade.
  */
-import * as SqlClient from "@effect/sql/SqlClient"
 import type * as Migrator from "@effect/sql/Migrator"
+import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
@@ -140,11 +140,22 @@ export const make = (
       )
 
     /** A query or a recording: on a store error, `fallback` (nothing held, nothing recorded) and a warning. */
-    const degrade = <A, E>(operation: string, sessionId: string, path: string, fallback: A, body: Effect.Effect<A, E>) =>
+    const degrade = <A, E>(
+      operation: string,
+      sessionId: string,
+      path: string,
+      fallback: A,
+      body: Effect.Effect<A, E>
+    ) =>
       patiently(body).pipe(
         Effect.catchAllDefect((defect) => Effect.fail(defect)),
         Effect.catchAll((error) =>
-          Effect.logWarning(`SessionMemory.${operation}: the store failed; ${operation === "remember" || operation === "keep" ? "nothing recorded" : "nothing held"}`, error).pipe(
+          Effect.logWarning(
+            `SessionMemory.${operation}: the store failed; ${
+              operation === "remember" || operation === "keep" ? "nothing recorded" : "nothing held"
+            }`,
+            error
+          ).pipe(
             Effect.annotateLogs({ sessionId, path }),
             Effect.as(fallback)
           )
@@ -161,7 +172,8 @@ export const make = (
         yield* path === undefined
           ? sql`DELETE FROM effect_read_lines WHERE session_id = ${sessionId}`.withoutTransform
           : sql`DELETE FROM effect_read_lines WHERE session_id = ${sessionId} AND version IN (
-              SELECT version FROM effect_read_versions WHERE session_id = ${sessionId} AND path = ${path})`.withoutTransform
+              SELECT version FROM effect_read_versions WHERE session_id = ${sessionId} AND path = ${path})`
+            .withoutTransform
         yield* sql`DELETE FROM effect_read_versions WHERE session_id = ${sessionId}${onPath}`.withoutTransform
       })
 
@@ -190,7 +202,8 @@ export const make = (
     const dropVersions = (sessionId: string, versions: ReadonlyArray<number>) =>
       Effect.forEach(chunks(versions, 500), (some) =>
         Effect.zipRight(
-          sql`DELETE FROM effect_read_lines WHERE session_id = ${sessionId} AND version IN ${sql.in(some)}`.withoutTransform,
+          sql`DELETE FROM effect_read_lines WHERE session_id = ${sessionId} AND version IN ${sql.in(some)}`
+            .withoutTransform,
           sql`DELETE FROM effect_read_versions WHERE session_id = ${sessionId} AND version IN ${sql.in(some)}`
             .withoutTransform
         ), { discard: true })
@@ -313,13 +326,14 @@ export const make = (
         }),
 
       mark: (sessionId) =>
-        rows(Number1, sql`SELECT seq AS n FROM effect_read_sessions WHERE session_id = ${sessionId}`.withoutTransform).pipe(
-          patiently,
-          Effect.map((found) => found[0]?.n ?? 0),
-          Effect.catchAllDefect((defect) => Effect.fail(defect)),
-          Effect.mapError((cause) => new SessionMemoryError({ operation: "mark", sessionId, cause })),
-          Effect.withSpan("SessionMemory.mark", { attributes: { sessionId } })
-        ),
+        rows(Number1, sql`SELECT seq AS n FROM effect_read_sessions WHERE session_id = ${sessionId}`.withoutTransform)
+          .pipe(
+            patiently,
+            Effect.map((found) => found[0]?.n ?? 0),
+            Effect.catchAllDefect((defect) => Effect.fail(defect)),
+            Effect.mapError((cause) => new SessionMemoryError({ operation: "mark", sessionId, cause })),
+            Effect.withSpan("SessionMemory.mark", { attributes: { sessionId } })
+          ),
 
       compacted: (sessionId) =>
         signal(
@@ -371,9 +385,9 @@ export const make = (
                   WHERE session_id = ${sessionId} AND version = ${version.version}`.withoutTransform
               )
               const bytes = 64 + version.hashes_bytes + 2 * (left?.chars ?? 0) + 48 * (left?.lines ?? 0)
-              yield* sql`UPDATE effect_read_versions SET seqs = ${JSON.stringify(seqs)}, latest = ${
-                seqs[seqs.length - 1]!
-              }, bytes = ${bytes}
+              yield* sql`UPDATE effect_read_versions SET seqs = ${
+                JSON.stringify(seqs)
+              }, latest = ${seqs[seqs.length - 1]!}, bytes = ${bytes}
                 WHERE session_id = ${sessionId} AND version = ${version.version}`.withoutTransform
             }
             yield* dropVersions(sessionId, emptied)
@@ -386,7 +400,10 @@ export const make = (
           const known = yield* rows(
             GenerationRow,
             sql`SELECT generation FROM effect_read_sessions WHERE session_id = ${sessionId}`.withoutTransform
-          ).pipe(patiently, Effect.mapError((cause) => new SessionMemoryError({ operation: "advance", sessionId, cause })))
+          ).pipe(
+            patiently,
+            Effect.mapError((cause) => new SessionMemoryError({ operation: "advance", sessionId, cause }))
+          )
           if (known[0] !== undefined && known[0].generation === generation) return true
           if (known[0] !== undefined && known[0].generation > generation) return false
           const now = yield* Clock.currentTimeMillis
@@ -492,16 +509,16 @@ export const make = (
                 }, ${order})`.withoutTransform
               } else if (previous.no_hashes === 1 && shown.hashes !== undefined) {
                 // Kept without line hashes before (its lines did not match then): they come now.
-                yield* sql`UPDATE effect_read_versions SET seqs = ${JSON.stringify(seqs)}, latest = ${
-                  seqs[seqs.length - 1]!
-                }, bytes = ${previous.bytes + added + shown.hashes.byteLength}, hashes = ${
-                  hashesToBytes(shown.hashes)
-                }, hashes_bytes = ${shown.hashes.byteLength}
+                yield* sql`UPDATE effect_read_versions SET seqs = ${
+                  JSON.stringify(seqs)
+                }, latest = ${seqs[seqs.length - 1]!}, bytes = ${
+                  previous.bytes + added + shown.hashes.byteLength
+                }, hashes = ${hashesToBytes(shown.hashes)}, hashes_bytes = ${shown.hashes.byteLength}
                   WHERE session_id = ${sessionId} AND version = ${version}`.withoutTransform
               } else {
-                yield* sql`UPDATE effect_read_versions SET seqs = ${JSON.stringify(seqs)}, latest = ${
-                  seqs[seqs.length - 1]!
-                }, bytes = ${previous.bytes + added}
+                yield* sql`UPDATE effect_read_versions SET seqs = ${
+                  JSON.stringify(seqs)
+                }, latest = ${seqs[seqs.length - 1]!}, bytes = ${previous.bytes + added}
                   WHERE session_id = ${sessionId} AND version = ${version}`.withoutTransform
               }
               // The newest `maxVersions` versions of the file stay, and the file moves to the end of the order.
@@ -531,8 +548,10 @@ export const prune = (idleTimeout: Duration.DurationInput): Effect.Effect<number
     const sql = yield* SqlClient.SqlClient
     const patiently = retryWhileLocked(yield* LockTimeout)
     const cutoff = (yield* Clock.currentTimeMillis) - Duration.toMillis(idleTimeout)
-    const stale = yield* patiently(sql<{ readonly session_id: string }>`DELETE FROM effect_read_sessions
-      WHERE touched_at < ${cutoff} RETURNING session_id`.withoutTransform)
+    const stale = yield* patiently(
+      sql<{ readonly session_id: string }>`DELETE FROM effect_read_sessions
+      WHERE touched_at < ${cutoff} RETURNING session_id`.withoutTransform
+    )
     for (const some of chunks(stale.map((row) => row.session_id), 500)) {
       yield* patiently(sql.withTransaction(Effect.forEach(
         ["effect_read_held", "effect_read_files", "effect_read_lines", "effect_read_versions"],
@@ -560,7 +579,9 @@ export const layerClient = (
         ? Duration.min(idle, Duration.hours(1))
         : Duration.decode(options.pruneEvery)
       yield* prune(idle).pipe(
-        Effect.catchAllCause((cause) => Effect.logWarning("SqlSessionMemory: dropping idle conversations failed", cause)),
+        Effect.catchAllCause((cause) =>
+          Effect.logWarning("SqlSessionMemory: dropping idle conversations failed", cause)
+        ),
         Effect.repeat(Schedule.spaced(every)),
         Effect.forkScoped
       )

@@ -10,10 +10,10 @@
  * A separate module from `FileTime` on purpose: importing `FileTime` never loads better-sqlite3.
  */
 import type * as FileSystem from "@effect/platform/FileSystem"
+import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import type * as Migrator from "@effect/sql/Migrator"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import type { ConfigError } from "effect/ConfigError"
 import * as Layer from "effect/Layer"
 import type { FileTime } from "./FileTime.js"

@@ -5,6 +5,5 @@
  * 20 has no such cache for ES modules and gets nothing), then the command line is loaded.
  */
 import * as Module from "node:module"
-
 ;(Module as { readonly enableCompileCache?: () => unknown }).enableCompileCache?.()
 await import("./internal/doors/cliMain.js")

@@ -4,25 +4,33 @@
  * lines change — over real temp directories. The pure parts (tag, locate, diff) get properties.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
 import * as Layer from "effect/Layer"
+import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as nodePath from "node:path"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { spawnSync } from "node:child_process"
 import * as Anchors from "../src/Anchors.js"
-import { linesBetween, linesOf, locate, normalize, tagOf, unifiedDiff, xxHash32 } from "../src/internal/core/hashline.js"
+import {
+  linesBetween,
+  linesOf,
+  locate,
+  normalize,
+  tagOf,
+  unifiedDiff,
+  xxHash32
+} from "../src/internal/core/hashline.js"
 import * as Permission from "../src/Permission.js"
 import { read, readUnknown } from "../src/Read.js"
 import type { ReadError } from "../src/ReadError.js"
 import * as ReadMany from "../src/ReadMany.js"
 import * as ReadTool from "../src/ReadTool.js"
 import * as SessionMemory from "../src/SessionMemory.js"
-import { nodeLayer, projectDirs, ustar, fieldsOf } from "./support/index.js"
+import { fieldsOf, nodeLayer, projectDirs, ustar } from "./support/index.js"
 import type { LayerOptions } from "./support/index.js"
 
 const project = projectDirs()
@@ -38,7 +46,9 @@ const numberedText = (count: number, trailing = "") =>
   Array.from({ length: count }, (_, i) => `line ${i + 1}`).join("\n") + trailing
 
 const page = (path: string, lines: ReadonlyArray<string>, footer: string) =>
-  `<path>${path}</path>\n<type>file</type>\n<content>\n${lines.map((line) => `${line}\n`).join("")}\n${footer}\n</content>`
+  `<path>${path}</path>\n<type>file</type>\n<content>\n${
+    lines.map((line) => `${line}\n`).join("")
+  }\n${footer}\n</content>`
 
 describe("the tag", () => {
   it("is oh-my-pi's: low 16 bits of xxHash32 over the normalised whole text", () => {
@@ -61,8 +71,12 @@ describe("the tag", () => {
 
   it.prop(
     "line endings and trailing spaces or tabs do not change it; any other edit of a line changes the text it hashes",
-    [FastCheck.array(FastCheck.string({ unit: FastCheck.constantFrom("a", "b", " ", "\t", "é", "x") }), { maxLength: 20 }),
-      FastCheck.constantFrom("\n", "\r\n", "\r")],
+    [
+      FastCheck.array(FastCheck.string({ unit: FastCheck.constantFrom("a", "b", " ", "\t", "é", "x") }), {
+        maxLength: 20
+      }),
+      FastCheck.constantFrom("\n", "\r\n", "\r")
+    ],
     ([lines, eol]) => {
       const lf = lines.join("\n")
       const other = lines.map((line) => `${line} \t`).join(eol)
@@ -82,7 +96,9 @@ describe("the tag", () => {
     FastCheck.integer({ min: 1, max: 12 }),
     FastCheck.integer({ min: 0, max: 12 })
   ], ([text, from, count]) => {
-    expect(linesBetween(normalize(text), from, from + count - 1)).toEqual(linesOf(text).slice(from - 1, from - 1 + count))
+    expect(linesBetween(normalize(text), from, from + count - 1)).toEqual(
+      linesOf(text).slice(from - 1, from - 1 + count)
+    )
   })
 })
 
@@ -113,7 +129,11 @@ describe("lineFormat: hashline", () => {
         Effect.provide(layerIn(root))
       )
       expect(paged.output).toBe(
-        page(`${root}/numbered.txt`, ["¶numbered.txt#82D9", "49:line 49", "50:line 50"], "(End of file - total 50 lines)")
+        page(
+          `${root}/numbered.txt`,
+          ["¶numbered.txt#82D9", "49:line 49", "50:line 50"],
+          "(End of file - total 50 lines)"
+        )
       )
     }))
 
@@ -130,7 +150,9 @@ describe("lineFormat: hashline", () => {
     Effect.gen(function*() {
       const root = project({ "sub/in.txt": "x\n", "out.txt": "y\n" })
       const options = { directory: `${root}/sub`, worktree: root }
-      const inside = yield* read({ filePath: "in.txt", lineFormat: "hashline" }).pipe(Effect.provide(layerIn(root, options)))
+      const inside = yield* read({ filePath: "in.txt", lineFormat: "hashline" }).pipe(
+        Effect.provide(layerIn(root, options))
+      )
       expect(fieldsOf(inside).anchor).toBe(`¶in.txt#${tagOf("x\n")}`)
       const outside = yield* read({ filePath: "../out.txt", lineFormat: "hashline" }).pipe(
         Effect.provide(layerIn(root, options))
@@ -142,14 +164,18 @@ describe("lineFormat: hashline", () => {
     Effect.gen(function*() {
       const root = project({ "w.txt": "one  \r\ntwo\r\n" })
       const result = yield* read({ filePath: "w.txt", lineFormat: "hashline" }).pipe(Effect.provide(layerIn(root)))
-      expect(result.output).toBe(page(`${root}/w.txt`, ["¶w.txt#" + tagOf("one\ntwo\n"), "1:one  ", "2:two"], "(End of file - total 2 lines)"))
+      expect(result.output).toBe(
+        page(`${root}/w.txt`, ["¶w.txt#" + tagOf("one\ntwo\n"), "1:one  ", "2:two"], "(End of file - total 2 lines)")
+      )
     }))
 
   it.effect("a file over 4 MiB: lines numbered N:, no header, and it says why", () =>
     Effect.gen(function*() {
       const line = "x".repeat(99) + "\n"
       const root = project({ "big.log": line.repeat(Math.ceil((Anchors.HASHLINE_MAX_BYTES + 1) / line.length)) })
-      const result = yield* read({ filePath: "big.log", limit: 2, lineFormat: "hashline" }).pipe(Effect.provide(layerIn(root)))
+      const result = yield* read({ filePath: "big.log", limit: 2, lineFormat: "hashline" }).pipe(
+        Effect.provide(layerIn(root))
+      )
       expect(fieldsOf(result).anchor).toBeUndefined()
       expect(result.metadata.anchorOmitted).toBe("the file is over 4 MiB: its lines are numbered, with no ¶ anchor")
       expect(result.output.split("\n").slice(0, 6)).toEqual([
@@ -187,7 +213,9 @@ describe("lineFormat: hashline", () => {
   it.effect("an unknown lineFormat is InvalidParams", () =>
     Effect.gen(function*() {
       const root = project({ "a.txt": "a\n" })
-      const error = yield* Effect.flip(readUnknown({ filePath: "a.txt", lineFormat: "numbers" }).pipe(Effect.provide(layerIn(root))))
+      const error = yield* Effect.flip(
+        readUnknown({ filePath: "a.txt", lineFormat: "numbers" }).pipe(Effect.provide(layerIn(root)))
+      )
       expect(error._tag).toBe("InvalidParams")
       expect(error.message).toContain("lineFormat")
     }))
@@ -286,7 +314,13 @@ describe("Anchors.verify", () => {
   it.effect("valid while the file is unchanged", () =>
     scenario(() => {}, (tag) => Anchors.verify({ filePath: "src/m.ts", tag, start: 5, end: 6 })).pipe(
       Effect.map((verdict) => {
-        expect(verdict).toMatchObject({ _tag: "Valid", start: 5, end: 6, changed: false, header: `¶src/m.ts#${tagOf(text)}` })
+        expect(verdict).toMatchObject({
+          _tag: "Valid",
+          start: 5,
+          end: 6,
+          changed: false,
+          header: `¶src/m.ts#${tagOf(text)}`
+        })
       })
     ))
 
@@ -319,7 +353,9 @@ describe("Anchors.verify", () => {
         "+const v6 = 60"
       ].join("\n"))
       expect(verdict.message.split("\n")[0]).toBe(
-        `Do not edit lines 5-6 of src/m.ts by their #${tagOf(text)} numbers: they changed since you read them. The file is now ${verdict.header}. Read it again.`
+        `Do not edit lines 5-6 of src/m.ts by their #${
+          tagOf(text)
+        } numbers: they changed since you read them. The file is now ${verdict.header}. Read it again.`
       )
     })))
 
@@ -381,7 +417,10 @@ describe("Anchors.verify", () => {
       const alone = yield* Anchors.verify({ filePath: "r.ts", tag: "0000", start: 4, lines: ["}"] }).pipe(
         Effect.provide(layer)
       )
-      expect(alone).toMatchObject({ _tag: "Stale", reason: "they now occur at lines 3, 5 and nothing you read tells which" })
+      expect(alone).toMatchObject({
+        _tag: "Stale",
+        reason: "they now occur at lines 3, 5 and nothing you read tells which"
+      })
     }))
 
   it.effect("a denied file is PermissionDenied, as for read", () =>
@@ -392,7 +431,9 @@ describe("Anchors.verify", () => {
         { permission: "read", pattern: "secret/*", action: "deny" }
       ])
       const error = yield* Effect.flip(
-        Anchors.verify({ filePath: "secret/k.txt", tag: "0000", start: 1 }).pipe(Effect.provide(layerIn(root, { permission })))
+        Anchors.verify({ filePath: "secret/k.txt", tag: "0000", start: 1 }).pipe(
+          Effect.provide(layerIn(root, { permission }))
+        )
       )
       expect(error._tag).toBe("PermissionDenied")
     }))
@@ -427,7 +468,9 @@ describe("locate (pure)", () => {
       const added = (n: number) => Array.from({ length: n }, (_, i) => `added ${i}`)
       const now = [...added(above), ...before, ...block, ...after, ...added(below)]
       const location = locate(known, start, end, now)
-      expect(location).toEqual(above === 0 ? { _tag: "Same" } : { _tag: "Moved", start: start + above, end: end + above })
+      expect(location).toEqual(
+        above === 0 ? { _tag: "Same" } : { _tag: "Moved", start: start + above, end: end + above }
+      )
     }
   )
 
@@ -468,7 +511,10 @@ describe("the front doors take lineFormat", () => {
   const bin = nodePath.resolve("dist/bin.js")
 
   it("the tool's JSON Schema lists it (optional)", () => {
-    const schema = ReadTool.jsonSchema as unknown as { properties: Record<string, Record<string, unknown>>; required: Array<string> }
+    const schema = ReadTool.jsonSchema as unknown as {
+      properties: Record<string, Record<string, unknown>>
+      required: Array<string>
+    }
     expect(schema.properties.lineFormat).toMatchObject({ type: "string", enum: ["hashline"] })
     expect(schema.properties.lineFormat!.description).toContain("¶PATH#TAG")
     expect(schema.required).toEqual(["filePath"])
@@ -481,18 +527,30 @@ describe("the front doors take lineFormat", () => {
       input: ""
     })
     expect(result.status).toBe(0)
-    expect(result.stdout).toBe(`${page(`${root}/a.txt`, ["¶a.txt#0063", "1:alpha", "2:beta"], "(End of file - total 2 lines)")}\n`)
-    const bad = spawnSync(process.execPath, [bin, "--cwd", root, "--line-format", "numbers", "a.txt"], { encoding: "utf8", input: "" })
+    expect(result.stdout).toBe(
+      `${page(`${root}/a.txt`, ["¶a.txt#0063", "1:alpha", "2:beta"], "(End of file - total 2 lines)")}\n`
+    )
+    const bad = spawnSync(process.execPath, [bin, "--cwd", root, "--line-format", "numbers", "a.txt"], {
+      encoding: "utf8",
+      input: ""
+    })
     expect(bad.status).toBe(2)
   })
 
   it("MCP: the read tool's lineFormat argument", async () => {
     const root = project({ "a.txt": "alpha\nbeta\n" })
-    const transport = new StdioClientTransport({ command: process.execPath, args: [bin, "mcp", "--cwd", root], stderr: "pipe" })
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [bin, "mcp", "--cwd", root],
+      stderr: "pipe"
+    })
     const client = new Client({ name: "effect-read-test", version: "1.0.0" })
     await client.connect(transport)
     try {
-      const result = await client.callTool({ name: "read", arguments: { filePath: "a.txt", lineFormat: "hashline" } }) as {
+      const result = await client.callTool({
+        name: "read",
+        arguments: { filePath: "a.txt", lineFormat: "hashline" }
+      }) as {
         content: Array<{ type: string; text?: string }>
         structuredContent?: { metadata?: Record<string, unknown> }
       }

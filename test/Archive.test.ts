@@ -20,13 +20,13 @@ import * as nodePath from "node:path"
 import * as zlib from "node:zlib"
 import * as tarStream from "tar-stream"
 import * as FileTime from "../src/FileTime.js"
+import { resolveTarget } from "../src/internal/read/access.js"
+import { ARCHIVE_LIMITS, readArchive, readArchiveWith } from "../src/internal/sources/archive.js"
 import * as Lsp from "../src/Lsp.js"
 import * as Permission from "../src/Permission.js"
 import { read, type ReadParams, readUnknown } from "../src/Read.js"
-import { resolveTarget } from "../src/internal/read/access.js"
-import { ARCHIVE_LIMITS, readArchive, readArchiveWith } from "../src/internal/sources/archive.js"
 import * as Workspace from "../src/Workspace.js"
-import { memoryLayer, nodeLayer, readCappedListing, tempDir, writeTree, fieldsOf } from "./support/index.js"
+import { fieldsOf, memoryLayer, nodeLayer, readCappedListing, tempDir, writeTree } from "./support/index.js"
 import { member as tarMember, tarOf } from "./support/tarFixtures.js"
 import { zip } from "./support/zipFixtures.js"
 
@@ -177,7 +177,9 @@ const stallingLayer = (root: string, name: string, reads: number, stalled: Defer
             get(target, property, receiver) {
               if (property === "read" && path.endsWith(name)) {
                 return (buffer: Uint8Array) =>
-                  ++count > reads ? Effect.zipRight(Deferred.succeed(stalled, undefined), Effect.never) : target.read(buffer)
+                  ++count > reads
+                    ? Effect.zipRight(Deferred.succeed(stalled, undefined), Effect.never)
+                    : target.read(buffer)
               }
               const value = Reflect.get(target, property, receiver)
               return typeof value === "function" ? value.bind(target) : value
@@ -234,7 +236,9 @@ describe("zip listings", () => {
 
   it.effect("explicit directory entries are listed once", () =>
     Effect.gen(function*() {
-      const root = project({ "d.zip": zip([{ name: "docs/" }, { name: "docs/a.txt", data: "a\n" }, { name: "empty/" }]) })
+      const root = project({
+        "d.zip": zip([{ name: "docs/" }, { name: "docs/a.txt", data: "a\n" }, { name: "empty/" }])
+      })
       const result = yield* readPath(root, "d.zip")
       expect(result.output).toBe(archivePage(`${root}/d.zip`, ["docs/", "empty/"], ["(2 entries)"]))
       const empty = yield* readPath(root, "d.zip:empty/")
@@ -253,7 +257,9 @@ describe("zip listings", () => {
       )
       expect(first.metadata).toMatchObject({ truncated: true, nextOffset: 3, totalLines: 5 })
       const rest = yield* readIn(root, { filePath: "many.zip", offset: 4 })
-      expect(rest.output).toBe(archivePage(`${root}/many.zip`, ["f4.txt (1 bytes)", "f5.txt (1 bytes)"], ["(5 entries)"]))
+      expect(rest.output).toBe(
+        archivePage(`${root}/many.zip`, ["f4.txt (1 bytes)", "f5.txt (1 bytes)"], ["(5 entries)"])
+      )
       const beyond = yield* failIn(root, { filePath: "many.zip", offset: 9 })
       expect(beyond._tag).toBe("OffsetOutOfRange")
       expect(beyond.message).toBe("Offset 9 is out of range for this directory (5 entries)")
@@ -262,7 +268,10 @@ describe("zip listings", () => {
   // torch's wheel lists 7,048 headers in torch/include/ATen/ops/: its first page was 89 KB.
   it.effect("a listing page stops at 50 KB of output; the pages that follow list every entry once", () =>
     Effect.gen(function*() {
-      const names = Array.from({ length: 1500 }, (_, i) => `${String(i).padStart(4, "0")}_${"native_function_op".repeat(3)}.h`)
+      const names = Array.from(
+        { length: 1500 },
+        (_, i) => `${String(i).padStart(4, "0")}_${"native_function_op".repeat(3)}.h`
+      )
       const root = project({ "ops.whl": zip(names.map((name) => ({ name: `include/ops/${name}`, data: "x" }))) })
       const { first, listed, shown } = yield* readCappedListing(
         (offset) => readIn(root, { filePath: "ops.whl:include/ops/", offset }),
@@ -272,7 +281,9 @@ describe("zip listings", () => {
       expect(shown).toBeGreaterThan(500)
       expect(first.output).toBe(
         archivePage(`${root}/ops.whl:include/ops/`, names.slice(0, shown).map((name) => `${name} (1 bytes)`), [
-          `(Output capped at 50 KB. Showing ${shown} of 1500 entries. Use 'offset' parameter to read beyond entry ${shown + 1})`
+          `(Output capped at 50 KB. Showing ${shown} of 1500 entries. Use 'offset' parameter to read beyond entry ${
+            shown + 1
+          })`
         ])
       )
       expect(listed).toEqual(names.map((name) => `${name} (1 bytes)`))
@@ -283,7 +294,9 @@ describe("zip listings", () => {
       const names = Array.from({ length: 5 }, (_, i) => ({ name: `f${i + 1}.txt`, data: "x" }))
       const root = project({ "many.zip": zip(names) })
       const from = yield* readPath(root, "many.zip:4")
-      expect(from.output).toBe(archivePage(`${root}/many.zip`, ["f4.txt (1 bytes)", "f5.txt (1 bytes)"], ["(5 entries)"]))
+      expect(from.output).toBe(
+        archivePage(`${root}/many.zip`, ["f4.txt (1 bytes)", "f5.txt (1 bytes)"], ["(5 entries)"])
+      )
       const window = yield* readPath(root, "many.zip:2-3")
       expect(window.output).toBe(
         archivePage(`${root}/many.zip`, ["f2.txt (1 bytes)", "f3.txt (1 bytes)"], [
@@ -316,7 +329,11 @@ describe("zip members", () => {
       const root = project({ "a.zip": zip(PKG) })
       const result = yield* readPath(root, "a.zip:pkg/README.md")
       expect(result.output).toBe(
-        filePage(`${root}/a.zip:pkg/README.md`, numbered(["# Archive README", "Line 2", "Line 3"]), "(End of file - total 3 lines)")
+        filePage(
+          `${root}/a.zip:pkg/README.md`,
+          numbered(["# Archive README", "Line 2", "Line 3"]),
+          "(End of file - total 3 lines)"
+        )
       )
       expect(result.title).toBe("a.zip:pkg/README.md")
       expect(result.metadata).toMatchObject({
@@ -344,11 +361,19 @@ describe("zip members", () => {
       expect(range.metadata).toMatchObject({ startLine: 10, endLine: 20, nextOffset: 21, truncated: true })
       const plus = yield* readPath(root, "a.zip:pkg/src/util.ts:28+5")
       expect(plus.output).toBe(
-        filePage(`${root}/a.zip:pkg/src/util.ts`, numbered(["util 28", "util 29", "util 30"], 28), "(End of file - total 30 lines)")
+        filePage(
+          `${root}/a.zip:pkg/src/util.ts`,
+          numbered(["util 28", "util 29", "util 30"], 28),
+          "(End of file - total 30 lines)"
+        )
       )
       const raw = yield* readPath(root, "a.zip:pkg/README.md:raw")
       expect(raw.output).toBe(
-        filePage(`${root}/a.zip:pkg/README.md`, ["# Archive README", "Line 2", "Line 3"], "(End of file - total 3 lines)")
+        filePage(
+          `${root}/a.zip:pkg/README.md`,
+          ["# Archive README", "Line 2", "Line 3"],
+          "(End of file - total 3 lines)"
+        )
       )
       const rawRange = yield* readPath(root, "a.zip:pkg/src/util.ts:2-4:raw")
       expect(rawRange.output).toBe(
@@ -366,7 +391,9 @@ describe("zip members", () => {
     Effect.gen(function*() {
       const root = project({ "big.zip": zip([{ name: "long.txt", data: textOf(2500) }]) })
       const first = yield* readPath(root, "big.zip:long.txt")
-      expect(first.output.endsWith("(Showing lines 1-2000 of 2500. Use offset=2001 to continue.)\n</content>")).toBe(true)
+      expect(first.output.endsWith("(Showing lines 1-2000 of 2500. Use offset=2001 to continue.)\n</content>")).toBe(
+        true
+      )
       expect(first.metadata).toMatchObject({ nextOffset: 2001, truncated: true, totalLines: 2500 })
       // Explicit parameters, as `read` hands them to the archive source.
       const page = yield* direct(root, "big.zip", "long.txt", { offset: 2001, limit: 3 })
@@ -379,7 +406,11 @@ describe("zip members", () => {
       )
       const last = yield* direct(root, "big.zip", "long.txt", { offset: 2499 })
       expect(last.output).toBe(
-        filePage(`${root}/big.zip:long.txt`, numbered(["line 2499", "line 2500"], 2499), "(End of file - total 2500 lines)")
+        filePage(
+          `${root}/big.zip:long.txt`,
+          numbered(["line 2499", "line 2500"], 2499),
+          "(End of file - total 2500 lines)"
+        )
       )
       const beyond = yield* Effect.flip(direct(root, "big.zip", "long.txt", { offset: 2600 }))
       expect(beyond._tag).toBe("OffsetOutOfRange")
@@ -397,11 +428,16 @@ describe("zip members", () => {
 
   it.effect("a real member named like a selector wins (zip and tar)", () =>
     Effect.gen(function*() {
-      const members = [{ name: "raw", data: "I am the raw member\n" }, { name: "2", data: "two\n" }, { name: "z.txt", data: "z\n" }]
+      const members = [{ name: "raw", data: "I am the raw member\n" }, { name: "2", data: "two\n" }, {
+        name: "z.txt",
+        data: "z\n"
+      }]
       const root = project({ "s.zip": zip(members), "s.tar": yield* Effect.promise(() => tar(members)) })
       for (const archive of ["s.zip", "s.tar"]) {
         const raw = yield* readPath(root, `${archive}:raw`)
-        expect(raw.output).toBe(filePage(`${root}/${archive}:raw`, ["1: I am the raw member"], "(End of file - total 1 lines)"))
+        expect(raw.output).toBe(
+          filePage(`${root}/${archive}:raw`, ["1: I am the raw member"], "(End of file - total 1 lines)")
+        )
         const two = yield* readPath(root, `${archive}:2`)
         expect(two.output).toBe(filePage(`${root}/${archive}:2`, ["1: two"], "(End of file - total 1 lines)"))
         const three = yield* readPath(root, `${archive}:3`)
@@ -411,9 +447,13 @@ describe("zip members", () => {
 
   it.effect("a member whose name ends like a selector is read whole, not as a range", () =>
     Effect.gen(function*() {
-      const root = project({ "n.zip": zip([{ name: "notes:2", data: "a\nb\nc\n" }, { name: "notes", data: "x\ny\n" }]) })
+      const root = project({
+        "n.zip": zip([{ name: "notes:2", data: "a\nb\nc\n" }, { name: "notes", data: "x\ny\n" }])
+      })
       const literal = yield* readPath(root, "n.zip:notes:2")
-      expect(literal.output).toBe(filePage(`${root}/n.zip:notes:2`, numbered(["a", "b", "c"]), "(End of file - total 3 lines)"))
+      expect(literal.output).toBe(
+        filePage(`${root}/n.zip:notes:2`, numbered(["a", "b", "c"]), "(End of file - total 3 lines)")
+      )
     }))
 
   it.effect("a missing member names up to 3 similar members", () =>
@@ -443,7 +483,12 @@ describe("zip members", () => {
       })
       const reason = (rest: string) =>
         `Archive member 'embed/pip.whl' is itself an archive; archives inside archives are not read, so '${rest}' inside it cannot be reached. Read ${root}/outer.whl:embed/pip.whl for what it is.`
-      for (const [path, rest] of [["pip/__init__.py", "pip/__init__.py"], ["pip/__init__.py:1-5", "pip/__init__.py"], ["pip/", "pip"]] as const) {
+      for (
+        const [path, rest] of [["pip/__init__.py", "pip/__init__.py"], ["pip/__init__.py:1-5", "pip/__init__.py"], [
+          "pip/",
+          "pip"
+        ]] as const
+      ) {
         const error = yield* failPath(root, `outer.whl:embed/pip.whl:${path}`)
         expect(error._tag).toBe("ArchiveError")
         expect(error.message).toBe(reason(rest))
@@ -464,7 +509,9 @@ describe("zip members", () => {
       expect(error).toMatchObject({ path: `${root}/b.zip:x.bin`, size: 1260 })
       const alone = yield* failPath(root, "x.bin")
       expect(error.message).toBe(alone.message.replace(`${root}/x.bin`, `${root}/b.zip:x.bin`))
-      expect(error.message).toMatch(/^Cannot read binary file: .*\/b\.zip:x\.bin \(application\/x-elf \(\.elf\), 1\.2 KiB\)$/)
+      expect(error.message).toMatch(
+        /^Cannot read binary file: .*\/b\.zip:x\.bin \(application\/x-elf \(\.elf\), 1\.2 KiB\)$/
+      )
     }))
 
   it.effect("UTF-16 members are decoded like files", () =>
@@ -472,7 +519,9 @@ describe("zip members", () => {
       const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("héllo\nwörld\n", "utf16le")])
       const root = project({ "u.zip": zip([{ name: "u.txt", data: utf16 }]) })
       const result = yield* readPath(root, "u.zip:u.txt")
-      expect(result.output).toBe(filePage(`${root}/u.zip:u.txt`, numbered(["héllo", "wörld"]), "(End of file - total 2 lines)"))
+      expect(result.output).toBe(
+        filePage(`${root}/u.zip:u.txt`, numbered(["héllo", "wörld"]), "(End of file - total 2 lines)")
+      )
       expect(result.metadata).toMatchObject({ encoding: "utf-16le", bom: true })
     }))
 })
@@ -533,8 +582,13 @@ describe("tar and tar.gz", () => {
         { name: "gone.txt", type: "symlink" as const, linkname: "other.txt" }
       ]
       const tarBytes = yield* Effect.promise(() => tar(members))
-      const root = project({ "dup.tar": tarBytes, "dup.tgz": zlib.gzipSync(tarBytes), "dup.zip": zip(members.slice(0, 3)) })
-      const notice = "(2 entries repeat earlier paths; the last copy of each is listed and read, as extracting the archive would leave it.)"
+      const root = project({
+        "dup.tar": tarBytes,
+        "dup.tgz": zlib.gzipSync(tarBytes),
+        "dup.zip": zip(members.slice(0, 3))
+      })
+      const notice =
+        "(2 entries repeat earlier paths; the last copy of each is listed and read, as extracting the archive would leave it.)"
       for (const archive of ["dup.tar", "dup.tgz"]) {
         const listing = yield* readPath(root, archive)
         expect(listing.output).toBe(
@@ -545,9 +599,16 @@ describe("tar and tar.gz", () => {
         )
         const notes = yield* readPath(root, `${archive}:notes.txt`)
         expect(notes.output).toBe(
-          filePage(`${root}/${archive}:notes.txt`, ["1: new version", "2: second line"], "(End of file - total 2 lines)")
+          filePage(
+            `${root}/${archive}:notes.txt`,
+            ["1: new version", "2: second line"],
+            "(End of file - total 2 lines)"
+          )
         )
-        expectArchiveError(yield* failPath(root, `${archive}:gone.txt`), /^Archive member 'gone\.txt' is a symbolic link to 'other\.txt'/)
+        expectArchiveError(
+          yield* failPath(root, `${archive}:gone.txt`),
+          /^Archive member 'gone\.txt' is a symbolic link to 'other\.txt'/
+        )
       }
       const zipListing = yield* readPath(root, "dup.zip")
       expect(zipListing.output).toContain("notes.txt (24 bytes)\nother.txt (6 bytes)\n")
@@ -571,14 +632,18 @@ describe("tar and tar.gz", () => {
           ])
         )
         const after = yield* readPath(root, `${archive}:after.txt`).pipe(Effect.timeout("20 seconds"))
-        expect(after.output).toBe(filePage(`${root}/${archive}:after.txt`, ["1: after"], "(End of file - total 1 lines)"))
+        expect(after.output).toBe(
+          filePage(`${root}/${archive}:after.txt`, ["1: after"], "(End of file - total 1 lines)")
+        )
       }
     }))
 
   it.effect("a truncated tar.gz is a typed error", () =>
     Effect.gen(function*() {
       const big = crypto.randomBytes(200_000)
-      const gz = zlib.gzipSync(yield* Effect.promise(() => tar([{ name: "a.txt", data: "a\n" }, { name: "r.bin", data: big }])))
+      const gz = zlib.gzipSync(
+        yield* Effect.promise(() => tar([{ name: "a.txt", data: "a\n" }, { name: "r.bin", data: big }]))
+      )
       const root = project({ "cut.tar.gz": gz.subarray(0, Math.floor(gz.length / 2)) })
       const error = yield* failPath(root, "cut.tar.gz")
       expectArchiveError(error, /^Invalid tar\.gz archive: the compressed data is truncated/)
@@ -602,13 +667,18 @@ describe("tar and tar.gz", () => {
         yield* failPath(root, "bad.tar:a.txt"),
         "Invalid tar archive: the data does not start with a tar header (not a tar archive, or corrupt)"
       )
-      expectArchiveError(yield* failPath(root, "bad.tgz:a.txt"), /^Invalid tar archive: the data does not start with a tar header/)
+      expectArchiveError(
+        yield* failPath(root, "bad.tgz:a.txt"),
+        /^Invalid tar archive: the data does not start with a tar header/
+      )
     }))
 
   it.effect("a compressed member over the ratio cap is refused while it inflates", () =>
     Effect.gen(function*() {
       const text = Buffer.alloc(20 * 1024 * 1024, 0x61)
-      const gz = zlib.gzipSync(yield* Effect.promise(() => tar([{ name: "bomb.txt", data: text }, { name: "ok.txt", data: "ok\n" }])))
+      const gz = zlib.gzipSync(
+        yield* Effect.promise(() => tar([{ name: "bomb.txt", data: text }, { name: "ok.txt", data: "ok\n" }]))
+      )
       const root = project({ "bomb.tgz": gz })
       const error = yield* failPath(root, "bomb.tgz:bomb.txt")
       expectArchiveError(error, /^Archive member 'bomb\.txt' looks like a decompression bomb: .* over the 100:1 ratio/)
@@ -620,17 +690,24 @@ describe("tar and tar.gz", () => {
 
   it.effect("a compressed tar that inflates past the total cap is refused", () =>
     Effect.gen(function*() {
-      const gz = zlib.gzipSync(yield* Effect.promise(() => tar([{ name: "z.bin", data: Buffer.alloc(3 * 1024 * 1024) }])))
+      const gz = zlib.gzipSync(
+        yield* Effect.promise(() => tar([{ name: "z.bin", data: Buffer.alloc(3 * 1024 * 1024) }]))
+      )
       const root = project({ "big.tar.gz": gz })
       const small = readArchiveWith({ ...ARCHIVE_LIMITS, maxInflatedBytes: 1024 * 1024 })
       const error = yield* Effect.flip(direct(root, "big.tar.gz", "", {}, small))
-      expectArchiveError(error, "Archive inflates to more than 1.0 MiB while streaming; refused as a possible decompression bomb")
+      expectArchiveError(
+        error,
+        "Archive inflates to more than 1.0 MiB while streaming; refused as a possible decompression bomb"
+      )
     }))
 
   it.effect("a tar member over the size cap is streamed: it reads page by page, and the member after it too", () =>
     Effect.gen(function*() {
       const root = project({
-        "s.tar": yield* Effect.promise(() => tar([{ name: "big.txt", data: textOf(400) }, { name: "after.txt", data: "after\n" }]))
+        "s.tar": yield* Effect.promise(() =>
+          tar([{ name: "big.txt", data: textOf(400) }, { name: "after.txt", data: "after\n" }])
+        )
       })
       const small = readArchiveWith({ ...ARCHIVE_LIMITS, maxMemberBytes: 1024 })
       const page = yield* direct(root, "s.tar", "big.txt", { offset: 300, limit: 2 }, small)
@@ -646,7 +723,10 @@ describe("zip under other names", () => {
   it.effect(".jar, .war, .apk, .vsix, .whl and .nupkg list and read as ZIP archives", () =>
     Effect.gen(function*() {
       const manifest = "Manifest-Version: 1.0\nMain-Class: app.Main\n"
-      const archive = zip([{ name: "META-INF/MANIFEST.MF", data: manifest }, { name: "app/Main.class", data: binaryBytes(600) }])
+      const archive = zip([{ name: "META-INF/MANIFEST.MF", data: manifest }, {
+        name: "app/Main.class",
+        data: binaryBytes(600)
+      }])
       const names = ["a.jar", "a.war", "a.apk", "a.vsix", "a.whl", "a.nupkg"]
       const root = project(Object.fromEntries(names.map((name) => [`lib/${name}`, archive])))
       for (const name of names) {
@@ -654,7 +734,11 @@ describe("zip under other names", () => {
         expect(listing.output).toBe(archivePage(`${root}/lib/${name}`, ["app/", "META-INF/"], ["(2 entries)"]))
         const member = yield* readPath(root, `lib/${name}:META-INF/MANIFEST.MF`)
         expect(member.output).toBe(
-          filePage(`${root}/lib/${name}:META-INF/MANIFEST.MF`, numbered(["Manifest-Version: 1.0", "Main-Class: app.Main"]), "(End of file - total 2 lines)")
+          filePage(
+            `${root}/lib/${name}:META-INF/MANIFEST.MF`,
+            numbered(["Manifest-Version: 1.0", "Main-Class: app.Main"]),
+            "(End of file - total 2 lines)"
+          )
         )
         const line = yield* readPath(root, `lib/${name}:META-INF/MANIFEST.MF:2`)
         expect(line.output).toContain("2: Main-Class: app.Main\n")
@@ -673,17 +757,30 @@ const gzipNamed = (data: string | Uint8Array, name: string): Buffer => {
 describe("plain gzip", () => {
   it.effect("a .gz reads as its one decompressed file: numbering, paging, selectors", () =>
     Effect.gen(function*() {
-      const root = project({ "logs/app.log.gz": zlib.gzipSync(textOf(2500)), "named.gz": gzipNamed("inside\n", "original.txt") })
+      const root = project({
+        "logs/app.log.gz": zlib.gzipSync(textOf(2500)),
+        "named.gz": gzipNamed("inside\n", "original.txt")
+      })
       const first = yield* readPath(root, "logs/app.log.gz")
-      expect(first.output.startsWith(`<path>${root}/logs/app.log.gz</path>\n<type>file</type>\n<content>\n1: line 1\n2: line 2\n`))
+      expect(
+        first.output.startsWith(
+          `<path>${root}/logs/app.log.gz</path>\n<type>file</type>\n<content>\n1: line 1\n2: line 2\n`
+        )
+      )
         .toBe(true)
-      expect(first.output.endsWith("(Showing lines 1-2000 of 2500. Use offset=2001 to continue.)\n</content>")).toBe(true)
+      expect(first.output.endsWith("(Showing lines 1-2000 of 2500. Use offset=2001 to continue.)\n</content>")).toBe(
+        true
+      )
       expect(first.title).toBe("logs/app.log.gz")
       expect(first.metadata).toMatchObject({ kind: "archive", totalLines: 2500, nextOffset: 2001, truncated: true })
       const page = yield* readIn(root, { filePath: "logs/app.log.gz", offset: 2499, limit: 5 })
-      expect(page.output).toContain("<content>\n2499: line 2499\n2500: line 2500\n\n(End of file - total 2500 lines)\n</content>")
+      expect(page.output).toContain(
+        "<content>\n2499: line 2499\n2500: line 2500\n\n(End of file - total 2500 lines)\n</content>"
+      )
       const range = yield* readPath(root, "logs/app.log.gz:10-11")
-      expect(range.output).toContain("<content>\n10: line 10\n11: line 11\n\n(Showing lines 10-11 of 2500. Use offset=12 to continue.)")
+      expect(range.output).toContain(
+        "<content>\n10: line 10\n11: line 11\n\n(Showing lines 10-11 of 2500. Use offset=12 to continue.)"
+      )
       // The file inside by its name: from the gzip header, else the .gz's name without .gz.
       expect((yield* readPath(root, "logs/app.log.gz:app.log:3")).output).toContain("<content>\n3: line 3\n")
       expect((yield* readPath(root, "named.gz:original.txt")).output).toContain("<content>\n1: inside\n")
@@ -707,11 +804,15 @@ describe("plain gzip", () => {
       // Past the size cap a text member is streamed rather than refused (see "streamed members").
       const small = readArchiveWith({ ...ARCHIVE_LIMITS, maxMemberBytes: 256 * 1024 })
       const streamed = yield* direct(root, "big.gz", "", {}, small)
-      expect(streamed.output).toContain("... (line truncated to 2000 chars; use offset=1 column=2001 to read more of it)\n\n(End of file - total 1 lines)")
+      expect(streamed.output).toContain(
+        "... (line truncated to 2000 chars; use offset=1 column=2001 to read more of it)\n\n(End of file - total 1 lines)"
+      )
       const blob = yield* failPath(root, "blob.gz")
       expect(blob._tag).toBe("BinaryFile")
       expect(blob.message).toMatch(
-        new RegExp(`^Cannot read binary file: ${root}/blob\\.gz \\(it compresses 'blob', unrecognised binary data starting with 00 `)
+        new RegExp(
+          `^Cannot read binary file: ${root}/blob\\.gz \\(it compresses 'blob', unrecognised binary data starting with 00 `
+        )
       )
     }))
 
@@ -731,7 +832,10 @@ describe("plain gzip", () => {
       )
       expect((yield* readPath(root, "bundle.gz:pkg/src/index.ts")).output).toContain("1: export const answer = 42\n")
       expect((yield* readPath(root, "notes.gz")).output).toContain("<content>\n1: plain notes\n")
-      expectArchiveError(yield* failPath(root, "notes.gz:1"), `Not a gzip file: ${root}/notes.gz has a .gz name but holds text`)
+      expectArchiveError(
+        yield* failPath(root, "notes.gz:1"),
+        `Not a gzip file: ${root}/notes.gz has a .gz name but holds text`
+      )
       expectArchiveError(
         yield* failPath(root, "junk.gz"),
         `Not a gzip file: ${root}/junk.gz has a .gz name but does not start with gzip's signature`
@@ -748,8 +852,12 @@ describe("streamed members (past the member size cap)", () => {
   const streamedRoot = Effect.promise(async () =>
     project({
       "app.log.gz": zlib.gzipSync(text),
-      "logs.tar.gz": zlib.gzipSync(await tar([{ name: "app.log", data: text }, { name: "after.txt", data: "after\n" }])),
-      "utf16.log.gz": zlib.gzipSync(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(textOf(2000, "ligne é"), "utf16le")]))
+      "logs.tar.gz": zlib.gzipSync(
+        await tar([{ name: "app.log", data: text }, { name: "after.txt", data: "after\n" }])
+      ),
+      "utf16.log.gz": zlib.gzipSync(
+        Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(textOf(2000, "ligne é"), "utf16le")])
+      )
     })
   )
   const content = (output: string) => output.slice(output.indexOf("<content>\n") + 10, output.lastIndexOf("\n\n("))
@@ -781,7 +889,9 @@ describe("streamed members (past the member size cap)", () => {
       const root = yield* streamedRoot
       const page = yield* direct(root, "logs.tar.gz", "app.log", { offset: 1000, limit: 1 }, capped)
       expect(content(page.output)).toBe("1000: line 1000")
-      expect(page.output).toContain(`the total is not known without inflating all of the ${(Buffer.byteLength(text) / 1024).toFixed(1)} KiB member`)
+      expect(page.output).toContain(
+        `the total is not known without inflating all of the ${(Buffer.byteLength(text) / 1024).toFixed(1)} KiB member`
+      )
       const tail = yield* direct(root, "logs.tar.gz", "app.log", { offset: -1 }, capped)
       expect(content(tail.output)).toBe("3000: line 3000")
       expect(content((yield* direct(root, "logs.tar.gz", "after.txt", {}, capped)).output)).toBe("1: after")
@@ -800,7 +910,9 @@ describe("streamed members (past the member size cap)", () => {
       const root = yield* streamedRoot
       const error = yield* Effect.flip(direct(root, "app.log.gz", "", { view: "outline" } as any, capped))
       expect(error._tag).toBe("InvalidParams")
-      expect(error.message).toContain("inflates to more than 8.0 KiB, so it is read page by page: view \"outline\" needs it whole")
+      expect(error.message).toContain(
+        "inflates to more than 8.0 KiB, so it is read page by page: view \"outline\" needs it whole"
+      )
     }))
 
   // Within the output cap: near it, a tail in memory keeps the last lines by an estimate of their
@@ -875,7 +987,10 @@ describe("zip refusals", () => {
   it.effect("an encrypted entry is listed as such and refused", () =>
     Effect.gen(function*() {
       const root = project({
-        "enc.zip": zip([{ name: "secret.txt", data: "hidden\n", method: 0, flags: 1 }, { name: "plain.txt", data: "plain\n" }])
+        "enc.zip": zip([{ name: "secret.txt", data: "hidden\n", method: 0, flags: 1 }, {
+          name: "plain.txt",
+          data: "plain\n"
+        }])
       })
       const listing = yield* readPath(root, "enc.zip")
       expect(listing.output).toBe(
@@ -913,8 +1028,14 @@ describe("zip refusals", () => {
         yield* failPath(root, "bad.zip"),
         "Invalid ZIP archive: missing end of central directory (not a ZIP file, or truncated)"
       )
-      expectArchiveError(yield* failPath(root, "cut.zip:top.txt"), /^Invalid ZIP archive: missing end of central directory/)
-      expectArchiveError(yield* failPath(root, "damaged.zip:s.txt"), "Invalid ZIP archive: CRC mismatch in 's.txt' (the data is corrupt)")
+      expectArchiveError(
+        yield* failPath(root, "cut.zip:top.txt"),
+        /^Invalid ZIP archive: missing end of central directory/
+      )
+      expectArchiveError(
+        yield* failPath(root, "damaged.zip:s.txt"),
+        "Invalid ZIP archive: CRC mismatch in 's.txt' (the data is corrupt)"
+      )
       expectArchiveError(yield* failPath(root, "empty.zip"), "Invalid ZIP archive: the file is empty (0 bytes)")
     }))
 
@@ -942,7 +1063,12 @@ describe("zip refusals", () => {
 
   it.effect("a decompression bomb (ratio over 100:1) is refused from its declared sizes", () =>
     Effect.gen(function*() {
-      const root = project({ "bomb.zip": zip([{ name: "zeros.txt", data: Buffer.alloc(8 * 1024 * 1024, 0x61) }, { name: "ok.txt", data: "ok\n" }]) })
+      const root = project({
+        "bomb.zip": zip([{ name: "zeros.txt", data: Buffer.alloc(8 * 1024 * 1024, 0x61) }, {
+          name: "ok.txt",
+          data: "ok\n"
+        }])
+      })
       const error = yield* failPath(root, "bomb.zip:zeros.txt")
       expectArchiveError(
         error,
@@ -954,10 +1080,17 @@ describe("zip refusals", () => {
 
   it.effect("sizes are enforced while inflating when the headers lie", () =>
     Effect.gen(function*() {
-      const root = project({ "liar.zip": zip([{ name: "small.txt", data: Buffer.alloc(4 * 1024 * 1024, 0x61), declaredSize: 10 }]) })
-      expectArchiveError(yield* failPath(root, "liar.zip:small.txt"), /^Invalid ZIP archive: 'small\.txt' inflates past its declared size/)
+      const root = project({
+        "liar.zip": zip([{ name: "small.txt", data: Buffer.alloc(4 * 1024 * 1024, 0x61), declaredSize: 10 }])
+      })
+      expectArchiveError(
+        yield* failPath(root, "liar.zip:small.txt"),
+        /^Invalid ZIP archive: 'small\.txt' inflates past its declared size/
+      )
       const capped = readArchiveWith({ ...ARCHIVE_LIMITS, maxMemberBytes: 1024 * 1024, maxRatio: 1_000_000 })
-      const lying = project({ "l.zip": zip([{ name: "big.txt", data: Buffer.alloc(3 * 1024 * 1024, 0x61), declaredSize: 1000 }]) })
+      const lying = project({
+        "l.zip": zip([{ name: "big.txt", data: Buffer.alloc(3 * 1024 * 1024, 0x61), declaredSize: 1000 }])
+      })
       const error = yield* Effect.flip(direct(lying, "l.zip", "big.txt", {}, capped))
       expectArchiveError(error, /^Invalid ZIP archive: 'big\.txt' inflates past its declared size/)
     }))
@@ -1017,7 +1150,9 @@ describe("streaming", () => {
       expect(listing.bytes).toBeLessThan(512 * 1024)
       // A later copy of the member could follow anywhere: the compressed stream is read to its end, once.
       const compressed = { bytes: 0 }
-      const fromGz = yield* read({ filePath: "big.tgz:first.txt" }).pipe(Effect.provide(countingLayer(root, compressed)))
+      const fromGz = yield* read({ filePath: "big.tgz:first.txt" }).pipe(
+        Effect.provide(countingLayer(root, compressed))
+      )
       expect(fromGz.output).toContain("1: first")
       expect(compressed.bytes).toBeLessThanOrEqual(2 * gz.length)
     }))
@@ -1028,10 +1163,14 @@ describe("streaming", () => {
       const binaryHead = blob.subarray(0, 8)
       const root = project({ "bin.zip": zip([{ name: "blob.bin", data: blob, method: 0 }]) })
       const counter = { bytes: 0 }
-      const error = yield* Effect.flip(read({ filePath: "bin.zip:blob.bin" }).pipe(Effect.provide(countingLayer(root, counter))))
-      expect(error.message).toBe(`Cannot read binary file: ${root}/bin.zip:blob.bin (.bin file, unrecognised binary data starting with ${
-        [...binaryHead].map((byte) => byte.toString(16).padStart(2, "0")).join(" ")
-      }, 4.0 MiB)`)
+      const error = yield* Effect.flip(
+        read({ filePath: "bin.zip:blob.bin" }).pipe(Effect.provide(countingLayer(root, counter)))
+      )
+      expect(error.message).toBe(
+        `Cannot read binary file: ${root}/bin.zip:blob.bin (.bin file, unrecognised binary data starting with ${
+          [...binaryHead].map((byte) => byte.toString(16).padStart(2, "0")).join(" ")
+        }, 4.0 MiB)`
+      )
       expect(counter.bytes).toBeLessThan(512 * 1024)
     }))
 
@@ -1043,7 +1182,12 @@ describe("streaming", () => {
         (filePath) => readPath(root, filePath),
         { concurrency: "unbounded" }
       )
-      expect(results.map((r) => r.title)).toEqual(["a.zip:pkg/README.md", "a.zip:top.txt", "a.zip:pkg/src/util.ts", "a.zip"])
+      expect(results.map((r) => r.title)).toEqual([
+        "a.zip:pkg/README.md",
+        "a.zip:top.txt",
+        "a.zip:pkg/src/util.ts",
+        "a.zip"
+      ])
     }))
 })
 
@@ -1053,7 +1197,11 @@ describe("path details", () => {
       const root = project({ "dist/out.zip": zip(PKG) })
       const result = yield* readPath(root, "dist/out.zip:pkg\\src\\index.ts")
       expect(result.output).toBe(
-        filePage(`${root}/dist/out.zip:pkg/src/index.ts`, ["1: export const answer = 42"], "(End of file - total 1 lines)")
+        filePage(
+          `${root}/dist/out.zip:pkg/src/index.ts`,
+          ["1: export const answer = 42"],
+          "(End of file - total 1 lines)"
+        )
       )
       expect(result.title).toBe("dist/out.zip:pkg/src/index.ts")
       const dotted = yield* readPath(root, "dist/out.zip:./pkg//README.md")
@@ -1072,7 +1220,9 @@ describe("other layers and limits", () => {
         archivePage("/project/a.zip:pkg/src/", ["index.ts (25 bytes)", "util.ts (231 bytes)"], ["(2 entries)"])
       )
       const member = yield* read({ filePath: "p.tgz:pkg/src/util.ts:30" }).pipe(Effect.provide(layer))
-      expect(member.output).toBe(filePage("/project/p.tgz:pkg/src/util.ts", ["30: util 30"], "(End of file - total 30 lines)"))
+      expect(member.output).toBe(
+        filePage("/project/p.tgz:pkg/src/util.ts", ["30: util 30"], "(End of file - total 30 lines)")
+      )
     }))
 
   it.effect("a pass that outlives its budget ends in a typed error, even when a read never returns", () =>
@@ -1087,7 +1237,9 @@ describe("other layers and limits", () => {
         const stalled = yield* Deferred.make<void>()
         const fiber = yield* Effect.fork(
           // The registry's look (the last bytes, the first 4 KB) and the archive's first read go through.
-          Effect.flip(read({ filePath: `${archive}:top.txt` }).pipe(Effect.provide(stallingLayer(root, archive, 3, stalled))))
+          Effect.flip(
+            read({ filePath: `${archive}:top.txt` }).pipe(Effect.provide(stallingLayer(root, archive, 3, stalled)))
+          )
         )
         yield* Deferred.await(stalled)
         // The test clock moves only when told: past the 60 s budget, then past the grace for the stuck read.
@@ -1109,7 +1261,12 @@ describe("other layers and limits", () => {
       const small = readArchiveWith({ ...ARCHIVE_LIMITS, maxEntries: 4 })
       const listing = yield* direct(root, "many.zip", "", {}, small)
       expect(listing.output).toBe(
-        archivePage(`${root}/many.zip`, ["f1.txt (1 bytes)", "f2.txt (1 bytes)", "f3.txt (1 bytes)", "f4.txt (1 bytes)"], [
+        archivePage(`${root}/many.zip`, [
+          "f1.txt (1 bytes)",
+          "f2.txt (1 bytes)",
+          "f3.txt (1 bytes)",
+          "f4.txt (1 bytes)"
+        ], [
           "(Indexed the first 4 entries of the archive; 2 more are not listed.)",
           "(4 entries)"
         ])

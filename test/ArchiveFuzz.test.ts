@@ -69,12 +69,21 @@ const TAR = tarOf(
   member({ name: "hard", type: "1", linkname: "dir/a.txt" }),
   member({ name: "tty", type: "3", devmajor: 5, devminor: 1 }),
   member({ name: "fifo", type: "6" }),
-  member({ name: "PaxHeaders/long", type: "x", data: paxRecords({ path: `long/${"n".repeat(150)}.txt`, mtime: "1.5" }) }),
+  member({
+    name: "PaxHeaders/long",
+    type: "x",
+    data: paxRecords({ path: `long/${"n".repeat(150)}.txt`, mtime: "1.5" })
+  }),
   member({ name: "short.txt", data: TEXT }),
   member({ name: "././@LongLink", type: "L", format: "gnu", data: `gnu/${"g".repeat(120)}.txt\0` }),
   member({ name: "gnu/short", format: "gnu", data: TEXT }),
   member({ name: "v7.txt", type: "\0", format: "v7", data: TEXT }),
-  member({ name: "b256.txt", data: TEXT, size: 0, raw: [[124, Buffer.from([0x80, ...Array(10).fill(0), TEXT.length])]] }),
+  member({
+    name: "b256.txt",
+    data: TEXT,
+    size: 0,
+    raw: [[124, Buffer.from([0x80, ...Array(10).fill(0), TEXT.length])]]
+  }),
   sparseOldGnu({ ...sparse, name: "s-old.log" }),
   sparsePax00({ ...sparse, name: "s-00.log" }),
   sparsePax01({ ...sparse, name: "s-01.log" }),
@@ -82,7 +91,15 @@ const TAR = tarOf(
   member({ name: "dir/a.txt", data: `${TEXT}again\n` })
 )
 
-const TAR_MEMBERS = ["dir", "dir/a.txt", `gnu/${"g".repeat(120)}.txt`, "s-old.log", "s-10.log", "v7.txt", `long/${"n".repeat(150)}.txt`]
+const TAR_MEMBERS = [
+  "dir",
+  "dir/a.txt",
+  `gnu/${"g".repeat(120)}.txt`,
+  "s-old.log",
+  "s-10.log",
+  "v7.txt",
+  `long/${"n".repeat(150)}.txt`
+]
 
 const legacy = Buffer.from("legacy.txt")
 const ZIP = zip([
@@ -96,7 +113,16 @@ const ZIP = zip([
   { name: "win\\path.txt", data: TEXT }
 ], { prefix: Buffer.from("#!/bin/sh\nexit 0\n"), zip64End: true })
 
-const ZIP_MEMBERS = ["dir", "dir/deflated.txt", "stored.txt", "described.txt", "wide.txt", "ünï.txt", "link", "win/path.txt"]
+const ZIP_MEMBERS = [
+  "dir",
+  "dir/deflated.txt",
+  "stored.txt",
+  "described.txt",
+  "wide.txt",
+  "ünï.txt",
+  "link",
+  "win/path.txt"
+]
 
 /** A plain `.gz`: one compressed file, asked for whole, by its name and by lines. */
 const GZ = zlib.gzipSync(TEXT.repeat(200))
@@ -121,13 +147,27 @@ const absurd = fc.oneof(
 const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({ _tag: fc.constant("Flip" as const), at: position, bit: fc.integer({ min: 0, max: 7 }) }),
   fc.record({ _tag: fc.constant("Truncate" as const), at: position }),
-  fc.record({ _tag: fc.constant("Overwrite" as const), at: position, bytes: fc.uint8Array({ minLength: 1, maxLength: 24 }) }),
+  fc.record({
+    _tag: fc.constant("Overwrite" as const),
+    at: position,
+    bytes: fc.uint8Array({ minLength: 1, maxLength: 24 })
+  }),
   fc.record({ _tag: fc.constant("Field" as const), at: position, field: fc.nat(), value: absurd })
 )
 const plan = fc.array(mutation, { minLength: 1, maxLength: 4 })
 
 /** tar fields a header holds: offset and width. */
-const TAR_FIELDS: ReadonlyArray<readonly [number, number]> = [[124, 12], [136, 12], [156, 1], [0, 100], [157, 100], [345, 155], [482, 1], [483, 12], [386, 12]]
+const TAR_FIELDS: ReadonlyArray<readonly [number, number]> = [
+  [124, 12],
+  [136, 12],
+  [156, 1],
+  [0, 100],
+  [157, 100],
+  [345, 155],
+  [482, 1],
+  [483, 12],
+  [386, 12]
+]
 
 const octalField = (value: number, width: number): Buffer => {
   const digits = value.toString(8)
@@ -258,11 +298,13 @@ const check = (file: string, bytes: Buffer, members: ReadonlyArray<string>, clea
       if (clean) {
         const why = Exit.isFailure(exit) ? Cause.pretty(exit.cause) : ""
         const sparseBinary = /^s-\d+|^s-old/.test(inner) &&
-          Exit.isFailure(exit) && Cause.failureOption(exit.cause).pipe((o) => o._tag === "Some" && o.value._tag === "BinaryFile")
+          Exit.isFailure(exit) && Cause.failureOption(exit.cause).pipe((o) =>
+            o._tag === "Some" && o.value._tag === "BinaryFile"
+          )
         expect(Exit.isSuccess(exit) || inner === "link" || sparseBinary, `${context}: ${why}`).toBe(true)
       }
       if (Exit.isSuccess(exit)) {
-        const { output, metadata } = exit.value
+        const { metadata, output } = exit.value
         expect(output, context).not.toMatch(/undefined|NaN/)
         expect(output, context).toMatch(/^(\(.*\)\n)?<path>/)
         expect(output, context).toMatch(/<\/(entries|content)>$/)
@@ -302,7 +344,11 @@ describe("mutated archives end in honest answers or typed errors", () => {
     "tar.gz: mutated before and after compression",
     [plan, fc.array(mutation, { maxLength: 2 })],
     ([before, after]) =>
-      check("fuzz.tgz", applyZip(zlib.gzipSync(applyTar(TAR, before)), after.filter((m) => m._tag !== "Field")), TAR_MEMBERS),
+      check(
+        "fuzz.tgz",
+        applyZip(zlib.gzipSync(applyTar(TAR, before)), after.filter((m) => m._tag !== "Field")),
+        TAR_MEMBERS
+      ),
     { fastCheck: { numRuns: RUNS, seed: SEED } }
   )
 

@@ -10,17 +10,17 @@ import * as Effect from "effect/Effect"
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as zlib from "node:zlib"
-import { read, type ReadParams } from "../src/Read.js"
 import type { ByteSource } from "../src/internal/sources/archive/content.js"
 import { ARCHIVE_LIMITS } from "../src/internal/sources/archive/model.js"
 import { scanTar } from "../src/internal/sources/archive/tar.js"
+import { read, type ReadParams } from "../src/Read.js"
 import { nodeLayer, tempDir, writeTree } from "./support/index.js"
 import {
   header,
   member,
   paxRecords,
-  type SparseFile,
   sparseContent,
+  type SparseFile,
   sparseOldGnu,
   sparsePax00,
   sparsePax01,
@@ -55,7 +55,9 @@ const expectEachReads = (
   Effect.gen(function*() {
     for (const archive of archives) {
       if (listed !== undefined) {
-        expect((yield* readPath(root, archive)).output).toBe(archivePage(`${root}/${archive}`, listed, [`(${listed.length} entries)`]))
+        expect((yield* readPath(root, archive)).output).toBe(
+          archivePage(`${root}/${archive}`, listed, [`(${listed.length} entries)`])
+        )
       }
       expect((yield* readPath(root, `${archive}:${member}`)).output).toBe(
         filePage(`${root}/${archive}:${member}`, [`1: ${line}`], "(End of file - total 1 lines)")
@@ -82,7 +84,9 @@ const expectArchiveError = (error: { readonly _tag: string; readonly message: st
 // CPython's tarfile and zipfile
 // -----------------------------------------------------------------------------
 
-const LONG = `deep/${Array.from({ length: 12 }, (_, i) => `segment${String(i).padStart(2, "0")}`).join("/")}/long-name-file.txt`
+const LONG = `deep/${
+  Array.from({ length: 12 }, (_, i) => `segment${String(i).padStart(2, "0")}`).join("/")
+}/long-name-file.txt`
 
 const PYTHON = String.raw`
 import io, sys, tarfile, zipfile, os
@@ -151,7 +155,9 @@ describe("tar member kinds, as CPython's tarfile writes them", () => {
           ], [`(${format === "ustar" ? 6 : format === "gnu" ? 7 : 8} entries)`])
         )
         const file = yield* readPath(root, `${archive}:kinds/file.txt`)
-        expect(file.output).toBe(filePage(`${root}/${archive}:kinds/file.txt`, [`1: hello from ${format}`], "(End of file - total 1 lines)"))
+        expect(file.output).toBe(
+          filePage(`${root}/${archive}:kinds/file.txt`, [`1: hello from ${format}`], "(End of file - total 1 lines)")
+        )
         expectArchiveError(
           yield* failPath(root, `${archive}:kinds/symlink`),
           `Archive member 'kinds/symlink' is a symbolic link to 'file.txt'; links inside archives are not followed. Read ${root}/${archive}:kinds/file.txt instead.`
@@ -168,8 +174,13 @@ describe("tar member kinds, as CPython's tarfile writes them", () => {
         }
         if (format !== "ustar") {
           const long = yield* readPath(root, `${archive}:${LONG}`)
-          expect(long.output).toBe(filePage(`${root}/${archive}:${LONG}`, ["1: a long name"], "(End of file - total 1 lines)"))
-          expectArchiveError(yield* failPath(root, `${archive}:kinds/longlink`), new RegExp(`Read ${root}/${archive}:${LONG} instead\\.$`))
+          expect(long.output).toBe(
+            filePage(`${root}/${archive}:${LONG}`, ["1: a long name"], "(End of file - total 1 lines)")
+          )
+          expectArchiveError(
+            yield* failPath(root, `${archive}:kinds/longlink`),
+            new RegExp(`Read ${root}/${archive}:${LONG} instead\\.$`)
+          )
         }
       }
       const unicode = yield* readPath(root, "pax.tar:kinds/grüße.txt")
@@ -203,21 +214,43 @@ describe("tar headers from old and unusual archivers", () => {
           member({ name: "v7/", type: "\0", format: "v7" }),
           member({ name: "v7/plain.txt", type: "\0", format: "v7", data: TEXT }),
           // Latin-1 bytes summed as signed chars: HP-UX and old V7 tars.
-          member({ name: "v7/signed-\u00c4\u00d6\u00dc.txt", type: "\0", format: "v7", latin1: true, signedChecksum: true, data: TEXT }),
+          member({
+            name: "v7/signed-\u00c4\u00d6\u00dc.txt",
+            type: "\0",
+            format: "v7",
+            latin1: true,
+            signedChecksum: true,
+            data: TEXT
+          }),
           member({ name: "ustar/hpux-\u00e4\u00f6\u00fc.txt", latin1: true, signedChecksum: true, data: TEXT }),
           // ustar's prefix field holds the leading directories of a long path.
           member({ name: "file-in-prefixed-dir.txt", prefix: "a/prefixed/dir", data: TEXT }),
           // A size in base-256 (GNU, for members over 8 GB; small here).
-          member({ name: "base256.txt", data: TEXT, size: 0, raw: [[124, Buffer.from([0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, TEXT.length])]] })
+          member({
+            name: "base256.txt",
+            data: TEXT,
+            size: 0,
+            raw: [[124, Buffer.from([0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, TEXT.length])]]
+          })
         )
       })
       const listing = yield* readPath(root, "old.tar:v7")
       expect(listing.output).toBe(
         archivePage(`${root}/old.tar:v7/`, ["plain.txt (30 bytes)", "signed-ÄÖÜ.txt (30 bytes)"], ["(2 entries)"])
       )
-      for (const path of ["v7/plain.txt", "v7/signed-ÄÖÜ.txt", "ustar/hpux-äöü.txt", "a/prefixed/dir/file-in-prefixed-dir.txt", "base256.txt"]) {
+      for (
+        const path of [
+          "v7/plain.txt",
+          "v7/signed-ÄÖÜ.txt",
+          "ustar/hpux-äöü.txt",
+          "a/prefixed/dir/file-in-prefixed-dir.txt",
+          "base256.txt"
+        ]
+      ) {
         const result = yield* readPath(root, `old.tar:${path}`)
-        expect(result.output).toBe(filePage(`${root}/old.tar:${path}`, ["1: seven thousand bytes of prose"], "(End of file - total 1 lines)"))
+        expect(result.output).toBe(
+          filePage(`${root}/old.tar:${path}`, ["1: seven thousand bytes of prose"], "(End of file - total 1 lines)")
+        )
       }
     }))
 
@@ -226,14 +259,22 @@ describe("tar headers from old and unusual archivers", () => {
       const root = project({
         "pax.tar": tarOf(
           member({ name: "GlobalHead", type: "g", data: paxRecords({ comment: "global", uname: "someone" }) }),
-          member({ name: "PaxHeaders/one", type: "x", data: paxRecords({ path: "first/name.txt", mtime: "1700000000.5" }) }),
+          member({
+            name: "PaxHeaders/one",
+            type: "x",
+            data: paxRecords({ path: "first/name.txt", mtime: "1700000000.5" })
+          }),
           member({ name: "PaxHeaders/two", type: "x", data: paxRecords({ path: "nested/final-name.txt" }) }),
           member({ name: "short-name.txt", data: TEXT }),
           member({ name: "PaxHeaders/three", type: "X", data: paxRecords({ path: "solaris/name.txt" }) }),
           member({ name: "short", data: TEXT }),
           // The header's size field says 0; the pax size is the truth (CPython's pax/regtype4).
           member({ name: "PaxHeaders/four", type: "x", data: paxRecords({ size: String(TEXT.length) }) }),
-          Buffer.concat([header({ name: "sized-by-pax.txt", size: 0 }), Buffer.from(TEXT), Buffer.alloc(512 - TEXT.length)])
+          Buffer.concat([
+            header({ name: "sized-by-pax.txt", size: 0 }),
+            Buffer.from(TEXT),
+            Buffer.alloc(512 - TEXT.length)
+          ])
         )
       })
       const listing = yield* readPath(root, "pax.tar")
@@ -276,7 +317,10 @@ describe("tar headers from old and unusual archivers", () => {
         // CPython's recursion.tar: a global header, then a cut block holding "0 X=".
         "recursion.tar": Buffer.concat([header({ name: "bcaller", type: "g", size: 0 }), Buffer.from("0 X=")]),
         // Claims 2 GB: refused from the header, never read.
-        "huge.tar": tarOf(header({ name: "PaxHeaders/huge", type: "x", size: 2 ** 31 }), member({ name: "after.txt", data: TEXT })),
+        "huge.tar": tarOf(
+          header({ name: "PaxHeaders/huge", type: "x", size: 2 ** 31 }),
+          member({ name: "after.txt", data: TEXT })
+        ),
         "longname.tar": tarOf(header({ name: "././@LongLink", type: "L", size: 8 * 1024 * 1024, format: "gnu" }))
       })
       for (const archive of ["zero.tar", "short.tar", "past.tar"]) {
@@ -288,7 +332,10 @@ describe("tar headers from old and unusual archivers", () => {
         yield* failPath(root, "huge.tar:after.txt"),
         "Invalid tar archive: an extended header is 2147483648 bytes, over the 1048576 allowed"
       )
-      expectArchiveError(yield* failPath(root, "longname.tar"), /^Invalid tar archive: an extended header is 8388608 bytes/)
+      expectArchiveError(
+        yield* failPath(root, "longname.tar"),
+        /^Invalid tar archive: an extended header is 8388608 bytes/
+      )
     }))
 
   it.effect("volume labels are skipped, GNU dumpdirs are directories, unknown types are read as files", () =>
@@ -302,7 +349,9 @@ describe("tar headers from old and unusual archivers", () => {
         )
       })
       const listing = yield* readPath(root, "misc.tar")
-      expect(listing.output).toBe(archivePage(`${root}/misc.tar`, ["dump/", "unknown-type (30 bytes)"], ["(2 entries)"]))
+      expect(listing.output).toBe(
+        archivePage(`${root}/misc.tar`, ["dump/", "unknown-type (30 bytes)"], ["(2 entries)"])
+      )
       expect((yield* readPath(root, "misc.tar:dump/a.txt")).output).toContain("1: seven thousand bytes of prose\n")
       expect((yield* readPath(root, "misc.tar:unknown-type")).output).toContain("1: seven thousand bytes of prose\n")
     }))
@@ -350,10 +399,14 @@ describe("sparse files", () => {
           )
           const content = scan.found?.content
           expect(content?._tag, form).toBe("Text")
-          if (content?._tag === "Text") expect(Buffer.from(content.bytes).equals(sparseContent(SPARSE)), form).toBe(true)
+          if (content?._tag === "Text") {
+            expect(Buffer.from(content.bytes).equals(sparseContent(SPARSE)), form).toBe(true)
+          }
           expect(scan.found?.entry).toMatchObject({ size: 40_000, sparse: true })
           // The member after it is where it should be: the sparse data was consumed exactly.
-          const after = yield* Effect.promise((signal) => scanTar(bufferSource(archive), gzip, ["after.txt"], ARCHIVE_LIMITS, signal))
+          const after = yield* Effect.promise((signal) =>
+            scanTar(bufferSource(archive), gzip, ["after.txt"], ARCHIVE_LIMITS, signal)
+          )
           expect(after.found?.content._tag).toBe("Text")
         }
       }
@@ -361,9 +414,16 @@ describe("sparse files", () => {
 
   it.effect("listed with their full size; a sparse file opening with a hole reads as binary", () =>
     Effect.gen(function*() {
-      const holeFirst: SparseFile = { name: "hole-first.bin", realSize: 86_016, segments: [{ offset: 4096, data: prose("d", 4096) }] }
+      const holeFirst: SparseFile = {
+        name: "hole-first.bin",
+        realSize: 86_016,
+        segments: [{ offset: 4096, data: prose("d", 4096) }]
+      }
       const root = project({
-        "s.tar": tarOf(...Object.values(FORMS).map((write, i) => write({ ...SPARSE, name: `f${i}.log` })), sparsePax10(holeFirst))
+        "s.tar": tarOf(
+          ...Object.values(FORMS).map((write, i) => write({ ...SPARSE, name: `f${i}.log` })),
+          sparsePax10(holeFirst)
+        )
       })
       const listing = yield* readPath(root, "s.tar")
       expect(listing.output).toBe(
@@ -387,11 +447,19 @@ describe("sparse files", () => {
       const overlong = sparsePax01(SPARSE)
       const root = project({
         "more.tar": tarOf(
-          member({ name: "PaxHeaders/x", type: "x", data: paxRecords({ "GNU.sparse.size": "100", "GNU.sparse.map": "0,90", "GNU.sparse.name": "m.txt" }) }),
+          member({
+            name: "PaxHeaders/x",
+            type: "x",
+            data: paxRecords({ "GNU.sparse.size": "100", "GNU.sparse.map": "0,90", "GNU.sparse.name": "m.txt" })
+          }),
           member({ name: "m.txt", data: "only ten.\n" })
         ),
         "outside.tar": tarOf(
-          member({ name: "PaxHeaders/x", type: "x", data: paxRecords({ "GNU.sparse.size": "100", "GNU.sparse.map": "95,10", "GNU.sparse.name": "o.txt" }) }),
+          member({
+            name: "PaxHeaders/x",
+            type: "x",
+            data: paxRecords({ "GNU.sparse.size": "100", "GNU.sparse.map": "95,10", "GNU.sparse.name": "o.txt" })
+          }),
           member({ name: "o.txt", data: "0123456789" })
         ),
         "ok.tar": tarOf(overlong)
@@ -418,7 +486,13 @@ describe("ZIP variants", () => {
         "names.zip": zip([
           { name: "café-cp437", rawName: cp437, utf8: false, data: "cp437\n" },
           { name: "naïve-utf8.txt", data: "utf8\n" },
-          { name: "unicode", rawName: legacy, utf8: false, extra: unicodePathExtra(legacy, "ünicode-path.txt"), data: "extra field\n" },
+          {
+            name: "unicode",
+            rawName: legacy,
+            utf8: false,
+            extra: unicodePathExtra(legacy, "ünicode-path.txt"),
+            data: "extra field\n"
+          },
           { name: "win\\dir\\file.txt", data: "backslashes\n" },
           { name: "win\\empty\\", method: 0, mode: 0o040755 },
           { name: "explicit/", method: 0 },
@@ -438,8 +512,15 @@ describe("ZIP variants", () => {
       expect((yield* readPath(root, "names.zip:win")).output).toBe(
         archivePage(`${root}/names.zip:win/`, ["dir/", "empty/"], ["(2 entries)"])
       )
-      for (const [path, line] of [["café.txt", "cp437"], ["naïve-utf8.txt", "utf8"], ["ünicode-path.txt", "extra field"], ["win/dir/file.txt", "backslashes"], ["explicit/inside.txt", "inside"]]) {
-        expect((yield* readPath(root, `names.zip:${path}`)).output).toBe(filePage(`${root}/names.zip:${path}`, [`1: ${line}`], "(End of file - total 1 lines)"))
+      for (
+        const [path, line] of [["café.txt", "cp437"], ["naïve-utf8.txt", "utf8"], ["ünicode-path.txt", "extra field"], [
+          "win/dir/file.txt",
+          "backslashes"
+        ], ["explicit/inside.txt", "inside"]]
+      ) {
+        expect((yield* readPath(root, `names.zip:${path}`)).output).toBe(
+          filePage(`${root}/names.zip:${path}`, [`1: ${line}`], "(End of file - total 1 lines)")
+        )
       }
     }))
 
@@ -455,7 +536,9 @@ describe("ZIP variants", () => {
         "latin.zip": zip([{ name: "x", rawName: Buffer.from("caf\xe9.txt", "latin1"), utf8: false, data: "latin\n" }])
       })
       for (const [archive, line] of [["osx.zip", "osx"], ["unix.zip", "unix"]] as const) {
-        expect((yield* readPath(root, archive)).output).toBe(archivePage(`${root}/${archive}`, ["世界/"], ["(1 entry)"]))
+        expect((yield* readPath(root, archive)).output).toBe(
+          archivePage(`${root}/${archive}`, ["世界/"], ["(1 entry)"])
+        )
         expect((yield* readPath(root, `${archive}:世界/naïve.txt`)).output).toBe(
           filePage(`${root}/${archive}:世界/naïve.txt`, [`1: ${line}`], "(End of file - total 1 lines)")
         )
@@ -463,7 +546,9 @@ describe("ZIP variants", () => {
       // A DOS or Windows archiver wrote its code page: the same bytes are CP437 there.
       expect((yield* readPath(root, "fat.zip")).output).toBe(archivePage(`${root}/fat.zip`, ["Σ╕ûτòî/"], ["(1 entry)"]))
       // Bytes that are not UTF-8 stay CP437 from any host.
-      expect((yield* readPath(root, "latin.zip")).output).toBe(archivePage(`${root}/latin.zip`, ["cafΘ.txt (6 bytes)"], ["(1 entry)"]))
+      expect((yield* readPath(root, "latin.zip")).output).toBe(
+        archivePage(`${root}/latin.zip`, ["cafΘ.txt (6 bytes)"], ["(1 entry)"])
+      )
     }))
 
   it.effect("data descriptors, stored and deflated", () =>
@@ -480,14 +565,27 @@ describe("ZIP variants", () => {
 
   it.effect("a ZIP appended to other bytes (a self-extractor), with and without ZIP64 records", () =>
     Effect.gen(function*() {
-      const stub = Buffer.concat([Buffer.from("#!/bin/sh\nexec unzip \"$0\"\n"), Buffer.from([0, 1, 2, 3]), Buffer.alloc(3000, 7)])
-      const members = [{ name: "inside.txt", data: "found past the stub\n" }, { name: "bin/tool", data: Buffer.alloc(100, 0) }]
+      const stub = Buffer.concat([
+        Buffer.from("#!/bin/sh\nexec unzip \"$0\"\n"),
+        Buffer.from([0, 1, 2, 3]),
+        Buffer.alloc(3000, 7)
+      ])
+      const members = [{ name: "inside.txt", data: "found past the stub\n" }, {
+        name: "bin/tool",
+        data: Buffer.alloc(100, 0)
+      }]
       const root = project({
         "sfx.zip": zip(members, { prefix: stub }),
         "sfx64.zip": zip(members.map((m) => ({ ...m, zip64: true })), { prefix: stub, zip64End: true }),
         "plain64.zip": zip(members.map((m) => ({ ...m, zip64: true })), { zip64End: true })
       })
-      yield* expectEachReads(root, ["sfx.zip", "sfx64.zip", "plain64.zip"], ["bin/", "inside.txt (20 bytes)"], "inside.txt", "found past the stub")
+      yield* expectEachReads(
+        root,
+        ["sfx.zip", "sfx64.zip", "plain64.zip"],
+        ["bin/", "inside.txt (20 bytes)"],
+        "inside.txt",
+        "found past the stub"
+      )
     }))
 
   // Go's archive/zip testdata: test-trailing-junk.zip and test-prefix.zip end in "some nonsense"
@@ -530,8 +628,18 @@ describe("ZIP variants", () => {
         archive.writeUInt32LE(archive.readUInt32LE(archive.length - 22 + 12) + delta, archive.length - 22 + 12)
         return archive
       }
-      const root = project({ "smaller.zip": sized(-7), "larger.zip": sized(5), "stub.zip": zip(members, { prefix: Buffer.alloc(64, 1) }) })
-      yield* expectEachReads(root, ["smaller.zip", "larger.zip", "stub.zip"], undefined, "test.txt", "This is a test text file.")
+      const root = project({
+        "smaller.zip": sized(-7),
+        "larger.zip": sized(5),
+        "stub.zip": zip(members, { prefix: Buffer.alloc(64, 1) })
+      })
+      yield* expectEachReads(
+        root,
+        ["smaller.zip", "larger.zip", "stub.zip"],
+        undefined,
+        "test.txt",
+        "This is a test text file."
+      )
     }))
 
   it.effect("offsets pointing outside the file are a typed error, not a failed platform read", () =>
@@ -541,7 +649,10 @@ describe("ZIP variants", () => {
       const record = wide.length - 22 - 20 - 56
       wide.writeBigUInt64LE(2n ** 63n + 100n, record + 48)
       const root = project({ "far.zip": wide })
-      expectArchiveError(yield* failPath(root, "far.zip"), /^Invalid ZIP archive: truncated — data lies past the end of the file/)
+      expectArchiveError(
+        yield* failPath(root, "far.zip"),
+        /^Invalid ZIP archive: truncated — data lies past the end of the file/
+      )
     }))
 
   it.effect("Unix symbolic links name their target; FIFOs and devices are described", () =>
@@ -557,7 +668,9 @@ describe("ZIP variants", () => {
       })
       const listing = yield* readPath(root, "unix.zip")
       expect(listing.output).toBe(
-        archivePage(`${root}/unix.zip`, ["docs/", "escape (symbolic link)", "fifo (FIFO)", "tty (character device)"], ["(4 entries)"])
+        archivePage(`${root}/unix.zip`, ["docs/", "escape (symbolic link)", "fifo (FIFO)", "tty (character device)"], [
+          "(4 entries)"
+        ])
       )
       expectArchiveError(
         yield* failPath(root, "unix.zip:docs/link"),
@@ -568,6 +681,9 @@ describe("ZIP variants", () => {
         "Archive member 'escape' is a symbolic link to '../../etc/passwd'; links inside archives are not followed."
       )
       expectArchiveError(yield* failPath(root, "unix.zip:fifo"), /^Archive member 'fifo' is a FIFO, not a regular file/)
-      expectArchiveError(yield* failPath(root, "unix.zip:tty"), /^Archive member 'tty' is a character device, not a regular file/)
+      expectArchiveError(
+        yield* failPath(root, "unix.zip:tty"),
+        /^Archive member 'tty' is a character device, not a regular file/
+      )
     }))
 })

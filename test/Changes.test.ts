@@ -61,7 +61,9 @@ const truncate: Change = (fs, path) => fs.truncate(path, 0)
 /** Each time to half its size: a file that keeps shrinking (rotation in progress). */
 const halve: Change = (fs, path) => Effect.flatMap(fs.stat(path), (info) => fs.truncate(path, info.size / BigInt(2)))
 const append: Change = (fs, path) =>
-  Effect.scoped(Effect.flatMap(fs.open(path, { flag: "a" }), (file) => file.writeAll(new TextEncoder().encode("appended\n"))))
+  Effect.scoped(
+    Effect.flatMap(fs.open(path, { flag: "a" }), (file) => file.writeAll(new TextEncoder().encode("appended\n")))
+  )
 const replaceByRename: Change = (fs, path) =>
   fs.writeFileString(`${path}.new`, "the new version\n").pipe(Effect.zipRight(fs.rename(`${path}.new`, path)))
 
@@ -121,7 +123,10 @@ describe("a file truncated while it is read", () => {
 
   it.effect("an archive member: FileChanged, not a corrupt-archive error", () =>
     Effect.gen(function*() {
-      const members = Array.from({ length: 40 }, (_, i) => ({ name: `m${i}.txt`, content: `member ${i}\n`.repeat(2000) }))
+      const members = Array.from(
+        { length: 40 },
+        (_, i) => ({ name: `m${i}.txt`, content: `member ${i}\n`.repeat(2000) })
+      )
       const root = project({ "bundle.tar": ustar(members) })
       // Unchanged, the member reads.
       const member = yield* read({ filePath: "bundle.tar:m39.txt", limit: 1 }).pipe(Effect.provide(nodeLayer(root)))
@@ -138,7 +143,9 @@ describe("other changes", () => {
   it.effect("appended to while read: the version that was opened, with its own end", () =>
     Effect.gen(function*() {
       const root = project({ "grow.log": "one\ntwo\n" })
-      const result = yield* readChanging({ filePath: "grow.log" }, append, Infinity).pipe(Effect.provide(nodeLayer(root)))
+      const result = yield* readChanging({ filePath: "grow.log" }, append, Infinity).pipe(
+        Effect.provide(nodeLayer(root))
+      )
       expect(result.output).toContain("1: one\n2: two\n\n(End of file - total 2 lines)")
       expect(result.output).not.toContain("appended")
     }))
@@ -159,12 +166,21 @@ describe("other changes", () => {
       const error = yield* Effect.flip(
         readChanging({ filePath: "config.txt" }, replaceByRename, Infinity).pipe(Effect.provide(nodeLayer(root)))
       )
-      expect(error.message).toBe(`Cannot read ${root}/config.txt: it was replaced while it was being read. Read it again.`)
+      expect(error.message).toBe(
+        `Cannot read ${root}/config.txt: it was replaced while it was being read. Read it again.`
+      )
     }))
 
   it.effect("a document shrinking under the conversion is FileChanged", () =>
     Effect.gen(function*() {
-      const root = project({ "notes.ipynb": JSON.stringify({ cells: [{ cell_type: "markdown", source: ["# hi\n".repeat(5000)] }], metadata: {}, nbformat: 4, nbformat_minor: 5 }) })
+      const root = project({
+        "notes.ipynb": JSON.stringify({
+          cells: [{ cell_type: "markdown", source: ["# hi\n".repeat(5000)] }],
+          metadata: {},
+          nbformat: 4,
+          nbformat_minor: 5
+        })
+      })
       const error = yield* Effect.flip(
         readChanging({ filePath: "notes.ipynb" }, halve, Infinity).pipe(Effect.provide(nodeLayer(root)))
       )
@@ -208,24 +224,26 @@ describe("sizes that overstate the bytes (/sys reports 4096 for a short file)", 
       const overstated = (info: FileSystem.File.Info): FileSystem.File.Info =>
         info.type === "File" ? { ...info, size: FileSystem.Size(Number(info.size) + 4000) } : info
       const readOverstated = (filePath: string) =>
-        Effect.flatMap(FileSystem.FileSystem, (original) =>
-          read({ filePath }).pipe(Effect.provideService(FileSystem.FileSystem, {
-            ...original,
-            stat: (path) => Effect.map(original.stat(path), overstated),
-            open: (path, options) =>
-              Effect.map(original.open(path, options), (file): FileSystem.File => ({
-                ...file,
-                fd: file.fd,
-                stat: Effect.map(file.stat, overstated),
-                seek: (offset, from) => file.seek(offset, from),
-                read: (buffer) => file.read(buffer),
-                readAlloc: (size) => file.readAlloc(size)
-              }))
-          }))).pipe(Effect.provide(nodeLayer(root)))
+        Effect.flatMap(
+          FileSystem.FileSystem,
+          (original) =>
+            read({ filePath }).pipe(Effect.provideService(FileSystem.FileSystem, {
+              ...original,
+              stat: (path) => Effect.map(original.stat(path), overstated),
+              open: (path, options) =>
+                Effect.map(original.open(path, options), (file): FileSystem.File => ({
+                  ...file,
+                  fd: file.fd,
+                  stat: Effect.map(file.stat, overstated),
+                  seek: (offset, from) => file.seek(offset, from),
+                  read: (buffer) => file.read(buffer),
+                  readAlloc: (size) => file.readAlloc(size)
+                }))
+            }))
+        ).pipe(Effect.provide(nodeLayer(root)))
       const text = yield* readOverstated("short.txt")
       expect(text.output).toContain("1: one\n2: two\n\n(End of file - total 2 lines)")
       const notebook = yield* readOverstated("page.ipynb")
       expect(notebook.output).toContain("1: not json")
     }))
 })
-

@@ -6,14 +6,15 @@ import { builtinModules } from "node:module"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import * as CliArgs from "../src/internal/doors/cliArgs.js"
-import { runProcess, tempDir, writeTree } from "./support/index.js"
-import { unprivilegedCli } from "./support/unprivileged.js"
 import { paramsOf, readOptions } from "../src/internal/doors/readOptions.js"
 import { ReadParams } from "../src/Read.js"
+import { runProcess, tempDir, writeTree } from "./support/index.js"
+import { unprivilegedCli } from "./support/unprivileged.js"
 
 const bin = path.resolve("dist/bin.js")
 
-const run = (args: ReadonlyArray<string>, options: SpawnOptions = {}) => runProcess(process.execPath, [bin, ...args], options)
+const run = (args: ReadonlyArray<string>, options: SpawnOptions = {}) =>
+  runProcess(process.execPath, [bin, ...args], options)
 
 describe("CLI", () => {
   const root = tempDir()
@@ -26,7 +27,7 @@ describe("CLI", () => {
   writeTree(outside, { "secret.txt": "outside\n" })
 
   it("prints exactly the tool output and exits 0", async () => {
-    const { code, stdout, stderr } = await run(["--cwd", root, "src/app.ts"])
+    const { code, stderr, stdout } = await run(["--cwd", root, "src/app.ts"])
     expect(code).toBe(0)
     expect(stderr).toBe("")
     expect(stdout).toBe(
@@ -65,22 +66,27 @@ describe("CLI", () => {
     expect(none.stderr).toContain("name at least one file")
   })
 
-  it.each([
-    ["a read", (cwd: string) => ["--cwd", cwd, "src/app.ts"]],
-    ["mcp", (cwd: string) => ["mcp", "--cwd", cwd]],
-    ["mcp, --cwd before the subcommand", (cwd: string) => ["--cwd", cwd, "mcp"]],
-    ["many", (cwd: string) => ["many", "--cwd", cwd, "src/app.ts"]]
-  ] as const)("%s: a --cwd that is not a directory is a usage error at start (exit 2), not a session of misses", async (_, args) => {
-    const missing = path.join(root, "no-such-dir")
-    // A server that started anyway would exit 0 when its stdin (empty here) ends.
-    const gone = await run(args(missing))
-    expect(gone.code).toBe(2)
-    expect(gone.stdout).toBe("")
-    expect(gone.stderr).toBe(`effect-read: --cwd ${missing}: no such directory\n`)
-    const file = await run(args(path.join(root, "notes.md")))
-    expect(file.code).toBe(2)
-    expect(file.stderr).toBe(`effect-read: --cwd ${path.join(root, "notes.md")}: not a directory (a file)\n`)
-  })
+  it.each(
+    [
+      ["a read", (cwd: string) => ["--cwd", cwd, "src/app.ts"]],
+      ["mcp", (cwd: string) => ["mcp", "--cwd", cwd]],
+      ["mcp, --cwd before the subcommand", (cwd: string) => ["--cwd", cwd, "mcp"]],
+      ["many", (cwd: string) => ["many", "--cwd", cwd, "src/app.ts"]]
+    ] as const
+  )(
+    "%s: a --cwd that is not a directory is a usage error at start (exit 2), not a session of misses",
+    async (_, args) => {
+      const missing = path.join(root, "no-such-dir")
+      // A server that started anyway would exit 0 when its stdin (empty here) ends.
+      const gone = await run(args(missing))
+      expect(gone.code).toBe(2)
+      expect(gone.stdout).toBe("")
+      expect(gone.stderr).toBe(`effect-read: --cwd ${missing}: no such directory\n`)
+      const file = await run(args(path.join(root, "notes.md")))
+      expect(file.code).toBe(2)
+      expect(file.stderr).toBe(`effect-read: --cwd ${path.join(root, "notes.md")}: not a directory (a file)\n`)
+    }
+  )
 
   it("resolves relative paths against the process cwd by default", async () => {
     const { code, stdout } = await run(["notes.md", "--offset", "3", "--limit", "2"], { cwd: root })
@@ -102,7 +108,9 @@ describe("CLI", () => {
     expect(tail.stdout).toContain("9: line 9\n10: line 10\n\n(Showing the last 2 lines: 9-10 of 10.")
     const conflicts = await run(["--cwd", root, "--view", "conflicts", "notes.md"])
     expect(conflicts.code).toBe(0)
-    expect(conflicts.stdout).toContain("(No unresolved merge conflicts: no <<<<<<< marker at the start of any of the 10 lines.)")
+    expect(conflicts.stdout).toContain(
+      "(No unresolved merge conflicts: no <<<<<<< marker at the start of any of the 10 lines.)"
+    )
   })
 
   it("prints the ReadResult as one JSON object with --json", async () => {
@@ -115,7 +123,7 @@ describe("CLI", () => {
   })
 
   it("reports a tool failure on stderr with exit 1", async () => {
-    const { code, stdout, stderr } = await run(["--cwd", root, "config.jsn"])
+    const { code, stderr, stdout } = await run(["--cwd", root, "config.jsn"])
     expect(code).toBe(1)
     expect(stdout).toBe("")
     expect(stderr).toBe(`File not found: ${root}/config.jsn\n\nDid you mean one of these?\n${root}/config.json\n`)
@@ -146,7 +154,7 @@ describe("CLI", () => {
   })
 
   it("denies reads outside the project without a terminal", async () => {
-    const { code, stdout, stderr } = await run(["--cwd", root, path.join(outside, "secret.txt")])
+    const { code, stderr, stdout } = await run(["--cwd", root, path.join(outside, "secret.txt")])
     expect(code).toBe(1)
     expect(stdout).toBe("")
     expect(stderr).toContain(`Permission denied: reading outside the project (${outside}/*)`)
@@ -162,7 +170,9 @@ describe("CLI", () => {
     // `script` gives the CLI a real pseudo-terminal; the answer is typed on it.
     const command = `${process.execPath} ${bin} --cwd ${root} ${path.join(outside, "secret.txt")}`
     const yes = await runProcess("script", ["-qec", command, "/dev/null"], { input: "y\n" })
-    expect(yes.stdout).toContain(`allow reading outside the project (${outside}/*) (it is outside the project)? [y]es / [a]lways / [N]o`)
+    expect(yes.stdout).toContain(
+      `allow reading outside the project (${outside}/*) (it is outside the project)? [y]es / [a]lways / [N]o`
+    )
     expect(yes.stdout).toContain("1: outside")
     expect(yes.code).toBe(0)
     const no = await runProcess("script", ["-qec", command, "/dev/null"], { input: "n\n" })
@@ -182,10 +192,16 @@ describe("CLI", () => {
       `effect-read: reading outside the project (${outside}/*) was refused: it needs your approval, and there is no ` +
         "terminal to ask on. To allow it, run effect-read with --allow-external.\r\n"
     )
-    const envFile = await runProcess("script", ["-qec", `${process.execPath} ${bin} --cwd ${outside} .env </dev/null`, "/dev/null"])
-    expect(envFile.stdout).toContain("effect-read: reading .env was refused: it needs your approval, and there is no terminal to ask on. " +
-      "To allow it, run effect-read with --allow '.env' (or --mask-secrets, which shows env files with their values masked), or with " +
-      "a rule in a --rules file.")
+    const envFile = await runProcess("script", [
+      "-qec",
+      `${process.execPath} ${bin} --cwd ${outside} .env </dev/null`,
+      "/dev/null"
+    ])
+    expect(envFile.stdout).toContain(
+      "effect-read: reading .env was refused: it needs your approval, and there is no terminal to ask on. " +
+        "To allow it, run effect-read with --allow '.env' (or --mask-secrets, which shows env files with their values masked), or with " +
+        "a rule in a --rules file."
+    )
     const piped = await run(["--cwd", root, path.join(outside, "secret.txt")])
     expect(piped.stderr).toBe(
       `Permission denied: reading outside the project (${outside}/*) needs the user's approval, and the user could not be asked ` +
@@ -207,7 +223,9 @@ describe("CLI", () => {
   })
 
   it("--format text|json is the same as the default and --json", async () => {
-    expect((await run(["--cwd", root, "--format", "text", "src/app.ts"])).stdout).toBe((await run(["--cwd", root, "src/app.ts"])).stdout)
+    expect((await run(["--cwd", root, "--format", "text", "src/app.ts"])).stdout).toBe(
+      (await run(["--cwd", root, "src/app.ts"])).stdout
+    )
     const json = await run(["--cwd", root, "--format", "json", "src"])
     expect(json.code).toBe(0)
     expect(json.stdout).toBe((await run(["--cwd", root, "--json", "src"])).stdout)
@@ -271,7 +289,9 @@ describe("CLI", () => {
     expect(bogus.code).toBe(2)
     expect(bogus.stdout + bogus.stderr).toContain("outline")
     expect((await run(["--cwd", root, "--levels", "1.5", "notes.md"])).code).toBe(2)
-    expect(paramsOf({ ...Object.fromEntries(fields.map((name) => [name, Option.none()])), offset: Option.some(4) } as never))
+    expect(
+      paramsOf({ ...Object.fromEntries(fields.map((name) => [name, Option.none()])), offset: Option.some(4) } as never)
+    )
       .toEqual({ offset: 4 })
   })
 
@@ -376,11 +396,19 @@ describe("CLI", () => {
 
     it("many without files is a usage error that says the directory of that name can be read", async () => {
       const none = await run(["many"], { cwd: here })
-      expect(none).toEqual({ code: 2, stdout: "", stderr: "effect-read: many: name at least one file, or give --glob.\n" + also("many", "a directory") })
+      expect(none).toEqual({
+        code: 2,
+        stdout: "",
+        stderr: "effect-read: many: name at least one file, or give --glob.\n" + also("many", "a directory")
+      })
       const withCwd = await run(["--cwd", here, "many"])
-      expect(withCwd.stderr).toBe("effect-read: many: name at least one file, or give --glob.\n" + also("many", "a directory"))
+      expect(withCwd.stderr).toBe(
+        "effect-read: many: name at least one file, or give --glob.\n" + also("many", "a directory")
+      )
       // Without such a path, only the usage error.
-      expect((await run(["many"], { cwd: elsewhere })).stderr).toBe("effect-read: many: name at least one file, or give --glob.\n")
+      expect((await run(["many"], { cwd: elsewhere })).stderr).toBe(
+        "effect-read: many: name at least one file, or give --glob.\n"
+      )
     })
 
     it("a subcommand given words it does not take is a usage error, never a server started or files misread", async () => {
@@ -388,18 +416,24 @@ describe("CLI", () => {
       expect(offset).toEqual({
         code: 2,
         stdout: "",
-        stderr: "effect-read: mcp does not take the option --offset; see effect-read mcp --help.\n" + also("mcp", "a file")
+        stderr: "effect-read: mcp does not take the option --offset; see effect-read mcp --help.\n" +
+          also("mcp", "a file")
       })
       const extra = await run(["mcp", "notes.md"], { cwd: here })
       expect(extra).toEqual({
         code: 2,
         stdout: "",
-        stderr: "effect-read: mcp takes no paths (it serves MCP on stdin and stdout), and was given notes.md; see effect-read mcp --help.\n" +
+        stderr:
+          "effect-read: mcp takes no paths (it serves MCP on stdin and stdout), and was given notes.md; see effect-read mcp --help.\n" +
           also("mcp", "a file")
       })
       // `many --offset 3` read files named --offset and 3.
       const many = await run(["many", "--offset", "3", "notes.md"], { cwd: elsewhere })
-      expect(many).toEqual({ code: 2, stdout: "", stderr: "effect-read: many does not take the option --offset; see effect-read many --help.\n" })
+      expect(many).toEqual({
+        code: 2,
+        stdout: "",
+        stderr: "effect-read: many does not take the option --offset; see effect-read many --help.\n"
+      })
       // Its own options, before or after its name, still work.
       const own = await run(["--allow-external", "many", "--json", "--cwd", here, "mcp"])
       expect(own.code).toBe(0)
@@ -423,7 +457,9 @@ describe("CLI", () => {
       const child = runProcess("script", ["-qec", command, "/dev/null"], { input: "\x04" })
       const { code, stdout } = await child
       expect(code).toBe(0)
-      expect(stdout).toContain(`effect-read: serving MCP on stdin and stdout. ${also("mcp", "a file").slice("effect-read: ".length, -1)}`)
+      expect(stdout).toContain(
+        `effect-read: serving MCP on stdin and stdout. ${also("mcp", "a file").slice("effect-read: ".length, -1)}`
+      )
     })
   })
 

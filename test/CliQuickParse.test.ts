@@ -56,7 +56,17 @@ const valueOf = (flag: Flag): FastCheck.Arbitrary<string> => {
     case "wholeNumbers":
       return FastCheck.constantFrom("0,0,640,480", "10,20,30,40", " 1, 2,3 ,4")
     case "text":
-      return FastCheck.constantFrom("a", "src/**/*.ts", "utf-8", "shift_jis", "a b", "é", "sqlite:x.db", "TODO|FIXME", "x=y")
+      return FastCheck.constantFrom(
+        "a",
+        "src/**/*.ts",
+        "utf-8",
+        "shift_jis",
+        "a b",
+        "é",
+        "sqlite:x.db",
+        "TODO|FIXME",
+        "x=y"
+      )
     default:
       return FastCheck.constant("")
   }
@@ -68,17 +78,31 @@ const optionsOf = (flags: ReadonlyArray<Flag>) =>
     FastCheck.tuple(...chosen.map((flag) =>
       flag.kind._tag === "boolean"
         ? FastCheck.constant([`--${flag.name}`])
-        : FastCheck.tuple(valueOf(flag), FastCheck.boolean(), FastCheck.integer({ min: 1, max: flag.kind._tag === "text" && flag.kind.repeated ? 2 : 1 }))
+        : FastCheck.tuple(
+          valueOf(flag),
+          FastCheck.boolean(),
+          FastCheck.integer({ min: 1, max: flag.kind._tag === "text" && flag.kind.repeated ? 2 : 1 })
+        )
           .map(([value, inline, times]) =>
             Array.from({ length: times }, () =>
               // A repeated option is written `--allow value` only: `@effect/cli` refuses `--allow=value`.
-              inline && times === 1 && !(flag.kind._tag === "text" && flag.kind.repeated) ? [`--${flag.name}=${value}`] : [`--${flag.name}`, value]
-            ).flat()
+              inline && times === 1 && !(flag.kind._tag === "text" && flag.kind.repeated)
+                ? [`--${flag.name}=${value}`]
+                : [`--${flag.name}`, value]).flat()
           )
     ))
   )
 
-const paths = FastCheck.constantFrom("a.txt", "src/app.ts", "notes.md:10-20", "dir/", "mcp.txt", "ünï.md", "/abs/x", "a.zip:b.ts")
+const paths = FastCheck.constantFrom(
+  "a.txt",
+  "src/app.ts",
+  "notes.md:10-20",
+  "dir/",
+  "mcp.txt",
+  "ünï.md",
+  "/abs/x",
+  "a.zip:b.ts"
+)
 
 /** A read as a person writes it: options before and after the path. */
 const readCall = FastCheck.tuple(optionsOf(readCommandFlags), paths, FastCheck.nat()).map(([options, path, at]) => {
@@ -95,23 +119,73 @@ const mcpCall = FastCheck.tuple(
 /** Anything: the words that trip a parser, in any order. */
 const anyCall = FastCheck.array(
   FastCheck.constantFrom(
-    "--offset", "-3", "1.5", "abc", "12", "--json", "true", "false", "--view", "OUTLINE", "outline", "--", "-h", "--help",
-    "--version", "mcp", "many", "a.txt", "b.txt", "--unknown", "--region", "1,2,3", "1,2,3,4", "", "--rules", "r.json",
-    "--cwd=", "--cwd", ".", "--json=false", "--ask-timeout", "0", "-1", "--store", "sqlite:x", "--allow", "*.env",
-    "--context", "syntax", "3x", "--full-resolution", "--format", "envelope", "--limit=5", "-", "--levels", "2"
+    "--offset",
+    "-3",
+    "1.5",
+    "abc",
+    "12",
+    "--json",
+    "true",
+    "false",
+    "--view",
+    "OUTLINE",
+    "outline",
+    "--",
+    "-h",
+    "--help",
+    "--version",
+    "mcp",
+    "many",
+    "a.txt",
+    "b.txt",
+    "--unknown",
+    "--region",
+    "1,2,3",
+    "1,2,3,4",
+    "",
+    "--rules",
+    "r.json",
+    "--cwd=",
+    "--cwd",
+    ".",
+    "--json=false",
+    "--ask-timeout",
+    "0",
+    "-1",
+    "--store",
+    "sqlite:x",
+    "--allow",
+    "*.env",
+    "--context",
+    "syntax",
+    "3x",
+    "--full-resolution",
+    "--format",
+    "envelope",
+    "--limit=5",
+    "-",
+    "--levels",
+    "2"
   ),
   { maxLength: 8 }
 )
 
 describe("the quick parser", () => {
-  it.effect.prop("answers every common call, and answers it as @effect/cli does", [FastCheck.oneof(readCall, mcpCall)], ([words]) =>
-    Effect.gen(function*() {
-      const quick = quickParse(words)
-      expect(quick, words.join(" ")).toBeDefined()
-      expect(yield* parsedByEffectCli(words)).toEqual(quick)
-    }), { fastCheck: { numRuns: 150 } })
+  it.effect.prop(
+    "answers every common call, and answers it as @effect/cli does",
+    [FastCheck.oneof(readCall, mcpCall)],
+    ([words]) =>
+      Effect.gen(function*() {
+        const quick = quickParse(words)
+        expect(quick, words.join(" ")).toBeDefined()
+        expect(yield* parsedByEffectCli(words)).toEqual(quick)
+      }),
+    { fastCheck: { numRuns: 150 } }
+  )
 
-  it.effect.prop("leaves to @effect/cli what it is not sure of; what it answers, it answers as @effect/cli does", [anyCall], ([words]) =>
+  it.effect.prop("leaves to @effect/cli what it is not sure of; what it answers, it answers as @effect/cli does", [
+    anyCall
+  ], ([words]) =>
     Effect.gen(function*() {
       const quick = quickParse(words)
       if (quick !== undefined) expect(yield* parsedByEffectCli(words)).toEqual(quick)
@@ -146,7 +220,18 @@ describe("the quick parser", () => {
   })
 
   it("gives a read's arguments typed as the handler takes them", () => {
-    const quick = quickParse(["--cwd", "/p", "--offset=3", "--full-resolution", "--allow", "a", "--allow", "b", "x.ts", "--json"])
+    const quick = quickParse([
+      "--cwd",
+      "/p",
+      "--offset=3",
+      "--full-resolution",
+      "--allow",
+      "a",
+      "--allow",
+      "b",
+      "x.ts",
+      "--json"
+    ])
     expect(quick?.command).toBe("read")
     if (quick?.command !== "read") return
     expect(quick.args.filePath).toEqual(Option.some("x.ts"))

@@ -9,7 +9,7 @@ import * as fs from "node:fs"
 import { findConflicts, markerOf } from "../src/internal/core/conflicts.js"
 import { read } from "../src/Read.js"
 import type { ReadResult } from "../src/ReadResult.js"
-import { memoryLayer, nodeLayer, tempDir, writeTree, fieldsOf } from "./support/index.js"
+import { fieldsOf, memoryLayer, nodeLayer, tempDir, writeTree } from "./support/index.js"
 import { zip } from "./support/zipFixtures.js"
 
 const roots: Array<string> = []
@@ -172,32 +172,47 @@ describe("the conflicts view through read", () => {
   it.effect("a nested region gets its own heading inside the outer one's lines; a malformed one says why", () =>
     Effect.gen(function*() {
       const files = {
-        "/project/n.txt": "<<<<<<<<< HEAD\na\n<<<<<<< t1\nb\n=======\nc\n>>>>>>> t2\n=========\nd\n>>>>>>>>> main\n<<<<<<< x\nlost\n"
+        "/project/n.txt":
+          "<<<<<<<<< HEAD\na\n<<<<<<< t1\nb\n=======\nc\n>>>>>>> t2\n=========\nd\n>>>>>>>>> main\n<<<<<<< x\nlost\n"
       }
       const result = yield* read({ filePath: "n.txt:conflicts" }).pipe(Effect.provide(memoryLayer(files)))
       expect(result.output).toContain("Conflict 1 of 3: lines 1-10; 2-way; ours HEAD, theirs main\n1: <<<<<<<<< HEAD\n")
-      expect(result.output).toContain("10: >>>>>>>>> main\n\nConflict 2 of 3: lines 3-7; 2-way; ours t1, theirs t2; nested 1 deep\n\n")
+      expect(result.output).toContain(
+        "10: >>>>>>>>> main\n\nConflict 2 of 3: lines 3-7; 2-way; ours t1, theirs t2; nested 1 deep\n\n"
+      )
       expect(result.output).toContain(
         "Conflict 3 of 3: lines 11-12; 2-way; ours x; malformed: no closing >>>>>>> before the end of the text\n11: <<<<<<< x\n12: lost\n"
       )
-      expect(result.output).toContain("(3 unresolved merge-conflict regions in 12 lines, at lines 1-10, 11-12; 1 malformed.)")
+      expect(result.output).toContain(
+        "(3 unresolved merge-conflict regions in 12 lines, at lines 1-10, 11-12; 1 malformed.)"
+      )
     }))
 
   it.effect("an archive member's conflicts; wrong targets are clear errors", () =>
     Effect.gen(function*() {
       const root = project({ "a.zip": zip([{ name: "src/m.ts", data: `${TWO_WAY}\n` }]), "dir/x.txt": "x" })
       const member = yield* read({ filePath: "a.zip:src/m.ts:conflicts" }).pipe(Effect.provide(nodeLayer(root)))
-      expect(member.output).toContain("Conflict 1 of 1: lines 2-6; 2-way; ours HEAD, theirs feature/x\n2: <<<<<<< HEAD\n")
-      const onDirectory = yield* Effect.flip(read({ filePath: "dir", view: "conflicts" }).pipe(Effect.provide(nodeLayer(root))))
+      expect(member.output).toContain(
+        "Conflict 1 of 1: lines 2-6; 2-way; ours HEAD, theirs feature/x\n2: <<<<<<< HEAD\n"
+      )
+      const onDirectory = yield* Effect.flip(
+        read({ filePath: "dir", view: "conflicts" }).pipe(Effect.provide(nodeLayer(root)))
+      )
       expect(onDirectory.message).toBe(
         `Invalid parameters: view "conflicts" shows a file's text; ${root}/dir is a directory (its views: list, tree)`
       )
-      const treeOfFile = yield* Effect.flip(read({ filePath: "dir/x.txt", view: "tree" }).pipe(Effect.provide(nodeLayer(root))))
+      const treeOfFile = yield* Effect.flip(
+        read({ filePath: "dir/x.txt", view: "tree" }).pipe(Effect.provide(nodeLayer(root)))
+      )
       expect(treeOfFile._tag).toBe("InvalidParams")
       expect(treeOfFile.message).toContain(`view "tree" lists a directory; ${root}/dir/x.txt is a file`)
-      const selectorOnDirectory = yield* Effect.flip(read({ filePath: "dir:conflicts" }).pipe(Effect.provide(nodeLayer(root))))
+      const selectorOnDirectory = yield* Effect.flip(
+        read({ filePath: "dir:conflicts" }).pipe(Effect.provide(nodeLayer(root)))
+      )
       expect(selectorOnDirectory._tag).toBe("InvalidSelector")
-      const withRange = yield* Effect.flip(read({ filePath: "dir/x.txt:1-2:conflicts" }).pipe(Effect.provide(nodeLayer(root))))
+      const withRange = yield* Effect.flip(
+        read({ filePath: "dir/x.txt:1-2:conflicts" }).pipe(Effect.provide(nodeLayer(root)))
+      )
       // A range with the view is one selector the parser refuses, not a file named x.txt:1-2.
       expect(withRange._tag).toBe("InvalidSelector")
       expect(withRange.message).toContain(":conflicts shows the whole file; it takes no line range.")
@@ -222,23 +237,39 @@ describe("the conflicts view is paged over regions", () => {
       expect(shown).toEqual(Array.from({ length: last }, (_, i) => i + 1))
       expect(Buffer.byteLength(first.output)).toBeLessThanOrEqual(50 * 1024)
       expect(first.output).toContain(
-        `\n${6 * last}: >>>>>>> other\n\n(Output capped at 50 KB. Showing conflict regions 1-${last} of 3000. Use offset=${last + 1} to continue.)\n</content>`
+        `\n${
+          6 * last
+        }: >>>>>>> other\n\n(Output capped at 50 KB. Showing conflict regions 1-${last} of 3000. Use offset=${
+          last + 1
+        } to continue.)\n</content>`
       )
-      expect(first.metadata).toMatchObject({ truncated: true, nextOffset: last + 1, conflicts: { regions: 3000, malformed: 0 } })
+      expect(first.metadata).toMatchObject({
+        truncated: true,
+        nextOffset: last + 1,
+        conflicts: { regions: 3000, malformed: 0 }
+      })
       // The footer's offset works with the selector and with the view, and counts regions.
       const next = yield* read({ filePath: "many.ts:conflicts", offset: last + 1 }).pipe(Effect.provide(layer))
       expect(next.output).toContain(`<content>\nConflict ${last + 1} of 3000: lines ${6 * last + 2}-${6 * last + 6}; `)
-      expect((yield* read({ filePath: "many.ts", view: "conflicts", offset: last + 1 }).pipe(Effect.provide(layer))).output)
+      expect(
+        (yield* read({ filePath: "many.ts", view: "conflicts", offset: last + 1 }).pipe(Effect.provide(layer))).output
+      )
         .toBe(next.output)
-      const limited = yield* read({ filePath: "many.ts", view: "conflicts", offset: 2999, limit: 1 }).pipe(Effect.provide(layer))
+      const limited = yield* read({ filePath: "many.ts", view: "conflicts", offset: 2999, limit: 1 }).pipe(
+        Effect.provide(layer)
+      )
       expect(headings(limited.output)).toEqual([2999])
       expect(limited.output).toContain("\n(Showing conflict regions 2999-2999 of 3000. Use offset=3000 to continue.)\n")
       const end = yield* read({ filePath: "many.ts", view: "conflicts", offset: 3000 }).pipe(Effect.provide(layer))
       expect(end.output).toContain("(3000 unresolved merge-conflict regions in 18000 lines, at lines 2-6, 8-12,")
       expect(end.metadata.truncated).toBe(false)
       expect(fieldsOf(end).nextOffset).toBeUndefined()
-      const past = yield* Effect.flip(read({ filePath: "many.ts", view: "conflicts", offset: 3001 }).pipe(Effect.provide(layer)))
-      expect(past.message).toContain("offset 3001 is past the last conflict region (3000); the conflicts view's offset and limit count regions")
+      const past = yield* Effect.flip(
+        read({ filePath: "many.ts", view: "conflicts", offset: 3001 }).pipe(Effect.provide(layer))
+      )
+      expect(past.message).toContain(
+        "offset 3001 is past the last conflict region (3000); the conflicts view's offset and limit count regions"
+      )
     }))
 
   it.effect("a region longer than a page is shown to the cap, with the range of the rest", () =>
@@ -248,11 +279,14 @@ describe("the conflicts view is paged over regions", () => {
       const first = yield* read({ filePath: "big.ts:conflicts" }).pipe(Effect.provide(layer))
       // Region 2 does not fit after region 1: the page ends before it.
       expect(headings(first.output)).toEqual([1])
-      expect(first.output).toContain("(Output capped at 50 KB. Showing conflict regions 1-1 of 3. Use offset=2 to continue.)")
+      expect(first.output).toContain(
+        "(Output capped at 50 KB. Showing conflict regions 1-1 of 3. Use offset=2 to continue.)"
+      )
       const second = yield* read({ filePath: "big.ts", view: "conflicts", offset: 2 }).pipe(Effect.provide(layer))
       expect(headings(second.output)).toEqual([2])
-      const cut = /\n(\d+): line \d+\n\n\(Output capped at 50 KB\. Showing conflict regions 2-2 of 3; conflict 2 is longer than a page: read the rest of it with \/project\/big\.ts:(\d+)-6011\. Use offset=3 to continue\.\)/
-        .exec(second.output)
+      const cut =
+        /\n(\d+): line \d+\n\n\(Output capped at 50 KB\. Showing conflict regions 2-2 of 3; conflict 2 is longer than a page: read the rest of it with \/project\/big\.ts:(\d+)-6011\. Use offset=3 to continue\.\)/
+          .exec(second.output)
       expect(cut).not.toBeNull()
       expect(Number(cut![2])).toBe(Number(cut![1]) + 1)
     }))
@@ -266,7 +300,9 @@ describe("the conflicts view is paged over regions", () => {
       const seen: Array<number> = []
       let offset: number | undefined = 1
       while (offset !== undefined) {
-        const page: ReadResult = yield* read({ filePath: "m.txt", view: "conflicts", offset, limit }).pipe(Effect.provide(layer))
+        const page: ReadResult = yield* read({ filePath: "m.txt", view: "conflicts", offset, limit }).pipe(
+          Effect.provide(layer)
+        )
         seen.push(...headings(page.output))
         offset = fieldsOf(page).nextOffset
       }

@@ -36,7 +36,8 @@ const specifiersOf = (text: string): Array<string> => {
   ].map((match) => match[1]!)
 }
 
-const isEffect = (specifier: string) => specifier === "effect" || specifier.startsWith("effect/") || specifier.startsWith("@effect/")
+const isEffect = (specifier: string) =>
+  specifier === "effect" || specifier.startsWith("effect/") || specifier.startsWith("@effect/")
 
 /** What is wrong with one core module: Effect imports, or relative imports leaving the core. */
 const violations = (file: string, text: string, core: ReadonlySet<string>): Array<string> =>
@@ -51,7 +52,9 @@ const core = new Set(modules(INTERNAL).filter((file) => picomatch.isMatch(relati
 
 describe("the pure core", () => {
   it("each pure folder exists and holds modules", () => {
-    for (const glob of PURE) expect([...core].filter((file) => picomatch.isMatch(relative(file), glob)), glob).not.toEqual([])
+    for (const glob of PURE) {
+      expect([...core].filter((file) => picomatch.isMatch(relative(file), glob)), glob).not.toEqual([])
+    }
     expect(modules(nodePath.join(INTERNAL, "core")).length).toBeGreaterThan(5)
     // Every source's own folder is pure: its Effect code lives in the adapter beside it.
     expect([...core].some((file) => relative(file).startsWith("sources/archive/"))).toBe(true)
@@ -59,7 +62,9 @@ describe("the pure core", () => {
 
   it("imports nothing from effect or @effect/*, directly or through another module", () => {
     const found = [...core].flatMap((file) =>
-      violations(file, fs.readFileSync(file, "utf8"), core).map((problem) => `${nodePath.relative(SRC, file)} ${problem}`)
+      violations(file, fs.readFileSync(file, "utf8"), core).map((problem) =>
+        `${nodePath.relative(SRC, file)} ${problem}`
+      )
     )
     expect(found).toEqual([])
   })
@@ -76,7 +81,9 @@ describe("the pure core", () => {
       `import { x } from "../file.js"`
     ]
     for (const text of cases) expect(violations(file, text, core), text).toHaveLength(1)
-    expect(violations(file, `import { x } from "./lines.js"\nimport * as zlib from "node:zlib"\n// import "effect"`, core))
+    expect(
+      violations(file, `import { x } from "./lines.js"\nimport * as zlib from "node:zlib"\n// import "effect"`, core)
+    )
       .toEqual([])
   })
 })

@@ -10,16 +10,11 @@ import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import * as nodePath from "node:path"
+import { decodeValue, encodeValue, parseSelector, SelectorFailure } from "../src/internal/sources/database/selector.js"
+import { layoutTable } from "../src/internal/sources/database/table.js"
 import * as OptionalPackages from "../src/OptionalPackages.js"
 import { read, readUnknown } from "../src/Read.js"
 import type { ReadError } from "../src/ReadError.js"
-import {
-  decodeValue,
-  encodeValue,
-  parseSelector,
-  SelectorFailure
-} from "../src/internal/sources/database/selector.js"
-import { layoutTable } from "../src/internal/sources/database/table.js"
 import { memoryLayer, nodeLayer, tempDir, writeTree } from "./support/index.js"
 
 // -----------------------------------------------------------------------------
@@ -167,7 +162,9 @@ describe("SQLite reads", () => {
 
   it.effect("a database without tables says so", () =>
     Effect.gen(function*() {
-      expect(yield* output("empty.sqlite3")).toBe(page(`${root}/empty.sqlite3`, ["(no tables)", "", `(0 tables. ${HINT})`]))
+      expect(yield* output("empty.sqlite3")).toBe(
+        page(`${root}/empty.sqlite3`, ["(no tables)", "", `(0 tables. ${HINT})`])
+      )
     }))
 
   it.effect("offset and limit page the table list", () =>
@@ -240,7 +237,9 @@ describe("SQLite reads", () => {
         "| 1  | logo.png | <BLOB 2.0 KiB> |",
         "| 2  | empty    | <BLOB 0 bytes> |"
       ]))
-      expect(yield* output("app.db:events")).toContain("| login  | line one\\nline two |\n| logout | NULL               |")
+      expect(yield* output("app.db:events")).toContain(
+        "| login  | line one\\nline two |\n| logout | NULL               |"
+      )
       expect(yield* output("app.db:notes")).toContain(
         `| id | body                                     |\n| -- | ---------------------------------------- |\n| 1  | ${
           "x".repeat(39)
@@ -266,7 +265,9 @@ describe("SQLite reads", () => {
       expect(yield* output("app.db:events:1")).toBe(
         page(`${root}/app.db:events:1`, ["kind: login", "payload: line one\\nline two"])
       )
-      expect(yield* output("app.db:settings:theme")).toBe(page(`${root}/app.db:settings:theme`, ["key: theme", "value: dark"]))
+      expect(yield* output("app.db:settings:theme")).toBe(
+        page(`${root}/app.db:settings:theme`, ["key: theme", "value: dark"])
+      )
       expect(yield* output("app.db:users:99")).toBe(
         page(`${root}/app.db:users:99`, ["No row found in table 'users' for key '99'."])
       )
@@ -334,8 +335,9 @@ describe("SQLite reads", () => {
     Effect.gen(function*() {
       const first = yield* readDb("big.sqlite:numbers?limit=600")
       expect(Buffer.byteLength(first.output)).toBeLessThanOrEqual(50 * 1024)
-      const match = /\n\[(\d+)\+ more rows \(output capped at 50 KB\); append :numbers\?limit=500&offset=(\d+) to the database path to continue\]\n<\/content>$/
-        .exec(first.output)
+      const match =
+        /\n\[(\d+)\+ more rows \(output capped at 50 KB\); append :numbers\?limit=500&offset=(\d+) to the database path to continue\]\n<\/content>$/
+          .exec(first.output)
       expect(match).not.toBeNull()
       const shown = Number(match![2])
       expect(shown).toBeGreaterThan(100)
@@ -349,7 +351,9 @@ describe("SQLite reads", () => {
       expect(next).toContain(`\n| ${shown + 1} |`)
       const defaults = yield* output("big.sqlite:pending?offset=100")
       expect(defaults.split("\n").filter((line) => /^\| \d/.test(line))).toHaveLength(20)
-      expect(defaults).toContain("[50000+ more rows; append :pending?limit=20&offset=120 to the database path to continue]")
+      expect(defaults).toContain(
+        "[50000+ more rows; append :pending?limit=20&offset=120 to the database path to continue]"
+      )
     }))
 
   it.effect("?q= runs a read-only query", () =>
@@ -364,13 +368,19 @@ describe("SQLite reads", () => {
       expect(result.title).toBe("app.db")
       expect(result.metadata.truncated).toBe(false)
       // Duplicate column names, expressions, & in SQL, a URL-encoded query, an empty result, PRAGMA reads.
-      expect(yield* output("app.db?q=SELECT u.id, m.user_id AS id, 6 & 3 AS bits FROM users u JOIN memberships m ON m.user_id = u.id"))
+      expect(
+        yield* output(
+          "app.db?q=SELECT u.id, m.user_id AS id, 6 & 3 AS bits FROM users u JOIN memberships m ON m.user_id = u.id"
+        )
+      )
         .toContain("| id | id | bits |\n| -- | -- | ---- |\n| 1  | 1  | 2    |")
       expect(yield* output("app.db?q=SELECT+count(*)+AS+n+FROM+users")).toContain("| n |\n| - |\n| 6 |")
       expect(yield* output("app.db?q=SELECT * FROM users WHERE id > 100")).toContain(
         "| id | name | email | status | created |\n| -- | ---- | ----- | ------ | ------- |\n(no rows)"
       )
-      expect(yield* output("app.db?q=PRAGMA table_info(settings)")).toContain("| 0   | key   | TEXT | 1       | NULL       | 1  |")
+      expect(yield* output("app.db?q=PRAGMA table_info(settings)")).toContain(
+        "| 0   | key   | TEXT | 1       | NULL       | 1  |"
+      )
       expect(yield* output("app.db?q=SELECT 9007199254740993 AS big")).toContain("| 9007199254740993 |")
     }))
 
@@ -427,10 +437,18 @@ describe("SQLite reads", () => {
     Effect.gen(function*() {
       const dir = tempDir()
       roots.push(dir)
-      const triggers = Array.from({ length: 30 }, (_, i) =>
-        `CREATE TRIGGER v_check_${String(i).padStart(2, "0")} INSTEAD OF INSERT ON v BEGIN
-${Array.from({ length: 40 }, (_, k) => `  SELECT RAISE(ABORT, 'check ${i}.${k}: ${"x".repeat(40)}') WHERE NEW.a = ${k};`).join("\n")}
-END;`)
+      const triggers = Array.from(
+        { length: 30 },
+        (_, i) =>
+          `CREATE TRIGGER v_check_${String(i).padStart(2, "0")} INSTEAD OF INSERT ON v BEGIN
+${
+            Array.from(
+              { length: 40 },
+              (_, k) => `  SELECT RAISE(ABORT, 'check ${i}.${k}: ${"x".repeat(40)}') WHERE NEW.a = ${k};`
+            ).join("\n")
+          }
+END;`
+      )
       makeDb(
         nodePath.join(dir, "proj.db"),
         `CREATE TABLE t (a INTEGER, b TEXT);
@@ -440,7 +458,9 @@ END;`)
       )
       const text = (yield* readAt(dir, { filePath: "proj.db:v" })).output
       expect(Buffer.byteLength(text)).toBeLessThanOrEqual(50 * 1024)
-      expect(text).toContain("<content>\nCREATE VIEW v AS SELECT a, b FROM t\nCREATE TRIGGER v_check_00 INSTEAD OF INSERT ON v BEGIN\n")
+      expect(text).toContain(
+        "<content>\nCREATE VIEW v AS SELECT a, b FROM t\nCREATE TRIGGER v_check_00 INSTEAD OF INSERT ON v BEGIN\n"
+      )
       const shown = text.split("\n").filter((line) => line.startsWith("CREATE TRIGGER")).length
       expect(shown).toBeGreaterThan(0)
       expect(shown).toBeLessThan(30)
@@ -448,14 +468,20 @@ END;`)
       const notice = `[${30 - shown} of 30 indexes and triggers not shown (output capped at 50 KB); ` +
         "append ?q=SELECT type, name FROM sqlite_master WHERE tbl_name = 'v' AND type IN ('index', 'trigger') " +
         "to the database path to list them]"
-      expect(text).toContain(`END\n${notice}\n\nSample rows:\n| a | b   |\n| - | --- |\n| 1 | one |\n| 2 | two |\n</content>`)
-      const listed = (yield* readAt(dir, { filePath: notice.match(/append (\?q=.*) to the/)![1]!.replace(/^/, "proj.db") }))
-        .output
+      expect(text).toContain(
+        `END\n${notice}\n\nSample rows:\n| a | b   |\n| - | --- |\n| 1 | one |\n| 2 | two |\n</content>`
+      )
+      const listed =
+        (yield* readAt(dir, { filePath: notice.match(/append (\?q=.*) to the/)![1]!.replace(/^/, "proj.db") }))
+          .output
       expect(listed).toContain("| trigger | v_check_29 |")
 
       // A CREATE statement over the page itself: cut, and the page still ends.
       const columns = Array.from({ length: 1500 }, (_, i) => `  column_with_a_long_name_${i} TEXT`)
-      makeDb(nodePath.join(dir, "wide.db"), `CREATE TABLE w (\n${columns.join(",\n")}\n);\nINSERT INTO w (column_with_a_long_name_0) VALUES ('x');`)
+      makeDb(
+        nodePath.join(dir, "wide.db"),
+        `CREATE TABLE w (\n${columns.join(",\n")}\n);\nINSERT INTO w (column_with_a_long_name_0) VALUES ('x');`
+      )
       const wide = (yield* readAt(dir, { filePath: "wide.db:w" })).output
       expect(Buffer.byteLength(wide)).toBeLessThanOrEqual(50 * 1024)
       expect(wide).toContain(
@@ -480,7 +506,9 @@ END;`)
       const shown = text.split("\n").filter((line) => /^c\d+: /.test(line)).length
       expect(shown).toBeGreaterThan(10)
       expect(text).toContain(
-        `\n… (row cut at 50 KB after ${shown + 1} columns of 41; use ?q=SELECT with the columns you need to see the rest)\n</content>`
+        `\n… (row cut at 50 KB after ${
+          shown + 1
+        } columns of 41; use ?q=SELECT with the columns you need to see the rest)\n</content>`
       )
     }))
 
@@ -541,7 +569,9 @@ lines" (x); CREATE TABLE "My" (k TEXT PRIMARY KEY); INSERT INTO "My" VALUES ('a:
       roots.push(dir)
       const garbage = new Uint8Array(8192).map((_, i) => (i * 7919) % 251)
       writeTree(dir, { "corrupt.db": new Uint8Array([...Buffer.from("SQLite format 3\0"), ...garbage]) })
-      expect(yield* dbError("corrupt.db", dir)).toMatch(/^SQLite query failed: (file is not a database|database disk image is malformed)$/)
+      expect(yield* dbError("corrupt.db", dir)).toMatch(
+        /^SQLite query failed: (file is not a database|database disk image is malformed)$/
+      )
       // A writer holding an exclusive lock: the read waits out the 3 s busy timeout, then fails.
       makeDb(nodePath.join(dir, "locked.db"), "CREATE TABLE t (x)")
       const writer = new Database(nodePath.join(dir, "locked.db"))
@@ -572,7 +602,8 @@ lines" (x); CREATE TABLE "My" (k TEXT PRIMARY KEY); INSERT INTO "My" VALUES ('a:
   it.effect("without the driver (better-sqlite3) a SQLite file is MissingPackage; a .db that is text still reads", () =>
     Effect.gen(function*() {
       const without = OptionalPackages.layerWithout(["better-sqlite3"])
-      const missing = `Cannot read ${root}/app.db: reading a SQLite database needs the optional package better-sqlite3, which is not installed. Install it with: npm install better-sqlite3`
+      const missing =
+        `Cannot read ${root}/app.db: reading a SQLite database needs the optional package better-sqlite3, which is not installed. Install it with: npm install better-sqlite3`
       for (const filePath of ["app.db", "app.db:users", "app.db?q=SELECT 1"]) {
         const error = yield* failure(filePath).pipe(Effect.provide(without))
         expect(error).toMatchObject({ _tag: "MissingPackage", package: "better-sqlite3" })
@@ -611,7 +642,10 @@ describe("SQLite misuse", () => {
     ["app.db:users?limit=0", "SQLite limit must be a positive integer; got '0'"],
     ["app.db:users?limit=ten", "SQLite limit must be a positive integer; got 'ten'"],
     ["app.db:users?offset=-1", "SQLite offset must be a non-negative integer; got '-1'"],
-    ["app.db:users?order=nope", `SQLite order column 'nope' not found in table schema; columns: id, name, email, status, created`],
+    [
+      "app.db:users?order=nope",
+      `SQLite order column 'nope' not found in table schema; columns: id, name, email, status, created`
+    ],
     ["app.db:users?order=name:up", "SQLite order direction must be 'asc' or 'desc'; got 'up'"],
     ["app.db:users?where=1=1;DROP TABLE users", WHERE_SYNTAX],
     ["app.db:users?where=1=1 -- comment", WHERE_SYNTAX],
@@ -621,8 +655,14 @@ describe("SQLite misuse", () => {
     ["app.db:users?where=id IN (SELECT 1 INTERSECT SELECT 1)", WHERE_KEYWORDS],
     ["app.db:users?where=ATTACH", WHERE_KEYWORDS],
     ["app.db:users?where=pragma", WHERE_KEYWORDS],
-    ["app.db:users?where=id = ?", "SQLite where clause changed the expected pagination parameters; use q=SELECT ... for raw SQL"],
-    ["app.db:users?where=id = :id", "SQLite where clause changed the expected pagination parameters; use q=SELECT ... for raw SQL"],
+    [
+      "app.db:users?where=id = ?",
+      "SQLite where clause changed the expected pagination parameters; use q=SELECT ... for raw SQL"
+    ],
+    [
+      "app.db:users?where=id = :id",
+      "SQLite where clause changed the expected pagination parameters; use q=SELECT ... for raw SQL"
+    ],
     ["app.db:users?where=(id = 1", "SQLite 'where' clause has unbalanced parentheses"],
     ["app.db:users?where=id = 1) OR (1", "SQLite 'where' clause has unbalanced parentheses"],
     ["app.db:users?where=name = 'Bob", "SQLite 'where' clause has an unterminated string literal"],
@@ -646,7 +686,10 @@ describe("SQLite misuse", () => {
       "app.db:users?offset=3&where=status='inactive'",
       "SQLite offset 3 is past the last row (2 rows match the where clause); use offset=0 to start from the first row"
     ],
-    ["app.db?q=SELECT 1; SELECT 2", "SQLite raw queries must be a single statement; remove the ';' and what follows it"],
+    [
+      "app.db?q=SELECT 1; SELECT 2",
+      "SQLite raw queries must be a single statement; remove the ';' and what follows it"
+    ],
     ["app.db?q=SELECT * FROM users WHERE id = ?", "SQLite raw queries do not support bound parameters"],
     ["app.db?q=SELECT * FROM users WHERE id = :id", "SQLite raw queries do not support bound parameters"],
     ["app.db?q=SELECT * FROM nope", "SQLite query failed: no such table: nope"],
@@ -712,8 +755,14 @@ describe("SQLite misuse", () => {
       "BEGIN",
       "SQLite raw queries must return rows; this BEGIN statement returns none (use SELECT, WITH, VALUES, EXPLAIN or a PRAGMA that reads)"
     ],
-    ["ATTACH 'other.db' AS other", "SQLite raw queries cannot ATTACH or DETACH databases; a read sees this database only"],
-    ["  /* x */ attach database 'other.db' as o", "SQLite raw queries cannot ATTACH or DETACH databases; a read sees this database only"],
+    [
+      "ATTACH 'other.db' AS other",
+      "SQLite raw queries cannot ATTACH or DETACH databases; a read sees this database only"
+    ],
+    [
+      "  /* x */ attach database 'other.db' as o",
+      "SQLite raw queries cannot ATTACH or DETACH databases; a read sees this database only"
+    ],
     ["DETACH other", "SQLite raw queries cannot ATTACH or DETACH databases; a read sees this database only"]
   ]
 
@@ -788,7 +837,10 @@ describe("SQLite selector grammar", () => {
 
   it("lays out a table within 120 columns, 40 per column", () => {
     const layout = layoutTable(["id", "text"], [[1n, "a".repeat(100)], [2n, null], [3n, "tab\there"]])
-    expect(layout.head).toEqual(["| id | text                                     |", "| -- | ---------------------------------------- |"])
+    expect(layout.head).toEqual([
+      "| id | text                                     |",
+      "| -- | ---------------------------------------- |"
+    ])
     expect(layout.rows.map((row) => row[0])).toEqual([
       `| 1  | ${"a".repeat(39)}… |`,
       `| 2  | NULL                                     |`,
@@ -797,7 +849,9 @@ describe("SQLite selector grammar", () => {
     const wide = layoutTable(["a", "b", "c", "d"], [["x".repeat(50), "y".repeat(50), "z".repeat(50), "w".repeat(50)]])
     for (const line of [...wide.head, ...wide.rows.flat()]) expect(line.length).toBe(120)
     // Astral characters count once and are never split.
-    const emoji = layoutTable(["e"], [["😀😀"], ["abc"], ["😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀"]])
+    const emoji = layoutTable(["e"], [["😀😀"], ["abc"], [
+      "😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀"
+    ]])
     expect(emoji.rows.map((row) => row[0])).toEqual([
       `| 😀😀${" ".repeat(38)} |`,
       `| abc${" ".repeat(37)} |`,

@@ -11,11 +11,11 @@ import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import * as nodePath from "node:path"
+import { MAX_FETCH_BYTES } from "../src/internal/sources/database/reader.js"
+import { committedImage } from "../src/internal/sources/database/wal.js"
+import { execute } from "../src/internal/sources/databaseExecutor.js"
 import { QueryLimits, type QueryLimitsShape } from "../src/Limits.js"
 import { read, type ReadParams } from "../src/Read.js"
-import { MAX_FETCH_BYTES } from "../src/internal/sources/database/reader.js"
-import { execute } from "../src/internal/sources/databaseExecutor.js"
-import { committedImage } from "../src/internal/sources/database/wal.js"
 import { memoryLayer, nodeLayer, tempDir, writeTree } from "./support/index.js"
 
 interface Writable {
@@ -50,7 +50,13 @@ const listing = (dir: string): Array<string> =>
     return `${name} ${stat.size} ${stat.mtimeNs} ${stat.ino} ${hash}`
   })
 
-const SELECTORS = ["t.db", "t.db:t", "t.db:t:2", "t.db:t?limit=2&where=x > 0", "t.db?q=SELECT count(*) AS n, max(x) AS top FROM t"]
+const SELECTORS = [
+  "t.db",
+  "t.db:t",
+  "t.db:t:2",
+  "t.db:t?limit=2&where=x > 0",
+  "t.db?q=SELECT count(*) AS n, max(x) AS top FROM t"
+]
 
 /** Read through every selector; each read leaves the directory exactly as it was. */
 const readAllUnchanged = (dir: string) =>
@@ -74,7 +80,9 @@ describe("WAL databases are read without side files", () => {
       const dir = freshDir()
       const writer = new Database(nodePath.join(dir, "t.db"))
       writer.pragma("journal_mode = WAL")
-      writer.exec("CREATE TABLE t (x INTEGER PRIMARY KEY, note TEXT); INSERT INTO t VALUES (1, 'one'), (2, 'two'), (3, 'three')")
+      writer.exec(
+        "CREATE TABLE t (x INTEGER PRIMARY KEY, note TEXT); INSERT INTO t VALUES (1, 'one'), (2, 'two'), (3, 'three')"
+      )
       writer.close()
       expect(fs.readdirSync(dir)).toEqual(["t.db"])
       const [list, schema, row, page, query] = yield* readAllUnchanged(dir)
@@ -118,12 +126,16 @@ describe("WAL databases are read without side files", () => {
       const writer = new Database(nodePath.join(live, "t.db"))
       writer.pragma("journal_mode = WAL")
       writer.pragma("wal_autocheckpoint = 0")
-      writer.exec("CREATE TABLE t (x INTEGER PRIMARY KEY, note TEXT); INSERT INTO t VALUES (1, 'one'), (2, 'two'), (3, 'three')")
+      writer.exec(
+        "CREATE TABLE t (x INTEGER PRIMARY KEY, note TEXT); INSERT INTO t VALUES (1, 'one'), (2, 'two'), (3, 'three')"
+      )
       const crashed = freshDir()
       const walOnly = freshDir()
       for (const suffix of ["", "-wal", "-shm"]) {
         fs.copyFileSync(nodePath.join(live, `t.db${suffix}`), nodePath.join(crashed, `t.db${suffix}`))
-        if (suffix !== "-shm") fs.copyFileSync(nodePath.join(live, `t.db${suffix}`), nodePath.join(walOnly, `t.db${suffix}`))
+        if (suffix !== "-shm") {
+          fs.copyFileSync(nodePath.join(live, `t.db${suffix}`), nodePath.join(walOnly, `t.db${suffix}`))
+        }
       }
       writer.close()
       for (const dir of [crashed, walOnly]) {
@@ -245,7 +257,8 @@ const recovered = (main: Uint8Array, wal: Uint8Array): unknown => {
 }
 
 /** Rows as `committedImage` builds them. */
-const imaged = (main: Uint8Array, wal: Uint8Array): unknown => rowsOf(new Database(Buffer.from(committedImage(main, wal))))
+const imaged = (main: Uint8Array, wal: Uint8Array): unknown =>
+  rowsOf(new Database(Buffer.from(committedImage(main, wal))))
 
 describe("committedImage", () => {
   it("matches SQLite's recovery for every cut of the log, a corrupt frame, and a restarted log", () => {
@@ -340,7 +353,8 @@ const makeApp = (): string => {
 }
 
 describe("a runaway statement is stopped at its time budget", () => {
-  const budget = <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.provideService(self, QueryLimits, { timeout: "1 second" })
+  const budget = <A, E, R>(self: Effect.Effect<A, E, R>) =>
+    Effect.provideService(self, QueryLimits, { timeout: "1 second" })
 
   // Live: the budget is measured on the real clock.
   it.live("a raw query, a where clause and a view fail with a typed DatabaseError; other reads go on meanwhile", () =>
@@ -363,7 +377,9 @@ describe("a runaway statement is stopped at its time budget", () => {
       expect(finished[2]).toBe("slow")
 
       const where = yield* Effect.flip(
-        budget(readAt(dir, { filePath: "app.db:numbers?where=(SELECT count(*) FROM numbers a, numbers b, numbers c) > 0" }))
+        budget(
+          readAt(dir, { filePath: "app.db:numbers?where=(SELECT count(*) FROM numbers a, numbers b, numbers c) > 0" })
+        )
       )
       expect(where.message).toBe(budgetMessage("1s"))
       const view = yield* Effect.flip(budget(readAt(dir, { filePath: "app.db:endless" })))
@@ -399,7 +415,9 @@ describe("a runaway statement is stopped at its time budget", () => {
     const answered = async (id: number) => {
       const deadline = Date.now() + 50_000
       while (!answers.some((answer) => answer.id === id)) {
-        if (Date.now() > deadline) throw new Error(`no answer to ${id}; got ${JSON.stringify(answers.map((a) => a.id))}`)
+        if (Date.now() > deadline) {
+          throw new Error(`no answer to ${id}; got ${JSON.stringify(answers.map((a) => a.id))}`)
+        }
         await new Promise((resolve) => setTimeout(resolve, 20))
       }
     }
@@ -466,29 +484,37 @@ const processesUntil = (done: (pids: ReadonlyArray<number>) => boolean) =>
 describe("query processes are bounded after their reads", () => {
   const QUERY = "app.db?q=SELECT count(*) AS n FROM numbers"
 
-  it.live("at most 2 wait for the next read; none when none may wait; they go after their idle time", () =>
-    Effect.gen(function*() {
-      const dir = makeApp()
-      // Eight reads at once: four processes run, the others wait for them; two are kept after.
-      const outputs = yield* Effect.all(Array.from({ length: 8 }, () => outputAt(dir, QUERY)), { concurrency: "unbounded" })
-      for (const output of outputs) expect(output).toContain("| 5000 |")
-      const kept = yield* processesUntil((pids) => pids.length <= 2)
-      expect(kept.length).toBeGreaterThanOrEqual(1)
-      expect(kept.length).toBeLessThanOrEqual(2)
-      // The next read reuses one of them.
-      expect(yield* outputAt(dir, QUERY)).toContain("| 5000 |")
-      expect(queryProcesses().filter((pid) => !kept.includes(pid))).toEqual([])
+  it.live(
+    "at most 2 wait for the next read; none when none may wait; they go after their idle time",
+    () =>
+      Effect.gen(function*() {
+        const dir = makeApp()
+        // Eight reads at once: four processes run, the others wait for them; two are kept after.
+        const outputs = yield* Effect.all(Array.from({ length: 8 }, () => outputAt(dir, QUERY)), {
+          concurrency: "unbounded"
+        })
+        for (const output of outputs) expect(output).toContain("| 5000 |")
+        const kept = yield* processesUntil((pids) => pids.length <= 2)
+        expect(kept.length).toBeGreaterThanOrEqual(1)
+        expect(kept.length).toBeLessThanOrEqual(2)
+        // The next read reuses one of them.
+        expect(yield* outputAt(dir, QUERY)).toContain("| 5000 |")
+        expect(queryProcesses().filter((pid) => !kept.includes(pid))).toEqual([])
 
-      // `idleProcesses: 0`: each process ends with its read, and the idle ones with it.
-      const none: QueryLimitsShape = { timeout: "5 seconds", idleProcesses: 0 }
-      expect(yield* Effect.provideService(outputAt(dir, QUERY), QueryLimits, none)).toContain("| 5000 |")
-      expect(yield* processesUntil((pids) => pids.length === 0)).toEqual([])
+        // `idleProcesses: 0`: each process ends with its read, and the idle ones with it.
+        const none: QueryLimitsShape = { timeout: "5 seconds", idleProcesses: 0 }
+        expect(yield* Effect.provideService(outputAt(dir, QUERY), QueryLimits, none)).toContain("| 5000 |")
+        expect(yield* processesUntil((pids) => pids.length === 0)).toEqual([])
 
-      // A short idle time: kept, then gone well before the default 30 s.
-      const brief: QueryLimitsShape = { timeout: "5 seconds", idleTimeout: "300 millis" }
-      for (let i = 0; i < 3; i++) expect(yield* Effect.provideService(outputAt(dir, QUERY), QueryLimits, brief)).toContain("| 5000 |")
-      expect(yield* processesUntil((pids) => pids.length === 0)).toEqual([])
-    }), { timeout: 120_000 })
+        // A short idle time: kept, then gone well before the default 30 s.
+        const brief: QueryLimitsShape = { timeout: "5 seconds", idleTimeout: "300 millis" }
+        for (let i = 0; i < 3; i++) {
+          expect(yield* Effect.provideService(outputAt(dir, QUERY), QueryLimits, brief)).toContain("| 5000 |")
+        }
+        expect(yield* processesUntil((pids) => pids.length === 0)).toEqual([])
+      }),
+    { timeout: 120_000 }
+  )
 })
 
 describe("huge values are cut before they reach a heap", () => {
@@ -502,7 +528,6 @@ describe("huge values are cut before they reach a heap", () => {
         yield* outputAt(dir, "app.db?q=VALUES (1, 2.5, 'text', x'00ff', NULL, 9007199254740993) /* all the types */")
       ).toContain("| 1       | 2.5     | text    | <BLOB 2 bytes> | NULL    | 9007199254740993 |")
     }))
-
 
   it.effect("100 MB values come back cut at 2000 characters, with a notice; blobs as sizes", () =>
     Effect.gen(function*() {

@@ -3,13 +3,14 @@
  * the optional packages installed, the caps in force, what the model takes; in a full form and a
  * short one of at most 1.5 KB. A source turned off or a package missing is not described.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import * as Tool from "@effect/ai/Tool"
 import { describe, expect, it } from "@effect/vitest"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as nodePath from "node:path"
+import { renderDescription } from "../src/internal/core/description.js"
 import * as Limits from "../src/Limits.js"
 import * as McpServer from "../src/McpServer.js"
 import * as ModelInput from "../src/ModelInput.js"
@@ -17,7 +18,6 @@ import * as OptionalPackages from "../src/OptionalPackages.js"
 import * as Read from "../src/Read.js"
 import * as ReadTool from "../src/ReadTool.js"
 import * as Sources from "../src/Sources.js"
-import { renderDescription } from "../src/internal/core/description.js"
 import { tempDir } from "./support/index.js"
 
 const SHORT_LIMIT = 1536
@@ -39,7 +39,15 @@ describe("Read.description", () => {
     Effect.gen(function*() {
       const text = yield* Read.description
       expect(text).toBe(Read.defaultDescription)
-      for (const line of ["- Archives:", "- SQLite:", "- Notebooks (.ipynb)", "- Documents (.docx, .xlsx, .pptx, .epub, .odt)", "- Web pages:"]) {
+      for (
+        const line of [
+          "- Archives:",
+          "- SQLite:",
+          "- Notebooks (.ipynb)",
+          "- Documents (.docx, .xlsx, .pptx, .epub, .odt)",
+          "- Web pages:"
+        ]
+      ) {
         expect(text).toContain(line)
       }
       expect(text).toContain("pageImages: true shows a PDF's pages as images")
@@ -58,7 +66,9 @@ describe("Read.description", () => {
       const noWeb = yield* describeWith(without("web"))
       expect(noWeb).not.toMatch(/web page|https?:\/\//i)
       expect(noWeb.split("\n")[0]).toBe("Read a file or directory from the local filesystem.")
-      const noMedia = yield* describeWith(Sources.layer(Sources.defaults.filter((s) => s.name !== "media" && s.name !== "pdf-text")))
+      const noMedia = yield* describeWith(
+        Sources.layer(Sources.defaults.filter((s) => s.name !== "media" && s.name !== "pdf-text"))
+      )
       expect(noMedia).not.toMatch(/PNG|PDF/)
     }))
 
@@ -76,7 +86,8 @@ describe("Read.description", () => {
       expect(noCanvas).not.toContain("pageImages")
       const noSharp = yield* describeWith(OptionalPackages.layerWithout(["sharp"]))
       expect(noSharp).not.toContain("downscaled")
-      expect(yield* OptionalPackages.installed.pipe(Effect.provide(OptionalPackages.layerWithout(["sharp"])))).not.toContain("sharp")
+      expect(yield* OptionalPackages.installed.pipe(Effect.provide(OptionalPackages.layerWithout(["sharp"])))).not
+        .toContain("sharp")
     }))
 
   it.effect("the caps and the model's input appear as set", () =>
@@ -86,7 +97,17 @@ describe("Read.description", () => {
         image: { maxDimension: 1568 },
         pdfPageImages: { maxPages: 2 }
       }))
-      for (const part of ["up to 250 lines", "stops at 16 KB of output", "longer than 300 characters", "up to 100 a page", "up to 5 MB each", "downscaled to 1568 px", "at most 2 a read"]) {
+      for (
+        const part of [
+          "up to 250 lines",
+          "stops at 16 KB of output",
+          "longer than 300 characters",
+          "up to 100 a page",
+          "up to 5 MB each",
+          "downscaled to 1568 px",
+          "at most 2 a read"
+        ]
+      ) {
         expect(text).toContain(part)
       }
       const textOnly = yield* describeWith(ModelInput.layerTextOnly)
@@ -103,7 +124,9 @@ describe("Read.description", () => {
       expect(Buffer.byteLength(text)).toBeLessThan(Buffer.byteLength(full) / 3)
       expect(text).toContain("up to 2000 lines or 50 KB a page")
       expect(text).toContain("SQLite")
-      const capped = yield* describeWith(Limits.layer({ description: { form: "short" }, page: { lines: 40, bytes: 4096 } }))
+      const capped = yield* describeWith(
+        Limits.layer({ description: { form: "short" }, page: { lines: 40, bytes: 4096 } })
+      )
       expect(capped).toContain("up to 40 lines or 4 KB a page")
       const bare = yield* describeWith(Layer.merge(short, Sources.layer([Sources.text])))
       expect(bare).not.toMatch(/SQLite|archive|Images|PDF|web/i)
@@ -124,10 +147,12 @@ describe("Read.description", () => {
       const toolkit = yield* ReadTool.toolkitWith("openai-strict").pipe(Effect.provide(layer))
       expect(toolkit.tools.read.description).toBe(text)
       // The parameters say less too, in any dialect: the short descriptions with the caps in force.
-      const strict = JSON.stringify(yield* ReadTool.toolkitWith("openai-strict").pipe(
-        Effect.map((kit) => Tool.getJsonSchema(kit.tools.read)),
-        Effect.provide(Layer.merge(layer, Limits.layer({ page: { lines: 77 } })))
-      ))
+      const strict = JSON.stringify(
+        yield* ReadTool.toolkitWith("openai-strict").pipe(
+          Effect.map((kit) => Tool.getJsonSchema(kit.tools.read)),
+          Effect.provide(Layer.merge(layer, Limits.layer({ page: { lines: 77 } })))
+        )
+      )
       expect(strict).toContain("Most lines to show (default 77)")
       expect(strict).not.toContain("Only for large files")
       const [read] = yield* McpServer.toolDefinitionsWith.pipe(Effect.provide(layer))
@@ -139,7 +164,13 @@ describe("tools/list through the official MCP client", () => {
   it("the short form is smaller, and its description at most 1.5 KB", async () => {
     const list = async (flags: ReadonlyArray<string>) => {
       const client = new Client({ name: "description-test", version: "1.0.0" })
-      await client.connect(new StdioClientTransport({ command: process.execPath, args: [bin, "mcp", "--cwd", tempDir(), ...flags], stderr: "pipe" }))
+      await client.connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: [bin, "mcp", "--cwd", tempDir(), ...flags],
+          stderr: "pipe"
+        })
+      )
       try {
         return (await client.listTools()).tools
       } finally {
@@ -154,7 +185,9 @@ describe("tools/list through the official MCP client", () => {
     expect(Buffer.byteLength(shortRead.description!)).toBeLessThanOrEqual(SHORT_LIMIT)
     expect(Buffer.byteLength(JSON.stringify(shortTools))).toBeLessThan(Buffer.byteLength(JSON.stringify(full)))
     // Same tools, same parameters: only what they say of themselves is shorter.
-    expect(Object.keys(shortRead.inputSchema.properties ?? {})).toEqual(Object.keys(fullRead.inputSchema.properties ?? {}))
+    expect(Object.keys(shortRead.inputSchema.properties ?? {})).toEqual(
+      Object.keys(fullRead.inputSchema.properties ?? {})
+    )
     const properties = shortRead.inputSchema.properties as Record<string, { readonly description: string }>
     expect(properties.limit!.description).toBe("Most lines to show (default 2000)")
     expect(properties.view!.description.length).toBeLessThan(100)

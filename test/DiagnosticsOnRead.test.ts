@@ -6,13 +6,13 @@
  * knows, nor without a language-server layer.
  */
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
-import type * as FileSystem from "@effect/platform/FileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
+import type * as FileSystem from "@effect/platform/FileSystem"
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { execFile } from "node:child_process"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
@@ -25,7 +25,7 @@ import * as Lsp from "../src/Lsp.js"
 import * as Permission from "../src/Permission.js"
 import * as Read from "../src/Read.js"
 import * as Workspace from "../src/Workspace.js"
-import { tempDir, writeTree, fieldsOf } from "./support/index.js"
+import { fieldsOf, tempDir, writeTree } from "./support/index.js"
 
 const roots: Array<string> = []
 afterAll(() => {
@@ -56,11 +56,18 @@ const project = () => {
 
 const layerWith = (root: string, lsp: Layer.Layer<Lsp.Lsp, never, Workspace.Workspace | FileSystem.FileSystem>) =>
   Layer.mergeAll(lsp, Permission.layerAllowAll, FileTime.layerMemory).pipe(
-    Layer.provideMerge(Layer.mergeAll(Workspace.layer({ directory: root, sessionId: "d" }), NodeFileSystem.layer, NodePath.layer))
+    Layer.provideMerge(
+      Layer.mergeAll(Workspace.layer({ directory: root, sessionId: "d" }), NodeFileSystem.layer, NodePath.layer)
+    )
   )
 
 /** A generous bound: the first start of tsserver on a shared machine takes seconds. */
-const patient = Effect.provideService(Read.DiagnosticsOnRead, { severity: undefined, wait: "60 seconds", maxCount: 20, maxBytes: 4096 })
+const patient = Effect.provideService(Read.DiagnosticsOnRead, {
+  severity: undefined,
+  wait: "60 seconds",
+  maxCount: 20,
+  maxBytes: 4096
+})
 
 describe("diagnostics on read, with typescript-language-server", () => {
   it.live("errors after the page, with line:column; a fixed file reads 'no errors'; off by default", () => {
@@ -99,7 +106,12 @@ describe("diagnostics on read, with typescript-language-server", () => {
 
       // The host can ask for every read.
       const always = yield* Read.read({ filePath: "good.ts" }).pipe(
-        Effect.provideService(Read.DiagnosticsOnRead, { severity: "errors", wait: "60 seconds", maxCount: 20, maxBytes: 4096 })
+        Effect.provideService(Read.DiagnosticsOnRead, {
+          severity: "errors",
+          wait: "60 seconds",
+          maxCount: 20,
+          maxBytes: 4096
+        })
       )
       expect(always.output).toContain("(Diagnostics from the language server: no errors.)")
     }).pipe(Effect.provide(layerWith(root, LanguageServer.layer())))
@@ -111,7 +123,9 @@ describe("diagnostics on read, with typescript-language-server", () => {
     // Answers `initialize`, takes every file, publishes nothing.
     fs.writeFileSync(
       script,
-      `const rpc = require(${JSON.stringify(createRequire(import.meta.url).resolve("vscode-languageserver-protocol/node"))})
+      `const rpc = require(${
+        JSON.stringify(createRequire(import.meta.url).resolve("vscode-languageserver-protocol/node"))
+      })
 const connection = rpc.createProtocolConnection(new rpc.StreamMessageReader(process.stdin), new rpc.StreamMessageWriter(process.stdout))
 connection.onRequest(rpc.InitializeRequest.type, () => ({ capabilities: { textDocumentSync: 1 } }))
 connection.onRequest(rpc.ShutdownRequest.type, () => null)
@@ -119,10 +133,20 @@ connection.onNotification(rpc.ExitNotification.type, () => process.exit(0))
 connection.listen()
 `
     )
-    const silent: LanguageServer.ServerConfig = { id: "silent", command: process.execPath, args: [script], extensions: { ".ts": "typescript" } }
+    const silent: LanguageServer.ServerConfig = {
+      id: "silent",
+      command: process.execPath,
+      args: [script],
+      extensions: { ".ts": "typescript" }
+    }
     return Effect.gen(function*() {
       const result = yield* Read.read({ filePath: "bad.ts", diagnostics: "errors" }).pipe(
-        Effect.provideService(Read.DiagnosticsOnRead, { severity: undefined, wait: "1 second", maxCount: 20, maxBytes: 4096 })
+        Effect.provideService(Read.DiagnosticsOnRead, {
+          severity: undefined,
+          wait: "1 second",
+          maxCount: 20,
+          maxBytes: 4096
+        })
       )
       expect(result.output).toContain("2: export const answer")
       expect(result.output.endsWith("(Diagnostics: the language server did not answer within 1s.)")).toBe(true)
@@ -132,12 +156,23 @@ connection.listen()
 
   it.live("a server that cannot start: the read says why at once, not after the bound", () => {
     const root = project()
-    const missing: LanguageServer.ServerConfig = { id: "missing", command: "no-such-language-server-31", extensions: { ".ts": "typescript" } }
+    const missing: LanguageServer.ServerConfig = {
+      id: "missing",
+      command: "no-such-language-server-31",
+      extensions: { ".ts": "typescript" }
+    }
     return Effect.gen(function*() {
       const result = yield* Read.read({ filePath: "bad.ts", diagnostics: "errors" }).pipe(
-        Effect.provideService(Read.DiagnosticsOnRead, { severity: undefined, wait: "10 minutes", maxCount: 20, maxBytes: 4096 })
+        Effect.provideService(Read.DiagnosticsOnRead, {
+          severity: undefined,
+          wait: "10 minutes",
+          maxCount: 20,
+          maxBytes: 4096
+        })
       )
-      expect(result.output).toContain("(Diagnostics: the language server for this file is not available: cannot start no-such-language-server-31")
+      expect(result.output).toContain(
+        "(Diagnostics: the language server for this file is not available: cannot start no-such-language-server-31"
+      )
     }).pipe(Effect.provide(layerWith(root, LanguageServer.layer({ servers: [missing] }))))
   }, 60_000)
 
@@ -145,10 +180,17 @@ connection.listen()
     const root = project()
     return Effect.gen(function*() {
       const result = yield* Read.read({ filePath: "bad.ts", diagnostics: "errors" })
-      expect(result.output.endsWith("\n\n(Diagnostics: no language server runs for this session, so none can be shown.)")).toBe(true)
+      expect(
+        result.output.endsWith("\n\n(Diagnostics: no language server runs for this session, so none can be shown.)")
+      ).toBe(true)
       expect(fieldsOf(result).diagnostics).toBeUndefined()
       const quiet = yield* Read.read({ filePath: "bad.ts" }).pipe(
-        Effect.provideService(Read.DiagnosticsOnRead, { severity: "errors", wait: "1 second", maxCount: 20, maxBytes: 4096 })
+        Effect.provideService(Read.DiagnosticsOnRead, {
+          severity: "errors",
+          wait: "1 second",
+          maxCount: 20,
+          maxBytes: 4096
+        })
       )
       expect(quiet.output).not.toContain("Diagnostics")
     }).pipe(Effect.provide(layerWith(root, Lsp.layerNoop)))
@@ -160,7 +202,14 @@ const bin = nodePath.resolve("dist/bin.js")
 describe("diagnostics through the doors", () => {
   it("the CLI: --diagnostics errors starts the language server for the read and appends the errors", async () => {
     const root = project()
-    const { stdout } = await promisify(execFile)(process.execPath, [bin, "--cwd", root, "--diagnostics", "errors", "bad.ts"], {
+    const { stdout } = await promisify(execFile)(process.execPath, [
+      bin,
+      "--cwd",
+      root,
+      "--diagnostics",
+      "errors",
+      "bad.ts"
+    ], {
       encoding: "utf8",
       timeout: 120_000
     })
@@ -168,24 +217,36 @@ describe("diagnostics through the doors", () => {
     expect(stdout).toContain("2:14: error (typescript 2322)")
   }, 150_000)
 
-  it("MCP: with --language-server a read's diagnostics come from the real server; without it the model is told", async () => {
-    const root = project()
-    const call = async (args: ReadonlyArray<string>) => {
-      const transport = new StdioClientTransport({ command: process.execPath, args: [bin, "mcp", "--cwd", root, ...args], stderr: "pipe" })
-      const client = new Client({ name: "effect-read-diagnostics-test", version: "1.0.0" })
-      await client.connect(transport)
-      try {
-        const result = await client.callTool({ name: "read", arguments: { filePath: "bad.ts", diagnostics: "errors" } }, undefined, {
-          timeout: 120_000
-        }) as { content: Array<{ text?: string }> }
-        return result.content[0]?.text ?? ""
-      } finally {
-        await client.close()
+  it(
+    "MCP: with --language-server a read's diagnostics come from the real server; without it the model is told",
+    async () => {
+      const root = project()
+      const call = async (args: ReadonlyArray<string>) => {
+        const transport = new StdioClientTransport({
+          command: process.execPath,
+          args: [bin, "mcp", "--cwd", root, ...args],
+          stderr: "pipe"
+        })
+        const client = new Client({ name: "effect-read-diagnostics-test", version: "1.0.0" })
+        await client.connect(transport)
+        try {
+          const result = await client.callTool(
+            { name: "read", arguments: { filePath: "bad.ts", diagnostics: "errors" } },
+            undefined,
+            {
+              timeout: 120_000
+            }
+          ) as { content: Array<{ text?: string }> }
+          return result.content[0]?.text ?? ""
+        } finally {
+          await client.close()
+        }
       }
-    }
-    expect(await call(["--language-server"])).toContain("2:14: error (typescript 2322)")
-    expect(await call([])).toContain("(Diagnostics: no language server runs for this session, so none can be shown.)")
-  }, 150_000)
+      expect(await call(["--language-server"])).toContain("2:14: error (typescript 2322)")
+      expect(await call([])).toContain("(Diagnostics: no language server runs for this session, so none can be shown.)")
+    },
+    150_000
+  )
 })
 
 describe("renderDiagnostics", () => {
@@ -199,13 +260,22 @@ describe("renderDiagnostics", () => {
   })
 
   it("errors only unless warnings are asked for, sorted by severity then line; multi-line messages on one line", () => {
-    const found = [at(9, "warning", "unused"), at(7, "error", "bad\n  because"), at(3, "hint", "style"), at(2, "error", "worse")]
+    const found = [
+      at(9, "warning", "unused"),
+      at(7, "error", "bad\n  because"),
+      at(3, "hint", "style"),
+      at(2, "error", "worse")
+    ]
     expect(renderDiagnostics(found, "errors", { maxCount: 20, maxBytes: 4096 }).text).toBe([
       "(Diagnostics from the language server: 2 errors. Line:column, as numbered above.)",
       "2:1: error (ts 2): worse",
       "7:1: error (ts 7): bad because"
     ].join("\n"))
-    expect(renderDiagnostics(found, "warnings", { maxCount: 20, maxBytes: 4096 })).toMatchObject({ errors: 2, warnings: 1, shown: 3 })
+    expect(renderDiagnostics(found, "warnings", { maxCount: 20, maxBytes: 4096 })).toMatchObject({
+      errors: 2,
+      warnings: 1,
+      shown: 3
+    })
   })
 
   it("capped in count and in bytes, saying how many were shown", () => {

@@ -29,7 +29,8 @@ const lcs = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): number => {
 }
 
 /** `lines` with line `i` (0-based) replaced. */
-const withLine = (lines: ReadonlyArray<string>, i: number, text: string) => lines.map((line, j) => j === i ? text : line)
+const withLine = (lines: ReadonlyArray<string>, i: number, text: string) =>
+  lines.map((line, j) => j === i ? text : line)
 
 const seenOf = (lines: ReadonlyArray<string>, shown: (line: number) => boolean = () => true): Diff.SeenVersion => ({
   hashes: lines.map(Diff.hashLine),
@@ -48,7 +49,9 @@ const edited = FastCheck.array(FastCheck.constantFrom("a", "b", "c", "d", "e", "
     { maxLength: 5 }
   ).map((edits) => {
     const next = [...old]
-    for (const edit of edits) next.splice(next.length === 0 ? 0 : edit.at % (next.length + 1), edit.remove, ...edit.insert)
+    for (const edit of edits) {
+      next.splice(next.length === 0 ? 0 : edit.at % (next.length + 1), edit.remove, ...edit.insert)
+    }
     return [old, next] as const
   })
 )
@@ -62,12 +65,16 @@ describe("diff", () => {
     expect(hunksOf(["x", "y"], ["y"])).toEqual(["@@ -1,2 +1 @@", "-x", " y"])
   })
 
-  it.prop("applying the hunks to the old lines gives the new; the script is a shortest one", [edited], ([[old, now]]) => {
-    const blocks = blocksOf(old, now)!
-    expect(Diff.applyHunks(old, hunksOf(old, now))).toEqual(now)
-    const edits = blocks.reduce((sum, b) => sum + (b.oldEnd - b.oldStart) + (b.newEnd - b.newStart), 0)
-    expect(edits).toBe(old.length + now.length - 2 * lcs(old, now))
-  })
+  it.prop(
+    "applying the hunks to the old lines gives the new; the script is a shortest one",
+    [edited],
+    ([[old, now]]) => {
+      const blocks = blocksOf(old, now)!
+      expect(Diff.applyHunks(old, hunksOf(old, now))).toEqual(now)
+      const edits = blocks.reduce((sum, b) => sum + (b.oldEnd - b.oldStart) + (b.newEnd - b.newStart), 0)
+      expect(edits).toBe(old.length + now.length - 2 * lcs(old, now))
+    }
+  )
 
   it("the bounds give up instead of working on: too many edits, too much work", () => {
     const old = Array.from({ length: 200 }, (_, i) => `old ${i}`)

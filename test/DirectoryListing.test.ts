@@ -11,12 +11,12 @@ import { FastCheck as fc } from "effect"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
-import * as MemoryFileSystem from "../src/MemoryFileSystem.js"
-import * as Read from "../src/Read.js"
 import { renderDirectory } from "../src/internal/core/render.js"
 import { firstInOrder } from "../src/internal/core/select.js"
 import { compareNames } from "../src/internal/core/suggest.js"
-import { memoryLayer, nodeLayer, readCappedListing, tempDir, fieldsOf } from "./support/index.js"
+import * as MemoryFileSystem from "../src/MemoryFileSystem.js"
+import * as Read from "../src/Read.js"
+import { fieldsOf, memoryLayer, nodeLayer, readCappedListing, tempDir } from "./support/index.js"
 
 /** The listing as it was before: stat every entry (following links), add `/`, sort. */
 const reference = (isDirectory: (name: string) => boolean, names: ReadonlyArray<string>): Array<string> =>
@@ -92,7 +92,11 @@ describe("directory listing pages", () => {
     [
       fc.uniqueArray(
         fc.tuple(
-          fc.string({ unit: fc.constantFrom("a", "A", "b", ".", "-", " ", "!", "_", "0", "ß"), minLength: 1, maxLength: 4 }),
+          fc.string({
+            unit: fc.constantFrom("a", "A", "b", ".", "-", " ", "!", "_", "0", "ß"),
+            minLength: 1,
+            maxLength: 4
+          }),
           fc.constantFrom("file", "dir", "link-dir", "dangling")
         ),
         { selector: ([name]) => name, maxLength: 40 }
@@ -120,7 +124,11 @@ describe("directory listing pages", () => {
     [
       fc.uniqueArray(
         fc.tuple(
-          fc.string({ unit: fc.constantFrom("a", "A", "b", ".", "-", " ", "!", "_", "0", "ß"), minLength: 1, maxLength: 4 }),
+          fc.string({
+            unit: fc.constantFrom("a", "A", "b", ".", "-", " ", "!", "_", "0", "ß"),
+            minLength: 1,
+            maxLength: 4
+          }),
           fc.constantFrom("file", "dir", "link-dir", "link-file", "dangling")
         ),
         { selector: ([name]) => name, maxLength: 40 }
@@ -139,7 +147,10 @@ describe("directory listing pages", () => {
         else fs.symlinkSync(kind === "link-dir" ? "../target" : kind === "link-file" ? "../file" : "nowhere", at)
       }
       const kinds = new Map(list.map(([name, kind]) => [name, kind]))
-      const all = reference((name) => kinds.get(name) === "dir" || kinds.get(name) === "link-dir", list.map(([name]) => name))
+      const all = reference(
+        (name) => kinds.get(name) === "dir" || kinds.get(name) === "link-dir",
+        list.map(([name]) => name)
+      )
       return comparePages(dir, all).pipe(
         Effect.provide(nodeLayer(root)),
         Effect.ensuring(Effect.sync(() => fs.rmSync(root, { recursive: true, force: true })))
@@ -161,7 +172,10 @@ describe("directory listing pages", () => {
   // /usr/share/man/man1 (17,864 entries): its first 2,000 names made a 90 KB page.
   it.effect("a page stops at 50 KB of output; the pages that follow list every entry once", () => {
     const entries: Record<string, MemoryFileSystem.Entry> = {}
-    const names = Array.from({ length: 1500 }, (_, i) => `${String(i).padStart(4, "0")}-${"long-manual-page-name".repeat(3)}.1.gz`)
+    const names = Array.from(
+      { length: 1500 },
+      (_, i) => `${String(i).padStart(4, "0")}-${"long-manual-page-name".repeat(3)}.1.gz`
+    )
     for (const name of names) entries[`/project/man/${name}`] = ""
     return Effect.gen(function*() {
       const { first, listed, shown } = yield* readCappedListing(
@@ -171,10 +185,18 @@ describe("directory listing pages", () => {
       )
       expect(shown).toBeGreaterThan(500)
       expect(first.output).toBe(
-        renderDirectory("/project/man", { shown: names.slice(0, shown), offset: 1, total: 1500, capped: true, maxBytes: 51200 })
+        renderDirectory("/project/man", {
+          shown: names.slice(0, shown),
+          offset: 1,
+          total: 1500,
+          capped: true,
+          maxBytes: 51200
+        })
       )
       expect(first.output).toContain(
-        `\n\n(Output capped at 50 KB. Showing ${shown} of 1500 entries. Use 'offset' parameter to read beyond entry ${shown + 1})\n</entries>`
+        `\n\n(Output capped at 50 KB. Showing ${shown} of 1500 entries. Use 'offset' parameter to read beyond entry ${
+          shown + 1
+        })\n</entries>`
       )
       expect(listed).toEqual(names)
     }).pipe(Effect.provide(memoryLayer(entries)))

@@ -35,7 +35,9 @@ const anchorsOf = (markdown: string): ReadonlySet<string> => {
 
 /** `[text](target)` links of a page's prose (images included), without external ones. */
 const localLinks = (markdown: string) =>
-  Array.from(prose(markdown).matchAll(/\]\(([^)\s]+)\)/g), (m) => m[1]!).filter((target) => !/^[a-z][a-z0-9+.-]*:/i.test(target))
+  Array.from(prose(markdown).matchAll(/\]\(([^)\s]+)\)/g), (m) => m[1]!).filter((target) =>
+    !/^[a-z][a-z0-9+.-]*:/i.test(target)
+  )
 
 describe("README and docs/", () => {
   it("the README is a map of at most 300 lines, linking every docs page", () => {
@@ -77,8 +79,10 @@ describe("README and docs/", () => {
     // Every tarball the README and the install page name is of its package's version.
     const versions: Record<string, string> = {
       "effect-read": manifest.version,
-      "effect-read-full": (JSON.parse(read(path.join(root, "packages/effect-read-full/package.json"))) as { version: string }).version,
-      "effect-read-grammars": (JSON.parse(read(path.join(root, "packages/effect-read-grammars/package.json"))) as { version: string }).version
+      "effect-read-full":
+        (JSON.parse(read(path.join(root, "packages/effect-read-full/package.json"))) as { version: string }).version,
+      "effect-read-grammars":
+        (JSON.parse(read(path.join(root, "packages/effect-read-grammars/package.json"))) as { version: string }).version
     }
     for (const page of [path.join(root, "README.md"), path.join(docsDir, "install-and-ci.md")]) {
       for (const [tarball, name] of read(page).matchAll(/(effect-read(?:-full|-grammars)?)-\d+\.\d+\.\d+\.tgz/g)) {
@@ -113,13 +117,19 @@ describe("README and docs/", () => {
 
   it("names no source document by its internal name", () => {
     const found = pages.flatMap((page) =>
-      read(page).split("\n").flatMap((line, i) => /\bseeds?[ _-]?0\d\d\b/i.test(line) ? [`${relative(page)}:${i + 1}: ${line.trim()}`] : [])
+      read(page).split("\n").flatMap((line, i) =>
+        /\bseeds?[ _-]?0\d\d\b/i.test(line) ? [`${relative(page)}:${i + 1}: ${line.trim()}`] : []
+      )
     )
     expect(found).toEqual([])
   })
 
   it("anchors follow GitHub's rules", () => {
-    expect([...anchorsOf("## Session memory: don't pay twice\n## The @effect/ai toolkit\n## Several files per call: `read_many`\n## A\n## A\n")]).toEqual([
+    expect([
+      ...anchorsOf(
+        "## Session memory: don't pay twice\n## The @effect/ai toolkit\n## Several files per call: `read_many`\n## A\n## A\n"
+      )
+    ]).toEqual([
       "session-memory-dont-pay-twice",
       "the-effectai-toolkit",
       "several-files-per-call-read_many",

@@ -13,7 +13,7 @@ import * as nodePath from "node:path"
 import * as zlib from "node:zlib"
 import * as OptionalPackages from "../src/OptionalPackages.js"
 import { read, type ReadParams } from "../src/Read.js"
-import { nodeLayer, projectDirs, fieldsOf } from "./support/index.js"
+import { fieldsOf, nodeLayer, projectDirs } from "./support/index.js"
 import { assemblePdf, makePdf, pdfStream } from "./support/media.js"
 import { crc32 } from "./support/zipFixtures.js"
 
@@ -124,7 +124,9 @@ const wp = (text: string, style?: string, list?: readonly [number, number]) =>
     list === undefined ? "" : `<w:numPr><w:ilvl w:val="${list[1]}"/><w:numId w:val="${list[0]}"/></w:numPr>`
   }</w:pPr><w:r><w:t xml:space="preserve">${text}</w:t></w:r></w:p>`
 const wtable = (rows: ReadonlyArray<ReadonlyArray<string>>) =>
-  `<w:tbl>${rows.map((row) => `<w:tr>${row.map((cell) => `<w:tc>${wp(cell)}</w:tc>`).join("")}</w:tr>`).join("")}</w:tbl>`
+  `<w:tbl>${
+    rows.map((row) => `<w:tr>${row.map((cell) => `<w:tc>${wp(cell)}</w:tc>`).join("")}</w:tr>`).join("")
+  }</w:tbl>`
 
 /** A .docx: styles for two heading levels, a bullet and a decimal list, and `body` as document XML. */
 const makeDocx = (body: string): Buffer =>
@@ -183,17 +185,18 @@ const makePptx = (): Buffer =>
         `<p:pic><p:nvPicPr><p:cNvPr id="4" name="Picture" descr="Team photo"/><p:cNvPicPr/><p:nvPr/></p:nvPicPr></p:pic>`
     ),
     "ppt/slides/_rels/slide2.xml.rels": rels([["rId1", "notesSlide", "../notesSlides/notesSlide1.xml"]]),
-    "ppt/notesSlides/notesSlide1.xml":
-      `${XML}<p:notes ${A} ${P}><p:cSld><p:spTree>${shape("body", para("Mention the budget."))}${
-        shape("sldNum", para("1"))
-      }</p:spTree></p:cSld></p:notes>`,
+    "ppt/notesSlides/notesSlide1.xml": `${XML}<p:notes ${A} ${P}><p:cSld><p:spTree>${
+      shape("body", para("Mention the budget."))
+    }${shape("sldNum", para("1"))}</p:spTree></p:cSld></p:notes>`,
     "ppt/slides/slide1.xml": slideXml(
       shape("title", para("Goals")) +
         shape("", para("Ship v2") + para("Beta in May", 1) + para("Hire two engineers")) +
         shape(undefined, para("Text box note")) +
-        `<p:graphicFrame><a:graphic><a:graphicData><a:tbl><a:tr><a:tc><a:txBody>${para("Owner")}</a:txBody></a:tc><a:tc><a:txBody>${
-          para("Date")
-        }</a:txBody></a:tc></a:tr><a:tr><a:tc><a:txBody>${para("Ana")}</a:txBody></a:tc><a:tc><a:txBody>${
+        `<p:graphicFrame><a:graphic><a:graphicData><a:tbl><a:tr><a:tc><a:txBody>${
+          para("Owner")
+        }</a:txBody></a:tc><a:tc><a:txBody>${para("Date")}</a:txBody></a:tc></a:tr><a:tr><a:tc><a:txBody>${
+          para("Ana")
+        }</a:txBody></a:tc><a:tc><a:txBody>${
           para("May 1")
         }</a:txBody></a:tc></a:tr></a:tbl></a:graphicData></a:graphic></p:graphicFrame>`
     ),
@@ -233,21 +236,21 @@ const xhtml = (title: string, body: string) =>
 
 /** An .epub's entries: the spine order (chapter 1, 2, appendix) differs from the manifest order. */
 const makeEpubFiles = (): Record<string, string> => ({
-    mimetype: "application/epub+zip",
-    "META-INF/container.xml":
-      `${XML}<container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles><rootfile full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/></rootfiles></container>`,
-    "OEBPS/content.opf":
-      `${XML}<package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="id"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>The Small Book</dc:title><dc:creator>Ada Writer</dc:creator><dc:creator>Bo Editor</dc:creator></metadata><manifest><item id="appendix" href="text/appendix.xhtml" media-type="application/xhtml+xml"/><item id="c1" href="text/chapter%201.xhtml" media-type="application/xhtml+xml"/><item id="c2" href="text/ch2.xhtml" media-type="application/xhtml+xml"/><item id="css" href="style.css" media-type="text/css"/><item id="img" href="images/map.png" media-type="image/png"/></manifest><spine><itemref idref="c1"/><itemref idref="c2"/><itemref idref="appendix" linear="no"/></spine></package>`,
-    "OEBPS/text/chapter 1.xhtml": xhtml(
-      "One",
-      `<h1>Chapter One</h1><p>It was a <em>dark</em> night, see <a href="ch2.xhtml#x">the next part</a> or <a href="https://example.com/">the site</a>.</p><ul><li>alpha</li><li>beta</li></ul>`
-    ),
-    "OEBPS/text/ch2.xhtml": xhtml(
-      "Two",
-      `<h2>Chapter Two</h2><p><img src="../images/map.png" alt="A map"/></p><table><thead><tr><th>Key</th><th>Value</th></tr></thead><tbody><tr><td>a</td><td>1</td></tr></tbody></table><ol><li>first</li><li>second</li></ol>`
-    ),
-    "OEBPS/text/appendix.xhtml": xhtml("Appendix", `<h2>Appendix</h2><p>Extra notes.</p>`),
-    "OEBPS/style.css": "p { margin: 0 }"
+  mimetype: "application/epub+zip",
+  "META-INF/container.xml":
+    `${XML}<container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles><rootfile full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/></rootfiles></container>`,
+  "OEBPS/content.opf":
+    `${XML}<package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="id"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>The Small Book</dc:title><dc:creator>Ada Writer</dc:creator><dc:creator>Bo Editor</dc:creator></metadata><manifest><item id="appendix" href="text/appendix.xhtml" media-type="application/xhtml+xml"/><item id="c1" href="text/chapter%201.xhtml" media-type="application/xhtml+xml"/><item id="c2" href="text/ch2.xhtml" media-type="application/xhtml+xml"/><item id="css" href="style.css" media-type="text/css"/><item id="img" href="images/map.png" media-type="image/png"/></manifest><spine><itemref idref="c1"/><itemref idref="c2"/><itemref idref="appendix" linear="no"/></spine></package>`,
+  "OEBPS/text/chapter 1.xhtml": xhtml(
+    "One",
+    `<h1>Chapter One</h1><p>It was a <em>dark</em> night, see <a href="ch2.xhtml#x">the next part</a> or <a href="https://example.com/">the site</a>.</p><ul><li>alpha</li><li>beta</li></ul>`
+  ),
+  "OEBPS/text/ch2.xhtml": xhtml(
+    "Two",
+    `<h2>Chapter Two</h2><p><img src="../images/map.png" alt="A map"/></p><table><thead><tr><th>Key</th><th>Value</th></tr></thead><tbody><tr><td>a</td><td>1</td></tr></tbody></table><ol><li>first</li><li>second</li></ol>`
+  ),
+  "OEBPS/text/appendix.xhtml": xhtml("Appendix", `<h2>Appendix</h2><p>Extra notes.</p>`),
+  "OEBPS/style.css": "p { margin: 0 }"
 })
 const makeEpub = (): Buffer => makeZip(makeEpubFiles())
 
@@ -312,8 +315,16 @@ describe("PDF text", () => {
       const root = project({ "report.pdf": REPORT })
       const path = nodePath.join(root, "report.pdf")
       const lines = yield* readIn(root, { filePath: "report.pdf:5-7" })
-      expect(lines.output).toBe(page(path, numbered(REPORT_TEXT.slice(4, 7), 5), "(Showing lines 5-7 of 10. Use offset=8 to continue.)"))
-      expect(lines.metadata).toMatchObject({ kind: "document", startLine: 5, endLine: 7, nextOffset: 8, totalLines: 10 })
+      expect(lines.output).toBe(
+        page(path, numbered(REPORT_TEXT.slice(4, 7), 5), "(Showing lines 5-7 of 10. Use offset=8 to continue.)")
+      )
+      expect(lines.metadata).toMatchObject({
+        kind: "document",
+        startLine: 5,
+        endLine: 7,
+        nextOffset: 8,
+        totalLines: 10
+      })
       const ranges = yield* readIn(root, { filePath: "report.pdf:1-2,9-10" })
       expect(ranges.output).toBe(page(
         path,
@@ -390,7 +401,9 @@ describe("PDF text", () => {
     Effect.gen(function*() {
       const root = project({ "scan.pdf": makePdf([["cover"], []]) })
       const result = yield* readIn(root, { filePath: "scan.pdf:pages=2" })
-      expect(result.output).toBe(whole(nodePath.join(root, "scan.pdf"), "--- page 2 ---\n[no extractable text on this page]"))
+      expect(result.output).toBe(
+        whole(nodePath.join(root, "scan.pdf"), "--- page 2 ---\n[no extractable text on this page]")
+      )
     }))
 
   it.effect("encrypted and corrupt PDFs fail with ConversionFailed", () =>
@@ -408,11 +421,15 @@ describe("PDF text", () => {
       const locked = yield* failIn(root, { filePath: "locked.pdf:pages=1" })
       expect(locked._tag).toBe("ConversionFailed")
       expect(locked.message).toBe(
-        `Cannot read pdf file ${nodePath.join(root, "locked.pdf")}: the PDF is encrypted and needs a password; its text cannot be extracted`
+        `Cannot read pdf file ${
+          nodePath.join(root, "locked.pdf")
+        }: the PDF is encrypted and needs a password; its text cannot be extracted`
       )
       const broken = yield* failIn(root, { filePath: "broken.pdf:raw" })
       expect(broken._tag).toBe("ConversionFailed")
-      expect(broken.message).toBe(`Cannot read pdf file ${nodePath.join(root, "broken.pdf")}: not a valid PDF (Invalid PDF structure.)`)
+      expect(broken.message).toBe(
+        `Cannot read pdf file ${nodePath.join(root, "broken.pdf")}: not a valid PDF (Invalid PDF structure.)`
+      )
     }))
 
   it.effect("a PDF over the 50 MB conversion cap is refused before it is read", () =>
@@ -475,16 +492,28 @@ describe(".docx", () => {
       const path = nodePath.join(root, "a.docx")
       const total = DOCX_TEXT.length
       const first = yield* readIn(root, { filePath: "a.docx", limit: 5 })
-      expect(first.output).toBe(page(path, numbered(DOCX_TEXT.slice(0, 5)), `(Showing lines 1-5 of ${total}. Use offset=6 to continue.)`))
+      expect(first.output).toBe(
+        page(path, numbered(DOCX_TEXT.slice(0, 5)), `(Showing lines 1-5 of ${total}. Use offset=6 to continue.)`)
+      )
       expect(first.metadata).toMatchObject({ truncated: true, nextOffset: 6 })
       const next = yield* readIn(root, { filePath: "a.docx", offset: 6, limit: 5 })
-      expect(next.output).toBe(page(path, numbered(DOCX_TEXT.slice(5, 10), 6), `(Showing lines 6-10 of ${total}. Use offset=11 to continue.)`))
+      expect(next.output).toBe(
+        page(path, numbered(DOCX_TEXT.slice(5, 10), 6), `(Showing lines 6-10 of ${total}. Use offset=11 to continue.)`)
+      )
       const rest = yield* readIn(root, { filePath: "a.docx", offset: 11 })
       expect(rest.output).toBe(page(path, numbered(DOCX_TEXT.slice(10), 11), eof(total)))
       const table = yield* readIn(root, { filePath: "a.docx:L14+4" })
-      expect(table.output).toBe(page(path, numbered(DOCX_TEXT.slice(13, 17), 14), `(Showing lines 14-17 of ${total}. Use offset=18 to continue.)`))
+      expect(table.output).toBe(
+        page(
+          path,
+          numbered(DOCX_TEXT.slice(13, 17), 14),
+          `(Showing lines 14-17 of ${total}. Use offset=18 to continue.)`
+        )
+      )
       const rawRange = yield* readIn(root, { filePath: "a.docx:1-1:raw" })
-      expect(rawRange.output).toBe(page(path, ["# Quarterly Report"], `(Showing lines 1-1 of ${total}. Use offset=2 to continue.)`))
+      expect(rawRange.output).toBe(
+        page(path, ["# Quarterly Report"], `(Showing lines 1-1 of ${total}. Use offset=2 to continue.)`)
+      )
       const mixed = yield* failIn(root, { filePath: "a.docx:1-3", offset: 2 })
       expect(mixed._tag).toBe("InvalidParams")
       const pages = yield* failIn(root, { filePath: "a.docx:pages=1" })
@@ -505,13 +534,19 @@ describe(".docx", () => {
       const text = yield* failIn(root, { filePath: "text.docx" })
       expect(text._tag).toBe("ConversionFailed")
       expect(text.message).toBe(
-        `Cannot read docx file ${at("text.docx")}: not a valid docx file: it is not a readable zip archive (End of central directory record signature not found. Either not a zip file, or file is truncated.)`
+        `Cannot read docx file ${
+          at("text.docx")
+        }: not a valid docx file: it is not a readable zip archive (End of central directory record signature not found. Either not a zip file, or file is truncated.)`
       )
       expect((yield* failIn(root, { filePath: "locked.docx" })).message).toBe(
-        `Cannot read docx file ${at("locked.docx")}: the file is an OLE compound document, not a docx (zip) package: either a password-protected (encrypted) Office file, which cannot be converted, or a legacy binary format such as .doc, .xls or .ppt`
+        `Cannot read docx file ${
+          at("locked.docx")
+        }: the file is an OLE compound document, not a docx (zip) package: either a password-protected (encrypted) Office file, which cannot be converted, or a legacy binary format such as .doc, .xls or .ppt`
       )
       expect((yield* failIn(root, { filePath: "empty.docx" })).message).toBe(
-        `Cannot read docx file ${at("empty.docx")}: Could not find main document part. Are you sure this is a valid .docx file?`
+        `Cannot read docx file ${
+          at("empty.docx")
+        }: Could not find main document part. Are you sure this is a valid .docx file?`
       )
     }))
 
@@ -525,13 +560,19 @@ describe(".docx", () => {
       })
       const at = (name: string) => nodePath.join(root, name)
       expect((yield* failIn(root, { filePath: "bomb.docx" })).message).toBe(
-        `Cannot read docx file ${at("bomb.docx")}: the docx package would unpack to 200.0 MiB, over the 100.0 MiB limit for conversion`
+        `Cannot read docx file ${
+          at("bomb.docx")
+        }: the docx package would unpack to 200.0 MiB, over the 100.0 MiB limit for conversion`
       )
       expect((yield* failIn(root, { filePath: "liar.docx" })).message).toBe(
-        `Cannot read docx file ${at("liar.docx")}: corrupt docx package: cannot inflate word/document.xml (too many bytes in the stream. expected 10. got at least 238)`
+        `Cannot read docx file ${
+          at("liar.docx")
+        }: corrupt docx package: cannot inflate word/document.xml (too many bytes in the stream. expected 10. got at least 238)`
       )
       expect((yield* failIn(root, { filePath: "sealed.docx" })).message).toBe(
-        `Cannot read docx file ${at("sealed.docx")}: the docx package is encrypted (word/document.xml); it cannot be converted`
+        `Cannot read docx file ${
+          at("sealed.docx")
+        }: the docx package is encrypted (word/document.xml); it cannot be converted`
       )
     }))
 
@@ -542,7 +583,9 @@ describe(".docx", () => {
       const error = yield* failIn(root, { filePath: "big.docx" })
       expect(error._tag).toBe("ConversionFailed")
       expect(error.message).toBe(
-        `Cannot read docx file ${nodePath.join(root, "big.docx")}: the file is 60.0 MiB, over the 50.0 MiB limit for converting a document to text`
+        `Cannot read docx file ${
+          nodePath.join(root, "big.docx")
+        }: the file is 60.0 MiB, over the 50.0 MiB limit for converting a document to text`
       )
     }))
 })
@@ -557,9 +600,15 @@ describe(".xlsx", () => {
           data.addRow(["Apples", 3, new Date(Date.UTC(2024, 0, 15)), { formula: "B2*2", result: 6 }, "a|b"])
           data.addRow(["Pears", 5.5, new Date(Date.UTC(2024, 0, 15, 10, 30)), { formula: "B3*2" }, true])
           data.addRow([])
-          data.addRow([{ richText: [{ text: "rich " }, { text: "text" }] }, { text: "link", hyperlink: "https://x" }, {
-            error: "#DIV/0!"
-          }, null, "two\nlines"])
+          data.addRow([
+            { richText: [{ text: "rich " }, { text: "text" }] },
+            { text: "link", hyperlink: "https://x" },
+            {
+              error: "#DIV/0!"
+            },
+            null,
+            "two\nlines"
+          ])
           workbook.addWorksheet("Empty")
           const hidden = workbook.addWorksheet("Secret", { state: "hidden" })
           hidden.addRow(["k", "v"])
@@ -791,7 +840,13 @@ describe(".epub", () => {
       expect(result.output).toBe(whole(path, EPUB_TEXT.join("\n")))
       expect(fieldsOf(result).mime).toBe("application/epub+zip")
       const chapter = yield* readIn(root, { filePath: "book.epub:12-15" })
-      expect(chapter.output).toBe(page(path, numbered(EPUB_TEXT.slice(11, 15), 12), `(Showing lines 12-15 of ${EPUB_TEXT.length}. Use offset=16 to continue.)`))
+      expect(chapter.output).toBe(
+        page(
+          path,
+          numbered(EPUB_TEXT.slice(11, 15), 12),
+          `(Showing lines 12-15 of ${EPUB_TEXT.length}. Use offset=16 to continue.)`
+        )
+      )
     }))
 
   it.effect("a DRM-encrypted book fails with ConversionFailed; obfuscated fonts alone do not", () =>
@@ -813,7 +868,9 @@ describe(".epub", () => {
       const error = yield* failIn(root, { filePath: "drm.epub" })
       expect(error._tag).toBe("ConversionFailed")
       expect(error.message).toBe(
-        `Cannot read epub file ${nodePath.join(root, "drm.epub")}: the epub is DRM-protected: its chapters are encrypted and cannot be converted`
+        `Cannot read epub file ${
+          nodePath.join(root, "drm.epub")
+        }: the epub is DRM-protected: its chapters are encrypted and cannot be converted`
       )
       const fonts = yield* readIn(root, { filePath: "fonts.epub" })
       expect(fonts.output).toBe(whole(nodePath.join(root, "fonts.epub"), EPUB_TEXT.join("\n")))
@@ -829,10 +886,14 @@ describe(".epub", () => {
         })
       })
       expect((yield* failIn(root, { filePath: "nocontainer.epub" })).message).toBe(
-        `Cannot read epub file ${nodePath.join(root, "nocontainer.epub")}: not a valid epub file: the package has no META-INF/container.xml`
+        `Cannot read epub file ${
+          nodePath.join(root, "nocontainer.epub")
+        }: not a valid epub file: the package has no META-INF/container.xml`
       )
       expect((yield* failIn(root, { filePath: "noopf.epub" })).message).toBe(
-        `Cannot read epub file ${nodePath.join(root, "noopf.epub")}: not a valid epub file: the package has no content.opf`
+        `Cannot read epub file ${
+          nodePath.join(root, "noopf.epub")
+        }: not a valid epub file: the package has no content.opf`
       )
     }))
 })
@@ -840,7 +901,10 @@ describe(".epub", () => {
 describe("paging converted text", () => {
   it.effect("a long document stops at the 50 KB cap on a whole line; following nextOffset reads every line once", () =>
     Effect.gen(function*() {
-      const paragraphs = Array.from({ length: 1500 }, (_, i) => `Paragraph ${String(i + 1).padStart(4, "0")} ${"lorem ipsum ".repeat(4)}`.trim())
+      const paragraphs = Array.from(
+        { length: 1500 },
+        (_, i) => `Paragraph ${String(i + 1).padStart(4, "0")} ${"lorem ipsum ".repeat(4)}`.trim()
+      )
       const root = project({ "long.docx": makeDocx(paragraphs.map((text) => wp(text)).join("")) })
       const expected = paragraphs.flatMap((text, i) => (i === 0 ? [text] : ["", text]))
       const seen: Array<string> = []
@@ -855,7 +919,9 @@ describe("paging converted text", () => {
           expect(result.output.endsWith(`${eof(expected.length)}\n</content>`)).toBe(true)
           break
         }
-        expect(result.output).toContain(`(Output capped at 50 KB. Showing lines ${offset}-${next - 1}. Use offset=${next} to continue.)`)
+        expect(result.output).toContain(
+          `(Output capped at 50 KB. Showing lines ${offset}-${next - 1}. Use offset=${next} to continue.)`
+        )
         offset = next
       }
       expect(seen).toEqual(expected)
@@ -874,7 +940,9 @@ describe("documents without their optional packages", () => {
       expect(result.attachments).toHaveLength(1)
       expect(result.attachments![0]!.url).toBe(`data:application/pdf;base64,${REPORT.toString("base64")}`)
       expect(result.metadata).toMatchObject({ kind: "pdf", mime: "application/pdf", size: REPORT.length })
-      expect((yield* readIn(root, { filePath: "report.pdf" }).pipe(Effect.provide(without))).output).toBe("PDF read successfully")
+      expect((yield* readIn(root, { filePath: "report.pdf" }).pipe(Effect.provide(without))).output).toBe(
+        "PDF read successfully"
+      )
       // With pdfjs-dist (the default) the same read is the pages' text.
       expect((yield* readIn(root, { filePath: "report.pdf:pages=2-3" })).output).toContain("--- page 2 ---")
     }))
@@ -882,21 +950,29 @@ describe("documents without their optional packages", () => {
   it.effect("without mammoth a .docx is MissingPackage, naming the package, its purpose and the command", () =>
     Effect.gen(function*() {
       const root = project({ "a.docx": makeDocx(DOCX_BODY) })
-      const error = yield* failIn(root, { filePath: "a.docx" }).pipe(Effect.provide(OptionalPackages.layerWithout(["mammoth"])))
+      const error = yield* failIn(root, { filePath: "a.docx" }).pipe(
+        Effect.provide(OptionalPackages.layerWithout(["mammoth"]))
+      )
       expect(error).toMatchObject({ _tag: "MissingPackage", package: "mammoth" })
       expect(error.message).toBe(
-        `Cannot read ${nodePath.join(root, "a.docx")}: converting a .docx document to text needs the optional package mammoth, which is not installed. Install it with: npm install mammoth`
+        `Cannot read ${
+          nodePath.join(root, "a.docx")
+        }: converting a .docx document to text needs the optional package mammoth, which is not installed. Install it with: npm install mammoth`
       )
     }))
 
   it.effect("without exceljs an .xlsx is MissingPackage; the formats we convert ourselves still read", () =>
     Effect.gen(function*() {
-      const xlsx = yield* Effect.promise(() => makeXlsx((workbook) => void workbook.addWorksheet("Data").addRow(["a", 1])))
+      const xlsx = yield* Effect.promise(() =>
+        makeXlsx((workbook) => void workbook.addWorksheet("Data").addRow(["a", 1]))
+      )
       const root = project({ "b.xlsx": xlsx, "book.epub": makeEpub(), "a.docx": makeDocx(DOCX_BODY) })
       const without = OptionalPackages.layerWithout(["exceljs", "mammoth", "pdfjs-dist", "sharp", "better-sqlite3"])
       const error = yield* failIn(root, { filePath: "b.xlsx" }).pipe(Effect.provide(without))
       expect(error.message).toBe(
-        `Cannot read ${nodePath.join(root, "b.xlsx")}: converting an .xlsx workbook to text needs the optional package exceljs, which is not installed. Install it with: npm install exceljs`
+        `Cannot read ${
+          nodePath.join(root, "b.xlsx")
+        }: converting an .xlsx workbook to text needs the optional package exceljs, which is not installed. Install it with: npm install exceljs`
       )
       const epub = yield* readIn(root, { filePath: "book.epub" }).pipe(Effect.provide(without))
       expect(epub.output).toBe(whole(nodePath.join(root, "book.epub"), EPUB_TEXT.join("\n")))

@@ -13,7 +13,7 @@ import * as zlib from "node:zlib"
 import { detect, firstTelling } from "../src/internal/core/encoding.js"
 import { read } from "../src/Read.js"
 import * as ReadTool from "../src/ReadTool.js"
-import { nodeLayer, tempDir, fieldsOf } from "./support/index.js"
+import { fieldsOf, nodeLayer, tempDir } from "./support/index.js"
 
 const root = tempDir()
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
@@ -64,7 +64,11 @@ describe("encodings", () => {
     ["gb18030", "简体中文文本，包括标点符号和数字一二三。\n另一行文字在这里出现。\n", "gb18030"],
     ["shift_jis", "これはシフトJISで保存された日本語のファイルです。\n二行目のテキストもあります。\n", "shift_jis"],
     ["euc-kr", "이것은 EUC-KR로 저장된 한국어 파일입니다.\n두 번째 줄도 한국어입니다.\n", "euc-kr"],
-    ["windows-1252", "Caf\u00e9 cr\u00e8me br\u00fbl\u00e9e \u2014 \u201cna\u00efve\u201d r\u00e9sum\u00e9 for the fa\u00e7ade.\nSecond line: \u00bfQu\u00e9 tal? \u00a1Ol\u00e9!\n", "windows-1252"]
+    [
+      "windows-1252",
+      "Caf\u00e9 cr\u00e8me br\u00fbl\u00e9e \u2014 \u201cna\u00efve\u201d r\u00e9sum\u00e9 for the fa\u00e7ade.\nSecond line: \u00bfQu\u00e9 tal? \u00a1Ol\u00e9!\n",
+      "windows-1252"
+    ]
   ]
   for (const [source, content, reported] of legacy) {
     it.effect(`${source} is detected and decoded (reported as ${reported})`, () =>
@@ -79,7 +83,9 @@ describe("encodings", () => {
 
   it.effect("invalid UTF-8 that fits no encoding is decoded with replacement, and the result says so", () =>
     Effect.gen(function*() {
-      const result = yield* readFile(fileWith(Buffer.concat([Buffer.from("x = 1\n"), Buffer.from([0x80]), Buffer.from("\n")])))
+      const result = yield* readFile(
+        fileWith(Buffer.concat([Buffer.from("x = 1\n"), Buffer.from([0x80]), Buffer.from("\n")]))
+      )
       expect(body(result.output)).toBe("1: x = 1\n2: \ufffd")
       expect(result.output).toContain(
         "(Some bytes are not valid utf-8; they are shown as \ufffd. If the file is in another encoding, pass it as encoding, e.g. \"windows-1252\".)"
@@ -112,7 +118,9 @@ describe("encodings", () => {
 
   it.effect("a NUL among 8-bit bytes is binary, not UTF-16 by its zero's parity (61 62 63 00 ff fe 64 65)", () =>
     Effect.gen(function*() {
-      const error = yield* Effect.flip(readFile(fileWith(Buffer.from([0x61, 0x62, 0x63, 0x00, 0xff, 0xfe, 0x64, 0x65]))))
+      const error = yield* Effect.flip(
+        readFile(fileWith(Buffer.from([0x61, 0x62, 0x63, 0x00, 0xff, 0xfe, 0x64, 0x65])))
+      )
       expect(error._tag).toBe("BinaryFile")
       expect(error.message).toContain("starting with 61 62 63 00 ff fe 64 65")
     }))
@@ -144,7 +152,11 @@ describe("encodings", () => {
 
   it("a NUL among accented 8-bit text is not UTF-16 whose units are private-use or of mixed scripts", () => {
     // 'éaéaaaéa' with a NUL: read two bytes at a time, units E961 (private use) and 6161 (Han).
-    const bytes = Buffer.concat([Buffer.from("éaéaaaéa", "latin1"), Buffer.from([0]), Buffer.from("aaaéaaaéa", "latin1")])
+    const bytes = Buffer.concat([
+      Buffer.from("éaéaaaéa", "latin1"),
+      Buffer.from([0]),
+      Buffer.from("aaaéaaaéa", "latin1")
+    ])
     expect(detect(bytes, true)._tag).toBe("Binary")
   })
 
@@ -225,7 +237,10 @@ describe("the first telling byte", () => {
 
   it.prop(
     "is found where a look at every byte finds it, in ASCII and in any other bytes",
-    [fc.array(fc.constantFrom(0x41, 0x20, 0x0a, 0x7e, 0x7b, 0x1b, 0x00, 0xe9, 0x7f), { maxLength: 300 }), fc.nat({ max: 40 })],
+    [
+      fc.array(fc.constantFrom(0x41, 0x20, 0x0a, 0x7e, 0x7b, 0x1b, 0x00, 0xe9, 0x7f), { maxLength: 300 }),
+      fc.nat({ max: 40 })
+    ],
     ([bytes, pad]) => {
       // Mostly ASCII with the odd telling byte, after an ASCII run of any length.
       const text = new Uint8Array([...Array<number>(pad).fill(0x61), ...bytes])
@@ -316,7 +331,9 @@ describe("legacy CJK encodings", () => {
 
   it.effect("each of 17 encodings reads exactly as the text Python wrote, every line", () =>
     Effect.gen(function*() {
-      const files = cases.map(([codec, plain, , special]) => [`small-${codec}.txt`, codec, text(plain, special)] as const)
+      const files = cases.map(([codec, plain, , special]) =>
+        [`small-${codec}.txt`, codec, text(plain, special)] as const
+      )
       writeWithPython(files)
       for (const [name, codec, written] of files) {
         const result = yield* readFile(name)
@@ -370,7 +387,10 @@ describe("legacy CJK encodings", () => {
 
   it.effect("CPython's own CJK codec test files, when the machine has them, read as their UTF-8 twins", () =>
     Effect.gen(function*() {
-      const found = execFileSync("python3", ["-c", "import os, test; print(os.path.join(os.path.dirname(test.__file__), 'cjkencodings'))"], {
+      const found = execFileSync("python3", [
+        "-c",
+        "import os, test; print(os.path.join(os.path.dirname(test.__file__), 'cjkencodings'))"
+      ], {
         stdio: ["ignore", "pipe", "ignore"]
       }).toString().trim()
       if (!fs.existsSync(found)) return
@@ -388,17 +408,26 @@ describe("legacy CJK encodings", () => {
       // Python's encoder returns to ASCII at each line end; files need not, and its decoder keeps
       // the designation across line breaks. 30,000 lines in kanji mode, escapes only at the ends.
       const kanji = Buffer.from("\u001b$B", "latin1")
-      const encoded = JSON.parse(execFileSync("python3", [
-        "-c",
-        "import json\nprint(json.dumps([('第%s行の漢字' % n).encode('iso2022_jp').decode('latin1') for n in '〇一二三四五六七八九']))"
-      ]).toString()) as Array<string>
+      const encoded = JSON.parse(
+        execFileSync("python3", [
+          "-c",
+          "import json\nprint(json.dumps([('第%s行の漢字' % n).encode('iso2022_jp').decode('latin1') for n in '〇一二三四五六七八九']))"
+        ]).toString()
+      ) as Array<string>
       // The JIS bytes of each line without the `ESC $ B … ESC ( B` around them (and none inside).
-      expect(encoded.every((row) => row.startsWith("\u001b$B") && row.endsWith("\u001b(B") && row.split("\u001b").length === 3))
+      expect(
+        encoded.every((row) =>
+          row.startsWith("\u001b$B") && row.endsWith("\u001b(B") && row.split("\u001b").length === 3
+        )
+      )
         .toBe(true)
       const jis = (i: number) => Buffer.from(encoded[i]!.slice(3, -3), "latin1")
       const rows = Array.from({ length: 30000 }, (_, i) => jis(i % 10))
       // Back to ASCII at the very end, before the last line break.
-      const bytes = Buffer.concat([kanji, ...rows.flatMap((row, i) => [row, Buffer.from(i === rows.length - 1 ? "\u001b(B\n" : "\n", "latin1")])])
+      const bytes = Buffer.concat([
+        kanji,
+        ...rows.flatMap((row, i) => [row, Buffer.from(i === rows.length - 1 ? "\u001b(B\n" : "\n", "latin1")])
+      ])
       const name = fileWith(bytes, "kanji-mode.txt")
       const expected = lines(decodeWithPython(name, "iso2022_jp"))
       expect(expected[29000]).toBe("第〇行の漢字")
@@ -425,7 +454,7 @@ describe("the encoding parameter", () => {
       expect(result.metadata).toMatchObject({ encoding: "windows-1251", bom: false })
       expect(fieldsOf(result).invalidBytesReplaced).toBeUndefined()
       // Any spelling iconv-lite accepts, and ours.
-      expect(fieldsOf((yield* readFile(name, { encoding: "CP1251" }))).encoding).toBe("cp1251")
+      expect(fieldsOf(yield* readFile(name, { encoding: "CP1251" })).encoding).toBe("cp1251")
       const kr = fileWith(iconv.encode("한국어 텍스트\n", "cp949"))
       expect(body((yield* readFile(kr, { encoding: "UHC" })).output)).toBe("1: 한국어 텍스트")
     }))
@@ -435,7 +464,7 @@ describe("the encoding parameter", () => {
       // No ASCII, so no zero bytes to tell UTF-16 by.
       const cjk = "漢字かな交じり文と한국어"
       const bare = fileWith(Buffer.from(cjk, "utf16le"))
-      expect(fieldsOf((yield* readFile(bare))).encoding).not.toBe("utf-16le")
+      expect(fieldsOf(yield* readFile(bare)).encoding).not.toBe("utf-16le")
       const named = yield* readFile(bare, { encoding: "utf-16le" })
       expect(body(named.output)).toBe(`1: ${cjk}`)
       expect(named.metadata).toMatchObject({ encoding: "utf-16le", bom: false })
@@ -465,8 +494,13 @@ describe("the encoding parameter", () => {
 
   it.effect("a binary format stays binary whatever encoding is named", () =>
     Effect.gen(function*() {
-      const ole = Buffer.concat([Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]), Buffer.from("text".repeat(10))])
-      expect((yield* Effect.flip(readFile(fileWith(ole, "legacy.doc"), { encoding: "latin1" })))._tag).toBe("BinaryFile")
+      const ole = Buffer.concat([
+        Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]),
+        Buffer.from("text".repeat(10))
+      ])
+      expect((yield* Effect.flip(readFile(fileWith(ole, "legacy.doc"), { encoding: "latin1" })))._tag).toBe(
+        "BinaryFile"
+      )
       const gzip = zlib.gzipSync(Buffer.alloc(10_000))
       const error = yield* Effect.flip(readFile(fileWith(gzip, "x.dat"), { encoding: "latin1" }))
       expect(error.message).toContain("application/gzip")
@@ -483,12 +517,19 @@ describe("the encoding parameter", () => {
     // Spawned asynchronously: the worker's event loop stays free while the CLI runs.
     const run = (args: ReadonlyArray<string>) =>
       new Promise<{ readonly status: number | null; readonly stdout: string; readonly stderr: string }>((resolve) => {
-        execFile(process.execPath, [nodePath.resolve("dist/bin.js"), "--cwd", root, ...args], (error, stdout, stderr) =>
-          resolve({ status: error === null ? 0 : typeof error.code === "number" ? error.code : null, stdout, stderr }))
+        execFile(
+          process.execPath,
+          [nodePath.resolve("dist/bin.js"), "--cwd", root, ...args],
+          (error, stdout, stderr) =>
+            resolve({ status: error === null ? 0 : typeof error.code === "number" ? error.code : null, stdout, stderr })
+        )
       })
     const ok = await run(["--json", "--encoding", "koi8-r", name])
     expect(ok.status).toBe(0)
-    expect(JSON.parse(ok.stdout)).toMatchObject({ metadata: { encoding: "koi8-r" }, output: expect.stringContaining("1: Привет\n") })
+    expect(JSON.parse(ok.stdout)).toMatchObject({
+      metadata: { encoding: "koi8-r" },
+      output: expect.stringContaining("1: Привет\n")
+    })
     const bad = await run(["--encoding", "nope", name])
     expect(bad.status).toBe(2)
     expect(bad.stderr).toContain("encoding: unknown encoding \"nope\"")
@@ -499,12 +540,14 @@ describe("paging legacy text", () => {
   it.effect("continuing a cut line with column decodes whole characters across chunks (Shift_JIS, Big5, Johab, ISO-2022-JP)", () =>
     Effect.gen(function*() {
       const sentence = "漢字とかなの長い行です。"
-      for (const [encoding, text] of [
-        ["shift_jis", sentence],
-        ["big5", "這是一個很長的繁體中文句子。"],
-        ["gb18030", "这是一个很长的简体中文句子𠀀。"],
-        ["euc-jp", sentence]
-      ] as const) {
+      for (
+        const [encoding, text] of [
+          ["shift_jis", sentence],
+          ["big5", "這是一個很長的繁體中文句子。"],
+          ["gb18030", "这是一个很长的简体中文句子𠀀。"],
+          ["euc-jp", sentence]
+        ] as const
+      ) {
         const line = text.repeat(Math.ceil(300_000 / text.length))
         const name = fileWith(iconv.encode(`first\n${line}\nlast\n`, encoding))
         const page = yield* readFile(name, { offset: 2, column: 150_001, limit: 1 })

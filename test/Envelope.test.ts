@@ -15,8 +15,8 @@ import * as Envelope from "../src/Envelope.js"
 import * as Permission from "../src/Permission.js"
 import * as Read from "../src/Read.js"
 import * as ReadError from "../src/ReadError.js"
-import { PNG } from "./support/media.js"
 import { nodeLayer, runProcess, tempDir, writeTree } from "./support/index.js"
+import { PNG } from "./support/media.js"
 import { unprivilegedCli } from "./support/unprivileged.js"
 
 const validate = new Ajv({ allErrors: true, strict: true }).compile(Envelope.jsonSchema)
@@ -123,9 +123,17 @@ describe("Envelope", () => {
   it.effect("cwd and path_resolved are relative to the project root", () =>
     Effect.gen(function*() {
       const envelope = yield* envelopeOf({ filePath: "app.ts" }, {}, { directory: path.join(root, "src") })
-      expect(envelope.context).toEqual({ cwd: "src", params_input: { filePath: "app.ts" }, path_resolved: "src/app.ts" })
+      expect(envelope.context).toEqual({
+        cwd: "src",
+        params_input: { filePath: "app.ts" },
+        path_resolved: "src/app.ts"
+      })
       const missing = yield* envelopeOf({ filePath: "nope.ts" }, {}, { directory: path.join(root, "src") })
-      expect(missing.context).toEqual({ cwd: "src", params_input: { filePath: "nope.ts" }, path_resolved: "src/nope.ts" })
+      expect(missing.context).toEqual({
+        cwd: "src",
+        params_input: { filePath: "nope.ts" },
+        path_resolved: "src/nope.ts"
+      })
     }))
 
   it.effect("the 50 KB cap and cut lines make a partial envelope that says how to go on", () =>
@@ -139,7 +147,11 @@ describe("Envelope", () => {
       expect(capped.data.content.split("\n")).toHaveLength(shown + 1)
       expect(capped.data.content.endsWith(`${String(shown).padStart(4)} | ${"x".repeat(99)}\n`)).toBe(true)
       expect(capped.text).toMatch(
-        new RegExp(`\\[Truncated: Showing (first ${shown} of \\S+( \\S+)* lines|lines 1-${shown}[^\\]]*)\\. Use offset=${shown + 1} to continue\\.\\]$`)
+        new RegExp(
+          `\\[Truncated: Showing (first ${shown} of \\S+( \\S+)* lines|lines 1-${shown}[^\\]]*)\\. Use offset=${
+            shown + 1
+          } to continue\\.\\]$`
+        )
       )
 
       const cut = yield* envelopeOf({ filePath: "one-long-line.txt" })
@@ -223,10 +235,16 @@ describe("Envelope", () => {
       ["a permission rule", { filePath: "config.json" }, "ACCESS_DENIED", "config.json", {
         permission: Permission.layerDenyAll
       }],
-      ["a path outside the project", { filePath: path.join(outside, "secret.txt") }, "ACCESS_DENIED", path.join(
-        outside,
-        "secret.txt"
-      ), { permission: Cli.permissionLayer({ allowExternal: false, interactive: false }) }],
+      [
+        "a path outside the project",
+        { filePath: path.join(outside, "secret.txt") },
+        "ACCESS_DENIED",
+        path.join(
+          outside,
+          "secret.txt"
+        ),
+        { permission: Cli.permissionLayer({ allowExternal: false, interactive: false }) }
+      ],
       ["a binary file", { filePath: "blob.bin" }, "BINARY_FILE", "blob.bin"],
       ["offset 1.5", { filePath: "notes.md", offset: 1.5 }, "INVALID_PARAM", "notes.md"],
       ["a missing filePath", { limit: 3 }, "INVALID_PARAM", undefined],
@@ -259,11 +277,13 @@ describe("Envelope", () => {
       }))
 
     it("ReadFailed is ACCESS_DENIED for EACCES and EPERM, READ_FAILED otherwise", () => {
-      const failed = (code: string) =>
-        new ReadError.ReadFailed({ path: "/p/a", reason: `refused (${code})`, code })
+      const failed = (code: string) => new ReadError.ReadFailed({ path: "/p/a", reason: `refused (${code})`, code })
       const rendered = (error: ReadError.ReadError) =>
         checked(Envelope.fromError(error, { params: { filePath: "a" }, pathResolved: "a", timeMs: 3.6 }))
-      expect(errorOf(rendered(failed("EACCES")))).toEqual({ code: "ACCESS_DENIED", message: "Cannot read /p/a: refused (EACCES)" })
+      expect(errorOf(rendered(failed("EACCES")))).toEqual({
+        code: "ACCESS_DENIED",
+        message: "Cannot read /p/a: refused (EACCES)"
+      })
       expect(errorOf(rendered(failed("EPERM")))?.code).toBe("ACCESS_DENIED")
       const eio = rendered(failed("EIO"))
       expect(eio).toEqual({
@@ -308,7 +328,8 @@ describe("Envelope", () => {
   describe("decoding fallback", () => {
     const result = (metadata: Record<string, unknown>): Read.ReadResult => ({
       title: "legacy.txt",
-      output: "<path>/p/legacy.txt</path>\n<type>file</type>\n<content>\n1: caf\uFFFD\n\n(End of file - total 1 lines)\n</content>",
+      output:
+        "<path>/p/legacy.txt</path>\n<type>file</type>\n<content>\n1: caf\uFFFD\n\n(End of file - total 1 lines)\n</content>",
       metadata: {
         kind: "text",
         path: "/p/legacy.txt",
@@ -324,7 +345,9 @@ describe("Envelope", () => {
 
     it("bytes shown as U+FFFD make the envelope partial with fallback_encoding \"replace\"", () => {
       const envelope = checked(
-        Envelope.fromResult(result({ encoding: "utf-8", invalidBytesReplaced: true }), { params: { filePath: "legacy.txt" } })
+        Envelope.fromResult(result({ encoding: "utf-8", invalidBytesReplaced: true }), {
+          params: { filePath: "legacy.txt" }
+        })
       )
       expect(envelope.status).toBe("partial")
       expect(envelope.data).toEqual({ content: "   1 | caf\uFFFD\n", truncated: false, fallback_encoding: "replace" })
@@ -383,7 +406,11 @@ describe("CLI --format envelope", () => {
     const envelope = checked(JSON.parse(stdout))
     expect(envelope.status).toBe("partial")
     expect(envelope.data.content).toBe("   1 | line 1\n   2 | line 2\n")
-    expect(envelope.context).toEqual({ cwd: ".", params_input: { filePath: "notes.md", limit: 2 }, path_resolved: "notes.md" })
+    expect(envelope.context).toEqual({
+      cwd: ".",
+      params_input: { filePath: "notes.md", limit: 2 },
+      path_resolved: "notes.md"
+    })
   })
 
   it("keeps the exit codes: 1 for a tool failure, 2 for invalid parameters, the envelope on stdout", async () => {
@@ -413,7 +440,14 @@ describe("CLI --format envelope", () => {
     fs.chmodSync(locked, 0o000)
     // root reads anything, so as root the CLI runs as nobody, from a place nobody can enter.
     const cli = unprivilegedCli()
-    const { code, stdout } = await runProcess(process.execPath, [cli.bin, "--cwd", dir, "--format", "envelope", "locked.txt"], cli.asUser)
+    const { code, stdout } = await runProcess(process.execPath, [
+      cli.bin,
+      "--cwd",
+      dir,
+      "--format",
+      "envelope",
+      "locked.txt"
+    ], cli.asUser)
     expect(code).toBe(1)
     const envelope = checked(JSON.parse(stdout))
     expect(errorOf(envelope)).toEqual({

@@ -36,7 +36,10 @@ const backends = [
     setup: (files: Record<string, string>) => {
       const root = "/work"
       const entries = Object.fromEntries(Object.entries(files).map(([name, content]) => [`${root}/${name}`, content]))
-      return { root, layer: Layer.merge(MemoryFileSystem.layer({ [root]: MemoryFileSystem.directory, ...entries }), Path.layer) }
+      return {
+        root,
+        layer: Layer.merge(MemoryFileSystem.layer({ [root]: MemoryFileSystem.directory, ...entries }), Path.layer)
+      }
     }
   }
 ] as const
@@ -46,7 +49,11 @@ const withFaults = <A, E>(
   backend: typeof backends[number],
   files: Record<string, string>,
   plan: FaultFileSystem.Plan | ((root: string) => FaultFileSystem.Plan),
-  body: (root: string, faulty: FileSystem.FileSystem, faults: FaultFileSystem.FaultFileSystem) => Effect.Effect<A, E, FileSystem.FileSystem>
+  body: (
+    root: string,
+    faulty: FileSystem.FileSystem,
+    faults: FaultFileSystem.FaultFileSystem
+  ) => Effect.Effect<A, E, FileSystem.FileSystem>
 ) => {
   const { layer, root } = backend.setup(files)
   return Effect.gen(function*() {
@@ -104,7 +111,9 @@ describe("FaultFileSystem errors are Node's", () => {
     expect(FaultFileSystem.systemError("EBUSY", "open", "/x").reason).toBe("Busy")
     expect(FaultFileSystem.systemError("ENOTDIR", "stat", "/x").reason).toBe("BadResource")
     expect(FaultFileSystem.systemError("EIO", "read", 7).description).toBe("EIO: i/o error, read")
-    expect(FaultFileSystem.systemError("EMFILE", "open", "/x").description).toBe("EMFILE: too many open files, open '/x'")
+    expect(FaultFileSystem.systemError("EMFILE", "open", "/x").description).toBe(
+      "EMFILE: too many open files, open '/x'"
+    )
     expect(FaultFileSystem.systemError("ENOSPC", "write", 3).reason).toBe("Unknown")
   })
 })
@@ -115,14 +124,18 @@ for (const backend of backends) {
       withFaults(
         backend,
         { "a.txt": "a", "b.txt": "b" },
-        (root) => [FaultFileSystem.Fail.make({ operation: "stat", nth: 2, times: 2, code: "EIO", path: `${root}/a.txt` })],
+        (
+          root
+        ) => [FaultFileSystem.Fail.make({ operation: "stat", nth: 2, times: 2, code: "EIO", path: `${root}/a.txt` })],
         (root, faulty, faults) =>
           Effect.gen(function*() {
             const target = `${root}/a.txt`
             const outcomes: Array<string> = []
             for (const name of ["a.txt", "b.txt", "a.txt", "b.txt", "a.txt", "a.txt"]) {
               const exit = yield* Effect.either(faulty.stat(`${root}/${name}`))
-              outcomes.push(exit._tag === "Right" ? "ok" : `${exit.left._tag === "SystemError" ? exit.left.description : "?"}`)
+              outcomes.push(
+                exit._tag === "Right" ? "ok" : `${exit.left._tag === "SystemError" ? exit.left.description : "?"}`
+              )
             }
             expect(outcomes).toEqual([
               "ok",
@@ -233,7 +246,10 @@ for (const backend of backends) {
       withFaults(
         backend,
         { "a.txt": "a", "b.txt": "b", "c.txt": "c" },
-        [FaultFileSystem.Vanish.make({ nth: 1, count: 0, names: ["b.txt"] }), FaultFileSystem.Appear.make({ nth: 1, count: 2 })],
+        [
+          FaultFileSystem.Vanish.make({ nth: 1, count: 0, names: ["b.txt"] }),
+          FaultFileSystem.Appear.make({ nth: 1, count: 2 })
+        ],
         (root, faulty) =>
           Effect.gen(function*() {
             const listed = yield* faulty.readDirectory(root)
@@ -299,7 +315,10 @@ describe("generated plans", () => {
   it("shrink to a minimal plan", () => {
     // A property that breaks as soon as a plan holds a truncation (whatever else it holds).
     const result = fc.check(
-      fc.property(FaultFileSystem.arbitrary({ maxFaults: 6, maxNth: 50 }), (plan) => !plan.some((f) => f._tag === "Truncate")),
+      fc.property(
+        FaultFileSystem.arbitrary({ maxFaults: 6, maxNth: 50 }),
+        (plan) => !plan.some((f) => f._tag === "Truncate")
+      ),
       { seed: 42, numRuns: 1000 }
     )
     expect(result.failed).toBe(true)

@@ -32,6 +32,7 @@ import * as nodePath from "node:path"
 import * as zlib from "node:zlib"
 import * as FaultFileSystem from "../src/FaultFileSystem.js"
 import * as FileTime from "../src/FileTime.js"
+import { isSqliteHeader } from "../src/internal/core/containers.js"
 import * as LineIndex from "../src/LineIndex.js"
 import * as Lsp from "../src/Lsp.js"
 import * as MemoryFileSystem from "../src/MemoryFileSystem.js"
@@ -39,14 +40,14 @@ import * as Permission from "../src/Permission.js"
 import * as Read from "../src/Read.js"
 import { ReadError } from "../src/ReadError.js"
 import * as Workspace from "../src/Workspace.js"
-import { isSqliteHeader } from "../src/internal/core/containers.js"
-import { member, tarOf } from "./support/tarFixtures.js"
 import { tempDir } from "./support/index.js"
+import { member, tarOf } from "./support/tarFixtures.js"
 import { crc32 } from "./support/zipFixtures.js"
 
 const SESSION = "faults"
 const encoder = new TextEncoder()
-const bytesOf = (content: string | Uint8Array): Uint8Array => typeof content === "string" ? encoder.encode(content) : content
+const bytesOf = (content: string | Uint8Array): Uint8Array =>
+  typeof content === "string" ? encoder.encode(content) : content
 
 // == running a read
 
@@ -170,7 +171,11 @@ const oracleOf = (exit: Exit.Exit<Read.ReadResult, ReadError>, from: string, to:
   const moved = (text: string) => text.split(from).join(to)
   if (Exit.isSuccess(exit)) return { _tag: "Success", output: moved(exit.value.output) }
   const error = Option.getOrUndefined(failureOf(exit))
-  return { _tag: "Failure", error: error?._tag ?? "(defect)", message: moved(error?.message ?? Cause.pretty(exit.cause)) }
+  return {
+    _tag: "Failure",
+    error: error?._tag ?? "(defect)",
+    message: moved(error?.message ?? Cause.pretty(exit.cause))
+  }
 }
 
 /**
@@ -199,7 +204,9 @@ const expectHonest = (
 ) => {
   expectWellBehaved(run, context)
   const versions = `\nversions gave:\n${
-    oracles.map((o, i) => `--- version ${i}\n${o._tag === "Success" ? o.output : `${o.error}: ${o.message}`}`).join("\n")
+    oracles.map((o, i) => `--- version ${i}\n${o._tag === "Success" ? o.output : `${o.error}: ${o.message}`}`).join(
+      "\n"
+    )
   }`
   if (Exit.isSuccess(run.exit)) {
     const output = run.exit.value.output
@@ -219,7 +226,10 @@ const expectHonest = (
   const asVersion = oracles.some((oracle) =>
     oracle._tag === "Failure" && oracle.error === error._tag && oracle.message === error.message
   )
-  expect(fromFault || asVersion || alsoHonest(error), `${context}\nthe failure is no fault's and no version's: ${error._tag}: ${error.message}${versions}`)
+  expect(
+    fromFault || asVersion || alsoHonest(error),
+    `${context}\nthe failure is no fault's and no version's: ${error._tag}: ${error.message}${versions}`
+  )
     .toBe(true)
 }
 
@@ -407,7 +417,10 @@ const docxOf = (paragraphs: number, padding: number) =>
     [
       "word/document.xml",
       `${XML}<w:document ${W}><w:body>${
-        Array.from({ length: paragraphs }, (_, i) => `<w:p><w:r><w:t>Paragraph ${i + 1} of the report.</w:t></w:r></w:p>`)
+        Array.from(
+          { length: paragraphs },
+          (_, i) => `<w:p><w:r><w:t>Paragraph ${i + 1} of the report.</w:t></w:r></w:p>`
+        )
           .join("")
       }</w:body></w:document>`,
       true
@@ -453,7 +466,8 @@ const textParams = (lines: number) =>
     warm: fc.option(fc.integer({ min: 1, max: lines }), { nil: undefined, freq: 3 })
   })
 
-const textRequest = (name: string, p: { offset?: number | undefined; limit?: number | undefined; ranges?: string | undefined }) =>
+const textRequest =
+  (name: string, p: { offset?: number | undefined; limit?: number | undefined; ranges?: string | undefined }) =>
   (dir: string): Read.ReadParams =>
     p.ranges !== undefined
       ? { filePath: `${dir}/${name}${p.ranges}` }
@@ -468,8 +482,13 @@ describe("text under faults", () => {
     "a small file: a typed failure or one version's page",
     [filePlans(SMALL_TEXT.length), textParams(300)],
     ([plan, p]) =>
-      memoryFileCase("notes.txt", SMALL_TEXT, plan, textRequest("notes.txt", p), (dir) =>
-        ({ filePath: `${dir}/notes.txt`, offset: p.warm ?? 1, limit: 5 })),
+      memoryFileCase(
+        "notes.txt",
+        SMALL_TEXT,
+        plan,
+        textRequest("notes.txt", p),
+        (dir) => ({ filePath: `${dir}/notes.txt`, offset: p.warm ?? 1, limit: 5 })
+      ),
     { fastCheck: { numRuns: 40 } }
   )
 
@@ -477,7 +496,8 @@ describe("text under faults", () => {
     "a large file (several chunks): first, deep and last pages",
     [filePlans(LARGE_TEXT.length), textParams(40_000)],
     ([plan, p]) =>
-      memoryFileCase("app.log",
+      memoryFileCase(
+        "app.log",
         LARGE_TEXT,
         plan,
         textRequest("app.log", p),
@@ -564,11 +584,9 @@ describe("text under faults", () => {
   for (const offset of [1, 30_000]) {
     it.effect(`a log truncated to nothing after its first chunk, page at line ${offset}`, () =>
       Effect.gen(function*() {
-        const run = yield* memoryFileRun("app.log",
-          LARGE_TEXT,
-          [FaultFileSystem.Truncate.make({ afterRead: 1, size: 0, path: "<target>" })],
-          (dir) => ({ filePath: `${dir}/app.log`, offset })
-        )
+        const run = yield* memoryFileRun("app.log", LARGE_TEXT, [
+          FaultFileSystem.Truncate.make({ afterRead: 1, size: 0, path: "<target>" })
+        ], (dir) => ({ filePath: `${dir}/app.log`, offset }))
         expect(run.stats.fired).toHaveLength(1)
       }))
   }
@@ -621,21 +639,20 @@ describe("archives under faults", () => {
   it.effect("a member read while the archive is truncated after its first read", () =>
     Effect.gen(function*() {
       for (const [name, bytes] of [["a.zip", ZIP], ["a.tar", TAR]] as const) {
-        const run = yield* memoryFileRun(name,
-          bytes,
-          [FaultFileSystem.Truncate.make({ afterRead: 1, size: 0, path: "<target>" })],
-          (dir) => ({ filePath: `${dir}/${name}:src/big.txt`, offset: 13_000 })
-        )
+        const run = yield* memoryFileRun(name, bytes, [
+          FaultFileSystem.Truncate.make({ afterRead: 1, size: 0, path: "<target>" })
+        ], (dir) => ({ filePath: `${dir}/${name}:src/big.txt`, offset: 13_000 }))
         expect(run.stats.fired).toHaveLength(1)
       }
     }))
 })
 
 describe("notebooks and documents under faults", () => {
-  const pageParams = (lines: number) => fc.record({
-    offset: fc.option(fc.integer({ min: 1, max: lines }), { nil: undefined }),
-    limit: fc.option(fc.integer({ min: 1, max: 300 }), { nil: undefined })
-  })
+  const pageParams = (lines: number) =>
+    fc.record({
+      offset: fc.option(fc.integer({ min: 1, max: lines }), { nil: undefined }),
+      limit: fc.option(fc.integer({ min: 1, max: 300 }), { nil: undefined })
+    })
   const paged = (name: string, p: { offset?: number | undefined; limit?: number | undefined }) => (dir: string) => ({
     filePath: `${dir}/${name}`,
     ...(p.offset === undefined ? {} : { offset: p.offset }),
@@ -694,7 +711,14 @@ describe("databases under faults", () => {
     "on MemoryFileSystem (loaded into memory): a typed failure or one version's answer",
     [filePlans(SQLITE.length), fc.constantFrom(...databaseRequests)],
     ([plan, inner]) =>
-      memoryFileCase("app.db", SQLITE, plan, (dir) => ({ filePath: `${dir}/app.db${inner}` }), undefined, notADatabaseVersion),
+      memoryFileCase(
+        "app.db",
+        SQLITE,
+        plan,
+        (dir) => ({ filePath: `${dir}/app.db${inner}` }),
+        undefined,
+        notADatabaseVersion
+      ),
     { fastCheck: { numRuns: 20 } }
   )
 
@@ -724,7 +748,9 @@ describe("databases under faults", () => {
         expectHonest(
           run,
           oracles,
-          `plan ${FaultFileSystem.format(planAt)}\nparams ${JSON.stringify(params)}\nfired ${FaultFileSystem.format(run.stats.fired)}`,
+          `plan ${FaultFileSystem.format(planAt)}\nparams ${JSON.stringify(params)}\nfired ${
+            FaultFileSystem.format(run.stats.fired)
+          }`,
           (error) => notADatabaseVersion(error, versions)
         )
       }).pipe(Effect.provide(NodeFileSystem.layer)),
@@ -786,7 +812,9 @@ describe("directories under faults", () => {
         const underlying = yield* MemoryFileSystem.make(DIRECTORY_FILES)
         const params = { filePath: "d", ...(offset === undefined ? {} : { offset }) }
         const run = yield* faultyRead({ underlying, root: "/project", plan, params, ledgerPath: "/project/d" })
-        const context = `plan ${FaultFileSystem.format(plan)}\noffset ${offset}\nfired ${FaultFileSystem.format(run.stats.fired)}`
+        const context = `plan ${FaultFileSystem.format(plan)}\noffset ${offset}\nfired ${
+          FaultFileSystem.format(run.stats.fired)
+        }`
         expectWellBehaved(run, context)
         if (Exit.isFailure(run.exit)) {
           const error = Option.getOrThrow(failureOf(run.exit))
@@ -801,7 +829,13 @@ describe("directories under faults", () => {
           }
           return
         }
-        const clean = yield* faultyRead({ underlying: yield* MemoryFileSystem.make(DIRECTORY_FILES), root: "/project", plan: [], params, ledgerPath: "" })
+        const clean = yield* faultyRead({
+          underlying: yield* MemoryFileSystem.make(DIRECTORY_FILES),
+          root: "/project",
+          plan: [],
+          params,
+          ledgerPath: ""
+        })
         const expected = entriesOf(Exit.getOrElse(clean.exit, () => expect.fail("the clean listing failed")).output)
         const { footer, lines } = entriesOf(run.exit.value.output)
         // The listing is the directory when it was read: every name, in order, and the same footer.
@@ -814,7 +848,9 @@ describe("directories under faults", () => {
           // A `/` is only ever right; a directory may lose it when its stat failed or it vanished.
           if (line.endsWith("/")) expect(TOP[name], `${context}\n${line}`).toBe(true)
           else if (TOP[name] === true) {
-            expect(injectedCodes(run.stats).size > 0 || vanishedOf(run.stats), `${context}\n${line} lost its /`).toBe(true)
+            expect(injectedCodes(run.stats).size > 0 || vanishedOf(run.stats), `${context}\n${line} lost its /`).toBe(
+              true
+            )
           }
         }
       }),

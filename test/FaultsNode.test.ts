@@ -47,10 +47,12 @@ const NOBODY = 65534
  */
 const canDropPrivileges = isRoot &&
   spawnSync(process.execPath, [
-    "-e",
-    `try { require("node:fs").accessSync(${JSON.stringify(`${repo}/node_modules/effect/package.json`)}) } catch { process.exit(1) }
+      "-e",
+      `try { require("node:fs").accessSync(${
+        JSON.stringify(`${repo}/node_modules/effect/package.json`)
+      }) } catch { process.exit(1) }
     process.exit(process.getuid() === 65534 ? 0 : 1)`
-  ], { uid: NOBODY, gid: NOBODY }).status === 0
+    ], { uid: NOBODY, gid: NOBODY }).status === 0
 
 /** A temp directory another user may work in (the child that dropped privileges). */
 const sharedTempDir = (prefix: string) => {
@@ -98,7 +100,9 @@ const servicesAt = (root: string) =>
 const readWithFaults = (root: string, plan: FaultFileSystem.Plan, params: Read.ReadParams) =>
   Effect.gen(function*() {
     const faults = yield* FaultFileSystem.make(plan)
-    const exit = yield* Effect.exit(Read.read(params).pipe(Effect.provideService(FileSystem.FileSystem, faults.fileSystem)))
+    const exit = yield* Effect.exit(
+      Read.read(params).pipe(Effect.provideService(FileSystem.FileSystem, faults.fileSystem))
+    )
     return { exit, stats: yield* faults.stats }
   }).pipe(Effect.provide(servicesAt(root)))
 
@@ -155,19 +159,23 @@ Effect.runPromise(program.pipe(Effect.provide(layer))).then((r) => console.log(J
 `
 
 describe("descriptors exhausted", () => {
-  it.live("1,000 concurrent reads in a process limited to 64 descriptors queue, and none fails", () =>
-    Effect.gen(function*() {
-      const root = tempDir("effect-read-emfile-")
-      for (let i = 0; i < 1000; i++) fs.writeFileSync(nodePath.join(root, `f${i}.txt`), `line ${i}\nmore\n`)
-      fs.mkdirSync(nodePath.join(root, "sub"))
-      for (const name of ["a", "b", "c"]) fs.writeFileSync(nodePath.join(root, "sub", name), name)
-      const { result } = yield* runModule(EXHAUSTION, [root, "64", "1000"])
-      expect(result.limit).toBe(64)
-      expect(result.failures).toEqual([])
-      expect(result).toMatchObject({ ok: 1000, wrong: 0, stamped: 990 })
-      // Every descriptor the reads took was given back.
-      expect(result.after).toBe(result.before)
-    }), 300_000)
+  it.live(
+    "1,000 concurrent reads in a process limited to 64 descriptors queue, and none fails",
+    () =>
+      Effect.gen(function*() {
+        const root = tempDir("effect-read-emfile-")
+        for (let i = 0; i < 1000; i++) fs.writeFileSync(nodePath.join(root, `f${i}.txt`), `line ${i}\nmore\n`)
+        fs.mkdirSync(nodePath.join(root, "sub"))
+        for (const name of ["a", "b", "c"]) fs.writeFileSync(nodePath.join(root, "sub", name), name)
+        const { result } = yield* runModule(EXHAUSTION, [root, "64", "1000"])
+        expect(result.limit).toBe(64)
+        expect(result.failures).toEqual([])
+        expect(result).toMatchObject({ ok: 1000, wrong: 0, stamped: 990 })
+        // Every descriptor the reads took was given back.
+        expect(result.after).toBe(result.before)
+      }),
+    300_000
+  )
 
   it.live("an EMFILE from the filesystem is waited out, not reported", () =>
     Effect.gen(function*() {
@@ -225,7 +233,11 @@ describe("entries removed during a large listing", () => {
   it.effect("the listing is the directory when it was read; removed directories lose their /", () =>
     Effect.gen(function*() {
       const { big, root } = bigDirectory()
-      const gone = ["dir-3", "dir-7", ...Array.from({ length: 500 }, (_, i) => `file-${String(i * 6).padStart(4, "0")}.txt`)]
+      const gone = [
+        "dir-3",
+        "dir-7",
+        ...Array.from({ length: 500 }, (_, i) => `file-${String(i * 6).padStart(4, "0")}.txt`)
+      ]
       const { exit, stats } = yield* readWithFaults(
         root,
         [FaultFileSystem.Vanish.make({ nth: 1, count: 0, names: gone, path: big })],
@@ -249,7 +261,12 @@ describe("entries removed during a large listing", () => {
       // Removed after its stat said "directory", before its listing: the listing finds nothing.
       const { exit } = yield* readWithFaults(
         root,
-        [FaultFileSystem.Fail.make({ operation: "readDirectory", nth: 1, code: "ENOENT", path: nodePath.join(big, "dir-5") })],
+        [FaultFileSystem.Fail.make({
+          operation: "readDirectory",
+          nth: 1,
+          code: "ENOENT",
+          path: nodePath.join(big, "dir-5")
+        })],
         { filePath: "big", view: "tree" }
       )
       if (exit._tag === "Failure") return expect.fail(String(exit.cause))
@@ -350,25 +367,29 @@ const treeProject = (root: string, owner?: number) => {
 }
 
 describe("a sub-directory made unreadable during a tree view", () => {
-  it.live("chmod 000: the directory is named and counted as not listed, never shown empty", () =>
-    Effect.gen(function*() {
-      const root = sharedTempDir("effect-read-chmod-")
-      // As root, chmod denies nothing: drop privileges in the child when possible, else the fault
-      // layer's EACCES (below) is what exercises the path.
-      const uid = isRoot && canDropPrivileges ? NOBODY : undefined
-      treeProject(root, uid)
-      const { result } = yield* runModule(UNREADABLE, [root], uid === undefined ? {} : { uid })
-      if (result.denies) {
-        expect(result.output).toContain("1 directory not listed (permission)")
-        expect(result.output).not.toContain("key.txt")
-      } else {
-        // Only root without a way to drop privileges gets here: the directory was readable.
-        expect(isRoot && !canDropPrivileges).toBe(true)
-        expect(result.output).toContain("key.txt")
-      }
-      expect(result.output).toMatch(/\n {2}- secret\/ /)
-      expect(result.output).toContain("- a.ts")
-    }), 120_000)
+  it.live(
+    "chmod 000: the directory is named and counted as not listed, never shown empty",
+    () =>
+      Effect.gen(function*() {
+        const root = sharedTempDir("effect-read-chmod-")
+        // As root, chmod denies nothing: drop privileges in the child when possible, else the fault
+        // layer's EACCES (below) is what exercises the path.
+        const uid = isRoot && canDropPrivileges ? NOBODY : undefined
+        treeProject(root, uid)
+        const { result } = yield* runModule(UNREADABLE, [root], uid === undefined ? {} : { uid })
+        if (result.denies) {
+          expect(result.output).toContain("1 directory not listed (permission)")
+          expect(result.output).not.toContain("key.txt")
+        } else {
+          // Only root without a way to drop privileges gets here: the directory was readable.
+          expect(isRoot && !canDropPrivileges).toBe(true)
+          expect(result.output).toContain("key.txt")
+        }
+        expect(result.output).toMatch(/\n {2}- secret\/ /)
+        expect(result.output).toContain("- a.ts")
+      }),
+    120_000
+  )
 
   it.effect("EACCES from the fault layer: the same answer on any machine", () =>
     Effect.gen(function*() {
@@ -390,7 +411,12 @@ describe("a sub-directory made unreadable during a tree view", () => {
       const root = tempDir("effect-read-eio-")
       treeProject(root)
       const { exit } = yield* readWithFaults(root, [
-        FaultFileSystem.Fail.make({ operation: "readDirectory", nth: 1, code: "EIO", path: nodePath.join(root, "project", "src") })
+        FaultFileSystem.Fail.make({
+          operation: "readDirectory",
+          nth: 1,
+          code: "EIO",
+          path: nodePath.join(root, "project", "src")
+        })
       ], { filePath: "project", view: "tree" })
       if (exit._tag === "Failure") return expect.fail(String(exit.cause))
       expect(exit.value.output).toContain("1 directory not listed (unreadable)")
@@ -452,15 +478,17 @@ describe("a read-only SQLite ledger", () => {
         Permission.layerAllowAll,
         Lsp.layerNoop
       )
-      const { value, warnings } = yield* withWarnings(Effect.gen(function*() {
-        const result = yield* Read.read({ filePath: "notes.txt" })
-        const ledger = yield* FileTime.FileTime
-        const stamp = yield* ledger.get("s", file)
-        yield* ledger.assert("s", file)
-        fs.writeFileSync(file, "hello, changed\n")
-        const changed = yield* Effect.flip(ledger.assert("s", file))
-        return { output: result.output, stamp, changed }
-      }).pipe(Effect.provide(Layer.merge(services, readOnly))))
+      const { value, warnings } = yield* withWarnings(
+        Effect.gen(function*() {
+          const result = yield* Read.read({ filePath: "notes.txt" })
+          const ledger = yield* FileTime.FileTime
+          const stamp = yield* ledger.get("s", file)
+          yield* ledger.assert("s", file)
+          fs.writeFileSync(file, "hello, changed\n")
+          const changed = yield* Effect.flip(ledger.assert("s", file))
+          return { output: result.output, stamp, changed }
+        }).pipe(Effect.provide(Layer.merge(services, readOnly)))
+      )
       expect(value.output).toContain("1: hello")
       expect(Option.isSome(value.stamp)).toBe(true)
       expect(value.changed._tag).toBe("FileChangedSinceRead")
@@ -471,20 +499,26 @@ describe("a read-only SQLite ledger", () => {
       db.close()
     }))
 
-  it.live("the ledger file made read-only (chmod 444): reads still answer, edits are still checked", () =>
-    Effect.gen(function*() {
-      const dir = sharedTempDir("effect-read-ledger-chmod-")
-      fs.writeFileSync(nodePath.join(dir, "notes.txt"), "hello\n")
-      fs.chmodSync(nodePath.join(dir, "notes.txt"), 0o666)
-      const uid = isRoot && canDropPrivileges ? NOBODY : undefined
-      const { result } = yield* runModule(READ_ONLY_LEDGER, [dir], uid === undefined ? {} : { uid })
-      expect(result.output).toContain("1: hello")
-      expect(result).toMatchObject({ stamped: true, unchanged: true })
-      expect(result.changed).toContain("FileChangedSinceRead")
-      if (result.denied) {
-        expect(result.warnings).toEqual(["FileTime.read: the SQLite ledger refused the write; the stamp is kept in memory only"])
-      } else {
-        expect(isRoot && !canDropPrivileges).toBe(true)
-      }
-    }), 120_000)
+  it.live(
+    "the ledger file made read-only (chmod 444): reads still answer, edits are still checked",
+    () =>
+      Effect.gen(function*() {
+        const dir = sharedTempDir("effect-read-ledger-chmod-")
+        fs.writeFileSync(nodePath.join(dir, "notes.txt"), "hello\n")
+        fs.chmodSync(nodePath.join(dir, "notes.txt"), 0o666)
+        const uid = isRoot && canDropPrivileges ? NOBODY : undefined
+        const { result } = yield* runModule(READ_ONLY_LEDGER, [dir], uid === undefined ? {} : { uid })
+        expect(result.output).toContain("1: hello")
+        expect(result).toMatchObject({ stamped: true, unchanged: true })
+        expect(result.changed).toContain("FileChangedSinceRead")
+        if (result.denied) {
+          expect(result.warnings).toEqual([
+            "FileTime.read: the SQLite ledger refused the write; the stamp is kept in memory only"
+          ])
+        } else {
+          expect(isRoot && !canDropPrivileges).toBe(true)
+        }
+      }),
+    120_000
+  )
 })

@@ -4,15 +4,15 @@
  * offered), the walk elsewhere or when git fails, the entry budget, and a kept index that
  * follows files added and removed.
  */
-import { afterAll, describe, expect, it } from "@effect/vitest"
 import * as FileSystem from "@effect/platform/FileSystem"
+import { afterAll, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as FileIndex from "../src/FileIndex.js"
-import { RecoveryLimits } from "../src/Limits.js"
 import { warmFileIndex } from "../src/internal/read/recovery.js"
+import { RecoveryLimits } from "../src/Limits.js"
 import { read } from "../src/Read.js"
 import { nodeLayer, tempDir, writeTree } from "./support/index.js"
 
@@ -195,11 +195,13 @@ describe("FileIndex: a name filter", () => {
 
   it.effect("each distinct name is asked about once per scan, however many entries bear it", () =>
     Effect.gen(function*() {
-      for (const [index, root] of [
-        [FileIndex.perCall, repository(files)],
-        [FileIndex.perCall, project(files)],
-        [FileIndex.makeCached({ revalidateAfter: "1 hour" }), project(files)]
-      ] as const) {
+      for (
+        const [index, root] of [
+          [FileIndex.perCall, repository(files)],
+          [FileIndex.perCall, project(files)],
+          [FileIndex.makeCached({ revalidateAfter: "1 hour" }), project(files)]
+        ] as const
+      ) {
         const { asked } = yield* filtered(index, root)
         expect(asked.get("index.ts")).toBe(1)
         expect([...asked.values()].every((n) => n === 1)).toBe(true)
@@ -389,7 +391,10 @@ describe("FileIndex.layerCached", () => {
       yield* warmFileIndex.pipe(Effect.provide(Layer.merge(layer, index)))
       const listed = counted.listings
       expect(listed).toBe(3)
-      const missed = yield* read({ filePath: "lib/utils.ts" }).pipe(Effect.provide(Layer.merge(layer, index)), Effect.flip)
+      const missed = yield* read({ filePath: "lib/utils.ts" }).pipe(
+        Effect.provide(Layer.merge(layer, index)),
+        Effect.flip
+      )
       expect(missed._tag === "FileNotFound" && missed.suggestions).toEqual([`${root}/src/utils.ts`])
       // Recovery listed the directory on the missing path's way (the worktree), not the workspace.
       expect(counted.listings).toBe(listed + 1)

@@ -3,9 +3,9 @@
  * `NodeFileSystem.layer` over the same fixture written to a fresh temp directory, so the
  * in-memory layer cannot drift from the real one. Each case gets a fresh fixture.
  */
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import type * as PlatformError from "@effect/platform/Error"
 import * as FileSystem from "@effect/platform/FileSystem"
-import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Context, Deferred, Effect, Exit, FastCheck, Fiber, Layer, Option, Stream } from "effect"
 import type * as Scope from "effect/Scope"
@@ -158,7 +158,8 @@ const cases: Record<string, Case> = {
       expect(yield* systemError(fs.stat(`${root}/dangling`))).toEqual({
         reason: "NotFound",
         method: "stat",
-        message: "NotFound: FileSystem.stat (<root>/dangling): ENOENT: no such file or directory, stat '<root>/dangling'"
+        message:
+          "NotFound: FileSystem.stat (<root>/dangling): ENOENT: no such file or directory, stat '<root>/dangling'"
       })
     })
   ),
@@ -193,7 +194,8 @@ const cases: Record<string, Case> = {
       expect(yield* systemError(fs.readLink(`${root}/hello.txt`))).toEqual({
         reason: "Unknown",
         method: "readLink",
-        message: "Unknown: FileSystem.readLink (<root>/hello.txt): EINVAL: invalid argument, readlink '<root>/hello.txt'"
+        message:
+          "Unknown: FileSystem.readLink (<root>/hello.txt): EINVAL: invalid argument, readlink '<root>/hello.txt'"
       })
       expect((yield* systemError(fs.readLink(`${root}/missing`))).reason).toBe("NotFound")
     })
@@ -248,7 +250,8 @@ const cases: Record<string, Case> = {
       expect(yield* systemError(fs.readFile(missing))).toEqual({
         reason: "NotFound",
         method: "readFile",
-        message: "NotFound: FileSystem.readFile (<root>/missing.txt): ENOENT: no such file or directory, open '<root>/missing.txt'"
+        message:
+          "NotFound: FileSystem.readFile (<root>/missing.txt): ENOENT: no such file or directory, open '<root>/missing.txt'"
       })
       for (
         const effect of [
@@ -514,14 +517,17 @@ const cases: Record<string, Case> = {
   "makeTempDirectoryScoped and makeTempFileScoped clean up after their scope": withFs((fs, root) =>
     Effect.gen(function*() {
       const directory = yield* Effect.scoped(
-        Effect.tap(fs.makeTempDirectoryScoped({ directory: root, prefix: "tmp-" }), (directory) =>
-          Effect.gen(function*() {
-            expect(directory.startsWith(`${root}/tmp-`)).toBe(true)
-            const info = yield* fs.stat(directory)
-            expect(info.type).toBe("Directory")
-            expect(info.mode & 0o777).toBe(0o700)
-            yield* fs.writeFileString(`${directory}/inside.txt`, "x")
-          }))
+        Effect.tap(
+          fs.makeTempDirectoryScoped({ directory: root, prefix: "tmp-" }),
+          (directory) =>
+            Effect.gen(function*() {
+              expect(directory.startsWith(`${root}/tmp-`)).toBe(true)
+              const info = yield* fs.stat(directory)
+              expect(info.type).toBe("Directory")
+              expect(info.mode & 0o777).toBe(0o700)
+              yield* fs.writeFileString(`${directory}/inside.txt`, "x")
+            })
+        )
       )
       expect(yield* fs.exists(directory)).toBe(false)
 

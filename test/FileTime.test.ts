@@ -12,13 +12,13 @@ import * as nodePath from "node:path"
 import * as FileTime from "../src/FileTime.js"
 import * as Public from "../src/index.js"
 import * as LanguageServer from "../src/LanguageServer.js"
+import * as Lsp from "../src/Lsp.js"
+import * as Permission from "../src/Permission.js"
+import { read } from "../src/Read.js"
 import * as ReadError from "../src/ReadError.js"
 import * as Secrets from "../src/Secrets.js"
 import * as SqlFileTime from "../src/SqlFileTime.js"
 import * as SqlSessionMemory from "../src/SqlSessionMemory.js"
-import * as Lsp from "../src/Lsp.js"
-import * as Permission from "../src/Permission.js"
-import { read } from "../src/Read.js"
 import * as Workspace from "../src/Workspace.js"
 import { fileTimeContract } from "./contracts/FileTime.js"
 
@@ -124,7 +124,6 @@ describe("FileTime.stamp", () => {
   it("maxHashBytes is 16 MiB", () => {
     expect(FileTime.maxHashBytes).toBe(16 * 1024 * 1024)
   })
-
 })
 
 describe("FileTime after a read", () => {
@@ -157,7 +156,9 @@ describe("FileTime after a read", () => {
       yield* read({ filePath: "notes.txt" })
       expect(opens.count).toBe(1)
       const stamped = yield* ledger.get("s", file)
-      expect(stamped._tag === "Some" && stamped.value.hash).toBe(createHash("sha256").update("alpha\nbeta\n").digest("hex"))
+      expect(stamped._tag === "Some" && stamped.value.hash).toBe(
+        createHash("sha256").update("alpha\nbeta\n").digest("hex")
+      )
       yield* ledger.assert("s", file)
 
       // Same size, the mtime put back: only the content tells.
@@ -176,7 +177,8 @@ describe("FileTime after a read", () => {
 
   it.effect("a host's own ledger is handed what was shown and the bytes read, as arguments", () =>
     Effect.gen(function*() {
-      const calls: Array<{ path: string; shown: FileTime.Shown | undefined; bytes: FileTime.ReadBytes | undefined }> = []
+      const calls: Array<{ path: string; shown: FileTime.Shown | undefined; bytes: FileTime.ReadBytes | undefined }> =
+        []
       const ledger = Layer.succeed(FileTime.FileTime, {
         read: (_sessionId, path, shown, bytes) => Effect.sync(() => void calls.push({ path, shown, bytes })),
         get: () => Effect.succeedNone,
@@ -193,7 +195,10 @@ describe("FileTime after a read", () => {
       fs.writeFileSync(file, "alpha\nbeta\n")
       const big = nodePath.join(dir, "big.txt")
       fs.writeFileSync(big, "y\n".repeat(40_000))
-      yield* Effect.provide(Effect.zip(read({ filePath: "notes.txt" }), read({ filePath: "big.txt", limit: 3 })), hosted)
+      yield* Effect.provide(
+        Effect.zip(read({ filePath: "notes.txt" }), read({ filePath: "big.txt", limit: 3 })),
+        hosted
+      )
       expect(calls.map((call) => call.path)).toEqual([file, big])
       const [small, large] = calls
       expect(small!.shown).toMatchObject({ start: 1, end: 2, whole: true, size: 11 })
@@ -220,16 +225,22 @@ describe("FileTime after a read", () => {
 describe("error tags", () => {
   /** A module's error classes (a `Schema.TaggedError` class has its tag as `_tag`), once each. */
   const errorsOf = (...modules: ReadonlyArray<object>) => [
-    ...new Set(modules.flatMap((module) =>
-      Object.values(module).filter((value): value is { readonly _tag: string } =>
-        typeof value === "function" && typeof (value as { readonly _tag?: unknown })._tag === "string"
+    ...new Set(
+      modules.flatMap((module) =>
+        Object.values(module).filter((value): value is { readonly _tag: string } =>
+          typeof value === "function" && typeof (value as { readonly _tag?: unknown })._tag === "string"
+        )
       )
-    ))
+    )
   ]
 
   it("are unique across the errors a host meets: one catchTag catches one shape", () => {
-    const tags = errorsOf(...Object.values(Public), LanguageServer, Secrets, SqlFileTime, SqlSessionMemory).map((error) => error._tag)
-    expect(tags).toEqual(expect.arrayContaining(["FileChanged", "FileChangedSinceRead", "FileNotRead", "SessionMemoryError"]))
+    const tags = errorsOf(...Object.values(Public), LanguageServer, Secrets, SqlFileTime, SqlSessionMemory).map((
+      error
+    ) => error._tag)
+    expect(tags).toEqual(
+      expect.arrayContaining(["FileChanged", "FileChangedSinceRead", "FileNotRead", "SessionMemoryError"])
+    )
     expect(tags.filter((tag, i) => tags.indexOf(tag) !== i)).toEqual([])
   })
 
@@ -249,7 +260,10 @@ describe("error tags", () => {
 describe("FileTime.layerMemory's bound", () => {
   it.effect.prop(
     "remembers at most MemoryLimits.maxFiles files: the one read longest ago is forgotten first",
-    [FastCheck.integer({ min: 1, max: 6 }), FastCheck.array(FastCheck.integer({ min: 0, max: 9 }), { minLength: 1, maxLength: 30 })],
+    [
+      FastCheck.integer({ min: 1, max: 6 }),
+      FastCheck.array(FastCheck.integer({ min: 0, max: 9 }), { minLength: 1, maxLength: 30 })
+    ],
     ([maxFiles, reads]) =>
       Effect.gen(function*() {
         const ledger = yield* FileTime.FileTime
@@ -258,7 +272,13 @@ describe("FileTime.layerMemory's bound", () => {
         for (const n of reads) {
           const file = nodePath.join(dir, `f${n}.txt`)
           if (!fs.existsSync(file)) fs.writeFileSync(file, `file ${n}\n`)
-          yield* ledger.read("s", file, { start: 1, end: 1, whole: true, size: fs.statSync(file).size, mtime: fs.statSync(file).mtimeMs })
+          yield* ledger.read("s", file, {
+            start: 1,
+            end: 1,
+            whole: true,
+            size: fs.statSync(file).size,
+            mtime: fs.statSync(file).mtimeMs
+          })
           const at = order.indexOf(n)
           if (at >= 0) order.splice(at, 1)
           order.push(n)

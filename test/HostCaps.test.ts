@@ -4,9 +4,9 @@
  * `Limits.layer`, through the CLI's flags (`--max-lines`, …) and through `effect-read mcp`'s flags
  * with the official MCP client. A setting no read could honour is a typed error at start-up.
  */
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Http from "node:http"
@@ -40,7 +40,8 @@ const shownLines = (output: string) => output.split("\n").filter((line) => /^\d+
 
 describe("Limits.layer checks what it is given", () => {
   it("a nonsensical cap is InvalidLimits naming the setting and what it must be", () => {
-    expect(Limits.check({ page: { lines: 500 }, web: { timeout: "10 seconds" }, lockTimeout: "5 seconds" })).toBeUndefined()
+    expect(Limits.check({ page: { lines: 500 }, web: { timeout: "10 seconds" }, lockTimeout: "5 seconds" }))
+      .toBeUndefined()
     const cases: ReadonlyArray<readonly [Limits.Settings, string]> = [
       [{ page: { lines: 0 } }, "page.lines"],
       [{ page: { lines: 2.5 } }, "page.lines"],
@@ -74,7 +75,9 @@ describe("Limits.layer checks what it is given", () => {
       const failed = yield* Effect.flip(Limits.current.pipe(Effect.provide(Limits.layer({ page: { lines: 0 } }))))
       expect(failed).toBeInstanceOf(Limits.InvalidLimits)
       expect(failed.setting).toBe("page.lines")
-      const kept = yield* Limits.current.pipe(Effect.provide(Limits.layer({ page: { lines: 1, lineLength: 16, bytes: 1024 } })))
+      const kept = yield* Limits.current.pipe(
+        Effect.provide(Limits.layer({ page: { lines: 1, lineLength: 16, bytes: 1024 } }))
+      )
       expect(kept.page).toMatchObject({ lines: 1, lineLength: 16, bytes: 1024 })
     }))
 
@@ -108,7 +111,9 @@ describe("every source pages by the caps in force", () => {
       for (const file of ["small.txt", "utf16.txt", "latin1.txt"]) {
         const page = yield* readWith(root, { filePath: file })
         expect(shownLines(page.output), file).toBe(3)
-        expect(page.output, file).toContain("... (line truncated to 20 chars; use offset=1 column=21 to read more of it)")
+        expect(page.output, file).toContain(
+          "... (line truncated to 20 chars; use offset=1 column=21 to read more of it)"
+        )
         expect(page.output, file).toContain("(Showing lines 1-3 of 10. Use offset=4 to continue.)")
       }
       const big = yield* readWith(root, { filePath: "big.log", offset: 10_000 })
@@ -125,7 +130,8 @@ describe("every source pages by the caps in force", () => {
 
   it.effect("tails, search, ranges and the views state the cap in force", () =>
     Effect.gen(function*() {
-      const source = Array.from({ length: 60 }, (_, i) => `export function f${i}(x: number) {\n  return x + ${i}\n}\n`).join("")
+      const source = Array.from({ length: 60 }, (_, i) => `export function f${i}(x: number) {\n  return x + ${i}\n}\n`)
+        .join("")
       const root = project({ "big.log": numbered(5000, 60), "mod.ts": source })
       const tail = yield* readWith(root, { filePath: "big.log", offset: -200 })
       expect(tail.output).toMatch(/\(Output capped at 2 KB\. Showing the last \d+ of the 200 lines asked/)
@@ -175,7 +181,9 @@ describe("every source pages by the caps in force", () => {
       ) as new(path: string) => { exec(sql: string): void; close(): void }
       const db = new Database(nodePath.join(root, "app.db"))
       db.exec("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)")
-      db.exec(`INSERT INTO notes (body) SELECT printf('%.200c', 'x') FROM (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 60) SELECT i FROM n)`)
+      db.exec(
+        `INSERT INTO notes (body) SELECT printf('%.200c', 'x') FROM (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 60) SELECT i FROM n)`
+      )
       db.close()
       const page = yield* readWith(root, { filePath: "app.db:notes?limit=60" })
       expect(page.output).toContain("(output capped at 2 KB)")
@@ -201,7 +209,8 @@ describe("every source pages by the caps in force", () => {
         { name: "mimetype", data: "application/vnd.oasis.opendocument.text", method: 0 },
         {
           name: "content.xml",
-          data: `<?xml version="1.0" encoding="UTF-8"?><office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"><office:body><office:text>${paragraphs}</office:text></office:body></office:document-content>`
+          data:
+            `<?xml version="1.0" encoding="UTF-8"?><office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"><office:body><office:text>${paragraphs}</office:text></office:body></office:document-content>`
         }
       ])
       const root = project({ "nb.ipynb": notebook, "notes.odt": odt })
@@ -261,7 +270,12 @@ describe("web pages", () => {
           ])
         )
       )
-      const page = yield* readWith(root, { filePath: `http://127.0.0.1:${port}/lines` }, small, nodeLayer(root, { permission: rules }))
+      const page = yield* readWith(
+        root,
+        { filePath: `http://127.0.0.1:${port}/lines` },
+        small,
+        nodeLayer(root, { permission: rules })
+      )
       expect(page.metadata.kind).toBe("web")
       expect(shownLines(page.output)).toBe(3)
       expect(page.output).toContain("(Showing lines 1-3 of 50. Use offset=4 to continue.)")
@@ -286,7 +300,9 @@ describe("the description and the schemas state the caps in force", () => {
       const [read, many] = yield* McpServer.toolDefinitionsWith.pipe(Effect.provide(small))
       expect(read.description).toBe(text)
       const properties = (read.inputSchema as { properties: Record<string, { description?: string }> }).properties
-      expect(properties.limit?.description).toBe("The maximum number of lines to read (default 3). Only for large files.")
+      expect(properties.limit?.description).toBe(
+        "The maximum number of lines to read (default 3). Only for large files."
+      )
       expect(properties.column?.description).toContain("a line cut at 20 characters")
       expect(JSON.stringify(many.inputSchema)).toContain("(default 3)")
       expect(JSON.stringify([read.inputSchema, many.inputSchema])).not.toContain("(default 2000)")
@@ -305,7 +321,16 @@ describe("the description and the schemas state the caps in force", () => {
 describe("the command line", () => {
   it("--max-lines and friends set the caps of a read; a cap no read could honour is a usage error", async () => {
     const root = project({ "a.txt": `${"z".repeat(40)}\n${numbered(9)}`, "dir/1": "", "dir/2": "", "dir/3": "" })
-    const read = await runProcess(process.execPath, [bin, "--cwd", root, "--max-lines", "3", "--max-line-length", "16", "a.txt"])
+    const read = await runProcess(process.execPath, [
+      bin,
+      "--cwd",
+      root,
+      "--max-lines",
+      "3",
+      "--max-line-length",
+      "16",
+      "a.txt"
+    ])
     expect(read.code).toBe(0)
     expect(read.stdout).toContain("... (line truncated to 16 chars; use offset=1 column=17 to read more of it)")
     expect(read.stdout).toContain("(Showing lines 1-3 of 10. Use offset=4 to continue.)")
@@ -334,7 +359,9 @@ describe("the command line", () => {
       const read = tools.find((tool) => tool.name === "read")!
       expect(read.description).toContain("By default up to 3 lines are returned.")
       expect(read.description).toContain("A page stops at 4 KB of output")
-      expect((read.inputSchema.properties as Record<string, { description: string }>).limit!.description).toContain("(default 3)")
+      expect((read.inputSchema.properties as Record<string, { description: string }>).limit!.description).toContain(
+        "(default 3)"
+      )
       const result = await client.callTool({ name: "read", arguments: { filePath: "a.txt" } })
       const text = (result.content as Array<{ type: string; text: string }>)[0]!.text
       expect(text).toContain("(Showing lines 1-3 of 9. Use offset=4 to continue.)")

@@ -22,9 +22,9 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as fs from "node:fs"
 import * as ReadTool from "../src/ReadTool.js"
+import { nodeLayer, tempDir, writeTree } from "./support/index.js"
 import { strictViolations } from "./support/jsonSchemaRules.js"
 import { HOST_PDF, HOST_SOURCE, PNG } from "./support/media.js"
-import { nodeLayer, tempDir, writeTree } from "./support/index.js"
 
 const root = tempDir()
 const source = HOST_SOURCE
@@ -66,7 +66,13 @@ interface Provider {
   readonly tools: (body: Body) => Record<string, unknown>
 }
 
-const usage = { input_tokens: 1, output_tokens: 1, total_tokens: 2, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } }
+const usage = {
+  input_tokens: 1,
+  output_tokens: 1,
+  total_tokens: 2,
+  input_tokens_details: { cached_tokens: 0 },
+  output_tokens_details: { reasoning_tokens: 0 }
+}
 const openAiResponse = (output: Array<unknown>) => ({
   id: "resp_1",
   object: "response",
@@ -152,7 +158,9 @@ const anthropic: Provider = {
       .filter((part: Body) => part.type === "tool_result")
       .map((part: Body) => typeof part.content === "string" ? part.content : JSON.stringify(part.content)),
   media: (body) =>
-    body.messages.flatMap((message: Body) => Array.isArray(message.content) ? message.content : []).flatMap((part: Body) =>
+    body.messages.flatMap((message: Body) => Array.isArray(message.content) ? message.content : []).flatMap((
+      part: Body
+    ) =>
       part.type === "image"
         ? [{ kind: "image" as const, base64: part.source.data }]
         : part.type === "document"
@@ -207,22 +215,34 @@ describe.each([openAi, anthropic])("$name", (provider) => {
       expect(provider.media(followUp)).toEqual([])
     }))
 
-  it.effect.each([
-    ["an image", "pixel.png", "image", PNG],
-    ["a PDF", "report.pdf", "pdf", PDF]
-  ] as const)("%s: the tool result references it, the bytes go as the provider's media part", ([, file, kind, bytes]) =>
-    Effect.gen(function*() {
-      const { followUp } = yield* twoTurns(provider, "read", { filePath: file })
-      const [sent] = provider.toolOutputs(followUp)
-      expect(sent).not.toContain(base64Probe(bytes))
-      expect(sent).not.toContain("base64")
-      expect(JSON.parse(sent!).attachments).toEqual([{ index: 0, mime: kind === "pdf" ? "application/pdf" : "image/png", size: bytes.length, delivery: "prompt-file-part" }])
-      expect(provider.media(followUp)).toEqual([{ kind, base64: Buffer.from(bytes).toString("base64") }])
-    }))
+  it.effect.each(
+    [
+      ["an image", "pixel.png", "image", PNG],
+      ["a PDF", "report.pdf", "pdf", PDF]
+    ] as const
+  )(
+    "%s: the tool result references it, the bytes go as the provider's media part",
+    ([, file, kind, bytes]) =>
+      Effect.gen(function*() {
+        const { followUp } = yield* twoTurns(provider, "read", { filePath: file })
+        const [sent] = provider.toolOutputs(followUp)
+        expect(sent).not.toContain(base64Probe(bytes))
+        expect(sent).not.toContain("base64")
+        expect(JSON.parse(sent!).attachments).toEqual([{
+          index: 0,
+          mime: kind === "pdf" ? "application/pdf" : "image/png",
+          size: bytes.length,
+          delivery: "prompt-file-part"
+        }])
+        expect(provider.media(followUp)).toEqual([{ kind, base64: Buffer.from(bytes).toString("base64") }])
+      })
+  )
 
   it.effect("read_many with an image and a text file: one media part, no bytes in the tool result", () =>
     Effect.gen(function*() {
-      const { followUp } = yield* twoTurns(provider, "read_many", { files: [{ filePath: "pixel.png" }, { filePath: "src/app.ts" }] })
+      const { followUp } = yield* twoTurns(provider, "read_many", {
+        files: [{ filePath: "pixel.png" }, { filePath: "src/app.ts" }]
+      })
       const [sent] = provider.toolOutputs(followUp)
       expect(sent).not.toContain(base64Probe(PNG))
       expect(JSON.parse(sent!).files[0].attachmentIndexes).toEqual([0])
@@ -244,7 +264,17 @@ describe.each([openAi, anthropic])("$name", (provider) => {
 describe("OpenAI strict arguments", () => {
   it.effect("a strict model's nulls for the parameters it leaves out are read as not given", () =>
     Effect.gen(function*() {
-      const params = { filePath: "src/app.ts", offset: null, column: null, limit: "3", encoding: null, lineFormat: null, view: null, levels: null, context: null }
+      const params = {
+        filePath: "src/app.ts",
+        offset: null,
+        column: null,
+        limit: "3",
+        encoding: null,
+        lineFormat: null,
+        view: null,
+        levels: null,
+        context: null
+      }
       const { first } = yield* twoTurns(openAi, "read", params)
       expect(first.toolResults[0]!.isFailure).toBe(false)
       expect((first.toolResults[0]!.result as { output: string }).output).toContain("(Showing lines 1-3 of 120.")

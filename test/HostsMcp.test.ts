@@ -22,8 +22,8 @@ import { MockLanguageModelV4 } from "ai/test"
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { HOST_PDF, HOST_SOURCE, PNG } from "./support/media.js"
 import { tempDir, ustar, writeTree } from "./support/index.js"
+import { HOST_PDF, HOST_SOURCE, PNG } from "./support/media.js"
 
 const bin = path.resolve("dist/bin.js")
 const root = tempDir()
@@ -67,7 +67,8 @@ interface Result {
   readonly structuredContent?: Record<string, any>
 }
 
-const textOf = (result: Result) => result.content.filter((block) => block.type === "text").map((block) => block.text).join("\n")
+const textOf = (result: Result) =>
+  result.content.filter((block) => block.type === "text").map((block) => block.text).join("\n")
 
 /** The checks every MCP host's view of the results must pass. */
 const expectHostView = (results: Record<CallName, Result>) => {
@@ -84,7 +85,12 @@ const expectHostView = (results: Record<CallName, Result>) => {
   expect(image.content[1]).toMatchObject({ data: PNG.toString("base64"), mimeType: "image/png" })
   expect(textOf(image)).not.toContain(pngProbe)
   expect(JSON.stringify(image.structuredContent)).not.toContain(pngProbe)
-  expect(image.structuredContent!.attachments).toEqual([{ index: 0, mime: "image/png", size: PNG.length, delivery: "image-content" }])
+  expect(image.structuredContent!.attachments).toEqual([{
+    index: 0,
+    mime: "image/png",
+    size: PNG.length,
+    delivery: "image-content"
+  }])
 
   const pdf = results.pdf
   expect(pdf.content.map((block) => block.type)).toEqual(["text"])
@@ -108,7 +114,9 @@ const expectHostView = (results: Record<CallName, Result>) => {
 describe("the official MCP TypeScript SDK client", () => {
   it("lists both tools with exact input schemas and output schemas, and every result passes the SDK's output check", async () => {
     const client = new Client({ name: "host-test", version: "1.0.0" })
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [bin, "mcp", "--cwd", root], stderr: "pipe" }))
+    await client.connect(
+      new StdioClientTransport({ command: process.execPath, args: [bin, "mcp", "--cwd", root], stderr: "pipe" })
+    )
     try {
       const { tools } = await client.listTools()
       for (const tool of tools) {
@@ -119,7 +127,9 @@ describe("the official MCP TypeScript SDK client", () => {
       expect(tools[1]!.inputSchema).toMatchObject({ minProperties: 1, properties: { files: { minItems: 1 } } })
       // callTool checks structuredContent against outputSchema once the tools are listed: it throws on a mismatch.
       const results = {} as Record<CallName, Result>
-      for (const [name, call] of Object.entries(calls)) results[name as CallName] = await client.callTool(call) as Result
+      for (const [name, call] of Object.entries(calls)) {
+        results[name as CallName] = await client.callTool(call) as Result
+      }
       expectHostView(results)
     } finally {
       await client.close()
@@ -146,7 +156,9 @@ describe("the official MCP Python SDK client", () => {
     }
     expect(tools.map((tool) => tool.name)).toEqual(["read", "read_many"])
     expect(results.filter((result) => result.error !== undefined)).toEqual([])
-    expectHostView(Object.fromEntries(Object.keys(calls).map((name, i) => [name, results[i]!])) as Record<CallName, Result>)
+    expectHostView(
+      Object.fromEntries(Object.keys(calls).map((name, i) => [name, results[i]!])) as Record<CallName, Result>
+    )
   })
 })
 
@@ -164,12 +176,22 @@ describe("the Vercel AI SDK MCP client, with a scripted model", () => {
           prompts.push(options.prompt)
           return prompts.length === 1
             ? {
-              content: [{ type: "tool-call", toolCallId: "call-1", toolName: call.name, input: JSON.stringify(call.arguments) }],
+              content: [{
+                type: "tool-call",
+                toolCallId: "call-1",
+                toolName: call.name,
+                input: JSON.stringify(call.arguments)
+              }],
               finishReason: { unified: "tool-calls", raw: undefined },
               usage,
               warnings: []
             }
-            : { content: [{ type: "text", text: "done" }], finishReason: { unified: "stop", raw: undefined }, usage, warnings: [] }
+            : {
+              content: [{ type: "text", text: "done" }],
+              finishReason: { unified: "stop", raw: undefined },
+              usage,
+              warnings: []
+            }
         }
       } as any)
       await generateText({ model, tools: await client.tools(), prompt: "read it", stopWhen: stepCountIs(3) })

@@ -3,11 +3,12 @@
  * JSDOMParser builds the DOM, our writer makes the markdown (web pages and documents).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { htmlToMarkdown as documentMarkdown } from "../src/internal/sources/document/markdown.js"
 import { normalize } from "../src/internal/html/parse.js"
+import { htmlToMarkdown as documentMarkdown } from "../src/internal/sources/document/markdown.js"
 import { htmlToMarkdown } from "../src/internal/sources/web/html.js"
 
-const page = (body: string, head = "<title>T</title>") => `<!doctype html><html><head>${head}</head><body>${body}</body></html>`
+const page = (body: string, head = "<title>T</title>") =>
+  `<!doctype html><html><head>${head}</head><body>${body}</body></html>`
 
 const web = (html: string, url = "https://example.com/docs/page.html") => htmlToMarkdown(html, new URL(url)).text
 
@@ -24,7 +25,9 @@ describe("normalize", () => {
 
   it("escapes text and attributes so the DOM reads them back as they were", () => {
     const normalized = normalize(`<a href='/x?a=1&amp;b="2"' data-x="&lt;i&gt;">1 &lt; 2 &amp;&amp; 3 &gt; 2</a>`)
-    expect(normalized.html).toContain(`<a href="/x?a=1&amp;b=&quot;2&quot;" data-x="&lt;i>">1 &lt; 2 &amp;&amp; 3 &gt; 2</a>`)
+    expect(normalized.html).toContain(
+      `<a href="/x?a=1&amp;b=&quot;2&quot;" data-x="&lt;i>">1 &lt; 2 &amp;&amp; 3 &gt; 2</a>`
+    )
   })
 })
 
@@ -36,7 +39,13 @@ describe("web pages", () => {
   })
 
   it("inline code (code, tt, kbd) is delimited, longer when the code holds backticks; no backslash escapes", () => {
-    expect(web(page(`<p>Run <tt>make_all</tt>, press <kbd>Ctrl</kbd>, type <code>a \`b\` c</code> or <code>\`x</code>; a_b *c*</p>`)))
+    expect(
+      web(
+        page(
+          `<p>Run <tt>make_all</tt>, press <kbd>Ctrl</kbd>, type <code>a \`b\` c</code> or <code>\`x</code>; a_b *c*</p>`
+        )
+      )
+    )
       .toBe("# T\n\nRun `make_all`, press `Ctrl`, type ``a `b` c`` or `` `x ``; a_b *c*\n")
   })
 
@@ -47,8 +56,15 @@ describe("web pages", () => {
   })
 
   it("links resolve against <base href>; links to a part of the page are kept", () => {
-    const markdown = web(page(`<p><a href="guide.html">Guide</a>, <a href="#usage">usage</a>, <img src="i.png" alt="Logo"></p>`, `<title>T</title><base href="https://cdn.example.org/v2/">`))
-    expect(markdown).toBe("# T\n\n[Guide](https://cdn.example.org/v2/guide.html), [usage](#usage), ![Logo](https://cdn.example.org/v2/i.png)\n")
+    const markdown = web(
+      page(
+        `<p><a href="guide.html">Guide</a>, <a href="#usage">usage</a>, <img src="i.png" alt="Logo"></p>`,
+        `<title>T</title><base href="https://cdn.example.org/v2/">`
+      )
+    )
+    expect(markdown).toBe(
+      "# T\n\n[Guide](https://cdn.example.org/v2/guide.html), [usage](#usage), ![Logo](https://cdn.example.org/v2/i.png)\n"
+    )
   })
 
   it("a <pre> whose code has a run of backticks gets a longer fence; its blank lines are kept", () => {
@@ -64,7 +80,11 @@ describe("web pages", () => {
 
 describe("documents", () => {
   it("links are kept only when they lead out of the document; images are a notice", async () => {
-    expect(await documentMarkdown(`<p>See <a href="#ch2">chapter 2</a>, <a href="https://example.com">the site</a>. <img src="a.png" alt="A map"/></p>`))
+    expect(
+      await documentMarkdown(
+        `<p>See <a href="#ch2">chapter 2</a>, <a href="https://example.com">the site</a>. <img src="a.png" alt="A map"/></p>`
+      )
+    )
       .toBe("See chapter 2, [the site](https://example.com). [image: A map]")
   })
 

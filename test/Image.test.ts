@@ -11,8 +11,8 @@ import { ImageLimits } from "../src/Limits.js"
 import * as OptionalPackages from "../src/OptionalPackages.js"
 import { readUnknown } from "../src/Read.js"
 import type { Attachment } from "../src/Read.js"
+import { fieldsOf, type LayerOptions, nodeLayer, tempDir, writeTree } from "./support/index.js"
 import { GIF, PDF, PNG } from "./support/media.js"
-import { type LayerOptions, nodeLayer, tempDir, writeTree, fieldsOf } from "./support/index.js"
 
 const roots: Array<string> = []
 afterAll(() => {
@@ -136,7 +136,9 @@ describe("images: over the limits", () => {
       const png = yield* make(() => raw(gradient(3000, 1000), 3000, 1000, 3).png().toBuffer())
       const root = project({ "wide.png": png })
       const result = yield* readIn(root, { filePath: "wide.png" })
-      expect(result.output).toBe("Image read successfully (resized from 3000x1000 to 2000x667, scale 0.667: a pixel here is about 1.5 in the original; a region in original pixels shows more detail)")
+      expect(result.output).toBe(
+        "Image read successfully (resized from 3000x1000 to 2000x667, scale 0.667: a pixel here is about 1.5 in the original; a region in original pixels shows more detail)"
+      )
       const attachment = result.attachments![0]!
       expect(attachment.mime).toBe("image/png")
       const bytes = bytesOf(attachment)
@@ -157,7 +159,9 @@ describe("images: over the limits", () => {
       const webp = yield* make(() => raw(gradient(100, 2500), 100, 2500, 3).webp().toBuffer())
       const root = project({ "tall.webp": webp })
       const result = yield* readIn(root, { filePath: "tall.webp" })
-      expect(result.output).toBe("Image read successfully (resized from 100x2500 to 80x2000, scale 0.8: a pixel here is about 1.25 in the original; a region in original pixels shows more detail)")
+      expect(result.output).toBe(
+        "Image read successfully (resized from 100x2500 to 80x2000, scale 0.8: a pixel here is about 1.25 in the original; a region in original pixels shows more detail)"
+      )
       expect(result.attachments![0]!.mime).toBe("image/webp")
     }))
 
@@ -200,7 +204,9 @@ describe("images: over the limits", () => {
       const result = yield* readIn(root, { filePath: "shot.png" }).pipe(
         Effect.provideService(ImageLimits, { maxDimension: 100, maxBytes: 5 * MB, maxPixels: 100_000_000 })
       )
-      expect(result.output).toBe("Image read successfully (resized from 300x200 to 100x67, scale 0.333: a pixel here is about 3 in the original; a region in original pixels shows more detail)")
+      expect(result.output).toBe(
+        "Image read successfully (resized from 300x200 to 100x67, scale 0.333: a pixel here is about 3 in the original; a region in original pixels shows more detail)"
+      )
     }))
 
   it.effect("an image over the pixel limit is refused before it is decoded", () =>
@@ -211,7 +217,9 @@ describe("images: over the limits", () => {
         Effect.provideService(ImageLimits, { maxDimension: 2000, maxBytes: 5 * MB, maxPixels: 1000 })
       )
       expect(error._tag).toBe("InvalidMedia")
-      expect(error.message).toBe(`Cannot read ${root}/big.png: the image is 100x100 pixels, over the 1,000-pixel limit for decoding`)
+      expect(error.message).toBe(
+        `Cannot read ${root}/big.png: the image is 100x100 pixels, over the 1,000-pixel limit for decoding`
+      )
     }))
 })
 
@@ -225,7 +233,9 @@ describe("images: corrupt", () => {
       const root = project({ "broken.png": damaged })
       const error = yield* failIn(root, { filePath: "broken.png" })
       expect(error._tag).toBe("InvalidMedia")
-      expect(error.message).toMatch(new RegExp(`^Cannot read ${root}/broken\\.png: the image/png data is corrupt \\(.+\\)$`))
+      expect(error.message).toMatch(
+        new RegExp(`^Cannot read ${root}/broken\\.png: the image/png data is corrupt \\(.+\\)$`)
+      )
     }))
 
   it.effect("a PNG whose header is garbage after the signature is InvalidMedia", () =>
@@ -266,7 +276,9 @@ describe("images: complete without a trailer", () => {
         const result = yield* readIn(root, { filePath: name })
         expect(result.output).toMatch(/^Image read successfully/)
         expect(result.attachments![0]!.mime).toBe("image/gif")
-        const bare = yield* readIn(root, { filePath: name }).pipe(Effect.provide(OptionalPackages.layerWithout(["sharp"])))
+        const bare = yield* readIn(root, { filePath: name }).pipe(
+          Effect.provide(OptionalPackages.layerWithout(["sharp"]))
+        )
         expect(bare.attachments![0]!.mime).toBe("image/gif")
       }
     }))
@@ -274,11 +286,19 @@ describe("images: complete without a trailer", () => {
   it.effect("a GIF cut inside its image data, its extension or its colour table is InvalidMedia", () =>
     Effect.gen(function*() {
       // 13 bytes of header and screen, a 6-byte colour table, an 8-byte extension, then the image.
-      const root = project({ "data.gif": GIF.subarray(0, GIF.length - 3), "ext.gif": GIF.subarray(0, 22), "table.gif": GIF.subarray(0, 16) })
+      const root = project({
+        "data.gif": GIF.subarray(0, GIF.length - 3),
+        "ext.gif": GIF.subarray(0, 22),
+        "table.gif": GIF.subarray(0, 16)
+      })
       for (const name of ["data.gif", "ext.gif", "table.gif"]) {
-        const error = yield* failIn(root, { filePath: name }).pipe(Effect.provide(OptionalPackages.layerWithout(["sharp"])))
+        const error = yield* failIn(root, { filePath: name }).pipe(
+          Effect.provide(OptionalPackages.layerWithout(["sharp"]))
+        )
         expect(error._tag).toBe("InvalidMedia")
-        expect(error.message).toBe(`Cannot read ${root}/${name}: the GIF is truncated (its blocks end before the image data does)`)
+        expect(error.message).toBe(
+          `Cannot read ${root}/${name}: the GIF is truncated (its blocks end before the image data does)`
+        )
       }
     }))
 })
@@ -311,7 +331,9 @@ describe("images without the optional package sharp", () => {
       )
       expect(error._tag).toBe("MissingPackage")
       expect(error.message).toBe(
-        `Cannot read ${root}/noise.png: fitting an image of ${(png.length / 1024).toFixed(1)} KiB to the 48.8 KiB attachment limit needs the optional package sharp, which is not installed. Install it with: npm install sharp`
+        `Cannot read ${root}/noise.png: fitting an image of ${
+          (png.length / 1024).toFixed(1)
+        } KiB to the 48.8 KiB attachment limit needs the optional package sharp, which is not installed. Install it with: npm install sharp`
       )
     }))
 

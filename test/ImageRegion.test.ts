@@ -17,7 +17,7 @@ import * as FileTime from "../src/FileTime.js"
 import { ImageLimits } from "../src/internal/sources/media.js"
 import * as ModelResult from "../src/ModelResult.js"
 import * as Read from "../src/Read.js"
-import { nodeLayer, tempDir, writeTree, fieldsOf } from "./support/index.js"
+import { fieldsOf, nodeLayer, tempDir, writeTree } from "./support/index.js"
 
 const root = tempDir("effect-read-region-")
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
@@ -25,7 +25,12 @@ afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
 const W = 3000
 const H = 2000
 /** Each corner's 40x40 square a colour of its own; fine 1-pixel stripes in the top-left quarter; grey elsewhere. */
-const corners = { topLeft: [255, 0, 0], topRight: [0, 255, 0], bottomLeft: [0, 0, 255], bottomRight: [255, 255, 0] } as const
+const corners = {
+  topLeft: [255, 0, 0],
+  topRight: [0, 255, 0],
+  bottomLeft: [0, 0, 255],
+  bottomRight: [255, 255, 0]
+} as const
 const pixels = (() => {
   const data = Buffer.alloc(W * H * 3, 128)
   const set = (x: number, y: number, rgb: ReadonlyArray<number>) => data.set(rgb, (y * W + x) * 3)
@@ -45,8 +50,12 @@ const setup = Effect.promise(async () => {
   if (fs.existsSync(path.join(root, "big.png"))) return
   const big = await sharp(pixels, { raw: { width: W, height: H, channels: 3 } }).png().toBuffer()
   const frames = Buffer.alloc(20 * 60 * 3)
-  for (let i = 0; i < frames.length; i += 3) frames.set([[200, 0, 0], [0, 200, 0], [0, 0, 200]][Math.floor(i / (20 * 20 * 3))]!, i)
-  const gif = await sharp(frames, { raw: { width: 20, height: 60, channels: 3, pageHeight: 20 } }).gif({ delay: [100, 100, 100] }).toBuffer()
+  for (let i = 0; i < frames.length; i += 3) {
+    frames.set([[200, 0, 0], [0, 200, 0], [0, 0, 200]][Math.floor(i / (20 * 20 * 3))]!, i)
+  }
+  const gif = await sharp(frames, { raw: { width: 20, height: 60, channels: 3, pageHeight: 20 } }).gif({
+    delay: [100, 100, 100]
+  }).toBuffer()
   // Stored 40x20 with EXIF orientation 6 (rotate 90° clockwise): shown 20x40.
   const rotated = await sharp(Buffer.alloc(40 * 20 * 3, 90), { raw: { width: 40, height: 20, channels: 3 } }).jpeg()
     .withMetadata({ orientation: 6 }).toBuffer()
@@ -62,7 +71,11 @@ const attached = (result: Read.ReadResult) =>
   Effect.promise(async () => {
     const bytes = ModelResult.bytesOf(result.attachments![0]!)
     const { data, info } = await sharp(Buffer.from(bytes)).removeAlpha().raw().toBuffer({ resolveWithObject: true })
-    return { width: info.width, height: info.height, at: (x: number, y: number) => [...data.subarray((y * info.width + x) * 3, (y * info.width + x) * 3 + 3)] }
+    return {
+      width: info.width,
+      height: info.height,
+      at: (x: number, y: number) => [...data.subarray((y * info.width + x) * 3, (y * info.width + x) * 3 + 3)]
+    }
   })
 
 describe("image regions", () => {
@@ -72,15 +85,26 @@ describe("image regions", () => {
       expect(whole.output).toBe(
         "Image read successfully (resized from 3000x2000 to 2000x1333, scale 0.667: a pixel here is about 1.5 in the original; a region in original pixels shows more detail)"
       )
-      expect(whole.metadata).toMatchObject({ width: 3000, height: 2000, scale: 2000 / 3000, attached: { width: 2000, height: 1333 } })
+      expect(whole.metadata).toMatchObject({
+        width: 3000,
+        height: 2000,
+        scale: 2000 / 3000,
+        attached: { width: 2000, height: 1333 }
+      })
     }))
 
   it.effect("a region is cropped before the downscale: more detail than the downscale of the same part", () =>
     Effect.gen(function*() {
       const whole = yield* attached(yield* read({ filePath: "big.png" }))
       const result = yield* read({ filePath: "big.png", region: { x: 0, y: 0, width: 1000, height: 1000 } })
-      expect(result.output).toBe("Image read successfully (region x=0 y=0 1000x1000 of the 3000x2000 image; at full resolution)")
-      expect(result.metadata).toMatchObject({ region: { x: 0, y: 0, width: 1000, height: 1000 }, width: 3000, height: 2000 })
+      expect(result.output).toBe(
+        "Image read successfully (region x=0 y=0 1000x1000 of the 3000x2000 image; at full resolution)"
+      )
+      expect(result.metadata).toMatchObject({
+        region: { x: 0, y: 0, width: 1000, height: 1000 },
+        width: 3000,
+        height: 2000
+      })
       expect(fieldsOf(result).scale).toBeUndefined()
       const region = yield* attached(result)
       // The same part of the image: 1000x1000 pixels here, about 667x667 in the downscale.
@@ -112,9 +136,13 @@ describe("image regions", () => {
     Effect.gen(function*() {
       const right = yield* fail({ filePath: "big.png", region: { x: W - 5, y: 0, width: 10, height: 10 } })
       expect(right._tag).toBe("InvalidParams")
-      expect(right.message).toContain("region x=2995 y=0 10x10 reaches past the image's right edge (x + width = 3005, the image is 3000 pixels wide)")
+      expect(right.message).toContain(
+        "region x=2995 y=0 10x10 reaches past the image's right edge (x + width = 3005, the image is 3000 pixels wide)"
+      )
       const bottom = yield* fail({ filePath: "big.png", region: { x: 0, y: 1999, width: 1, height: 2 } })
-      expect(bottom.message).toContain("reaches past the image's bottom edge (y + height = 2001, the image is 2000 pixels high)")
+      expect(bottom.message).toContain(
+        "reaches past the image's bottom edge (y + height = 2001, the image is 2000 pixels high)"
+      )
       const outside = yield* fail({ filePath: "big.png", region: { x: 3000, y: 0, width: 1, height: 1 } })
       expect(outside.message).toContain("starts outside the 3000x2000 image")
       const empty = yield* fail({ filePath: "big.png", region: { x: 0, y: 0, width: 0, height: 5 } })
@@ -130,7 +158,9 @@ describe("image regions", () => {
       expect((yield* attached(both)).at(0, 0)).toEqual([0, 0, 200])
       const twice = yield* fail({ filePath: "big.png:region=0,0,5,5", region: { x: 0, y: 0, width: 5, height: 5 } })
       expect(twice.message).toContain("region is given twice")
-      expect((yield* fail({ filePath: "big.png:region=0,0,0,5" })).message).toContain("is empty; width and height must be at least 1")
+      expect((yield* fail({ filePath: "big.png:region=0,0,0,5" })).message).toContain(
+        "is empty; width and height must be at least 1"
+      )
     }))
 
   it.effect("full resolution: the whole image within the cap, else an error that says to read a region", () =>
@@ -141,13 +171,29 @@ describe("image regions", () => {
       expect([image.width, image.height]).toEqual([W, H])
       const capped = yield* Effect.flip(
         read({ filePath: "big.png", fullResolution: true }).pipe(
-          Effect.provideService(ImageLimits, { maxDimension: 2000, maxBytes: 5 * 1024 * 1024, maxPixels: 100_000_000, maxFullDimension: 2500 })
+          Effect.provideService(ImageLimits, {
+            maxDimension: 2000,
+            maxBytes: 5 * 1024 * 1024,
+            maxPixels: 100_000_000,
+            maxFullDimension: 2500
+          })
         )
       )
-      expect(capped.message).toContain("the image is 3000x2000 pixels, over the 2500-pixel side a full-resolution read allows: read a region of it")
+      expect(capped.message).toContain(
+        "the image is 3000x2000 pixels, over the 2500-pixel side a full-resolution read allows: read a region of it"
+      )
       // A region within the cap is fine.
-      const part = yield* read({ filePath: "big.png", fullResolution: true, region: { x: 0, y: 0, width: 2500, height: 100 } }).pipe(
-        Effect.provideService(ImageLimits, { maxDimension: 2000, maxBytes: 5 * 1024 * 1024, maxPixels: 100_000_000, maxFullDimension: 2500 })
+      const part = yield* read({
+        filePath: "big.png",
+        fullResolution: true,
+        region: { x: 0, y: 0, width: 2500, height: 100 }
+      }).pipe(
+        Effect.provideService(ImageLimits, {
+          maxDimension: 2000,
+          maxBytes: 5 * 1024 * 1024,
+          maxPixels: 100_000_000,
+          maxFullDimension: 2500
+        })
       )
       expect((yield* attached(part)).width).toBe(2500)
     }))
@@ -168,18 +214,26 @@ describe("image regions", () => {
       const shown = yield* read({ filePath: "rotated.jpg", region: { x: 0, y: 30, width: 20, height: 10 } })
       expect(shown.metadata).toMatchObject({ width: 20, height: 40 })
       expect([(yield* attached(shown)).width, (yield* attached(shown)).height]).toEqual([20, 10])
-      expect((yield* fail({ filePath: "rotated.jpg", region: { x: 30, y: 0, width: 5, height: 5 } })).message).toContain(
-        "starts outside the 20x40 image"
-      )
+      expect((yield* fail({ filePath: "rotated.jpg", region: { x: 30, y: 0, width: 5, height: 5 } })).message)
+        .toContain(
+          "starts outside the 20x40 image"
+        )
     }))
 
   it.effect("not an image: region, frame and fullResolution are InvalidParams, and nothing is recorded", () =>
     Effect.gen(function*() {
       const error = yield* fail({ filePath: "notes.txt", region: { x: 0, y: 0, width: 1, height: 1 } })
-      expect(error.message).toContain(`region applies to images (PNG, JPEG, GIF, WebP); ${root}/notes.txt is read as text`)
+      expect(error.message).toContain(
+        `region applies to images (PNG, JPEG, GIF, WebP); ${root}/notes.txt is read as text`
+      )
       expect((yield* fail({ filePath: "notes.txt:frame=2" })).message).toContain("frame applies to images")
-      expect((yield* fail({ filePath: ".", fullResolution: true })).message).toContain("fullResolution applies to images")
-      const covered = yield* Effect.flatMap(FileTime.FileTime, (ledger) => ledger.covers("test", `${root}/notes.txt`, 1, 2)).pipe(
+      expect((yield* fail({ filePath: ".", fullResolution: true })).message).toContain(
+        "fullResolution applies to images"
+      )
+      const covered = yield* Effect.flatMap(
+        FileTime.FileTime,
+        (ledger) => ledger.covers("test", `${root}/notes.txt`, 1, 2)
+      ).pipe(
         Effect.provide(nodeLayer(root))
       )
       expect(covered).toBe(false)
@@ -193,11 +247,17 @@ describe("image regions through the doors", () => {
   it("the CLI: --region, --frame, --full-resolution; a malformed --region is a usage error", async () => {
     await Effect.runPromise(setup)
     const cli = (...args: ReadonlyArray<string>) =>
-      run(process.execPath, [bin, "--cwd", root, "--json", ...args], { encoding: "utf8", timeout: 60_000 }).then(({ stdout }) => JSON.parse(stdout))
-    expect((await cli("--region", "0,0,640,480", "big.png")).metadata).toMatchObject({ region: { x: 0, y: 0, width: 640, height: 480 } })
+      run(process.execPath, [bin, "--cwd", root, "--json", ...args], { encoding: "utf8", timeout: 60_000 }).then((
+        { stdout }
+      ) => JSON.parse(stdout))
+    expect((await cli("--region", "0,0,640,480", "big.png")).metadata).toMatchObject({
+      region: { x: 0, y: 0, width: 640, height: 480 }
+    })
     expect((await cli("--frame", "2", "spin.gif")).metadata.frame).toBe(2)
     expect((await cli("--full-resolution", "big.png")).metadata.scale).toBeUndefined()
-    const usage = await run(process.execPath, [bin, "--cwd", root, "--region", "0,0,640", "big.png"], { encoding: "utf8" }).then(
+    const usage = await run(process.execPath, [bin, "--cwd", root, "--region", "0,0,640", "big.png"], {
+      encoding: "utf8"
+    }).then(
       () => undefined,
       (error: { code?: number; stderr?: string }) => error
     )
@@ -207,14 +267,23 @@ describe("image regions through the doors", () => {
 
   it("MCP: a region comes back as an image block of the region's size; the schema offers region", async () => {
     await Effect.runPromise(setup)
-    const transport = new StdioClientTransport({ command: process.execPath, args: [bin, "mcp", "--cwd", root], stderr: "pipe" })
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [bin, "mcp", "--cwd", root],
+      stderr: "pipe"
+    })
     const client = new Client({ name: "effect-read-region-test", version: "1.0.0" })
     await client.connect(transport)
     try {
       const { tools } = await client.listTools()
-      const properties = (tools.find((tool) => tool.name === "read")!.inputSchema as { properties: Record<string, unknown> }).properties
+      const properties = (tools.find((tool) =>
+        tool.name === "read"
+      )!.inputSchema as { properties: Record<string, unknown> }).properties
       expect(Object.keys(properties)).toEqual(expect.arrayContaining(["region", "frame", "fullResolution"]))
-      const result = await client.callTool({ name: "read", arguments: { filePath: "big.png", region: { x: 100, y: 100, width: 300, height: 200 } } }) as {
+      const result = await client.callTool({
+        name: "read",
+        arguments: { filePath: "big.png", region: { x: 100, y: 100, width: 300, height: 200 } }
+      }) as {
         content: Array<{ type: string; data?: string }>
       }
       expect(result.content.map((block) => block.type)).toEqual(["text", "image"])

@@ -30,7 +30,10 @@ const tree = {
 
 /** `read`'s layers with nearby instructions on; the instructions layer is built once per call of this. */
 const layerIn = (root: string, options: LayerOptions & { readonly instructions?: Instructions.Options } = {}) =>
-  Layer.merge(nodeLayer(root, options), Layer.succeed(Instructions.Instructions, Instructions.make(options.instructions)))
+  Layer.merge(
+    nodeLayer(root, options),
+    Layer.succeed(Instructions.Instructions, Instructions.make(options.instructions))
+  )
 
 const reminderOf = (output: string): string | undefined => {
   const at = output.indexOf("\n\n<system-reminder>\n")
@@ -54,24 +57,32 @@ describe("nearby instructions", () => {
       yield* Effect.gen(function*() {
         const first = yield* read({ filePath: "sub/deep/f.ts" })
         // The page is exactly the default one; the block follows it.
-        expect(first.output).toBe(`${plain.output}\n\n<system-reminder>\n${[
-          `Instructions from: ${root}/AGENTS.md`,
-          "Root rules.",
-          "",
-          `Instructions from: ${root}/sub/AGENTS.md`,
-          "Sub rules.",
-          "",
-          `Instructions from: ${root}/sub/deep/CLAUDE.md`,
-          "Deep rules."
-        ].join("\n")}\n</system-reminder>`)
-        expect(first.metadata.loaded).toEqual([`${root}/AGENTS.md`, `${root}/sub/AGENTS.md`, `${root}/sub/deep/CLAUDE.md`])
+        expect(first.output).toBe(`${plain.output}\n\n<system-reminder>\n${
+          [
+            `Instructions from: ${root}/AGENTS.md`,
+            "Root rules.",
+            "",
+            `Instructions from: ${root}/sub/AGENTS.md`,
+            "Sub rules.",
+            "",
+            `Instructions from: ${root}/sub/deep/CLAUDE.md`,
+            "Deep rules."
+          ].join("\n")
+        }\n</system-reminder>`)
+        expect(first.metadata.loaded).toEqual([
+          `${root}/AGENTS.md`,
+          `${root}/sub/AGENTS.md`,
+          `${root}/sub/deep/CLAUDE.md`
+        ])
         const again = yield* read({ filePath: "sub/deep/f.ts" })
         expect(again.output).toBe(plain.output)
         expect(again.metadata.loaded).toBeUndefined()
         // A sibling shares every directory: nothing new.
         expect(reminderOf((yield* read({ filePath: "sub/deep/g.ts" })).output)).toBeUndefined()
         // Another session has been shown nothing.
-        const other = yield* read({ filePath: "sub/deep/g.ts" }).pipe(Effect.provide(nodeLayer(root, { sessionId: "other" })))
+        const other = yield* read({ filePath: "sub/deep/g.ts" }).pipe(
+          Effect.provide(nodeLayer(root, { sessionId: "other" }))
+        )
         expect(other.metadata.loaded).toHaveLength(3)
       }).pipe(Effect.provide(layer))
     }))
@@ -186,19 +197,21 @@ describe("nearby instructions", () => {
   it.effect("read_many: files in one directory show its instructions once", () =>
     Effect.gen(function*() {
       const root = project(tree)
-      const result = yield* ReadMany.readMany({ files: [{ filePath: "sub/deep/f.ts" }, { filePath: "sub/deep/g.ts" }] }).pipe(
-        Effect.provide(layerIn(root))
-      )
+      const result = yield* ReadMany.readMany({ files: [{ filePath: "sub/deep/f.ts" }, { filePath: "sub/deep/g.ts" }] })
+        .pipe(
+          Effect.provide(layerIn(root))
+        )
       expect(result.output.split("Instructions from: ").length - 1).toBe(3)
     }))
 
   it.effect("read_many: a block its budget cuts keeps its instructions whole", () =>
     Effect.gen(function*() {
       const root = project({ ...tree, "sub/deep/big.ts": "export const line = 1\n".repeat(2000) })
-      const result = yield* ReadMany.readMany({ files: [{ filePath: "sub/deep/big.ts" }, { filePath: "other/h.ts" }] }).pipe(
-        Effect.provideService(ReadMany.ReadManyLimits, { ...ReadMany.ReadManyLimits.defaultValue(), maxBytes: 4096 }),
-        Effect.provide(layerIn(root))
-      )
+      const result = yield* ReadMany.readMany({ files: [{ filePath: "sub/deep/big.ts" }, { filePath: "other/h.ts" }] })
+        .pipe(
+          Effect.provideService(ReadMany.ReadManyLimits, { ...ReadMany.ReadManyLimits.defaultValue(), maxBytes: 4096 }),
+          Effect.provide(layerIn(root))
+        )
       expect(result.files[0]!.continueWith).toBeDefined()
       // The two are read in parallel: which of them shows the root's file is not fixed.
       expect(result.files[0]!.metadata!.loaded).toContain(`${root}/sub/deep/CLAUDE.md`)

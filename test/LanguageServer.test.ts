@@ -50,10 +50,15 @@ const readLayer = (root: string, options: LanguageServer.Options = {}) =>
 
 /** Run `effect` every 50 ms until `done` holds (no timing assumed: the test timeout bounds it). */
 const pollUntil = <A, E, R>(effect: Effect.Effect<A, E, R>, done: (a: A) => boolean): Effect.Effect<A, E, R> =>
-  Effect.flatMap(effect, (a) => done(a) ? Effect.succeed(a) : Effect.zipRight(Effect.sleep("50 millis"), pollUntil(effect, done)))
+  Effect.flatMap(
+    effect,
+    (a) => done(a) ? Effect.succeed(a) : Effect.zipRight(Effect.sleep("50 millis"), pollUntil(effect, done))
+  )
 
 const stateOf = (server: string) =>
-  Effect.flatMap(LanguageServer.LanguageServer, (service) => service.servers).pipe(Effect.map((states) => states[server]!))
+  Effect.flatMap(LanguageServer.LanguageServer, (service) => service.servers).pipe(
+    Effect.map((states) => states[server]!)
+  )
 
 /** The state of `server` once it has left Idle/Starting. */
 const settledState = (server: string) =>
@@ -117,9 +122,7 @@ describe("LanguageServer with typescript-language-server", () => {
       Effect.provide(readLayer(root)),
       // The layer's scope is closed now: the server was shut down, and its process is gone.
       Effect.tap(() => expect(pid).toBeGreaterThan(0)),
-      Effect.tap(() =>
-        pollUntil(Effect.sync(() => isAlive(pid)), (alive) => !alive)
-      )
+      Effect.tap(() => pollUntil(Effect.sync(() => isAlive(pid)), (alive) => !alive))
     )
   })
 
@@ -180,9 +183,7 @@ setInterval(() => {}, 1 << 30)
     }).pipe(
       // The default 30 s startup timeout is still running: closing the scope must not wait for it.
       Effect.provide(readLayer(root, { servers: [hang] })),
-      Effect.flatMap((pid) =>
-        pollUntil(Effect.sync(() => isAlive(pid)), (alive) => !alive)
-      )
+      Effect.flatMap((pid) => pollUntil(Effect.sync(() => isAlive(pid)), (alive) => !alive))
     )
   })
 
@@ -219,7 +220,9 @@ setInterval(() => {}, 1 << 30)
     const flaky = fakeServer(
       root,
       "flaky",
-      `const rpc = require(${JSON.stringify(createRequire(import.meta.url).resolve("vscode-languageserver-protocol/node"))})
+      `const rpc = require(${
+        JSON.stringify(createRequire(import.meta.url).resolve("vscode-languageserver-protocol/node"))
+      })
 const connection = rpc.createProtocolConnection(new rpc.StreamMessageReader(process.stdin), new rpc.StreamMessageWriter(process.stdout))
 connection.onRequest(rpc.InitializeRequest.type, () => ({ capabilities: { textDocumentSync: 1 } }))
 connection.onNotification(rpc.DidOpenTextDocumentNotification.type, () => process.exit(7))
@@ -262,7 +265,9 @@ setInterval(() => {}, 1 << 30)
       yield* pollUntil(Effect.sync(() => isAlive(pid)), (alive) => !alive)
       const again = yield* Read.read({ filePath: "bad.ts" })
       expect(again.metadata.kind).toBe("text")
-    }).pipe(Effect.provide(readLayer(root, { servers: [deaf], requestTimeout: "1 second", shutdownTimeout: "1 second" })))
+    }).pipe(
+      Effect.provide(readLayer(root, { servers: [deaf], requestTimeout: "1 second", shutdownTimeout: "1 second" }))
+    )
   })
 })
 

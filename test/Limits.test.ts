@@ -39,7 +39,12 @@ describe("Limits", () => {
         bytes: Read.limits.maxBytes,
         mediaBytes: Read.limits.maxMediaBytes
       })
-      expect(current.image).toEqual({ maxDimension: 2000, maxBytes: 5 * 1024 * 1024, maxPixels: 100_000_000, maxFullDimension: 8000 })
+      expect(current.image).toEqual({
+        maxDimension: 2000,
+        maxBytes: 5 * 1024 * 1024,
+        maxPixels: 100_000_000,
+        maxFullDimension: 8000
+      })
       expect(current.web).toEqual({
         timeout: Duration.seconds(30),
         maxBytes: 10 * 1024 * 1024,

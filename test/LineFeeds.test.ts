@@ -74,7 +74,13 @@ describe("nthLineFeed", () => {
     fc.integer({ min: 1, max: 700 })
   ], ([bytes, offset, every, chunkSize]) => {
     const page = (chunks: ReadonlyArray<Uint8Array>) => {
-      const pager = new LinePager({ offset, limit: 5, maxLineLength: MAX_LINE_LENGTH, maxBytes: MAX_BYTES, checkpointEvery: every }, utf8)
+      const pager = new LinePager({
+        offset,
+        limit: 5,
+        maxLineLength: MAX_LINE_LENGTH,
+        maxBytes: MAX_BYTES,
+        checkpointEvery: every
+      }, utf8)
       for (const chunk of chunks) pager.push(chunk)
       return pager.end(true)
     }

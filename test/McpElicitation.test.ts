@@ -100,7 +100,11 @@ describe("MCP: asking through the client (elicitation)", () => {
   it("an approval kept for the conversation is kept for that conversation only (params._meta[\"effect-read/session\"])", async () => {
     const { asked, client } = await connect(accept(true), { capability: {} })
     const readIn = (session: string) =>
-      client.callTool({ name: "read", arguments: { filePath: ".env" }, _meta: { "effect-read/session": session } }) as Promise<CallResult>
+      client.callTool({
+        name: "read",
+        arguments: { filePath: ".env" },
+        _meta: { "effect-read/session": session }
+      }) as Promise<CallResult>
     expect((await readIn("conversation-a")).isError).toBe(false)
     expect((await readIn("conversation-a")).isError).toBe(false)
     expect(asked).toHaveLength(1)
@@ -109,16 +113,24 @@ describe("MCP: asking through the client (elicitation)", () => {
     await client.close()
   })
 
-  it.each(["decline", "cancel"] as const)("%s is PermissionDenied (rejected), nothing of the file shown", async (action) => {
-    const { asked, client, read } = await connect(() => Promise.resolve({ action }), { capability: {} })
-    const result = await read(".env")
-    expect(asked).toHaveLength(1)
-    expect(result.isError).toBe(true)
-    expect(result.content).toEqual([{ type: "text", text: "Permission denied: the user refused reading .env." }])
-    expect(result.structuredContent).toMatchObject({ _tag: "PermissionDenied", permission: "read", patterns: [".env"], reason: "rejected" })
-    expect(JSON.stringify(result)).not.toContain("hunter2")
-    await client.close()
-  })
+  it.each(["decline", "cancel"] as const)(
+    "%s is PermissionDenied (rejected), nothing of the file shown",
+    async (action) => {
+      const { asked, client, read } = await connect(() => Promise.resolve({ action }), { capability: {} })
+      const result = await read(".env")
+      expect(asked).toHaveLength(1)
+      expect(result.isError).toBe(true)
+      expect(result.content).toEqual([{ type: "text", text: "Permission denied: the user refused reading .env." }])
+      expect(result.structuredContent).toMatchObject({
+        _tag: "PermissionDenied",
+        permission: "read",
+        patterns: [".env"],
+        reason: "rejected"
+      })
+      expect(JSON.stringify(result)).not.toContain("hunter2")
+      await client.close()
+    }
+  )
 
   it("no answer within --ask-timeout is PermissionDenied (unanswered); the server goes on serving", async () => {
     const { asked, client, read } = await connect(() => new Promise<ElicitResult>(() => {}), {

@@ -5,18 +5,18 @@
  */
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import * as Effect from "effect/Effect"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
+import * as Effect from "effect/Effect"
 import { execFile } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { promisify } from "node:util"
 import * as FileTime from "../src/FileTime.js"
 import * as SqliteFileTime from "../src/SqliteFileTime.js"
-import { describePg, freshPgDatabase } from "./support/pg.js"
 import { tempDir, writeTree } from "./support/index.js"
+import { describePg, freshPgDatabase } from "./support/pg.js"
 
 const bin = path.resolve("dist/bin.js")
 const root = tempDir("effect-read-mcp-replicas-")
@@ -30,7 +30,11 @@ interface CallResult {
 }
 
 const connect = async (args: ReadonlyArray<string>) => {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [bin, "mcp", "--cwd", root, ...args], stderr: "pipe" })
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [bin, "mcp", "--cwd", root, ...args],
+    stderr: "pipe"
+  })
   const stderr: Array<string> = []
   transport.stderr?.on("data", (chunk) => stderr.push(String(chunk)))
   const client = new Client({ name: "effect-read-replicas-test", version: "1.0.0" })
@@ -108,7 +112,11 @@ describe("two MCP servers on one SQLite file", () => {
     const store = path.join(root, `store-${++files}.db`)
     const a = await connect(["--store", `sqlite:${store}`, "--session-memory"])
     const b = await connect(["--store", `sqlite:${store}`, "--session-memory"])
-    const [early, late, mine] = ["early", "late", "mine"].map((name) => `fork-${name}-${files}.txt`) as [string, string, string]
+    const [early, late, mine] = ["early", "late", "mine"].map((name) => `fork-${name}-${files}.txt`) as [
+      string,
+      string,
+      string
+    ]
     writeTree(root, { [early]: numbered(8), [late]: numbered(3), [mine]: numbered(4) })
     const parent = { session: `parent-${files}` }
     const child = { session: `child-${files}`, parent: parent.session }
@@ -178,15 +186,25 @@ describe("MCP conversations in one server", () => {
         expect((error as McpError).code).toBe(ErrorCode.InvalidParams)
         return (error as McpError).message
       }
-      expect(await bad({ "effect-read/session": 7 })).toContain(`_meta["effect-read/session"]: expected a non-empty string`)
+      expect(await bad({ "effect-read/session": 7 })).toContain(
+        `_meta["effect-read/session"]: expected a non-empty string`
+      )
       expect(await bad({ "effect-read/session": "" })).toContain("non-empty string")
       expect(await bad({ "effect-read/session": "x".repeat(513) })).toContain("at most 512 characters")
-      expect(await bad({ "effect-read/generation": -1 })).toContain(`_meta["effect-read/generation"]: expected a non-negative integer`)
+      expect(await bad({ "effect-read/generation": -1 })).toContain(
+        `_meta["effect-read/generation"]: expected a non-negative integer`
+      )
       expect(await bad({ "effect-read/generation": 1.5 })).toContain("non-negative integer")
       expect(await bad({ "effect-read/generation": "2" })).toContain("non-negative integer")
-      expect(await bad({ "effect-read/parent": "p" })).toContain(`_meta["effect-read/session"] must name the forked conversation`)
-      expect(await bad({ "effect-read/parent": "s", "effect-read/session": "s" })).toContain("must name another conversation")
-      expect(await bad({ "effect-read/parent": 3, "effect-read/session": "s" })).toContain(`_meta["effect-read/parent"]: expected a non-empty string`)
+      expect(await bad({ "effect-read/parent": "p" })).toContain(
+        `_meta["effect-read/session"] must name the forked conversation`
+      )
+      expect(await bad({ "effect-read/parent": "s", "effect-read/session": "s" })).toContain(
+        "must name another conversation"
+      )
+      expect(await bad({ "effect-read/parent": 3, "effect-read/session": "s" })).toContain(
+        `_meta["effect-read/parent"]: expected a non-empty string`
+      )
     } finally {
       await server.client.close()
     }

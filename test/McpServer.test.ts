@@ -17,9 +17,9 @@ import * as Read from "../src/Read.js"
 import type { ReadError } from "../src/ReadError.js"
 import * as ReadMany from "../src/ReadMany.js"
 import * as ReadTool from "../src/ReadTool.js"
-import { PDF, PNG } from "./support/media.js"
-import { eventually, writeEndlessFile } from "./support/mcpWire.js"
 import { nodeLayer, tempDir, writeTree } from "./support/index.js"
+import { eventually, writeEndlessFile } from "./support/mcpWire.js"
+import { PDF, PNG } from "./support/media.js"
 
 const bin = path.resolve("dist/bin.js")
 const packageVersion = JSON.parse(fs.readFileSync("package.json", "utf8")).version
@@ -119,7 +119,9 @@ describe("MCP server (effect-read mcp)", () => {
     expect(many.annotations).toMatchObject({ title: "Read many", readOnlyHint: true })
     const result = await server.client.callTool({
       name: "read_many",
-      arguments: { files: [{ filePath: "src/app.ts" }, { filePath: `${outside}/secret.txt` }, { filePath: "src/util.ts" }] }
+      arguments: {
+        files: [{ filePath: "src/app.ts" }, { filePath: `${outside}/secret.txt` }, { filePath: "src/util.ts" }]
+      }
     }) as CallResult
     expect(result.isError).toBe(false)
     const text = String(result.content[0]!.text)
@@ -127,7 +129,11 @@ describe("MCP server (effect-read mcp)", () => {
     expect(text.indexOf("secret.txt")).toBeLessThan(text.indexOf("src/util.ts"))
     expect(text).not.toContain("outside\n")
     const structured = Schema.decodeUnknownSync(ModelResult.ModelReadManyResult)(result.structuredContent)
-    expect(structured.files.map((file) => file.error?._tag ?? file.metadata?.kind)).toEqual(["text", "PermissionDenied", "text"])
+    expect(structured.files.map((file) => file.error?._tag ?? file.metadata?.kind)).toEqual([
+      "text",
+      "PermissionDenied",
+      "text"
+    ])
     const bad = await server.client.callTool({ name: "read_many", arguments: { files: "src" } }) as CallResult
     expect(bad.isError).toBe(true)
     expect(bad.structuredContent).toMatchObject({ _tag: "InvalidParams" })
@@ -164,7 +170,8 @@ describe("MCP server (effect-read mcp)", () => {
     expect(result.isError).toBe(false)
     expect(result.content).toEqual([{
       type: "text",
-      text: `<path>${root}/doc.pdf</path>\n<type>file</type>\n<content>\n1: [the PDF has no pages]\n\n(End of file - total 1 lines)\n</content>`
+      text:
+        `<path>${root}/doc.pdf</path>\n<type>file</type>\n<content>\n1: [the PDF has no pages]\n\n(End of file - total 1 lines)\n</content>`
     }])
     expect(result.structuredContent).toMatchObject({ metadata: { kind: "document", mime: "application/pdf" } })
     expect(result.structuredContent).not.toHaveProperty("attachments")
@@ -188,7 +195,8 @@ describe("MCP server (effect-read mcp)", () => {
     expect(result.isError).toBe(true)
     expect(result.content).toEqual([{
       type: "text",
-      text: `Permission denied: reading outside the project (${outside}/*) needs the user's approval, and the user could not be asked (the MCP client does not support elicitation, so the server cannot ask the user). Do not retry it. To allow it, the user can start the MCP server (effect-read mcp) with --allow-external.`
+      text:
+        `Permission denied: reading outside the project (${outside}/*) needs the user's approval, and the user could not be asked (the MCP client does not support elicitation, so the server cannot ask the user). Do not retry it. To allow it, the user can start the MCP server (effect-read mcp) with --allow-external.`
     }])
     expect(result.structuredContent).toMatchObject({
       _tag: "PermissionDenied",
@@ -203,12 +211,14 @@ describe("MCP server (effect-read mcp)", () => {
     expect(negative.isError).toBe(true)
     expect(negative.content).toEqual([{
       type: "text",
-      text: "Invalid parameters: offset: offset must be a whole number: a line number (1-based; 0 means 1), or -N for the last N lines"
+      text:
+        "Invalid parameters: offset: offset must be a whole number: a line number (1-based; 0 means 1), or -N for the last N lines"
     }])
     expect(negative.structuredContent).toEqual({
       _tag: "InvalidParams",
       reason: "offset: offset must be a whole number: a line number (1-based; 0 means 1), or -N for the last N lines",
-      message: "Invalid parameters: offset: offset must be a whole number: a line number (1-based; 0 means 1), or -N for the last N lines"
+      message:
+        "Invalid parameters: offset: offset must be a whole number: a line number (1-based; 0 means 1), or -N for the last N lines"
     })
     const missing = await call(server, { offset: 2 })
     expect(missing.isError).toBe(true)
@@ -257,7 +267,9 @@ describe("MCP cancellation and progress through the SDK client", () => {
           }
         })
       const controller = new AbortController()
-      const updates: Array<{ readonly progress: number; readonly total?: number | undefined; readonly message?: string | undefined }> = []
+      const updates: Array<
+        { readonly progress: number; readonly total?: number | undefined; readonly message?: string | undefined }
+      > = []
       let twoUpdates: () => void = () => {}
       const gotProgress = new Promise<void>((resolve) => (twoUpdates = resolve))
       const outcome = server.client.callTool(
@@ -301,7 +313,7 @@ describe("MCP server with --allow-external", () => {
     try {
       const result = await call(server, { filePath: path.join(outside, "secret.txt") })
       expect(result.isError).toBe(false)
-      expect((result.content[0]!.text as string)).toContain("1: outside")
+      expect(result.content[0]!.text as string).toContain("1: outside")
     } finally {
       await server.client.close()
     }
@@ -331,10 +343,11 @@ describe("MCP server with --allow-external", () => {
   it("--next-header: each result shown in parts is led by the range shown and the next call; structuredContent carries next", async () => {
     const { client } = await connect(["--cwd", root, "--next-header"])
     try {
-      const page = (await client.callTool({ name: "read", arguments: { filePath: "src/app.ts", limit: 1 } })) as unknown as {
-        readonly content: ReadonlyArray<{ readonly text: string }>
-        readonly structuredContent: { readonly metadata: { readonly next?: unknown } }
-      }
+      const page =
+        (await client.callTool({ name: "read", arguments: { filePath: "src/app.ts", limit: 1 } })) as unknown as {
+          readonly content: ReadonlyArray<{ readonly text: string }>
+          readonly structuredContent: { readonly metadata: { readonly next?: unknown } }
+        }
       expect(page.content[0]!.text.split("\n").slice(0, 2)).toEqual([
         "(Lines 1-1 of 2 shown. Next: read {\"filePath\":\"src/app.ts\",\"offset\":2,\"limit\":1})",
         `<path>${root}/src/app.ts</path>`
@@ -402,7 +415,12 @@ describe("MCP content of read_many attachments", () => {
       const { content, structuredContent } = McpServer.successResult(result)
       expect(content.slice(1)).toEqual([
         { type: "image", data: PNG.toString("base64"), mimeType: "image/png" },
-        { type: "resource_link", uri: pathToFileURL(`${root}/doc.pdf`).href, name: "doc.pdf", mimeType: "application/pdf" }
+        {
+          type: "resource_link",
+          uri: pathToFileURL(`${root}/doc.pdf`).href,
+          name: "doc.pdf",
+          mimeType: "application/pdf"
+        }
       ])
       expect(structuredContent!.attachments).toEqual([
         { index: 0, mime: "image/png", size: PNG.length, delivery: "image-content" },

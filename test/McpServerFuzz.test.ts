@@ -10,8 +10,8 @@
  */
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
-import { initializeRequest, type Message, Wire } from "./support/mcpWire.js"
 import { tempDir, writeTree } from "./support/index.js"
+import { initializeRequest, type Message, Wire } from "./support/mcpWire.js"
 
 const SEED = Number(process.env["MCP_FUZZ_SEED"] ?? Math.floor(Math.random() * 2 ** 31))
 console.info(`MCP fuzz: seed ${SEED} (replay with MCP_FUZZ_SEED=${SEED})`)
@@ -48,8 +48,8 @@ interface Expected {
   readonly check: (response: Message) => void
 }
 
-const notesText =
-  (path: string) => `<path>${path}</path>\n<type>file</type>\n<content>\n1: alpha\n2: beta\n\n(End of file - total 2 lines)\n</content>`
+const notesText = (path: string) =>
+  `<path>${path}</path>\n<type>file</type>\n<content>\n1: alpha\n2: beta\n\n(End of file - total 2 lines)\n</content>`
 
 describe("MCP fuzz", () => {
   it("survives hostile input and answers every valid request", { timeout: 180_000 }, async () => {
@@ -84,7 +84,18 @@ describe("MCP fuzz", () => {
         case 5:
           return Array.from({ length: int(4) }, () => randomJson(depth + 1))
         default: {
-          const keys = ["jsonrpc", "id", "method", "params", "result", "error", "name", "arguments", "filePath", "_meta"]
+          const keys = [
+            "jsonrpc",
+            "id",
+            "method",
+            "params",
+            "result",
+            "error",
+            "name",
+            "arguments",
+            "filePath",
+            "_meta"
+          ]
           return Object.fromEntries(Array.from({ length: int(5) }, () => [pick(keys), randomJson(depth + 1)]))
         }
       }
@@ -110,7 +121,10 @@ describe("MCP fuzz", () => {
           expected.push({ id, check: (r) => expect(r.result).toEqual({}) })
           return JSON.stringify({ jsonrpc: "2.0", id, method: "ping" })
         case 1:
-          expected.push({ id, check: (r) => expect(r.result.tools.map((t: Message) => t.name)).toEqual(["read", "read_many"]) })
+          expected.push({
+            id,
+            check: (r) => expect(r.result.tools.map((t: Message) => t.name)).toEqual(["read", "read_many"])
+          })
           return JSON.stringify({ jsonrpc: "2.0", id, method: "tools/list" })
         case 2:
           expected.push({
@@ -162,7 +176,12 @@ describe("MCP fuzz", () => {
           return randomBytes(int(300))
         case 1: {
           // A valid request cut short.
-          const whole = JSON.stringify({ jsonrpc: "2.0", id: `r${int(100)}`, method: "tools/call", params: { name: "read" } })
+          const whole = JSON.stringify({
+            jsonrpc: "2.0",
+            id: `r${int(100)}`,
+            method: "tools/call",
+            params: { name: "read" }
+          })
           return Buffer.from(whole.slice(0, 1 + int(whole.length - 1)))
         }
         case 2:
@@ -250,15 +269,21 @@ describe("MCP fuzz", () => {
         if ("error" in message) expect([-32700, -32600, -32601, -32602]).toContain(message.error.code)
       }
       const nullErrors = (code: number) =>
-        wire.received.filter((m) => m.id === null && m.error?.code === code && (code !== -32600 || /over the limit/.test(m.error.message)))
+        wire.received.filter((m) =>
+          m.id === null && m.error?.code === code && (code !== -32600 || /over the limit/.test(m.error.message))
+        )
       expect(nullErrors(-32700)).toHaveLength(parseErrors)
       expect(nullErrors(-32600)).toHaveLength(oversized)
       expect(wire.garbage).toEqual([])
-      expect(peak - baseline, `peak ${peak}, baseline ${baseline}, streamed ${stream.length}`).toBeLessThan(MEMORY_BOUND)
+      expect(peak - baseline, `peak ${peak}, baseline ${baseline}, streamed ${stream.length}`).toBeLessThan(
+        MEMORY_BOUND
+      )
       expect(stream.length).toBeGreaterThan(MEMORY_BOUND)
       expect(await wire.end()).toBe(0)
     } catch (error) {
-      if (error instanceof Error) error.message = `MCP fuzz failed with seed ${SEED} (replay with MCP_FUZZ_SEED=${SEED}): ${error.message}`
+      if (error instanceof Error) {
+        error.message = `MCP fuzz failed with seed ${SEED} (replay with MCP_FUZZ_SEED=${SEED}): ${error.message}`
+      }
       throw error
     } finally {
       wire.kill()

@@ -123,7 +123,11 @@ describe("stringifyLine", () => {
       jsonrpc: "2.0",
       id: 1,
       result: {
-        content: [{ type: "text", text: `a "quoted"\nline\u0000${"x".repeat(70_000)}` }, { type: "image", data, mimeType: "image/png" }],
+        content: [{ type: "text", text: `a "quoted"\nline\u0000${"x".repeat(70_000)}` }, {
+          type: "image",
+          data,
+          mimeType: "image/png"
+        }],
         structuredContent: { attachments: [{ url: `data:image/png;base64,${data}` }], note: "\u0000raw-0-0" }
       }
     }

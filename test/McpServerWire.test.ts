@@ -4,8 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
-import { eventually, initializeRequest, type Message, Wire, writeEndlessFile } from "./support/mcpWire.js"
 import { tempDir, writeTree } from "./support/index.js"
+import { eventually, initializeRequest, type Message, Wire, writeEndlessFile } from "./support/mcpWire.js"
 
 const root = tempDir()
 writeTree(root, { "notes.txt": "alpha\nbeta\n" })
@@ -36,7 +36,8 @@ const expectNotes = (response: Message) => {
   expect(response.result.isError).toBe(false)
   expect(response.result.content).toEqual([{
     type: "text",
-    text: `<path>${root}/notes.txt</path>\n<type>file</type>\n<content>\n1: alpha\n2: beta\n\n(End of file - total 2 lines)\n</content>`
+    text:
+      `<path>${root}/notes.txt</path>\n<type>file</type>\n<content>\n1: alpha\n2: beta\n\n(End of file - total 2 lines)\n</content>`
   }])
 }
 
@@ -72,7 +73,15 @@ describe("MCP on the raw wire", () => {
   })
 
   it("answers a line that is not JSON with -32700 and id null, and goes on", async () => {
-    for (const line of ["{\"jsonrpc\":\"2.0\",", "garbage", "{\"id\": 1, \"method\": \"ping\"", "\u0000\u0001\u0002", "{'a': 1}"]) {
+    for (
+      const line of [
+        "{\"jsonrpc\":\"2.0\",",
+        "garbage",
+        "{\"id\": 1, \"method\": \"ping\"",
+        "\u0000\u0001\u0002",
+        "{'a': 1}"
+      ]
+    ) {
       const from = wire.received.length
       await wire.send(line)
       const response = await wire.next((message) => message.id === null, from)
@@ -117,9 +126,14 @@ describe("MCP on the raw wire", () => {
 
   it("skips a line over 1 MiB without buffering it, answers -32600, and reads the next line", async () => {
     const from = wire.received.length
-    await wire.write(`{"jsonrpc":"2.0","id":"huge","method":"ping","params":{"pad":"${"x".repeat(3 * 1024 * 1024)}"}}\n`)
+    await wire.write(
+      `{"jsonrpc":"2.0","id":"huge","method":"ping","params":{"pad":"${"x".repeat(3 * 1024 * 1024)}"}}\n`
+    )
     const response = await wire.next((message) => message.id === null, from)
-    expect(errorOf(response)).toEqual({ code: -32600, message: expect.stringMatching(/over the limit of 1048576 bytes/) })
+    expect(errorOf(response)).toEqual({
+      code: -32600,
+      message: expect.stringMatching(/over the limit of 1048576 bytes/)
+    })
     expectNotes(await wire.call(readNotes("after-huge")))
     expect(wire.received.slice(from).some((message) => message.id === "huge")).toBe(false)
   })
@@ -128,7 +142,10 @@ describe("MCP on the raw wire", () => {
     for (const id of [10, "ten"]) {
       const response = await wire.call({ jsonrpc: "2.0", id, method: "no/such/method" })
       expect(response.id).toBe(id)
-      expect(errorOf(response)).toEqual({ code: -32601, message: expect.stringMatching(/^Method not found: no\/such\/method/) })
+      expect(errorOf(response)).toEqual({
+        code: -32601,
+        message: expect.stringMatching(/^Method not found: no\/such\/method/)
+      })
     }
     const resources = await wire.call({ jsonrpc: "2.0", id: "res", method: "resources/list" })
     expect(errorOf(resources).code).toBe(-32601)
@@ -136,7 +153,10 @@ describe("MCP on the raw wire", () => {
 
   it("answers bad params of a protocol method with -32602 saying what is wrong where", async () => {
     const noParams = await wire.call({ jsonrpc: "2.0", id: "np", method: "tools/call" })
-    expect(errorOf(noParams)).toEqual({ code: -32602, message: expect.stringMatching(/^Invalid params for tools\/call: params: /) })
+    expect(errorOf(noParams)).toEqual({
+      code: -32602,
+      message: expect.stringMatching(/^Invalid params for tools\/call: params: /)
+    })
     const badName = await wire.call({ jsonrpc: "2.0", id: "bn", method: "tools/call", params: { name: 5 } })
     expect(errorOf(badName)).toEqual({
       code: -32602,
@@ -180,8 +200,16 @@ describe("MCP on the raw wire", () => {
   })
 
   it("answers an unknown tool as an error with the request's id", async () => {
-    const response = await wire.call({ jsonrpc: "2.0", id: 77, method: "tools/call", params: { name: "write", arguments: {} } })
-    expect(errorOf(response)).toEqual({ code: -32602, message: "Tool 'write' not found: this server has the tools read and read_many" })
+    const response = await wire.call({
+      jsonrpc: "2.0",
+      id: 77,
+      method: "tools/call",
+      params: { name: "write", arguments: {} }
+    })
+    expect(errorOf(response)).toEqual({
+      code: -32602,
+      message: "Tool 'write' not found: this server has the tools read and read_many"
+    })
   })
 
   it("never answers a notification or a response, well-formed or not", async () => {

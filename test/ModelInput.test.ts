@@ -15,28 +15,34 @@ import { execFile } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { promisify } from "node:util"
-import sharp from "sharp"
 import * as zlib from "node:zlib"
+import sharp from "sharp"
 import * as McpServer from "../src/McpServer.js"
-import * as OptionalPackages from "../src/OptionalPackages.js"
 import * as ModelInput from "../src/ModelInput.js"
+import * as OptionalPackages from "../src/OptionalPackages.js"
 import * as Read from "../src/Read.js"
 import * as ReadMany from "../src/ReadMany.js"
 import * as ReadTool from "../src/ReadTool.js"
-import { assemblePdf, makePdf, pdfStream, pngChunk } from "./support/media.js"
 import { nodeLayer, tempDir, writeTree } from "./support/index.js"
+import { assemblePdf, makePdf, pdfStream, pngChunk } from "./support/media.js"
 
 const root = tempDir("effect-read-model-input-")
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
 
 /** `png` with text chunks inserted after IHDR: tEXt, zTXt (compressed) and iTXt (UTF-8), as screenshot tools write. */
-const withText = (png: Buffer, entries: ReadonlyArray<readonly [keyword: string, text: string, kind: "tEXt" | "zTXt" | "iTXt"]>) => {
+const withText = (
+  png: Buffer,
+  entries: ReadonlyArray<readonly [keyword: string, text: string, kind: "tEXt" | "zTXt" | "iTXt"]>
+) => {
   const ihdrEnd = 8 + 12 + 13
   const chunks = entries.map(([keyword, text, kind]) =>
     kind === "tEXt"
       ? pngChunk("tEXt", Buffer.concat([Buffer.from(`${keyword}\0`, "latin1"), Buffer.from(text, "latin1")]))
       : kind === "zTXt"
-      ? pngChunk("zTXt", Buffer.concat([Buffer.from(`${keyword}\0\0`, "latin1"), zlib.deflateSync(Buffer.from(text, "latin1"))]))
+      ? pngChunk(
+        "zTXt",
+        Buffer.concat([Buffer.from(`${keyword}\0\0`, "latin1"), zlib.deflateSync(Buffer.from(text, "latin1"))])
+      )
       : pngChunk("iTXt", Buffer.concat([Buffer.from(`${keyword}\0\0\0\0\0`, "latin1"), Buffer.from(text, "utf8")]))
   )
   return Buffer.concat([png.subarray(0, ihdrEnd), ...chunks, png.subarray(ihdrEnd)])
@@ -84,7 +90,9 @@ const setup = Effect.promise(async () => {
 const inRoot = <A, E>(effect: Effect.Effect<A, E, Read.EffectRequirements>, input?: ModelInput.ModelInputShape) =>
   Effect.zipRight(
     setup,
-    effect.pipe(Effect.provide(Layer.merge(nodeLayer(root), input === undefined ? Layer.empty : ModelInput.layer(input))))
+    effect.pipe(
+      Effect.provide(Layer.merge(nodeLayer(root), input === undefined ? Layer.empty : ModelInput.layer(input)))
+    )
   )
 
 const described = "Image not attached (you cannot see images here), described instead: PNG, 1280x800 pixels, 1 frame, "
@@ -103,7 +111,14 @@ describe("ModelInput: the library", () => {
           "  Title: Build failed: 3 errors",
           "  Description: Terminal — npm test ✗"
         ])
-        expect(result.metadata).toMatchObject({ kind: "image", width: 1280, height: 800, format: "png", frames: 1, mime: "image/png" })
+        expect(result.metadata).toMatchObject({
+          kind: "image",
+          width: 1280,
+          height: 800,
+          format: "png",
+          frames: 1,
+          mime: "image/png"
+        })
       }),
       ModelInput.textOnly
     ))
@@ -113,7 +128,9 @@ describe("ModelInput: the library", () => {
       Effect.gen(function*() {
         const result = yield* Read.read({ filePath: "spinner.gif" })
         expect(result.attachments).toBeUndefined()
-        expect(result.output).toMatch(/^Image not attached .*: GIF, 40x30 pixels, 3 frames \(animated, 0\.6 s a loop\), [\d.]+ \w+\.$/)
+        expect(result.output).toMatch(
+          /^Image not attached .*: GIF, 40x30 pixels, 3 frames \(animated, 0\.6 s a loop\), [\d.]+ \w+\.$/
+        )
         expect(result.metadata).toMatchObject({ width: 40, height: 30, frames: 3 })
       }),
       ModelInput.textOnly
@@ -150,7 +167,9 @@ describe("ModelInput: the library", () => {
   it.effect("read_many follows: no attachment, the image described, the PDF's text", () =>
     inRoot(
       Effect.gen(function*() {
-        const many = yield* ReadMany.readMany({ files: [{ filePath: "shot.png" }, { filePath: "notes.pdf" }, { filePath: "a.txt" }] })
+        const many = yield* ReadMany.readMany({
+          files: [{ filePath: "shot.png" }, { filePath: "notes.pdf" }, { filePath: "a.txt" }]
+        })
         expect(many.attachments).toBeUndefined()
         expect(many.output).toContain(described)
         expect(many.output).toContain("Quarterly notes")
@@ -186,7 +205,9 @@ const sizedPdf = (sizes: ReadonlyArray<readonly [width: number, height: number]>
     `<< /Type /Pages /Kids [${sizes.map((_, i) => `${4 + i * 2} 0 R`).join(" ")}] /Count ${sizes.length} >>`,
     "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
     ...sizes.flatMap(([width, height], i) => [
-      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${width} ${height}] /Resources << /Font << /F1 3 0 R >> >> /Contents ${5 + i * 2} 0 R >>`,
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${width} ${height}] /Resources << /Font << /F1 3 0 R >> >> /Contents ${
+        5 + i * 2
+      } 0 R >>`,
       pdfStream(`0 0 0 rg 0 ${height - 20} ${width} 20 re f\nBT /F1 12 Tf 20 ${height - 60} Td (Page ${i + 1}) Tj ET`)
     ])
   ])
@@ -225,7 +246,12 @@ describe("ModelInput: PDF pages as images for a model that takes images but not 
       expect(result.output).toBe(
         "PDF pages 1-3 of 3 attached as images, in order (page 1: 1224x1584 PNG; page 2: 1584x612 PNG; page 3: 600x600 PNG)."
       )
-      expect(result.metadata).toMatchObject({ kind: "pdf", pageImages: [1, 2, 3], truncated: false, mime: "application/pdf" })
+      expect(result.metadata).toMatchObject({
+        kind: "pdf",
+        pageImages: [1, 2, 3],
+        truncated: false,
+        mime: "application/pdf"
+      })
       const second = yield* Read.read({ filePath: "mixed.pdf:pages=2", pageImages: true })
       expect((yield* pngSizes(second)).map(({ height, width }) => [width, height])).toEqual([[1584, 612]])
       expect(second.output).toContain("PDF page 2 of 3 attached")
@@ -263,38 +289,46 @@ describe("ModelInput: PDF pages as images for a model that takes images but not 
       const text = yield* Effect.flip(Read.read({ filePath: "notes.txt", pageImages: true }))
       expect(text).toMatchObject({ _tag: "InvalidParams" })
       expect(text.message).toContain("pageImages applies to PDF files")
-      const blind = yield* Effect.flip(inPages(Read.read({ filePath: "mixed.pdf", pageImages: true }), ModelInput.textOnly))
+      const blind = yield* Effect.flip(
+        inPages(Read.read({ filePath: "mixed.pdf", pageImages: true }), ModelInput.textOnly)
+      )
       expect(blind.message).toContain("cannot see images")
     })))
 
   it.effect("without @napi-rs/canvas: MissingPackage, naming it", () =>
     inPages(Effect.gen(function*() {
       const error = yield* Effect.flip(
-        Read.read({ filePath: "mixed.pdf", pageImages: true }).pipe(Effect.provide(OptionalPackages.layerWithout(["@napi-rs/canvas"])))
+        Read.read({ filePath: "mixed.pdf", pageImages: true }).pipe(
+          Effect.provide(OptionalPackages.layerWithout(["@napi-rs/canvas"]))
+        )
       )
       expect(error).toMatchObject({ _tag: "MissingPackage", package: "@napi-rs/canvas" })
     })))
 
   const spec = "/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf"
-  it.effect.skipIf(!fs.existsSync(spec))("a real PDF nobody here wrote (the shared-mime-info spec, where the system ships it): pages at 144 dpi", () =>
-    Effect.gen(function*() {
-      const result = yield* Read.read({ filePath: `${spec}:pages=2-3`, pageImages: true }).pipe(
-        Effect.provide(Layer.merge(nodeLayer(path.dirname(spec)), ModelInput.layer(imagesNotPdfs)))
-      )
-      const sizes = yield* pngSizes(result)
-      expect(sizes).toHaveLength(2)
-      // Two pixels a point of the page as pdf.js measures it.
-      const page = yield* Effect.promise(async () => {
-        const pdfjs = await import("pdfjs-dist/legacy/build/pdf.mjs")
-        const document = await pdfjs.getDocument({ data: new Uint8Array(fs.readFileSync(spec)), verbosity: 0 }).promise
-        const viewport = (await document.getPage(2)).getViewport({ scale: 2 })
-        await document.destroy()
-        return [Math.round(viewport.width), Math.round(viewport.height)]
+  it.effect.skipIf(!fs.existsSync(spec))(
+    "a real PDF nobody here wrote (the shared-mime-info spec, where the system ships it): pages at 144 dpi",
+    () =>
+      Effect.gen(function*() {
+        const result = yield* Read.read({ filePath: `${spec}:pages=2-3`, pageImages: true }).pipe(
+          Effect.provide(Layer.merge(nodeLayer(path.dirname(spec)), ModelInput.layer(imagesNotPdfs)))
+        )
+        const sizes = yield* pngSizes(result)
+        expect(sizes).toHaveLength(2)
+        // Two pixels a point of the page as pdf.js measures it.
+        const page = yield* Effect.promise(async () => {
+          const pdfjs = await import("pdfjs-dist/legacy/build/pdf.mjs")
+          const document = await pdfjs.getDocument({ data: new Uint8Array(fs.readFileSync(spec)), verbosity: 0 })
+            .promise
+          const viewport = (await document.getPage(2)).getViewport({ scale: 2 })
+          await document.destroy()
+          return [Math.round(viewport.width), Math.round(viewport.height)]
+        })
+        expect(sizes.map(({ height, width }) => [width, height])).toEqual([page, page])
+        expect(result.output).toContain("PDF pages 2-3 of ")
+        expect(sizes.every((size) => size.darkest < 128)).toBe(true)
       })
-      expect(sizes.map(({ height, width }) => [width, height])).toEqual([page, page])
-      expect(result.output).toContain("PDF pages 2-3 of ")
-      expect(sizes.every((size) => size.darkest < 128)).toBe(true)
-    }))
+  )
 })
 
 describe("ModelInput: the @effect/ai toolkit", () => {
@@ -304,7 +338,9 @@ describe("ModelInput: the @effect/ai toolkit", () => {
         const toolkit = ReadTool.toolkitFor("standard", ModelInput.textOnly)
         expect(toolkit.tools.read.description).not.toMatch(/attach/i)
         expect(toolkit.tools.read_many.description).not.toMatch(/attach/i)
-        expect(ReadTool.toolkitFor("openai-strict", ModelInput.textOnly).tools.read.description).toBe(toolkit.tools.read.description)
+        expect(ReadTool.toolkitFor("openai-strict", ModelInput.textOnly).tools.read.description).toBe(
+          toolkit.tools.read.description
+        )
         const handlers = yield* Effect.provide(toolkit, ReadTool.layer)
         const image = yield* handlers.handle("read", { filePath: "shot.png" })
         const result = image.result as Read.ReadResult
@@ -324,7 +360,9 @@ describe("ModelInput: the CLI", () => {
   it("--text-only: a PNG described, a PDF's text, read_many the same; without it the image is attached", async () => {
     await Effect.runPromise(setup)
     const cli = (...args: ReadonlyArray<string>) =>
-      run(process.execPath, [bin, "--cwd", root, ...args], { encoding: "utf8", timeout: 60_000 }).then(({ stdout }) => stdout)
+      run(process.execPath, [bin, "--cwd", root, ...args], { encoding: "utf8", timeout: 60_000 }).then(({ stdout }) =>
+        stdout
+      )
     expect((await cli("--text-only", "shot.png")).startsWith(described)).toBe(true)
     expect(await cli("--text-only", "notes.pdf:pages=2")).toContain("Second page text")
     const json = JSON.parse(await cli("--text-only", "--json", "shot.png"))
@@ -340,7 +378,11 @@ describe("ModelInput: the CLI", () => {
 describe("ModelInput: the MCP server", () => {
   const connect = async (args: ReadonlyArray<string>) => {
     await Effect.runPromise(setup)
-    const transport = new StdioClientTransport({ command: process.execPath, args: [bin, "mcp", "--cwd", root, ...args], stderr: "pipe" })
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [bin, "mcp", "--cwd", root, ...args],
+      stderr: "pipe"
+    })
     const client = new Client({ name: "effect-read-model-input-test", version: "1.0.0" })
     await client.connect(transport)
     return client
@@ -351,7 +393,9 @@ describe("ModelInput: the MCP server", () => {
     try {
       const { tools } = await client.listTools()
       for (const tool of tools) {
-        expect(JSON.stringify({ description: tool.description, outputSchema: tool.outputSchema })).not.toMatch(/attach/i)
+        expect(JSON.stringify({ description: tool.description, outputSchema: tool.outputSchema })).not.toMatch(
+          /attach/i
+        )
       }
       expect(tools.find((tool) => tool.name === "read")?.description).toBe(Read.descriptionFor(ModelInput.textOnly))
       const image = await client.callTool({ name: "read", arguments: { filePath: "shot.png" } }) as {
@@ -361,10 +405,15 @@ describe("ModelInput: the MCP server", () => {
       expect(image.content.map((block) => block.type)).toEqual(["text"])
       expect(image.content[0]?.text?.startsWith(described)).toBe(true)
       expect(image.structuredContent["attachments"]).toBeUndefined()
-      const pdf = await client.callTool({ name: "read", arguments: { filePath: "notes.pdf" } }) as { content: Array<{ type: string; text?: string }> }
+      const pdf = await client.callTool({ name: "read", arguments: { filePath: "notes.pdf" } }) as {
+        content: Array<{ type: string; text?: string }>
+      }
       expect(pdf.content.map((block) => block.type)).toEqual(["text"])
       expect(pdf.content[0]?.text).toContain("Quarterly notes")
-      const many = await client.callTool({ name: "read_many", arguments: { files: [{ filePath: "spinner.gif" }, { filePath: "shot.png" }] } }) as {
+      const many = await client.callTool({
+        name: "read_many",
+        arguments: { files: [{ filePath: "spinner.gif" }, { filePath: "shot.png" }] }
+      }) as {
         content: Array<{ type: string; text?: string }>
       }
       expect(many.content.map((block) => block.type)).toEqual(["text"])
@@ -380,7 +429,9 @@ describe("ModelInput: the MCP server", () => {
       const { tools } = await client.listTools()
       expect(tools.find((tool) => tool.name === "read")?.description).toBe(Read.defaultDescription)
       expect(McpServer.toolDefinitionsFor(ModelInput.all)[0]).toBe(McpServer.toolDefinition)
-      const image = await client.callTool({ name: "read", arguments: { filePath: "shot.png" } }) as { content: Array<{ type: string }> }
+      const image = await client.callTool({ name: "read", arguments: { filePath: "shot.png" } }) as {
+        content: Array<{ type: string }>
+      }
       expect(image.content.map((block) => block.type)).toEqual(["text", "image"])
     } finally {
       await client.close()

@@ -8,9 +8,9 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
 import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import { createRequire } from "node:module"
 import * as nodePath from "node:path"
-import * as Schema from "effect/Schema"
 import { outputSchema } from "../src/internal/mcp/outputSchema.js"
 import * as Limits from "../src/Limits.js"
 import * as ModelResult from "../src/ModelResult.js"
@@ -126,12 +126,15 @@ describe("metadata.next", () => {
         )
         // From the selector form: the expression, as asked, goes on in `search`.
         const matches = yield* follow({ filePath: "m.ts:/RETURN/i", limit, context: 0 }, layer)
-        expect(matches.flatMap((page) => numbered(page.output))).toEqual(Array.from({ length: count }, (_, i) => 3 * i + 2))
+        expect(matches.flatMap((page) => numbered(page.output))).toEqual(
+          Array.from({ length: count }, (_, i) => 3 * i + 2)
+        )
         expect(matches.slice(1).every((page) => fieldsOf(page).search?.pattern === "/RETURN/i")).toBe(true)
         const outline = yield* follow({ filePath: "m.ts:outline", limit }, layer)
-        expect(outline.flatMap((page) => [...page.output.matchAll(/: function f(\d+)\(\)/g)].map((m) => Number(m[1])))).toEqual(
-          Array.from({ length: count }, (_, i) => i)
-        )
+        expect(outline.flatMap((page) => [...page.output.matchAll(/: function f(\d+)\(\)/g)].map((m) => Number(m[1]))))
+          .toEqual(
+            Array.from({ length: count }, (_, i) => i)
+          )
       }),
     { fastCheck: { numRuns: 25 } }
   )
@@ -161,7 +164,9 @@ describe("metadata.next", () => {
       db.close()
       const layer = nodeLayer(root)
       const lines = yield* follow({ filePath: "a.zip:dir/log.txt", limit: 10 }, layer)
-      expect(lines.flatMap((page) => numbered(page.output))).toEqual(Array.from({ length: 95 }, (_, i) => i + 1))
+      expect(lines.flatMap((page) =>
+        numbered(page.output)
+      )).toEqual(Array.from({ length: 95 }, (_, i) => i + 1))
       expect(fieldsOf(lines[0]!).next).toEqual({ filePath: "a.zip:dir/log.txt", offset: 11, limit: 10 })
       const rows = yield* follow({ filePath: "app.db:t?limit=10&offset=0" }, layer)
       expect(rows.flatMap((page) => [...page.output.matchAll(/\bv(\d+)\b/g)].map((m) => Number(m[1])))).toEqual(
@@ -169,7 +174,11 @@ describe("metadata.next", () => {
       )
       expect(fieldsOf(rows[0]!).next).toEqual({ filePath: `${root}/app.db:t?limit=10&offset=10` })
       const tables = yield* follow({ filePath: "app.db", limit: 1 }, layer)
-      expect(tables.map((page) => /^(\w+) \(/m.exec(page.output.split("<content>\n")[1]!)?.[1])).toEqual(["t", "u", "w"])
+      expect(tables.map((page) => /^(\w+) \(/m.exec(page.output.split("<content>\n")[1]!)?.[1])).toEqual([
+        "t",
+        "u",
+        "w"
+      ])
     }))
 
   it.effect("a result shown whole has no next; a block shown as its summary goes on with its lines", () =>
@@ -178,9 +187,14 @@ describe("metadata.next", () => {
         { length: 400 },
         (_, i) => `    def m${i}(self):\n        a = 1\n        b = 2\n        c = 3\n        return a + b + c\n`
       )
-      const layer = memoryLayer({ "/project/small.txt": "a\nb\n", "/project/big.py": `class Big:\n${methods.join("")}` })
+      const layer = memoryLayer({
+        "/project/small.txt": "a\nb\n",
+        "/project/big.py": `class Big:\n${methods.join("")}`
+      })
       expect(fieldsOf(yield* read({ filePath: "small.txt" }).pipe(Effect.provide(layer))).next).toBeUndefined()
-      const block = yield* read({ filePath: "big.py:3:block", levels: 2, encoding: "utf-8" }).pipe(Effect.provide(layer))
+      const block = yield* read({ filePath: "big.py:3:block", levels: 2, encoding: "utf-8" }).pipe(
+        Effect.provide(layer)
+      )
       expect(fieldsOf(block).structure?.view).toBe("summary")
       expect(fieldsOf(block).next).toEqual({ filePath: "/project/big.py", offset: 1, limit: 2001, encoding: "utf-8" })
     }))
@@ -193,7 +207,9 @@ describe("metadata.next", () => {
       const wire = Schema.encodeSync(ModelResult.ModelReadResult)(model)
       expect((wire.metadata as { readonly next?: unknown }).next).toEqual({ filePath: "f.txt", offset: 2 })
       const schema = JSON.stringify(outputSchema(ModelResult.ModelReadResult))
-      expect(schema).toContain("\"next\":{\"type\":\"object\",\"required\":[\"filePath\"],\"properties\":{\"filePath\":{\"type\":\"string\"}}}")
+      expect(schema).toContain(
+        "\"next\":{\"type\":\"object\",\"required\":[\"filePath\"],\"properties\":{\"filePath\":{\"type\":\"string\"}}}"
+      )
     }))
 })
 
@@ -219,7 +235,9 @@ describe("the host's one-line header (Limits.Notices)", () => {
       const whole = yield* read({ filePath: "f.txt" }).pipe(Effect.provide(withHeader))
       expect(whole.output.split("\n")[0]).toBe("(Lines 1-30 of 30 shown: all of it.)")
       const entries = yield* read({ filePath: "d", limit: 1 }).pipe(Effect.provide(withHeader))
-      expect(entries.output.split("\n")[0]).toBe("(Entries 1-1 of 2 shown. Next: read {\"filePath\":\"d\",\"offset\":2,\"limit\":1})")
+      expect(entries.output.split("\n")[0]).toBe(
+        "(Entries 1-1 of 2 shown. Next: read {\"filePath\":\"d\",\"offset\":2,\"limit\":1})"
+      )
       const search = yield* read({ filePath: "f.txt", search: "line 1", limit: 2 }).pipe(Effect.provide(withHeader))
       expect(search.output.split("\n")[0]).toBe(
         "(Matches 1-2 of 11 shown. Next: read {\"filePath\":\"f.txt\",\"offset\":3,\"limit\":2,\"search\":\"line 1\"})"

@@ -102,7 +102,10 @@ describe("Node filesystem shortcuts", () => {
 
   it.effect.prop(
     "agree with the service on any walk through the maze",
-    [fc.array(fc.constantFrom("a", "b", "c", "toC", "absB", "viaLink.txt", "chain.txt", "..", "loop1", "fileLink", "file.txt"), { maxLength: 6 })],
+    [fc.array(
+      fc.constantFrom("a", "b", "c", "toC", "absB", "viaLink.txt", "chain.txt", "..", "loop1", "fileLink", "file.txt"),
+      { maxLength: 6 }
+    )],
     ([steps]) =>
       Effect.gen(function*() {
         const node = yield* FileSystem.FileSystem.pipe(Effect.provide(NodeFileSystem.layer))
@@ -146,16 +149,21 @@ describe("a small file read the short way (open, then fstat + /proc name + bytes
     })
 
   const contents = fc.oneof(
-    fc.array(fc.constantFrom("alpha", "β", "", "\t x", "😀", "line\r", "a".repeat(300)), { maxLength: 60 }).map((lines) =>
-      Buffer.from(lines.join(fc.sample(fc.constantFrom("\n", "\r\n"), 1)[0]!))
-    ),
+    fc.array(fc.constantFrom("alpha", "β", "", "\t x", "😀", "line\r", "a".repeat(300)), { maxLength: 60 }).map((
+      lines
+    ) => Buffer.from(lines.join(fc.sample(fc.constantFrom("\n", "\r\n"), 1)[0]!))),
     fc.uint8Array({ maxLength: 2000 }).map((bytes) => Buffer.from(bytes)),
     fc.integer({ min: 65_000, max: 70_000 }).map((size) => Buffer.from("x\n".repeat(size / 2)))
   )
 
   it.effect.prop(
     "answers as the general way does: the same page, footer, metadata or error",
-    [contents, fc.option(fc.record({ offset: fc.integer({ min: -5, max: 30 }), limit: fc.integer({ min: 1, max: 10 }) }), { nil: undefined })],
+    [
+      contents,
+      fc.option(fc.record({ offset: fc.integer({ min: -5, max: 30 }), limit: fc.integer({ min: 1, max: 10 }) }), {
+        nil: undefined
+      })
+    ],
     ([bytes, range]) =>
       Effect.gen(function*() {
         const name = `f${n++}.txt`
@@ -224,8 +232,10 @@ describe("a small file read the short way (open, then fstat + /proc name + bytes
       // The checked real path is not what the descriptor holds: no snapshot.
       expect(yield* readSmallChecked(file, nodePath.join(dir, "elsewhere.txt"), options)).toBeUndefined()
       expect(yield* readSmallChecked(dir, dir, options)).toBeUndefined()
-      expect(yield* readSmallChecked(nodePath.join(dir, "large.txt"), nodePath.join(dir, "large.txt"), options)).toBeUndefined()
-      expect(yield* readSmallChecked(nodePath.join(dir, "missing.txt"), nodePath.join(dir, "missing.txt"), options)).toBeUndefined()
+      expect(yield* readSmallChecked(nodePath.join(dir, "large.txt"), nodePath.join(dir, "large.txt"), options))
+        .toBeUndefined()
+      expect(yield* readSmallChecked(nodePath.join(dir, "missing.txt"), nodePath.join(dir, "missing.txt"), options))
+        .toBeUndefined()
       const snapshot = yield* readSmallChecked(file, file, options)
       expect(new TextDecoder().decode(snapshot!.bytes)).toBe("real\n")
       const recheck = yield* snapshot!.recheck

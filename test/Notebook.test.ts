@@ -9,7 +9,7 @@ import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { notebookText } from "../src/internal/sources/notebook.js"
 import { read, type ReadParams } from "../src/Read.js"
-import { nodeLayer, projectDirs, fieldsOf } from "./support/index.js"
+import { fieldsOf, nodeLayer, projectDirs } from "./support/index.js"
 
 const project = projectDirs()
 
@@ -40,7 +40,11 @@ type Cell = Record<string, unknown>
 const notebook = (cells: ReadonlyArray<Cell>): string =>
   JSON.stringify({ nbformat: 4, nbformat_minor: 5, metadata: {}, cells }, null, 1)
 const markdown = (source: string | ReadonlyArray<string>): Cell => ({ cell_type: "markdown", metadata: {}, source })
-const code = (source: string | ReadonlyArray<string>, outputs: ReadonlyArray<unknown> = [], count: number | null = null): Cell => ({
+const code = (
+  source: string | ReadonlyArray<string>,
+  outputs: ReadonlyArray<unknown> = [],
+  count: number | null = null
+): Cell => ({
   cell_type: "code",
   execution_count: count,
   metadata: {},
@@ -71,7 +75,9 @@ const sample = notebook([
       "\u001b[0;31mZeroDivisionError\u001b[0m: division by zero"
     ]
   }], 5),
-  code("for i in tqdm(range(3)): pass", [stream("  0%|          | 0/3\r 33%|###       | 1/3\r100%|##########| 3/3\n", "stderr")], 6),
+  code("for i in tqdm(range(3)): pass", [
+    stream("  0%|          | 0/3\r 33%|###       | 1/3\r100%|##########| 3/3\n", "stderr")
+  ], 6),
   code(""),
   { cell_type: "raw", metadata: {}, source: "# %% [code] cell:9\nraw text" }
 ])
@@ -147,7 +153,9 @@ describe("notebooks", () => {
         "ref.ipynb": notebook([markdown(["# Notebook Title\n", "\n", "Notebook body\n"]), code(["print('hello')\n"])])
       })
       const result = yield* readIn(root, { filePath: "ref.ipynb" })
-      expect(text(result.output)).toBe("# %% [markdown] cell:0\n# Notebook Title\n\nNotebook body\n\n# %% [code] cell:1\nprint('hello')")
+      expect(text(result.output)).toBe(
+        "# %% [markdown] cell:0\n# Notebook Title\n\nNotebook body\n\n# %% [code] cell:1\nprint('hello')"
+      )
     }))
 
   it.effect(":raw reads the notebook's JSON as text, verbatim", () =>
@@ -165,9 +173,19 @@ describe("notebooks", () => {
       const path = nodePath.join(root, "nb.ipynb")
       const range = yield* readIn(root, { filePath: "nb.ipynb:6-9" })
       expect(range.output).toBe(
-        page(path, numbered(sampleLines.slice(5, 9), 6), `(Showing lines 6-9 of ${sampleLines.length}. Use offset=10 to continue.)`)
+        page(
+          path,
+          numbered(sampleLines.slice(5, 9), 6),
+          `(Showing lines 6-9 of ${sampleLines.length}. Use offset=10 to continue.)`
+        )
       )
-      expect(range.metadata).toMatchObject({ kind: "notebook", startLine: 6, endLine: 9, nextOffset: 10, truncated: true })
+      expect(range.metadata).toMatchObject({
+        kind: "notebook",
+        startLine: 6,
+        endLine: 9,
+        nextOffset: 10,
+        truncated: true
+      })
 
       const ranges = yield* readIn(root, { filePath: "nb.ipynb:1-2,22-23" })
       expect(ranges.output).toBe(page(
@@ -179,7 +197,9 @@ describe("notebooks", () => {
       // With :raw the lines are the notebook's JSON, not the converted text.
       const raw = yield* readIn(root, { filePath: "nb.ipynb:2-3:raw" })
       const json = sample.split("\n")
-      expect(raw.output).toBe(page(path, json.slice(1, 3), `(Showing lines 2-3 of ${json.length}. Use offset=4 to continue.)`))
+      expect(raw.output).toBe(
+        page(path, json.slice(1, 3), `(Showing lines 2-3 of ${json.length}. Use offset=4 to continue.)`)
+      )
       expect(raw.metadata.kind).toBe("text")
     }))
 
@@ -189,7 +209,11 @@ describe("notebooks", () => {
       const path = nodePath.join(root, "nb.ipynb")
       const first = yield* readIn(root, { filePath: "nb.ipynb", limit: 5 })
       expect(first.output).toBe(
-        page(path, numbered(sampleLines.slice(0, 5)), `(Showing lines 1-5 of ${sampleLines.length}. Use offset=6 to continue.)`)
+        page(
+          path,
+          numbered(sampleLines.slice(0, 5)),
+          `(Showing lines 1-5 of ${sampleLines.length}. Use offset=6 to continue.)`
+        )
       )
       const last = yield* readIn(root, { filePath: "nb.ipynb", offset: 36 })
       expect(last.output).toBe(page(path, numbered(sampleLines.slice(35), 36), eof(sampleLines.length)))
@@ -200,7 +224,10 @@ describe("notebooks", () => {
 
   it.effect("a large notebook stops at the 50 KB cap on a whole line; following nextOffset reads every line once", () =>
     Effect.gen(function*() {
-      const body = Array.from({ length: 3000 }, (_, i) => `cell text line ${String(i + 1).padStart(4, "0")} ${"x".repeat(30)}`)
+      const body = Array.from(
+        { length: 3000 },
+        (_, i) => `cell text line ${String(i + 1).padStart(4, "0")} ${"x".repeat(30)}`
+      )
       const root = project({ "big.ipynb": notebook([markdown(body.join("\n"))]) })
       const expected = ["# %% [markdown] cell:0", ...body]
       const seen: Array<string> = []
@@ -214,7 +241,9 @@ describe("notebooks", () => {
           expect(result.output.endsWith(`${eof(expected.length)}\n</content>`)).toBe(true)
           break
         }
-        expect(result.output).toContain(`(Output capped at 50 KB. Showing lines ${offset}-${next - 1}. Use offset=${next} to continue.)`)
+        expect(result.output).toContain(
+          `(Output capped at 50 KB. Showing lines ${offset}-${next - 1}. Use offset=${next} to continue.)`
+        )
         expect(Buffer.byteLength(result.output)).toBeLessThanOrEqual(50 * 1024)
         offset = next
       }
@@ -280,7 +309,9 @@ describe("notebooks", () => {
     Effect.gen(function*() {
       const root = project({ "empty.ipynb": notebook([]) })
       const result = yield* readIn(root, { filePath: "empty.ipynb" })
-      expect(result.output).toBe(page(nodePath.join(root, "empty.ipynb"), numbered(["[the notebook has no cells]"]), eof(1)))
+      expect(result.output).toBe(
+        page(nodePath.join(root, "empty.ipynb"), numbered(["[the notebook has no cells]"]), eof(1))
+      )
     }))
 
   it.effect("a file that is not notebook JSON is shown as plain text, with a one-line notice saying why", () =>
@@ -298,7 +329,9 @@ describe("notebooks", () => {
       for (const [name, [content, reason]] of Object.entries(files)) {
         const result = yield* readIn(root, { filePath: name })
         const [notice, ...rest] = result.output.split("\n")
-        expect(notice).toMatch(new RegExp(`^\\(Not a valid notebook: ${reason}\\. Showing the file as plain text\\.\\)$`))
+        expect(notice).toMatch(
+          new RegExp(`^\\(Not a valid notebook: ${reason}\\. Showing the file as plain text\\.\\)$`)
+        )
         const lines = content.replace(/\n$/, "").split("\n")
         expect(rest.join("\n")).toBe(page(nodePath.join(root, name), numbered(lines), eof(lines.length)))
         expect(result.metadata).toMatchObject({ totalLines: lines.length, truncated: false })
@@ -307,14 +340,18 @@ describe("notebooks", () => {
       const second = yield* readIn(root, { filePath: "bad.ipynb", offset: 2, limit: 1 })
       expect(second.output).toContain("\n2:   \"cells\": [\n")
       // :raw reads the JSON without the notice.
-      expect((yield* readIn(root, { filePath: "bad.ipynb:raw" })).output).toMatch(/^<path>.*\n<type>file<\/type>\n<content>\n\{ not json\n/)
+      expect((yield* readIn(root, { filePath: "bad.ipynb:raw" })).output).toMatch(
+        /^<path>.*\n<type>file<\/type>\n<content>\n\{ not json\n/
+      )
     }))
 
   it.effect("a malformed cell is skipped with a notice in its place; the other cells are shown", () =>
     Effect.gen(function*() {
       const root = project({
         "badcell.ipynb": JSON.stringify({ cells: [markdown("ok"), { source: "no type" }, code("print(2)")] }),
-        "badsource.ipynb": JSON.stringify({ cells: [{ cell_type: "code", source: [1, 2] }, "not a cell", markdown("fine")] })
+        "badsource.ipynb": JSON.stringify({
+          cells: [{ cell_type: "code", source: [1, 2] }, "not a cell", markdown("fine")]
+        })
       })
       const skipped = (index: number) =>
         `[cell ${index} skipped: not a valid cell (expected an object with a cell_type string and a source string or list of strings)]`

@@ -58,7 +58,9 @@ describe("effect-read-grammars", () => {
     expect(library.peerDependencies["effect-read-grammars"]).toBe(grammars.version)
     expect(library.peerDependenciesMeta["effect-read-grammars"]?.optional).toBe(true)
     expect(full.dependencies["effect-read-grammars"]).toBe(grammars.version)
-    expect((library as unknown as { workspaces: ReadonlyArray<string> }).workspaces).toEqual(["packages/effect-read-grammars"])
+    expect((library as unknown as { workspaces: ReadonlyArray<string> }).workspaces).toEqual([
+      "packages/effect-read-grammars"
+    ])
     expect(grammars.engines).toEqual(library.engines)
   })
 
@@ -69,11 +71,15 @@ describe("effect-read-grammars", () => {
 
 describe("the library's package.json", () => {
   it("every peer is also a dev dependency at the same range, for our own tests", () => {
-    for (const [name, range] of Object.entries(library.peerDependencies)) expect([name, library.devDependencies[name]]).toEqual([name, range])
+    for (const [name, range] of Object.entries(library.peerDependencies)) {
+      expect([name, library.devDependencies[name]]).toEqual([name, range])
+    }
   })
 
   it("only effect and @effect/platform(-node) are required peers", () => {
-    const required = Object.keys(library.peerDependencies).filter((name) => library.peerDependenciesMeta[name]?.optional !== true)
+    const required = Object.keys(library.peerDependencies).filter((name) =>
+      library.peerDependenciesMeta[name]?.optional !== true
+    )
     expect(required.sort()).toEqual(["@effect/platform", "@effect/platform-node", "effect"])
   })
 

@@ -29,7 +29,9 @@ const recordingAsker = (answers: ReadonlyArray<Permission.Answer>) =>
 const withRules = <A, E>(
   rules: ReadonlyArray<Permission.Rule>,
   answers: ReadonlyArray<Permission.Answer>,
-  body: (calls: Effect.Effect<ReadonlyArray<Permission.PermissionRequest>>) => Effect.Effect<A, E, Permission.Permission>
+  body: (
+    calls: Effect.Effect<ReadonlyArray<Permission.PermissionRequest>>
+  ) => Effect.Effect<A, E, Permission.Permission>
 ) =>
   Effect.gen(function*() {
     const { asker, calls } = yield* recordingAsker(answers)
@@ -210,14 +212,18 @@ describe("Permission layers", () => {
       })))
 
   it.effect("approvals are per permission", () =>
-    withRules([{ permission: "*", pattern: "*", action: "ask" }], ["always", "reject"], (calls) =>
-      Effect.gen(function*() {
-        yield* ask(request("read", ["a.ts"], ["*"]))
-        yield* ask(request("read", ["b.ts"]))
-        const error = yield* Effect.flip(ask(request("edit", ["a.ts"])))
-        expect(error.permission).toBe("edit")
-        expect((yield* calls).length).toBe(2)
-      })))
+    withRules(
+      [{ permission: "*", pattern: "*", action: "ask" }],
+      ["always", "reject"],
+      (calls) =>
+        Effect.gen(function*() {
+          yield* ask(request("read", ["a.ts"], ["*"]))
+          yield* ask(request("read", ["b.ts"]))
+          const error = yield* Effect.flip(ask(request("edit", ["a.ts"])))
+          expect(error.permission).toBe("edit")
+          expect((yield* calls).length).toBe(2)
+        })
+    ))
 
   it.effect("approvals last only as long as the layer", () =>
     Effect.gen(function*() {
@@ -229,27 +235,35 @@ describe("Permission layers", () => {
     }))
 
   it.effect("deny beats ask, without asking", () =>
-    withRules([
-      { permission: "read", pattern: "*", action: "ask" },
-      { permission: "read", pattern: "secret/*", action: "deny" }
-    ], ["always"], (calls) =>
-      Effect.gen(function*() {
-        const error = yield* Effect.flip(ask(request("read", ["a.ts", "secret/key", "secret/b"])))
-        expect(error.reason).toBe("rule")
-        expect(error.patterns).toEqual(["secret/key", "secret/b"])
-        expect(yield* calls).toEqual([])
-      })))
+    withRules(
+      [
+        { permission: "read", pattern: "*", action: "ask" },
+        { permission: "read", pattern: "secret/*", action: "deny" }
+      ],
+      ["always"],
+      (calls) =>
+        Effect.gen(function*() {
+          const error = yield* Effect.flip(ask(request("read", ["a.ts", "secret/key", "secret/b"])))
+          expect(error.reason).toBe("rule")
+          expect(error.patterns).toEqual(["secret/key", "secret/b"])
+          expect(yield* calls).toEqual([])
+        })
+    ))
 
   it.effect("an `always` approval never overrides a deny rule", () =>
-    withRules([
-      { permission: "read", pattern: "*", action: "ask" },
-      { permission: "read", pattern: "secret/*", action: "deny" }
-    ], ["always"], () =>
-      Effect.gen(function*() {
-        yield* ask(request("read", ["a.ts"], ["*"]))
-        const error = yield* Effect.flip(ask(request("read", ["secret/key"])))
-        expect(error.reason).toBe("rule")
-      })))
+    withRules(
+      [
+        { permission: "read", pattern: "*", action: "ask" },
+        { permission: "read", pattern: "secret/*", action: "deny" }
+      ],
+      ["always"],
+      () =>
+        Effect.gen(function*() {
+          yield* ask(request("read", ["a.ts"], ["*"]))
+          const error = yield* Effect.flip(ask(request("read", ["secret/key"])))
+          expect(error.reason).toBe("rule")
+        })
+    ))
 
   it.effect("several patterns: one ask prompts once for the whole request", () =>
     withRules(Permission.defaultRules, ["once"], (calls) =>
@@ -299,32 +313,49 @@ describe("the front doors' secret rules (Permission.secretRules)", () => {
     for (const pattern of [".env", "config/.env", ".env.local", "app/.env.production", "../other/.env"]) {
       expect(decide("read", pattern)).toBe("ask")
     }
-    for (const pattern of [".env.example", "a/.env.sample", ".env.template", "src/env.ts"]) expect(decide("read", pattern)).toBe("allow")
-    const masked = [{ permission: "*", pattern: "*", action: "allow" } as const, ...Permission.secretRules({ maskSecrets: true })]
+    for (const pattern of [".env.example", "a/.env.sample", ".env.template", "src/env.ts"]) {
+      expect(decide("read", pattern)).toBe("allow")
+    }
+    const masked = [
+      { permission: "*", pattern: "*", action: "allow" } as const,
+      ...Permission.secretRules({ maskSecrets: true })
+    ]
     expect(Permission.evaluate(masked, "read", ".env")).toBe("allow")
     expect(Permission.evaluate(masked, "read", ".ssh/id_rsa")).toBe("deny")
   })
 
   it("private keys and credential stores are denied by name, at any depth and outside the project", () => {
-    for (const pattern of [
-      "id_rsa",
-      ".ssh/id_ed25519",
-      "../../home/me/.ssh/id_ecdsa",
-      "/home/me/.ssh/id_dsa",
-      "keys/deploy.ppk",
-      "certs/client.p12",
-      "../.gnupg/private-keys-v1.d/ABC.key",
-      ".netrc",
-      "../me/.pgpass",
-      "/home/me/.aws/credentials",
-      ".git-credentials",
-      "../.kube/config",
-      "cluster.kubeconfig",
-      "/home/me/.docker/config.json",
-      "/home/me/.config/gh/hosts.yml",
-      "bundle.zip/.aws/credentials"
-    ]) expect(decide("read", pattern), pattern).toBe("deny")
-    for (const pattern of [".ssh/id_rsa.pub", ".ssh/known_hosts", ".ssh/config", ".aws/config", "certs/ca.pem", "src/keys.ts", "kube/config.go"]) {
+    for (
+      const pattern of [
+        "id_rsa",
+        ".ssh/id_ed25519",
+        "../../home/me/.ssh/id_ecdsa",
+        "/home/me/.ssh/id_dsa",
+        "keys/deploy.ppk",
+        "certs/client.p12",
+        "../.gnupg/private-keys-v1.d/ABC.key",
+        ".netrc",
+        "../me/.pgpass",
+        "/home/me/.aws/credentials",
+        ".git-credentials",
+        "../.kube/config",
+        "cluster.kubeconfig",
+        "/home/me/.docker/config.json",
+        "/home/me/.config/gh/hosts.yml",
+        "bundle.zip/.aws/credentials"
+      ]
+    ) expect(decide("read", pattern), pattern).toBe("deny")
+    for (
+      const pattern of [
+        ".ssh/id_rsa.pub",
+        ".ssh/known_hosts",
+        ".ssh/config",
+        ".aws/config",
+        "certs/ca.pem",
+        "src/keys.ts",
+        "kube/config.go"
+      ]
+    ) {
       expect(decide("read", pattern), pattern).toBe("allow")
     }
   })
@@ -339,7 +370,14 @@ describe("the front doors' secret rules (Permission.secretRules)", () => {
   })
 
   it("rules appended after them win (the doors' --allow, a rules file)", () => {
-    const allowed = [...rules, ...["read", "read_private_key"].map((permission) => ({ permission, pattern: "test/fixtures/*", action: "allow" as const }))]
+    const allowed = [
+      ...rules,
+      ...["read", "read_private_key"].map((permission) => ({
+        permission,
+        pattern: "test/fixtures/*",
+        action: "allow" as const
+      }))
+    ]
     expect(Permission.evaluate(allowed, "read_private_key", "test/fixtures/key.pem")).toBe("allow")
     expect(Permission.evaluate(allowed, "read", "test/fixtures/id_rsa")).toBe("allow")
     expect(Permission.evaluate(allowed, "read_private_key", "certs/key.pem")).toBe("deny")
@@ -379,7 +417,11 @@ describe("asking, per conversation and per request", () => {
       const rules = [{ permission: "read", pattern: "*", action: "ask" } as const]
       const service = yield* Permission.make(rules, { asker: Permission.askPrompt })
       const nobody = yield* Effect.flip(service.ask(request("read", ["a.txt"])))
-      expect(nobody).toMatchObject({ _tag: "PermissionDenied", reason: "unavailable", detail: "nobody can be asked here" })
+      expect(nobody).toMatchObject({
+        _tag: "PermissionDenied",
+        reason: "unavailable",
+        detail: "nobody can be asked here"
+      })
       expect(nobody.message).toBe(
         "Permission denied: reading a.txt needs the user's approval, and the user could not be asked (nobody can be asked here). Do not retry it."
       )
@@ -388,9 +430,14 @@ describe("asking, per conversation and per request", () => {
         Effect.provideService(Permission.Prompt, (req) => Effect.sync(() => (asked.push(req), "once" as const)))
       )
       expect(asked.map((req) => req.metadata)).toEqual([{ rule: "*" }])
-      const hinted = yield* Effect.flip(service.ask(request("read", ["b.txt"])).pipe(
-        Effect.provideService(Permission.Prompt, Permission.unavailable("no terminal", (req) => `Allow ${req.patterns[0]} with --allow.`))
-      ))
+      const hinted = yield* Effect.flip(
+        service.ask(request("read", ["b.txt"])).pipe(
+          Effect.provideService(
+            Permission.Prompt,
+            Permission.unavailable("no terminal", (req) => `Allow ${req.patterns[0]} with --allow.`)
+          )
+        )
+      )
       expect(hinted.message).toBe(
         "Permission denied: reading b.txt needs the user's approval, and the user could not be asked (no terminal). Do not retry it. Allow b.txt with --allow."
       )

@@ -10,8 +10,8 @@ import * as fs from "node:fs"
 import * as zlib from "node:zlib"
 import * as Progress from "../src/Progress.js"
 import { read, type ReadParams } from "../src/Read.js"
-import { bin, eventually, writeEndlessFile } from "./support/mcpWire.js"
 import { nodeLayer, tempDir, writeTree } from "./support/index.js"
+import { bin, eventually, writeEndlessFile } from "./support/mcpWire.js"
 import { member as tarMember, tarOf } from "./support/tarFixtures.js"
 import { zip } from "./support/zipFixtures.js"
 
@@ -69,7 +69,9 @@ describe("throttled", () => {
 
 describe("describe and statusLine", () => {
   it("says what, how much of how much, and the share", () => {
-    expect(Progress.describe({ task: "Reading /p/big.log", done: 1536 * 1024 * 1024, total: 4 * 1024 ** 3, unit: "bytes" }))
+    expect(
+      Progress.describe({ task: "Reading /p/big.log", done: 1536 * 1024 * 1024, total: 4 * 1024 ** 3, unit: "bytes" })
+    )
       .toBe("Reading /p/big.log: 1.5 GiB of 4.0 GiB (37%)")
     expect(Progress.describe({ task: "Scanning /p/a.zip", done: 12_000, total: 48_000, unit: "entries" }))
       .toBe("Scanning /p/a.zip: 12,000 of 48,000 entries (25%)")
@@ -85,7 +87,9 @@ describe("describe and statusLine", () => {
     expect(line.length - "\r\x1b[K".length).toBe(59)
     // Unknown width (0 under a terminal without a size): 80.
     expect(Progress.statusLine(update, 0).length - "\r\x1b[K".length).toBe(79)
-    expect(Progress.statusLine({ task: "Reading a", done: 1, unit: "bytes" })).toBe("\reffect-read: Reading a: 1 bytes\x1b[K")
+    expect(Progress.statusLine({ task: "Reading a", done: 1, unit: "bytes" })).toBe(
+      "\reffect-read: Reading a: 1 bytes\x1b[K"
+    )
   })
 
   it("terminal: clear erases the line only when something was drawn", () => {
@@ -129,7 +133,8 @@ describe("what the long loops report", () => {
 
   it.effect("scanning a tar.gz: compressed bytes of the file's size", () =>
     Effect.gen(function*() {
-      const members = Array.from({ length: 40 }, (_, i) => tarMember({ name: `m${i}.txt`, data: `${"x".repeat(20_000)}${i}\n` }))
+      const members = Array.from({ length: 40 }, (_, i) =>
+        tarMember({ name: `m${i}.txt`, data: `${"x".repeat(20_000)}${i}\n` }))
       const archive = zlib.gzipSync(tarOf(...members))
       const root = project({ "a.tar.gz": archive })
       const { updates } = yield* recorded(root, { filePath: "a.tar.gz" })
@@ -170,7 +175,10 @@ describe("the CLI's status line", () => {
     child.stdout.on("data", (chunk: Buffer) => (shown += chunk.toString("utf8")))
     try {
       // One line, redrawn in place; cut from its start when it is wider than the terminal.
-      await eventually(() => /\r(effect-read: |…).*endless\.txt: [\d.]+ [KMG]iB of 1\.0 TiB \(0%\)\x1b\[K/.test(shown), "a status line")
+      await eventually(
+        () => /\r(effect-read: |…).*endless\.txt: [\d.]+ [KMG]iB of 1\.0 TiB \(0%\)\x1b\[K/.test(shown),
+        "a status line"
+      )
     } finally {
       // `script` and the CLI under it, as a group (gone already if the CLI ended).
       try {

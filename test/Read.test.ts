@@ -14,9 +14,9 @@ import * as FileTime from "../src/FileTime.js"
 import * as Lsp from "../src/Lsp.js"
 import * as Permission from "../src/Permission.js"
 import { read, type ReadParams, readUnknown } from "../src/Read.js"
-import { GIF, JPEG, PDF, PNG, WEBP } from "./support/media.js"
-import { countingReads, nodeLayer, projectDirs, fieldsOf } from "./support/index.js"
+import { countingReads, fieldsOf, nodeLayer, projectDirs } from "./support/index.js"
 import type { LayerOptions } from "./support/index.js"
+import { GIF, JPEG, PDF, PNG, WEBP } from "./support/media.js"
 
 // -----------------------------------------------------------------------------
 // Helpers
@@ -33,11 +33,15 @@ const failIn = (root: string, params: ReadParams | unknown, options: LayerOption
 
 /** The exact text of a file page, as the output contract writes it. */
 const filePage = (path: string, lines: ReadonlyArray<string>, footer: string): string =>
-  `<path>${path}</path>\n<type>file</type>\n<content>\n${lines.map((line) => `${line}\n`).join("")}\n${footer}\n</content>`
+  `<path>${path}</path>\n<type>file</type>\n<content>\n${
+    lines.map((line) => `${line}\n`).join("")
+  }\n${footer}\n</content>`
 
 /** The exact text of a directory page. */
 const dirPage = (path: string, entries: ReadonlyArray<string>, footer: string): string =>
-  `<path>${path}</path>\n<type>directory</type>\n<entries>\n${entries.map((e) => `${e}\n`).join("")}\n${footer}\n</entries>`
+  `<path>${path}</path>\n<type>directory</type>\n<entries>\n${
+    entries.map((e) => `${e}\n`).join("")
+  }\n${footer}\n</entries>`
 
 const numbered = (lines: ReadonlyArray<string>, first = 1): Array<string> => lines.map((l, i) => `${first + i}: ${l}`)
 
@@ -66,9 +70,12 @@ const recordingAsker = (answer: Permission.Answer = "once") => {
 }
 
 /** Run `self` with the FileSystem it would get replaced by `wrap(original)`. */
-const withFileSystem = (wrap: (fs: FileSystem.FileSystem) => FileSystem.FileSystem) =>
-<A, E, R>(self: Effect.Effect<A, E, R>) =>
-  Effect.flatMap(FileSystem.FileSystem, (original) => Effect.provideService(self, FileSystem.FileSystem, wrap(original)))
+const withFileSystem =
+  (wrap: (fs: FileSystem.FileSystem) => FileSystem.FileSystem) => <A, E, R>(self: Effect.Effect<A, E, R>) =>
+    Effect.flatMap(
+      FileSystem.FileSystem,
+      (original) => Effect.provideService(self, FileSystem.FileSystem, wrap(original))
+    )
 
 const eacces = (method: string, path: string) =>
   new SystemError({
@@ -194,7 +201,9 @@ describe("read: text files", () => {
       expect(bytes(result.output)).toBeLessThanOrEqual(51200)
       const last = fieldsOf(result).endLine!
       expect(last).toBeLessThan(800)
-      expect(result.output).toContain(`(Output capped at 50 KB. Showing lines 1-${last}. Use offset=${last + 1} to continue.)`)
+      expect(result.output).toContain(
+        `(Output capped at 50 KB. Showing lines 1-${last}. Use offset=${last + 1} to continue.)`
+      )
       expect(shownLines(result.output)).toEqual(lines.slice(0, last).map((line, i) => [i + 1, line]))
     }))
 
@@ -205,7 +214,11 @@ describe("read: text files", () => {
       expect(result.output).toBe(
         filePage(
           `${root}/long.txt`,
-          ["1: short", `2: ${"x".repeat(2000)}... (line truncated to 2000 chars; use offset=2 column=2001 to read more of it)`, "3: after"],
+          [
+            "1: short",
+            `2: ${"x".repeat(2000)}... (line truncated to 2000 chars; use offset=2 column=2001 to read more of it)`,
+            "3: after"
+          ],
           eof(3)
         )
       )
@@ -249,7 +262,11 @@ describe("read: text files", () => {
       expect(result.output).toBe(
         filePage(
           `${root}/cjk.md`,
-          ["1: # 标题", "2: 日本語のテキスト", `3: ${"中文".repeat(1000)}... (line truncated to 2000 chars; use offset=3 column=2001 to read more of it)`],
+          [
+            "1: # 标题",
+            "2: 日本語のテキスト",
+            `3: ${"中文".repeat(1000)}... (line truncated to 2000 chars; use offset=3 column=2001 to read more of it)`
+          ],
           eof(3)
         )
       )
@@ -257,7 +274,11 @@ describe("read: text files", () => {
 
   it.effect("CRLF, lone CR and mixed line endings: no \\r in the output", () =>
     Effect.gen(function*() {
-      const root = project({ "crlf.txt": "one\r\ntwo\r\n", "cr.txt": "one\rtwo\rthree", "mixed.txt": "a\r\nb\rc\nd\r\n\r\ne" })
+      const root = project({
+        "crlf.txt": "one\r\ntwo\r\n",
+        "cr.txt": "one\rtwo\rthree",
+        "mixed.txt": "a\r\nb\rc\nd\r\n\r\ne"
+      })
       const crlf = yield* readIn(root, { filePath: "crlf.txt" })
       expect(crlf.output).toBe(filePage(`${root}/crlf.txt`, ["1: one", "2: two"], eof(2)))
       const cr = yield* readIn(root, { filePath: "cr.txt" })
@@ -278,7 +299,10 @@ describe("read: text files", () => {
       const root = project({ "collect.txt": collected, "count.txt": counted, "lone.txt": lone })
       const a = yield* readIn(root, { filePath: "collect.txt" })
       expect(a.output).toBe(
-        filePage(`${root}/collect.txt`, [`1: ${"x".repeat(2000)}... (line truncated to 2000 chars; use offset=1 column=2001 to read more of it)`, "2: y"], eof(2))
+        filePage(`${root}/collect.txt`, [
+          `1: ${"x".repeat(2000)}... (line truncated to 2000 chars; use offset=1 column=2001 to read more of it)`,
+          "2: y"
+        ], eof(2))
       )
       const b = yield* readIn(root, { filePath: "count.txt", limit: 1 })
       expect(b.output).toBe(
@@ -319,10 +343,16 @@ describe("read: text files", () => {
   it.effect("line counting: 'a\\nb\\n' and 'a\\nb' are 2 lines, '\\n' is one empty line", () =>
     Effect.gen(function*() {
       const root = project({ "t1.txt": "a\nb\n", "t2.txt": "a\nb", "t3.txt": "\n", "t4.txt": "a\n\n" })
-      expect((yield* readIn(root, { filePath: "t1.txt" })).output).toBe(filePage(`${root}/t1.txt`, ["1: a", "2: b"], eof(2)))
-      expect((yield* readIn(root, { filePath: "t2.txt" })).output).toBe(filePage(`${root}/t2.txt`, ["1: a", "2: b"], eof(2)))
+      expect((yield* readIn(root, { filePath: "t1.txt" })).output).toBe(
+        filePage(`${root}/t1.txt`, ["1: a", "2: b"], eof(2))
+      )
+      expect((yield* readIn(root, { filePath: "t2.txt" })).output).toBe(
+        filePage(`${root}/t2.txt`, ["1: a", "2: b"], eof(2))
+      )
       expect((yield* readIn(root, { filePath: "t3.txt" })).output).toBe(filePage(`${root}/t3.txt`, ["1: "], eof(1)))
-      expect((yield* readIn(root, { filePath: "t4.txt" })).output).toBe(filePage(`${root}/t4.txt`, ["1: a", "2: "], eof(2)))
+      expect((yield* readIn(root, { filePath: "t4.txt" })).output).toBe(
+        filePage(`${root}/t4.txt`, ["1: a", "2: "], eof(2))
+      )
     }))
 
   it.effect("an empty file reads as '(End of file - total 0 lines)'", () =>
@@ -599,7 +629,9 @@ describe("read: binary files", () => {
 
   it.effect("a NUL byte in a .txt file is binary", () =>
     Effect.gen(function*() {
-      const root = project({ "data.txt": Buffer.concat([Buffer.from("hello\nworld"), Buffer.from([0]), Buffer.from("x\n")]) })
+      const root = project({
+        "data.txt": Buffer.concat([Buffer.from("hello\nworld"), Buffer.from([0]), Buffer.from("x\n")])
+      })
       const error = yield* failIn(root, { filePath: "data.txt" })
       expect(error._tag).toBe("BinaryFile")
       expect(error.message).toBe(
@@ -892,7 +924,10 @@ describe("read: not found", () => {
 
   it.effect("look-alike directory components are recovered too (NFC path, NFD directories)", () =>
     Effect.gen(function*() {
-      const root = project({ "Cafe\u0301/Re\u0301sume\u0301/notes.txt": "deep\n", "Cafe\u0301/Re\u0301sume\u0301/other.md": "" })
+      const root = project({
+        "Cafe\u0301/Re\u0301sume\u0301/notes.txt": "deep\n",
+        "Cafe\u0301/Re\u0301sume\u0301/other.md": ""
+      })
       const result = yield* readIn(root, { filePath: "Caf\u00e9/R\u00e9sum\u00e9/notes.txt" })
       expect(result.output).toBe(filePage(`${root}/Cafe\u0301/Re\u0301sume\u0301/notes.txt`, ["1: deep"], eof(1)))
       expect(result.title).toBe("Cafe\u0301/Re\u0301sume\u0301/notes.txt")
@@ -909,7 +944,9 @@ describe("read: not found", () => {
       const root = project({ "it\u2019s.txt": "", "it\u2018s.txt": "" })
       const error = yield* failIn(root, { filePath: "it's.txt" })
       expect(error._tag).toBe("FileNotFound")
-      expect(error).toMatchObject({ suggestions: expect.arrayContaining([`${root}/it\u2019s.txt`, `${root}/it\u2018s.txt`]) })
+      expect(error).toMatchObject({
+        suggestions: expect.arrayContaining([`${root}/it\u2019s.txt`, `${root}/it\u2018s.txt`])
+      })
     }))
 
   it.effect("a look-alike recovered into a denied file is still denied", () =>
@@ -960,9 +997,18 @@ describe("read: permissions", () => {
       const rejected = yield* failIn(root, { filePath: ".env" }, {
         permission: Permission.layerRules(Permission.defaultRules, { asker })
       })
-      expect(rejected).toMatchObject({ _tag: "PermissionDenied", permission: "read", patterns: [".env"], reason: "rejected" })
+      expect(rejected).toMatchObject({
+        _tag: "PermissionDenied",
+        permission: "read",
+        patterns: [".env"],
+        reason: "rejected"
+      })
       const denied = yield* failIn(root, { filePath: ".env" }, {
-        permission: Permission.layerRules([...Permission.defaultRules, { permission: "read", pattern: "*.env", action: "deny" }])
+        permission: Permission.layerRules([...Permission.defaultRules, {
+          permission: "read",
+          pattern: "*.env",
+          action: "deny"
+        }])
       })
       expect(denied).toMatchObject({ _tag: "PermissionDenied", permission: "read", reason: "rule" })
       expect(denied.message).not.toContain("hunter2")
@@ -1267,60 +1313,68 @@ describe("read: result and services", () => {
       }
     }))
 
-  it.effect("a 50 MB file: the first page, a deep page and the byte-capped page report the right lines", () =>
-    Effect.gen(function*() {
-      // 64 lines of 64 bytes per 4 KB block; 12,800 blocks = 50 MiB = 819,200 lines.
-      const block = Buffer.from(
-        Array.from({ length: 64 }, (_, i) => `${String(i).padStart(2, "0")}:`.padEnd(63, "0123456789") + "\n").join("")
-      )
-      expect(block.length).toBe(4096)
-      const root = project()
-      const path = `${root}/huge.log`
-      const fd = fs.openSync(path, "w")
-      for (let i = 0; i < 12_800; i++) fs.writeSync(fd, block)
-      fs.closeSync(fd)
-      const lineAt = (n: number) => block.subarray(((n - 1) % 64) * 64, ((n - 1) % 64) * 64 + 63).toString()
-
-      const first = yield* readIn(root, { filePath: "huge.log", limit: 100 })
-      expect(first.output).toBe(
-        filePage(
-          path,
-          Array.from({ length: 100 }, (_, i) => `${i + 1}: ${lineAt(i + 1)}`),
-          // Counting stops 1 MiB past the page: the total is not known yet, and the footer says so.
-          "(Showing lines 1-100 of at least 16484 in a 50.0 MiB file. Use offset=101 to continue.)"
+  it.effect(
+    "a 50 MB file: the first page, a deep page and the byte-capped page report the right lines",
+    () =>
+      Effect.gen(function*() {
+        // 64 lines of 64 bytes per 4 KB block; 12,800 blocks = 50 MiB = 819,200 lines.
+        const block = Buffer.from(
+          Array.from({ length: 64 }, (_, i) => `${String(i).padStart(2, "0")}:`.padEnd(63, "0123456789") + "\n").join(
+            ""
+          )
         )
-      )
-      expect(first.metadata).toMatchObject({ totalLinesAtLeast: 16_484, size: 50 * 1024 * 1024 })
-      expect(fieldsOf(first).totalLines).toBeUndefined()
+        expect(block.length).toBe(4096)
+        const root = project()
+        const path = `${root}/huge.log`
+        const fd = fs.openSync(path, "w")
+        for (let i = 0; i < 12_800; i++) fs.writeSync(fd, block)
+        fs.closeSync(fd)
+        const lineAt = (n: number) => block.subarray(((n - 1) % 64) * 64, ((n - 1) % 64) * 64 + 63).toString()
 
-      const deep = yield* readIn(root, { filePath: "huge.log", offset: 819_150 })
-      expect(deep.output).toBe(
-        filePage(path, Array.from({ length: 51 }, (_, i) => `${819_150 + i}: ${lineAt(819_150 + i)}`), eof(819_200))
-      )
-      // That scan reached the end: the line index now knows the total for every later page.
-      const again = yield* readIn(root, { filePath: "huge.log", limit: 100 })
-      expect(again.output).toContain("(Showing lines 1-100 of 819200. Use offset=101 to continue.)")
+        const first = yield* readIn(root, { filePath: "huge.log", limit: 100 })
+        expect(first.output).toBe(
+          filePage(
+            path,
+            Array.from({ length: 100 }, (_, i) => `${i + 1}: ${lineAt(i + 1)}`),
+            // Counting stops 1 MiB past the page: the total is not known yet, and the footer says so.
+            "(Showing lines 1-100 of at least 16484 in a 50.0 MiB file. Use offset=101 to continue.)"
+          )
+        )
+        expect(first.metadata).toMatchObject({ totalLinesAtLeast: 16_484, size: 50 * 1024 * 1024 })
+        expect(fieldsOf(first).totalLines).toBeUndefined()
 
-      // Default limit: the byte cap stops the page, so the rest of the file is never read.
-      const counter = countingReads()
-      const capped = yield* read({ filePath: "huge.log" }).pipe(
-        counter.wrap,
-        Effect.provide(nodeLayer(root))
-      )
-      const last = fieldsOf(capped).endLine!
-      expect(capped.output.endsWith(
-        `(Output capped at 50 KB. Showing lines 1-${last}. Use offset=${last + 1} to continue.)\n</content>`
-      )).toBe(true)
-      expect(shownLines(capped.output)).toEqual(Array.from({ length: last }, (_, i) => [i + 1, lineAt(i + 1)]))
-      expect(counter.stats.bytes).toBeLessThan(1024 * 1024)
-    }), 120_000)
+        const deep = yield* readIn(root, { filePath: "huge.log", offset: 819_150 })
+        expect(deep.output).toBe(
+          filePage(path, Array.from({ length: 51 }, (_, i) => `${819_150 + i}: ${lineAt(819_150 + i)}`), eof(819_200))
+        )
+        // That scan reached the end: the line index now knows the total for every later page.
+        const again = yield* readIn(root, { filePath: "huge.log", limit: 100 })
+        expect(again.output).toContain("(Showing lines 1-100 of 819200. Use offset=101 to continue.)")
+
+        // Default limit: the byte cap stops the page, so the rest of the file is never read.
+        const counter = countingReads()
+        const capped = yield* read({ filePath: "huge.log" }).pipe(
+          counter.wrap,
+          Effect.provide(nodeLayer(root))
+        )
+        const last = fieldsOf(capped).endLine!
+        expect(capped.output.endsWith(
+          `(Output capped at 50 KB. Showing lines 1-${last}. Use offset=${last + 1} to continue.)\n</content>`
+        )).toBe(true)
+        expect(shownLines(capped.output)).toEqual(Array.from({ length: last }, (_, i) => [i + 1, lineAt(i + 1)]))
+        expect(counter.stats.bytes).toBeLessThan(1024 * 1024)
+      }),
+    120_000
+  )
 })
 
 describe("reads of a small file", () => {
   it.effect("read it once, plus its last 4 KB again to confirm it did not change", () =>
     Effect.gen(function*() {
       const sizes = [1, 100, 4096, 4097, 20_000, 64 * 1024]
-      const root = project(Object.fromEntries(sizes.map((size) => [`f${size}.txt`, "ab\n".repeat(size).slice(0, size)])))
+      const root = project(
+        Object.fromEntries(sizes.map((size) => [`f${size}.txt`, "ab\n".repeat(size).slice(0, size)]))
+      )
       for (const size of sizes) {
         const counter = countingReads()
         const result = yield* read({ filePath: `f${size}.txt` }).pipe(counter.wrap, Effect.provide(nodeLayer(root)))

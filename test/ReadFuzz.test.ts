@@ -28,9 +28,9 @@ import { execFileSync } from "node:child_process"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
+import { QueryLimits } from "../src/Limits.js"
 import * as MemoryFileSystem from "../src/MemoryFileSystem.js"
 import * as Permission from "../src/Permission.js"
-import { QueryLimits } from "../src/Limits.js"
 import { readUnknown } from "../src/Read.js"
 import { ReadError } from "../src/ReadError.js"
 import { ReadManyResult, readManyUnknown } from "../src/ReadMany.js"
@@ -41,7 +41,9 @@ import { memoryLayer, nodeLayer, tempDir } from "./support/index.js"
 const SEED = Number(process.env["READ_FUZZ_SEED"] ?? Math.floor(Math.random() * 2 ** 31))
 const RUNS = Number(process.env["READ_FUZZ_RUNS"] ?? 200)
 const SECONDS = Number(process.env["READ_FUZZ_SECONDS"] ?? 20)
-console.info(`read fuzz: seed ${SEED}, ${RUNS} cases, at most ${SECONDS} s a property (replay with READ_FUZZ_SEED=${SEED})`)
+console.info(
+  `read fuzz: seed ${SEED}, ${RUNS} cases, at most ${SECONDS} s a property (replay with READ_FUZZ_SEED=${SEED})`
+)
 
 /**
  * In every name and byte the session must not see. The generator's alphabet has no `q` or `z`,
@@ -89,8 +91,32 @@ const rules: ReadonlyArray<Permission.Rule> = [
 // -----------------------------------------------------------------------------
 
 const EXTENSIONS = [
-  ".txt", ".ts", ".json", ".ipynb", ".html", ".svg", ".png", ".jpg", ".gif", ".webp", ".pdf", ".zip", ".jar", ".tar",
-  ".tgz", ".tar.gz", ".gz", ".db", ".sqlite", ".docx", ".xlsx", ".pptx", ".odt", ".epub", ".bin", ""
+  ".txt",
+  ".ts",
+  ".json",
+  ".ipynb",
+  ".html",
+  ".svg",
+  ".png",
+  ".jpg",
+  ".gif",
+  ".webp",
+  ".pdf",
+  ".zip",
+  ".jar",
+  ".tar",
+  ".tgz",
+  ".tar.gz",
+  ".gz",
+  ".db",
+  ".sqlite",
+  ".docx",
+  ".xlsx",
+  ".pptx",
+  ".odt",
+  ".epub",
+  ".bin",
+  ""
 ]
 
 type Mutation =
@@ -105,9 +131,24 @@ const fraction = fc.integer({ min: 0, max: 9_999 }).map((n) => n / 10_000)
 const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   { weight: 3, arbitrary: fc.constant({ _tag: "None" as const }) },
   { weight: 3, arbitrary: fraction.map((at) => ({ _tag: "Truncate" as const, at })) },
-  { weight: 3, arbitrary: fc.array(fraction, { minLength: 1, maxLength: 8 }).map((at) => ({ _tag: "Flip" as const, at })) },
-  { weight: 2, arbitrary: fc.record({ at: fraction, bytes: fc.uint8Array({ minLength: 1, maxLength: 64 }) }).map((m) => ({ _tag: "Overwrite" as const, ...m })) },
-  { weight: 1, arbitrary: fc.record({ other: fc.nat(SEEDS.length - 1), at: fraction }).map((m) => ({ _tag: "Splice" as const, ...m })) },
+  {
+    weight: 3,
+    arbitrary: fc.array(fraction, { minLength: 1, maxLength: 8 }).map((at) => ({ _tag: "Flip" as const, at }))
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({ at: fraction, bytes: fc.uint8Array({ minLength: 1, maxLength: 64 }) }).map((m) => ({
+      _tag: "Overwrite" as const,
+      ...m
+    }))
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ other: fc.nat(SEEDS.length - 1), at: fraction }).map((m) => ({
+      _tag: "Splice" as const,
+      ...m
+    }))
+  },
   { weight: 1, arbitrary: fc.uint8Array({ maxLength: 5000 }).map((bytes) => ({ _tag: "Random" as const, bytes })) }
 )
 
@@ -122,11 +163,17 @@ const mutate = (seed: Uint8Array, m: Mutation): Uint8Array => {
       for (const at of m.at) bytes[Math.floor(at * bytes.length)]! ^= 1 << (Math.floor(at * 80) % 8)
       return bytes
     case "Overwrite":
-      bytes.set(m.bytes.subarray(0, Math.max(0, bytes.length - Math.floor(m.at * bytes.length))), Math.floor(m.at * bytes.length))
+      bytes.set(
+        m.bytes.subarray(0, Math.max(0, bytes.length - Math.floor(m.at * bytes.length))),
+        Math.floor(m.at * bytes.length)
+      )
       return bytes
     case "Splice": {
       const other = SEEDS[m.other]![1]
-      return Buffer.concat([other.subarray(0, Math.floor(m.at * other.length)), bytes.subarray(Math.floor(m.at * bytes.length))])
+      return Buffer.concat([
+        other.subarray(0, Math.floor(m.at * other.length)),
+        bytes.subarray(Math.floor(m.at * bytes.length))
+      ])
     }
     case "Random":
       return m.bytes
@@ -134,7 +181,12 @@ const mutate = (seed: Uint8Array, m: Mutation): Uint8Array => {
 }
 
 const caseFile = fc.record({ seed: fc.nat(SEEDS.length - 1), extension: fc.constantFrom(...EXTENSIONS), mutation }).map(
-  ({ extension, mutation, seed }) => ({ name: `case${extension}`, bytes: mutate(SEEDS[seed]![1], mutation), seed: SEED_NAMES[seed]!, mutation: mutation._tag })
+  ({ extension, mutation, seed }) => ({
+    name: `case${extension}`,
+    bytes: mutate(SEEDS[seed]![1], mutation),
+    seed: SEED_NAMES[seed]!,
+    mutation: mutation._tag
+  })
 )
 
 // -----------------------------------------------------------------------------
@@ -149,31 +201,148 @@ const circular = (): Record<string, unknown> => {
 
 /** What only a JavaScript caller sends: every one must be an `InvalidParams`. */
 const odd = fc.constantFrom<unknown>(
-  null, Number.NaN, Infinity, -0, 1.5, 2n, "", "x", [], {}, true, Symbol("s"), () => 1, new Date(0), circular(), "\0"
+  null,
+  Number.NaN,
+  Infinity,
+  -0,
+  1.5,
+  2n,
+  "",
+  "x",
+  [],
+  {},
+  true,
+  Symbol("s"),
+  () => 1,
+  new Date(0),
+  circular(),
+  "\0"
 )
 
 const NAMES = [
-  ...SEED_NAMES, "case", "src", "src/", "src/nested/deep.ts", "dir", "dir/", "dir/one.txt", "empty", ".env", "private",
-  "private/", "link-dir", "link-dir/", "link-file.txt", "link-db.db", "link-up", "link-up/", "link-loop", "dangling",
-  "missing.txt", "nots.txt", "NOTES.TXT", "dir/one.tx", "lnk-dir/x.txt", "nk-dir/sec", "deep.ts", "nested/deep.ts",
-  "ap.ts", "archiv.zip", ".", "./", "..", "../", "/", "~", "~/x"
+  ...SEED_NAMES,
+  "case",
+  "src",
+  "src/",
+  "src/nested/deep.ts",
+  "dir",
+  "dir/",
+  "dir/one.txt",
+  "empty",
+  ".env",
+  "private",
+  "private/",
+  "link-dir",
+  "link-dir/",
+  "link-file.txt",
+  "link-db.db",
+  "link-up",
+  "link-up/",
+  "link-loop",
+  "dangling",
+  "missing.txt",
+  "nots.txt",
+  "NOTES.TXT",
+  "dir/one.tx",
+  "lnk-dir/x.txt",
+  "nk-dir/sec",
+  "deep.ts",
+  "nested/deep.ts",
+  "ap.ts",
+  "archiv.zip",
+  ".",
+  "./",
+  "..",
+  "../",
+  "/",
+  "~",
+  "~/x"
 ]
 const SELECTORS = [
-  "1", "2-3", "5-", "1+2", "L1-L2", "1-2,4-5", "-3", "-1", "raw", "2-4:raw", "-2:raw", "outline", "summary", "conflicts",
-  "2:block", "tree", "pages=1", "pages=1-2", "0", "99999999999999999999", "3-1", "x", ""
+  "1",
+  "2-3",
+  "5-",
+  "1+2",
+  "L1-L2",
+  "1-2,4-5",
+  "-3",
+  "-1",
+  "raw",
+  "2-4:raw",
+  "-2:raw",
+  "outline",
+  "summary",
+  "conflicts",
+  "2:block",
+  "tree",
+  "pages=1",
+  "pages=1-2",
+  "0",
+  "99999999999999999999",
+  "3-1",
+  "x",
+  ""
 ]
 const MEMBERS = [
-  "dir/a.txt", "b.md", "bin.dat", "inner.zip", "inner.zip:deep.txt", "dir", "dir/", "link", "missing", "../../etc/passwd",
-  "/etc/passwd", "a.txt", "notes", "log"
+  "dir/a.txt",
+  "b.md",
+  "bin.dat",
+  "inner.zip",
+  "inner.zip:deep.txt",
+  "dir",
+  "dir/",
+  "link",
+  "missing",
+  "../../etc/passwd",
+  "/etc/passwd",
+  "a.txt",
+  "notes",
+  "log"
 ]
 const DATABASE = [
-  ":t", ":t:1", ":t:2", ":t:999", ":v", ":sqlite_master", ":t?limit=2", ":t?where=x > 1", ":t?where=1); DROP TABLE t; --",
-  "?q=SELECT 1", "?q=SELECT * FROM t", "?q=DELETE FROM t", "?q=ATTACH 'x.db' AS y", "?q=PRAGMA writable_schema=1",
-  ":t?limit=abc", ":t?order=x", ":nope", "?q="
+  ":t",
+  ":t:1",
+  ":t:2",
+  ":t:999",
+  ":v",
+  ":sqlite_master",
+  ":t?limit=2",
+  ":t?where=x > 1",
+  ":t?where=1); DROP TABLE t; --",
+  "?q=SELECT 1",
+  "?q=SELECT * FROM t",
+  "?q=DELETE FROM t",
+  "?q=ATTACH 'x.db' AS y",
+  "?q=PRAGMA writable_schema=1",
+  ":t?limit=abc",
+  ":t?order=x",
+  ":nope",
+  "?q="
 ]
 /** A runaway query: stopped at its (shortened) time budget. */
 const RUNAWAY = "?q=WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
-const ALPHABET = ["a", "b", "e", ".", "/", "..", ":", "-", "1", "7", "é", " ", "\\", "*", "?", "%", "#", "~", "\t", "日"]
+const ALPHABET = [
+  "a",
+  "b",
+  "e",
+  ".",
+  "/",
+  "..",
+  ":",
+  "-",
+  "1",
+  "7",
+  "é",
+  " ",
+  "\\",
+  "*",
+  "?",
+  "%",
+  "#",
+  "~",
+  "\t",
+  "日"
+]
 
 /** Where the workspace and the outside directory are. */
 interface Roots {
@@ -202,31 +371,62 @@ const filePath = (caseName: string, roots: Roots): fc.Arbitrary<unknown> =>
     },
     {
       weight: 4,
-      arbitrary: fc.tuple(fc.constantFrom("app.db", "link-db.db", caseName), fc.constantFrom(...DATABASE)).map(([d, s]) => `${d}${s}`)
+      arbitrary: fc.tuple(fc.constantFrom("app.db", "link-db.db", caseName), fc.constantFrom(...DATABASE)).map((
+        [d, s]
+      ) => `${d}${s}`)
     },
     { weight: 1, arbitrary: fc.constant(`app.db${RUNAWAY}`) },
     {
       weight: 2,
       arbitrary: fc.tuple(
-        fc.constantFrom("./", "../", `${roots.root}/`, `${roots.outside}/`, "~/", `file://${roots.root}/`, `file://${roots.outside}/`, " "),
+        fc.constantFrom(
+          "./",
+          "../",
+          `${roots.root}/`,
+          `${roots.outside}/`,
+          "~/",
+          `file://${roots.root}/`,
+          `file://${roots.outside}/`,
+          " "
+        ),
         name(caseName)
       )
         .map(([p, n]) => `${p}${n}`)
     },
-    { weight: 1, arbitrary: fc.constantFrom("http://127.0.0.1:9/x", "https://127.0.0.1:9/", "ftp://x/y", "data:text/plain,hi") },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom("http://127.0.0.1:9/x", "https://127.0.0.1:9/", "ftp://x/y", "data:text/plain,hi")
+    },
     { weight: 2, arbitrary: fc.array(fc.constantFrom(...ALPHABET), { maxLength: 24 }).map((parts) => parts.join("")) },
     { weight: 1, arbitrary: odd }
   )
 
-const optional = <A>(valid: fc.Arbitrary<A>) => fc.oneof({ weight: 19, arbitrary: valid as fc.Arbitrary<unknown> }, { weight: 1, arbitrary: odd })
+const optional = <A>(valid: fc.Arbitrary<A>) =>
+  fc.oneof({ weight: 19, arbitrary: valid as fc.Arbitrary<unknown> }, { weight: 1, arbitrary: odd })
 
 const fields = (caseName: string, roots: Roots) => ({
   filePath: filePath(caseName, roots),
-  offset: optional(fc.oneof(fc.integer({ min: -60, max: 120 }), fc.constantFrom(2 ** 31, -(2 ** 31), Number.MAX_SAFE_INTEGER))),
+  offset: optional(
+    fc.oneof(fc.integer({ min: -60, max: 120 }), fc.constantFrom(2 ** 31, -(2 ** 31), Number.MAX_SAFE_INTEGER))
+  ),
   limit: optional(fc.oneof(fc.integer({ min: 1, max: 3000 }), fc.constantFrom(0, -1, 2 ** 40))),
   column: optional(fc.integer({ min: 0, max: 5000 })),
   encoding: optional(
-    fc.constantFrom("utf-8", "shift_jis", "utf-16le", "utf-16be", "latin1", "windows-1252", "euc-kr", "gbk", "iso-2022-jp", "utf-32le", "base64", "klingon", "")
+    fc.constantFrom(
+      "utf-8",
+      "shift_jis",
+      "utf-16le",
+      "utf-16be",
+      "latin1",
+      "windows-1252",
+      "euc-kr",
+      "gbk",
+      "iso-2022-jp",
+      "utf-32le",
+      "base64",
+      "klingon",
+      ""
+    )
   ),
   view: optional(fc.constantFrom("list", "tree", "outline", "summary", "block", "conflicts", "bogus")),
   levels: optional(fc.integer({ min: 0, max: 5 })),
@@ -239,7 +439,11 @@ const readParams = (caseName: string, roots: Roots): fc.Arbitrary<unknown> => {
   const f = fields(caseName, roots)
   const sparse = fc.record({ filePath: f.filePath, offset: f.offset, limit: f.limit }, { requiredKeys: ["filePath"] })
   const full = fc.record(f, { requiredKeys: [] })
-  const misspelt = fc.tuple(sparse, fc.constantFrom("offest", "limt", "bogus", "filepath", "path", "files"), fc.anything())
+  const misspelt = fc.tuple(
+    sparse,
+    fc.constantFrom("offest", "limt", "bogus", "filepath", "path", "files"),
+    fc.anything()
+  )
     .map(([params, key, value]) => ({ ...(params as object), [key]: value }))
   return fc.oneof(
     { weight: 8, arbitrary: soundParams(caseName, roots) },
@@ -257,7 +461,11 @@ const soundParams = (caseName: string, roots: Roots): fc.Arbitrary<unknown> => {
     { weight: 3, arbitrary: path.map((filePath) => ({ filePath })) },
     {
       weight: 2,
-      arbitrary: fc.record({ filePath: path, offset: fc.integer({ min: -40, max: 60 }), limit: fc.integer({ min: 1, max: 3000 }) }, {
+      arbitrary: fc.record({
+        filePath: path,
+        offset: fc.integer({ min: -40, max: 60 }),
+        limit: fc.integer({ min: 1, max: 3000 })
+      }, {
         requiredKeys: ["filePath"]
       })
     }
@@ -266,13 +474,31 @@ const soundParams = (caseName: string, roots: Roots): fc.Arbitrary<unknown> => {
 
 const readManyParams = (caseName: string, roots: Roots): fc.Arbitrary<unknown> => {
   // One odd request fails the whole call: most are sound.
-  const request = fc.oneof({ weight: 12, arbitrary: soundParams(caseName, roots) }, { weight: 1, arbitrary: readParams(caseName, roots) })
+  const request = fc.oneof({ weight: 12, arbitrary: soundParams(caseName, roots) }, {
+    weight: 1,
+    arbitrary: readParams(caseName, roots)
+  })
   return fc.oneof(
     { weight: 6, arbitrary: fc.record({ files: fc.array(request, { minLength: 1, maxLength: 4 }) }) },
     {
       weight: 3,
       arbitrary: fc.record(
-        { files: fc.array(request, { maxLength: 2 }), glob: fc.constantFrom("**/*", "*", "*.txt", "dir/**", "../**", "/outside/**", "link-dir/**", "private/**", "**/*.db", "{a,b", "") },
+        {
+          files: fc.array(request, { maxLength: 2 }),
+          glob: fc.constantFrom(
+            "**/*",
+            "*",
+            "*.txt",
+            "dir/**",
+            "../**",
+            "/outside/**",
+            "link-dir/**",
+            "private/**",
+            "**/*.db",
+            "{a,b",
+            ""
+          )
+        },
         { requiredKeys: ["glob"] }
       )
     },
@@ -318,7 +544,10 @@ const finite = (value: unknown): boolean =>
 
 const describeInput = (input: unknown): string => {
   try {
-    return JSON.stringify(input, (_k, v) => typeof v === "bigint" ? `${v}n` : typeof v === "symbol" || typeof v === "function" ? String(v) : v)
+    return JSON.stringify(
+      input,
+      (_k, v) => typeof v === "bigint" ? `${v}n` : typeof v === "symbol" || typeof v === "function" ? String(v) : v
+    )
   } catch {
     return String(input)
   }
@@ -341,11 +570,17 @@ const checkAnswer = (
     expect(error instanceof Hang, `${context}: no answer within ${DEADLINE}`).toBe(false)
     expect(isReadError(error), `${context}: not a documented error: ${String(error)}`).toBe(true)
     const tagged = error as ReadError
-    count(`${where} ${kind} ${tagged._tag}${process.env["READ_FUZZ_STATS"] === "2" ? ` ${tagged.message.slice(0, 70)}` : ""}`)
+    count(
+      `${where} ${kind} ${tagged._tag}${
+        process.env["READ_FUZZ_STATS"] === "2" ? ` ${tagged.message.slice(0, 70)}` : ""
+      }`
+    )
     expect(tagged.message.length, context).toBeGreaterThan(0)
     // InvalidParams echoes what it was given (`actual NaN`); nothing else has cause to.
     if (tagged._tag !== "InvalidParams") expect(tagged.message, context).not.toMatch(/\[object |undefined|NaN/)
-    expect(JSON.stringify({ ...tagged, message: tagged.message }), `${context}: shows what it may not`).not.toContain(TOKEN)
+    expect(JSON.stringify({ ...tagged, message: tagged.message }), `${context}: shows what it may not`).not.toContain(
+      TOKEN
+    )
     return
   }
   const encoded = kind === "read" ? encodeRead(exit.value) : encodeMany(exit.value)
@@ -457,7 +692,10 @@ describe("read and read_many fuzzed: typed answers, nothing outside, nothing wri
     ([{ file, many, one }]) =>
       Effect.acquireUseRelease(
         Effect.sync(() => fs.writeFileSync(`${root}/${file.name}`, file.bytes)),
-        () => runCase("node", [root, outside], one, many).pipe(Effect.provide(nodeLayer(root, { permission: Permission.layerRules(rules) }))),
+        () =>
+          runCase("node", [root, outside], one, many).pipe(
+            Effect.provide(nodeLayer(root, { permission: Permission.layerRules(rules) }))
+          ),
         () => Effect.sync(() => fs.rmSync(`${root}/${file.name}`, { force: true }))
       ),
     { fastCheck: fastCheck(Math.ceil(RUNS / 4)), timeout: (SECONDS + 120) * 1000 }

@@ -9,7 +9,7 @@ import * as nodePath from "node:path"
 import * as Permission from "../src/Permission.js"
 import * as Read from "../src/Read.js"
 import * as ReadMany from "../src/ReadMany.js"
-import { nodeLayer, tempDir, writeTree, fieldsOf } from "./support/index.js"
+import { fieldsOf, nodeLayer, tempDir, writeTree } from "./support/index.js"
 
 const root = tempDir()
 const lines = (n: number, width = 60) =>
@@ -26,7 +26,10 @@ writeTree(root, {
   "big1.txt": lines(2000),
   "big2.txt": lines(2000),
   "small.txt": "tiny\n",
-  "many.py": Array.from({ length: 600 }, (_, i) => `def step${i + 1}(value):\n    following = value + ${i}\n    return following * 2\n`).join("\n"),
+  "many.py": Array.from(
+    { length: 600 },
+    (_, i) => `def step${i + 1}(value):\n    following = value + ${i}\n    return following * 2\n`
+  ).join("\n"),
   "dir/one.txt": "1\n",
   "dir/two.txt": "2\n"
 })
@@ -114,15 +117,26 @@ describe("ReadMany.readMany", () => {
       const result = yield* ReadMany.readMany({
         files: [{ filePath: "big1.txt:101-400" }, { filePath: "big2.txt", offset: 1, limit: 300 }]
       }).pipe(
-        Effect.provideService(ReadMany.ReadManyLimits, { ...ReadMany.ReadManyLimits.defaultValue(), maxBytes: 20 * 1024 })
+        Effect.provideService(ReadMany.ReadManyLimits, {
+          ...ReadMany.ReadManyLimits.defaultValue(),
+          maxBytes: 20 * 1024
+        })
       )
       expect(Buffer.byteLength(result.output)).toBeLessThanOrEqual(20 * 1024)
       const [first, second] = result.files
       const offset1 = first!.continueWith!.offset!
       expect(offset1).toBeGreaterThan(101)
-      expect(first!.continueWith).toEqual({ filePath: nodePath.join(root, "big1.txt"), offset: offset1, limit: 400 - offset1 + 1 })
+      expect(first!.continueWith).toEqual({
+        filePath: nodePath.join(root, "big1.txt"),
+        offset: offset1,
+        limit: 400 - offset1 + 1
+      })
       const offset2 = second!.continueWith!.offset!
-      expect(second!.continueWith).toEqual({ filePath: nodePath.join(root, "big2.txt"), offset: offset2, limit: 300 - offset2 + 1 })
+      expect(second!.continueWith).toEqual({
+        filePath: nodePath.join(root, "big2.txt"),
+        offset: offset2,
+        limit: 300 - offset2 + 1
+      })
       // The block shows exactly the lines before the continuation.
       expect(result.output).toContain(`\n${offset1 - 1}: line ${offset1 - 1} `)
       expect(result.output).not.toContain(`\n${offset1}: line ${offset1} `)
@@ -136,7 +150,10 @@ describe("ReadMany.readMany", () => {
           { filePath: "big2.txt", lineFormat: "hashline" }
         ]
       }).pipe(
-        Effect.provideService(ReadMany.ReadManyLimits, { ...ReadMany.ReadManyLimits.defaultValue(), maxBytes: 20 * 1024 })
+        Effect.provideService(ReadMany.ReadManyLimits, {
+          ...ReadMany.ReadManyLimits.defaultValue(),
+          maxBytes: 20 * 1024
+        })
       )
       const [first, second] = result.files
       expect(first!.continueWith).toMatchObject({ filePath: nodePath.join(root, "big1.txt"), encoding: "windows-1252" })
@@ -154,7 +171,10 @@ describe("ReadMany.readMany", () => {
       const result = yield* ReadMany.readMany({
         files: [{ filePath: "many.py", view: "outline" }, { filePath: "many.py:summary" }]
       }).pipe(
-        Effect.provideService(ReadMany.ReadManyLimits, { ...ReadMany.ReadManyLimits.defaultValue(), maxBytes: 8 * 1024 })
+        Effect.provideService(ReadMany.ReadManyLimits, {
+          ...ReadMany.ReadManyLimits.defaultValue(),
+          maxBytes: 8 * 1024
+        })
       )
       const [outline, summary] = result.files
       expect(fieldsOf(outline!)?.structure?.view).toBe("outline")

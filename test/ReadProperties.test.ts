@@ -4,8 +4,8 @@
  * the end reproduces each line exactly once.
  */
 import { describe, expect, it } from "@effect/vitest"
-import * as Effect from "effect/Effect"
 import { FastCheck as fc } from "effect"
+import * as Effect from "effect/Effect"
 import * as Read from "../src/Read.js"
 import { memoryLayer } from "./support/index.js"
 
@@ -18,7 +18,10 @@ const referenceLines = (withBom: string): Array<string> => {
 }
 
 const lineArb = fc.oneof(
-  { weight: 6, arbitrary: fc.string({ unit: fc.constantFrom("a", "Z", " ", "é", "中", "😀", "\t", "<", "#"), maxLength: 40 }) },
+  {
+    weight: 6,
+    arbitrary: fc.string({ unit: fc.constantFrom("a", "Z", " ", "é", "中", "😀", "\t", "<", "#"), maxLength: 40 })
+  },
   // occasionally a line over the 2000-character cap
   { weight: 1, arbitrary: fc.integer({ min: 1990, max: 2100 }).map((n) => "x".repeat(n - 2) + "😀") },
   // and sometimes several times over it, with a pair straddling a cut
@@ -144,7 +147,7 @@ describe("read invariants (MemoryFileSystem)", () => {
 
   it.effect("pages a file larger than 50 KB on MemoryFileSystem the same way", () =>
     Effect.gen(function*() {
-      const { output, metadata } = yield* readAt(1, undefined)
+      const { metadata, output } = yield* readAt(1, undefined)
       expect(output).toContain("(Output capped at 50 KB. Showing lines 1-")
       expect(metadata.truncated).toBe(true)
       expect(new TextEncoder().encode(output).length).toBeLessThanOrEqual(50 * 1024)

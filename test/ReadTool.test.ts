@@ -82,7 +82,10 @@ describe("ReadTool", () => {
       expect(encoded.output).toContain("2: export const a = 1")
       const failed = yield* callRead({ files: [] }, "read_many")
       expect(failed[0]!.isFailure).toBe(true)
-      expect(failed[0]!.encodedResult).toMatchObject({ _tag: "InvalidParams", message: expect.stringContaining("at least one file") })
+      expect(failed[0]!.encodedResult).toMatchObject({
+        _tag: "InvalidParams",
+        message: expect.stringContaining("at least one file")
+      })
     }))
 
   it.effect("a failure is a typed result the model reads: the ReadError, encoded with its message", () =>
@@ -110,27 +113,48 @@ describe("ReadTool", () => {
       expect(decoded).toEqual(error)
     }))
 
-  it.effect.each([
-    ["offset 1.5", { filePath: "src/app.ts", offset: 1.5 }, "offset: offset must be a whole number: a line number (1-based; 0 means 1), or -N for the last N lines"],
-    ["missing filePath", { offset: 2 }, "filePath: is missing"],
-    ["limit 0", { filePath: "src/app.ts", limit: 0 }, "limit: limit must be at least 1"],
-    ["limit \"three\"", { filePath: "src/app.ts", limit: "three" }, "limit: Expected number, actual \"three\""],
-    ["an unknown key", { filePath: "src/app.ts", lines: 3 }, "lines: is unexpected, expected: \"filePath\" | \"offset\" | \"column\" | \"limit\" | \"encoding\" | \"lineFormat\" | \"view\" | \"levels\" | \"search\" | \"context\" | \"region\" | \"frame\" | \"diagnostics\" | \"fullResolution\" | \"pageImages\""]
-  ] as const)("malformed parameters (%s) are a failure result the model reads, not an error that ends the turn", ([, params, reason]) =>
-    Effect.gen(function*() {
-      const [result] = yield* callRead(params)
-      expect(result!.isFailure).toBe(true)
-      expect(result!.result).toEqual(new InvalidParams({ reason }))
-      expect(result!.encodedResult).toEqual({ _tag: "InvalidParams", reason, message: `Invalid parameters: ${reason}` })
-      // The same failure Read.read gives, whichever door the call came through.
-      expect(yield* Effect.flip(Read.readUnknown(params).pipe(Effect.provide(nodeLayer(root))))).toEqual(result!.result)
-    }))
+  it.effect.each(
+    [
+      [
+        "offset 1.5",
+        { filePath: "src/app.ts", offset: 1.5 },
+        "offset: offset must be a whole number: a line number (1-based; 0 means 1), or -N for the last N lines"
+      ],
+      ["missing filePath", { offset: 2 }, "filePath: is missing"],
+      ["limit 0", { filePath: "src/app.ts", limit: 0 }, "limit: limit must be at least 1"],
+      ["limit \"three\"", { filePath: "src/app.ts", limit: "three" }, "limit: Expected number, actual \"three\""],
+      [
+        "an unknown key",
+        { filePath: "src/app.ts", lines: 3 },
+        "lines: is unexpected, expected: \"filePath\" | \"offset\" | \"column\" | \"limit\" | \"encoding\" | \"lineFormat\" | \"view\" | \"levels\" | \"search\" | \"context\" | \"region\" | \"frame\" | \"diagnostics\" | \"fullResolution\" | \"pageImages\""
+      ]
+    ] as const
+  )(
+    "malformed parameters (%s) are a failure result the model reads, not an error that ends the turn",
+    ([, params, reason]) =>
+      Effect.gen(function*() {
+        const [result] = yield* callRead(params)
+        expect(result!.isFailure).toBe(true)
+        expect(result!.result).toEqual(new InvalidParams({ reason }))
+        expect(result!.encodedResult).toEqual({
+          _tag: "InvalidParams",
+          reason,
+          message: `Invalid parameters: ${reason}`
+        })
+        // The same failure Read.read gives, whichever door the call came through.
+        expect(yield* Effect.flip(Read.readUnknown(params).pipe(Effect.provide(nodeLayer(root))))).toEqual(
+          result!.result
+        )
+      })
+  )
 
   it.effect("integer-valued strings and nulls for optional parameters are mended, in the toolkit as in read", () =>
     Effect.gen(function*() {
       const [mended] = yield* callRead({ filePath: "src/app.ts", offset: "2", limit: "1", encoding: null, view: null })
       expect(mended!.isFailure).toBe(false)
-      const exact = yield* Read.read({ filePath: "src/app.ts", offset: 2, limit: 1 }).pipe(Effect.provide(nodeLayer(root)))
+      const exact = yield* Read.read({ filePath: "src/app.ts", offset: 2, limit: 1 }).pipe(
+        Effect.provide(nodeLayer(root))
+      )
       expect(mended!.result).toEqual(exact)
       expect((mended!.result as Read.ReadResult).output).toContain("2: export const a = 1")
       const [many] = yield* callRead({ files: [{ filePath: "src/app.ts", limit: "1" }], glob: null }, "read_many")
@@ -160,7 +184,10 @@ describe("ReadTool", () => {
         additionalProperties: false,
         properties: {
           filePath: { type: "string", minLength: 1, description: expect.stringContaining("file or directory to read") },
-          offset: { type: "integer", description: expect.stringContaining("A negative offset -N reads the last N lines") },
+          offset: {
+            type: "integer",
+            description: expect.stringContaining("A negative offset -N reads the last N lines")
+          },
           limit: { type: "integer", minimum: 1, description: expect.stringContaining("default 2000") }
         }
       })

@@ -11,8 +11,8 @@ import * as fs from "node:fs"
 import { RecoveryLimits } from "../src/Limits.js"
 import * as Permission from "../src/Permission.js"
 import { read, readUnknown } from "../src/Read.js"
-import { PNG } from "./support/media.js"
 import { type LayerOptions, nodeLayer, tempDir, writeTree } from "./support/index.js"
+import { PNG } from "./support/media.js"
 
 const roots: Array<string> = []
 afterAll(() => {
@@ -34,7 +34,9 @@ const failIn = (root: string, params: unknown, options: LayerOptions = {}) => Ef
 const note = (from: string, to: string) => `[Path '${from}' not found; resolved to '${to}' via suffix match]`
 
 const filePage = (path: string, lines: ReadonlyArray<string>, footer: string): string =>
-  `<path>${path}</path>\n<type>file</type>\n<content>\n${lines.map((line) => `${line}\n`).join("")}\n${footer}\n</content>`
+  `<path>${path}</path>\n<type>file</type>\n<content>\n${
+    lines.map((line) => `${line}\n`).join("")
+  }\n${footer}\n</content>`
 
 describe("recovery: unique suffix match", () => {
   it.effect("nested/unique.txt finds a/nested/unique.txt, with a first line saying so", () =>
@@ -292,18 +294,21 @@ describe("recovery: bounds", () => {
     Effect.gen(function*() {
       const root = project({ "a/unique.txt": "x\n", "slow/inner.txt": "" })
       let listedA = false
-      const stalled = Effect.flatMap(FileSystem.FileSystem, (original) =>
-        Effect.flip(read({ filePath: "unique.txt" })).pipe(
-          Effect.provideService(FileSystem.FileSystem, {
-            ...original,
-            readDirectory: (path, options) =>
-              path === `${root}/slow` ? Effect.never : original.readDirectory(path, options),
-            stat: (path) =>
-              Effect.tap(original.stat(path), () => {
-                if (path === `${root}/a/unique.txt`) listedA = true
-              })
-          })
-        )).pipe(Effect.provide(nodeLayer(root)))
+      const stalled = Effect.flatMap(
+        FileSystem.FileSystem,
+        (original) =>
+          Effect.flip(read({ filePath: "unique.txt" })).pipe(
+            Effect.provideService(FileSystem.FileSystem, {
+              ...original,
+              readDirectory: (path, options) =>
+                path === `${root}/slow` ? Effect.never : original.readDirectory(path, options),
+              stat: (path) =>
+                Effect.tap(original.stat(path), () => {
+                  if (path === `${root}/a/unique.txt`) listedA = true
+                })
+            })
+          )
+      ).pipe(Effect.provide(nodeLayer(root)))
       const fiber = yield* Effect.fork(stalled)
       // Wait (in real time) until the walk sleeps on its deadline and has listed a/ (the real
       // filesystem answers in its own time), then move the clock past the deadline.

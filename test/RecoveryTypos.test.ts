@@ -10,8 +10,8 @@ import {
   editDistance,
   foldKey,
   maxEdits,
-  nameTable,
   namesLike,
+  nameTable,
   nearEntries,
   resemblance,
   resemblanceTo,
@@ -104,7 +104,9 @@ describe("recovery: typos in a directory on the way", () => {
     Effect.gen(function*() {
       const root = project(SMALL)
       const error = yield* failIn(root, "scr/utils.ts")
-      expect(error.message).toBe(`File not found: ${root}/scr/utils.ts\n\nDid you mean one of these?\n${root}/src/utils.ts`)
+      expect(error.message).toBe(
+        `File not found: ${root}/scr/utils.ts\n\nDid you mean one of these?\n${root}/src/utils.ts`
+      )
     }))
 
   for (
@@ -161,7 +163,10 @@ describe("recovery: nothing unrelated, nothing hidden", () => {
       }
       // Control: without the rule, they are offered.
       expect(yield* suggestionsFor(root, "src/secret.ts")).toEqual([`${root}/src/secrets.ts`, `${root}/srv/secrets.ts`])
-      expect(yield* suggestionsFor(root, "scr/secrets.ts")).toEqual([`${root}/src/secrets.ts`, `${root}/srv/secrets.ts`])
+      expect(yield* suggestionsFor(root, "scr/secrets.ts")).toEqual([
+        `${root}/src/secrets.ts`,
+        `${root}/srv/secrets.ts`
+      ])
     }))
 })
 
@@ -214,9 +219,21 @@ describe("core/suggest.ts (pure)", () => {
   }, { fastCheck: { numRuns: 2_000 } })
 
   it("namesLike narrows: a typo, another extension, containment in both directions, nothing unrelated", () => {
-    const names = ["fiberRuntime.ts", "fiberRuntime.js", "runtime.ts", "core-effect.ts", "Schema.ts", "index.js", "fiberRuntimeExtra.ts"]
+    const names = [
+      "fiberRuntime.ts",
+      "fiberRuntime.js",
+      "runtime.ts",
+      "core-effect.ts",
+      "Schema.ts",
+      "index.js",
+      "fiberRuntimeExtra.ts"
+    ]
     const table = nameTable(names.map(foldKey))
-    expect(namesLike(table, "fibreRuntime.ts").map((at) => names[at])).toEqual(["fiberRuntime.ts", "fiberRuntime.js", "runtime.ts"])
+    expect(namesLike(table, "fibreRuntime.ts").map((at) => names[at])).toEqual([
+      "fiberRuntime.ts",
+      "fiberRuntime.js",
+      "runtime.ts"
+    ])
     expect(namesLike(table, "Runtime.ts").map((at) => names[at])).toEqual(["fiberRuntime.ts", "runtime.ts"])
     expect(namesLike(table, "xruntime.ts.bak").map((at) => names[at])).toContain("runtime.ts")
     expect(namesLike(table, "zzz.md")).toEqual([])

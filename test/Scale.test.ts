@@ -8,12 +8,12 @@ import * as Either from "effect/Either"
 import * as FastCheck from "effect/FastCheck"
 import * as Layer from "effect/Layer"
 import * as fs from "node:fs"
+import { COUNT_AHEAD_BYTES, LONG_LINE_BYTES } from "../src/internal/core/lines.js"
 import { TAIL_BYTES } from "../src/internal/read/open.js"
 import { CHUNK_BYTES } from "../src/internal/sources/text.js"
-import { COUNT_AHEAD_BYTES, LONG_LINE_BYTES } from "../src/internal/core/lines.js"
 import * as LineIndex from "../src/LineIndex.js"
 import { read } from "../src/Read.js"
-import { countingReads, nodeLayer, tempDir, fieldsOf } from "./support/index.js"
+import { countingReads, fieldsOf, nodeLayer, tempDir } from "./support/index.js"
 
 const root = tempDir()
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
@@ -114,7 +114,10 @@ describe("line index", () => {
         every: FastCheck.integer({ min: 1, max: 50 }),
         reads: FastCheck.array(
           FastCheck.record({
-            offset: FastCheck.oneof(FastCheck.integer({ min: 1, max: 6100 }), FastCheck.integer({ min: -3000, max: -1 })),
+            offset: FastCheck.oneof(
+              FastCheck.integer({ min: 1, max: 6100 }),
+              FastCheck.integer({ min: -3000, max: -1 })
+            ),
             limit: FastCheck.option(FastCheck.integer({ min: 1, max: 2500 }), { nil: undefined })
           }),
           { minLength: 3, maxLength: 6 }
@@ -125,12 +128,18 @@ describe("line index", () => {
       Effect.gen(function*() {
         // Lines of any terminator, some long: files of ~0.1-2 MB, read in several 256 KB chunks.
         const name = `shared-${Math.random().toString(36).slice(2)}.log`
-        fs.writeFileSync(`${root}/${name}`, spec.lines.map(([length, end], i) => `${i + 1}:${"x".repeat(length)}${end}`).join(""))
+        fs.writeFileSync(
+          `${root}/${name}`,
+          spec.lines.map(([length, end], i) => `${i + 1}:${"x".repeat(length)}${end}`).join("")
+        )
         const index = LineIndex.makeMemory({ every: spec.every })
         for (const { limit, offset } of spec.reads) {
           const params = { filePath: name, offset, ...(limit === undefined ? {} : { limit }) }
           const shared = yield* read(params).pipe(Effect.provideService(LineIndex.LineIndex, index), Effect.either)
-          const alone = yield* read(params).pipe(Effect.provideService(LineIndex.LineIndex, LineIndex.noop), Effect.either)
+          const alone = yield* read(params).pipe(
+            Effect.provideService(LineIndex.LineIndex, LineIndex.noop),
+            Effect.either
+          )
           expect(Either.map(shared, (result) => result.output)).toEqual(Either.map(alone, (result) => result.output))
         }
       }).pipe(Effect.provide(nodeLayer(root))),
@@ -168,7 +177,9 @@ describe("honest totals", () => {
     Effect.gen(function*() {
       write("big.log", 1, 100_000) // ~2.8 MB: more than the 1 MiB counted past a page
       const first = yield* read({ filePath: "big.log", limit: 10 })
-      expect(first.output).toMatch(/\(Showing lines 1-10 of at least \d+ in a 2\.\d MiB file\. Use offset=11 to continue\.\)/)
+      expect(first.output).toMatch(
+        /\(Showing lines 1-10 of at least \d+ in a 2\.\d MiB file\. Use offset=11 to continue\.\)/
+      )
       expect(fieldsOf(first).totalLines).toBeUndefined()
       expect(fieldsOf(first).totalLinesAtLeast).toBeGreaterThan(10)
       const past = yield* Effect.flip(read({ filePath: "big.log", offset: 100_001 }))
@@ -196,7 +207,9 @@ describe("long lines", () => {
       expect(firstShown(next.output)).toBe("2: second")
       const deep = yield* read({ filePath: "minified.js", offset: 1, column: 1_500_001, limit: 1 })
       expect(firstShown(deep.output)).toBe(
-        `1: ${line.slice(1_500_000, 1_502_000)}... (line truncated to 2000 chars; use offset=1 column=1502001 to read more of it)`
+        `1: ${
+          line.slice(1_500_000, 1_502_000)
+        }... (line truncated to 2000 chars; use offset=1 column=1502001 to read more of it)`
       )
       expect(deep.output).toContain("(Line 1 is shown from character 1500001.)")
       expect(deep.metadata).toMatchObject({ column: 1_500_001, truncated: true, nextOffset: 2 })
@@ -223,7 +236,9 @@ describe("long lines", () => {
       const cursor = countingReads()
       const resumed = yield* cursor.wrap(read({ filePath: "bundle.min.js", offset: 1, column }))
       expect(firstShown(resumed.output)).toBe(
-        `1: ${"0123456789".repeat(200)}... (line truncated to 2000 chars; use offset=1 column=${column + 2000} to read more of it)`
+        `1: ${"0123456789".repeat(200)}... (line truncated to 2000 chars; use offset=1 column=${
+          column + 2000
+        } to read more of it)`
       )
       expect(cursor.stats.bytes).toBeLessThan(column + LONG_LINE_BYTES + 3 * CHUNK_BYTES)
       // The line after it is one offset on, found by reading through the line once.
@@ -255,6 +270,8 @@ describe("concurrency", () => {
         (i) => read({ filePath: `many-${i % 50}.txt`, offset: (i % 200) + 1, limit: 1 }),
         { concurrency: "unbounded" }
       )
-      results.forEach((result, i) => expect(firstShown(result.output)).toBe(`${(i % 200) + 1}: ${lineOf((i % 200) + 1)}`))
+      results.forEach((result, i) =>
+        expect(firstShown(result.output)).toBe(`${(i % 200) + 1}: ${lineOf((i % 200) + 1)}`)
+      )
     }).pipe(Effect.provide(nodeLayer(root))))
 })

@@ -9,21 +9,21 @@ import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
-import * as Progress from "../src/Progress.js"
-import { read } from "../src/Read.js"
-import type { ReadResult } from "../src/ReadResult.js"
 import {
   ChunkSearcher,
   nextMatchOffset,
-  SearchCollector,
   parseSearch,
   requiredLiteral,
+  SearchCollector,
   SearchError,
-  type SearchPage,
-  type SearchQuery,
   searchFooter,
-  searchLines
+  searchLines,
+  type SearchPage,
+  type SearchQuery
 } from "../src/internal/core/search.js"
+import * as Progress from "../src/Progress.js"
+import { read } from "../src/Read.js"
+import type { ReadResult } from "../src/ReadResult.js"
 import { fieldsOf, nodeLayer, projectDirs } from "./support/index.js"
 import { zip } from "./support/zipFixtures.js"
 
@@ -80,7 +80,9 @@ describe("the pager over matches", () => {
     const lines = ["hit", "x", "hit", "hit", "y"]
     const first = searchLines(lines, query("hit"), { ...options, limit: 2, context: 1 })
     expect(first.windows.map((window) => window.map((line) => line.rendered))).toEqual([["1: hit", "2- x", "3: hit"]])
-    expect(searchFooter(first, 1, "50 KB")).toBe("(Showing matches 1-2 of 3 for /hit/ in 5 lines. Use offset=3 to continue.)")
+    expect(searchFooter(first, 1, "50 KB")).toBe(
+      "(Showing matches 1-2 of 3 for /hit/ in 5 lines. Use offset=3 to continue.)"
+    )
     const second = searchLines(lines, query("hit"), { ...options, offset: 3, limit: 2, context: 1 })
     expect(second.windows.map((window) => window.map((line) => line.rendered))).toEqual([["4: hit", "5- y"]])
     expect(searchFooter(second, 3, "50 KB")).toBe("(Showing match 3 of 3 for /hit/ in 5 lines.)")
@@ -90,7 +92,9 @@ describe("the pager over matches", () => {
     const long = `${"x".repeat(3000)}needle`
     const page = searchLines([long], query("needle"), { ...options, context: 0 })
     expect(page.windows[0]![0]!.rendered).toBe(
-      `1: ${"x".repeat(2000)}... (line truncated to 2000 chars; the match starts at character 3001: use offset=1 column=3001 to read it)`
+      `1: ${
+        "x".repeat(2000)
+      }... (line truncated to 2000 chars; the match starts at character 3001: use offset=1 column=3001 to read it)`
     )
     expect(page.linesCut).toBe(1)
   })
@@ -101,7 +105,9 @@ describe("the pager over matches", () => {
     expect(page.stoppedBy).toBe("bytes")
     expect(page.first).toBe(1)
     expect(page.last).toBeLessThan(10)
-    expect(searchFooter(page, 1, "50 KB")).toMatch(/^\(Output capped at 50 KB\. Showing matches 1-\d of 200 .* Use offset=\d+ to continue\.\)$/)
+    expect(searchFooter(page, 1, "50 KB")).toMatch(
+      /^\(Output capped at 50 KB\. Showing matches 1-\d of 200 .* Use offset=\d+ to continue\.\)$/
+    )
     const tiny = searchLines(["a".repeat(1900), "match"], query("match"), { ...options, context: 1, maxBytes: 100 })
     expect(tiny.windows.flat().map((line) => line.number)).toEqual([2])
   })
@@ -137,7 +143,11 @@ describe("the pager over matches", () => {
     expect(page.totalMatches).toBe(lines.filter((line) => regex.test(line)).length)
   })
 
-  it.prop("windows never overlap or touch, and each is lines in a row", [texts, patterns, FastCheck.integer({ min: 0, max: 3 })], (
+  it.prop("windows never overlap or touch, and each is lines in a row", [
+    texts,
+    patterns,
+    FastCheck.integer({ min: 0, max: 3 })
+  ], (
     [lines, text, context]
   ) => {
     const page = searchLines(lines, query(text), { ...options, context })
@@ -211,7 +221,18 @@ describe("the chunk search (a UTF-8 file's bytes)", () => {
     FastCheck.constantFrom("a", "b", "c", " ", "\n", "\n", "é", "ab\n", "b c\n", "a+b", "cab"),
     { maxLength: 200 }
   ).map((parts) => parts.join(""))
-  const literalPatterns = FastCheck.constantFrom("ab", "b c", "cab", "a\\+b", "é", "ab?c", "^ab", "c$", "(?<=c)ab", "x|ab")
+  const literalPatterns = FastCheck.constantFrom(
+    "ab",
+    "b c",
+    "cab",
+    "a\\+b",
+    "é",
+    "ab?c",
+    "^ab",
+    "c$",
+    "(?<=c)ab",
+    "x|ab"
+  )
 
   it.prop("skips the chunks that cannot match and still finds, counts and shows what line-by-line does", [
     sparse,
@@ -272,8 +293,9 @@ describe("the chunk search (a UTF-8 file's bytes)", () => {
 })
 
 describe("search through read", () => {
-  const SOURCE = Array.from({ length: 500 }, (_, i) => i % 97 === 0 ? `export const value${i} = ${i}` : `// line ${i + 1}`)
-    .join("\n") + "\n"
+  const SOURCE =
+    Array.from({ length: 500 }, (_, i) => i % 97 === 0 ? `export const value${i} = ${i}` : `// line ${i + 1}`)
+      .join("\n") + "\n"
 
   it.effect("a file: matching lines with context, the total, metadata", () =>
     Effect.gen(function*() {
@@ -325,7 +347,9 @@ describe("search through read", () => {
       const root = project({ "src.ts": SOURCE })
       const first = yield* readIn(root, { filePath: "src.ts:/VALUE\\d+ = [12]/i", limit: 1, context: 0 })
       expect(first.output).toContain("195: export const value194 = 194\n\n")
-      expect(first.output).toContain("(Showing match 1 of 2 for /VALUE\\d+ = [12]/i in 500 lines. Use offset=2 to continue.)")
+      expect(first.output).toContain(
+        "(Showing match 1 of 2 for /VALUE\\d+ = [12]/i in 500 lines. Use offset=2 to continue.)"
+      )
       expect(fieldsOf(first).nextOffset).toBe(2)
       expect(first.metadata.truncated).toBe(true)
       const second = yield* readIn(root, { filePath: "src.ts:/VALUE\\d+ = [12]/i", offset: 2, limit: 1, context: 0 })
@@ -367,7 +391,13 @@ describe("search through read", () => {
       const notebook = JSON.stringify({
         cells: [
           { cell_type: "markdown", metadata: {}, source: ["# Title\n", "Some prose"] },
-          { cell_type: "code", metadata: {}, source: ["import numpy as np\n", "x = np.zeros(3)"], outputs: [], execution_count: 1 }
+          {
+            cell_type: "code",
+            metadata: {},
+            source: ["import numpy as np\n", "x = np.zeros(3)"],
+            outputs: [],
+            execution_count: 1
+          }
         ],
         metadata: {},
         nbformat: 4,
@@ -419,7 +449,9 @@ describe("search through read", () => {
       const result = yield* readIn(root, { filePath: "big.log", search: "needle", context: 1 }).pipe(
         Effect.provideService(Progress.Progress, { report: (update) => updates.push(update) })
       )
-      expect(result.output).toContain(`${count - 10}- row ${count - 11}\n${count - 9}: the needle line\n${count - 8}- row ${count - 9}`)
+      expect(result.output).toContain(
+        `${count - 10}- row ${count - 11}\n${count - 9}: the needle line\n${count - 8}- row ${count - 9}`
+      )
       expect(result.output).toContain(`(1 match for /needle/ in ${count.toLocaleString("en-US")} lines.)`)
       expect(updates.length).toBeGreaterThan(0)
     }))

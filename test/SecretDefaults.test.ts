@@ -53,13 +53,15 @@ writeTree(root, {
   "keys/notes-about-deploy.txt": `deploy key below\n${PEM_KEY}`,
   ".netrc": "machine api.example.com login me password s3cr3t-netrc\n",
   ".pgpass": "localhost:5432:app:me:s3cr3t-pg\n",
-  ".aws/credentials": "[default]\naws_access_key_id = AKIAIOSFODNN7EXAMPLE\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n",
+  ".aws/credentials":
+    "[default]\naws_access_key_id = AKIAIOSFODNN7EXAMPLE\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n",
   ".git-credentials": `https://me:${GITHUB_TOKEN}@github.com\n`,
   ".kube/config": "apiVersion: v1\nusers:\n- name: me\n  user:\n    token: kube-token-0123456789abcdef\n",
   ".docker/config.json": "{\"auths\": {\"ghcr.io\": {\"auth\": \"bWU6cGFzc3dvcmQxMjM=\"}}}\n",
   ".npmrc": `//registry.npmjs.org/:_authToken=npm_${"a1B2c3D4e5".repeat(3)}a1B2c3\n`,
   "web/.npmrc": "registry=https://registry.npmjs.org/\nsave-exact=true\n",
-  ".pypirc": "[pypi]\nusername = __token__\npassword = pypi-AgEIcHlwaS5vcmcCJGE4ZjQ2ZWUxLWE3YjYtNDNmMy1iYzc2LTk2YjI5NjU5YWY1YQ\n",
+  ".pypirc":
+    "[pypi]\nusername = __token__\npassword = pypi-AgEIcHlwaS5vcmcCJGE4ZjQ2ZWUxLWE3YjYtNDNmMy1iYzc2LTk2YjI5NjU5YWY1YQ\n",
   "src/app.ts": "export const port = 3000\n",
   "bundle.zip": zip([
     { name: ".env", data: ENV },
@@ -118,7 +120,18 @@ const cases: ReadonlyArray<readonly [string, Outcome, string]> = [
 ]
 
 const secretsIn = (text: string) =>
-  ["sk_live_", "hunter2", "BEGIN OPENSSH", "MIIEvQ", "s3cr3t", "wJalrXUtnFEMI", GITHUB_TOKEN, "kube-token", "npm_a1B2", "pypi-AgE"]
+  [
+    "sk_live_",
+    "hunter2",
+    "BEGIN OPENSSH",
+    "MIIEvQ",
+    "s3cr3t",
+    "wJalrXUtnFEMI",
+    GITHUB_TOKEN,
+    "kube-token",
+    "npm_a1B2",
+    "pypi-AgE"
+  ]
     .filter((secret) => text.includes(secret))
 
 describe("the CLI's default rules (no terminal)", () => {
@@ -141,7 +154,16 @@ describe("the CLI's default rules (no terminal)", () => {
   })
 
   it("read_many: each member meets the rules; the others are shown", async () => {
-    const { code, stdout } = await runProcess(process.execPath, [bin, "many", "--cwd", root, "src/app.ts", ".env", ".ssh/id_rsa", "certs/ca.pem"])
+    const { code, stdout } = await runProcess(process.execPath, [
+      bin,
+      "many",
+      "--cwd",
+      root,
+      "src/app.ts",
+      ".env",
+      ".ssh/id_rsa",
+      "certs/ca.pem"
+    ])
     expect(code).toBe(1)
     expect(stdout).toContain("1: export const port = 3000")
     expect(stdout).toContain("Permission denied: reading .env needs the user's approval")
@@ -165,7 +187,14 @@ describe("the CLI's default rules (no terminal)", () => {
   })
 
   it("--allow, --deny and --rules change the rules; a bad rules file is a usage error", async () => {
-    const allowed = await runProcess(process.execPath, [bin, "--cwd", root, "--allow", "certs/*.pem", "certs/server.pem"])
+    const allowed = await runProcess(process.execPath, [
+      bin,
+      "--cwd",
+      root,
+      "--allow",
+      "certs/*.pem",
+      "certs/server.pem"
+    ])
     expect(allowed.code).toBe(0)
     expect(allowed.stdout).toContain("1: -----BEGIN PRIVATE KEY-----")
     const env = await runProcess(process.execPath, [bin, "--cwd", root, "--allow", ".env", ".env"])
@@ -175,7 +204,10 @@ describe("the CLI's default rules (no terminal)", () => {
     expect(denied.code).toBe(1)
     expect(denied.stderr).toContain("Permission denied: reading src/app.ts is not allowed in this session.")
     const rulesFile = path.join(root, "rules.json")
-    fs.writeFileSync(rulesFile, JSON.stringify({ rules: [{ permission: "read", pattern: "*.env.*", action: "allow" }] }))
+    fs.writeFileSync(
+      rulesFile,
+      JSON.stringify({ rules: [{ permission: "read", pattern: "*.env.*", action: "allow" }] })
+    )
     const byFile = await runProcess(process.execPath, [bin, "--cwd", root, "--rules", rulesFile, "config/.env.local"])
     expect(byFile.code).toBe(0)
     fs.writeFileSync(rulesFile, JSON.stringify([{ permission: "read", pattern: "*.env", action: "maybe" }]))
@@ -194,7 +226,9 @@ describe("the CLI's default rules (no terminal)", () => {
     expect(env.stdout).toBe(
       `<path>${root}/.env</path>\n<type>file</type>\n<content>\n1: API_KEY=‹secret: Stripe key›\n2: DB_PASSWORD=‹secret: password›\n3: PORT=3000\n\n(End of file - total 3 lines)\n</content>\n`
     )
-    const json = JSON.parse((await runProcess(process.execPath, [bin, "--cwd", root, "--mask-secrets", "--json", ".env"])).stdout)
+    const json = JSON.parse(
+      (await runProcess(process.execPath, [bin, "--cwd", root, "--mask-secrets", "--json", ".env"])).stdout
+    )
     expect(json.metadata.masked).toEqual({ secrets: 2, lines: [1, 2], kinds: { "Stripe key": 1, password: 1 } })
     expect(json.metadata.totalLines).toBe(3)
     expect(secretsIn(JSON.stringify(json))).toEqual([])
@@ -213,7 +247,11 @@ interface CallResult {
 }
 
 const connect = async (args: ReadonlyArray<string>) => {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [bin, "mcp", "--cwd", root, ...args], stderr: "pipe" })
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [bin, "mcp", "--cwd", root, ...args],
+    stderr: "pipe"
+  })
   const client = new Client({ name: "effect-read-secrets-test", version: "1.0.0" })
   await client.connect(transport)
   return client
@@ -251,7 +289,9 @@ describe("the MCP server's default rules (a client without elicitation)", () => 
   it("read_many members meet the rules one by one", async () => {
     const result = await client.callTool({
       name: "read_many",
-      arguments: { files: [{ filePath: "src/app.ts" }, { filePath: "bundle.zip:keys/server.pem" }, { filePath: "notes.txt" }] }
+      arguments: {
+        files: [{ filePath: "src/app.ts" }, { filePath: "bundle.zip:keys/server.pem" }, { filePath: "notes.txt" }]
+      }
     }) as CallResult
     const text = result.content[0]!.text!
     expect(text).toContain("1: export const port = 3000")
@@ -264,9 +304,13 @@ describe("the MCP server's default rules (a client without elicitation)", () => 
     for (const filePath of [".env", "notes.txt", "bundle.zip:.env"]) {
       const result = await masked.callTool({ name: "read", arguments: { filePath } }) as CallResult
       expect(result.isError).toBe(false)
-      expect(result.content[0]!.text).toContain("1: API_KEY=‹secret: Stripe key›\n2: DB_PASSWORD=‹secret: password›\n3: PORT=3000")
+      expect(result.content[0]!.text).toContain(
+        "1: API_KEY=‹secret: Stripe key›\n2: DB_PASSWORD=‹secret: password›\n3: PORT=3000"
+      )
       expect(secretsIn(JSON.stringify(result))).toEqual([])
-      expect(result.structuredContent).toMatchObject({ metadata: { masked: { secrets: 2, lines: [1, 2] }, totalLines: 3 } })
+      expect(result.structuredContent).toMatchObject({
+        metadata: { masked: { secrets: 2, lines: [1, 2] }, totalLines: 3 }
+      })
     }
     const key = await masked.callTool({ name: "read", arguments: { filePath: "certs/tls.key" } }) as CallResult
     expect(key.isError).toBe(true)

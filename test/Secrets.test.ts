@@ -15,11 +15,10 @@ import * as Read from "../src/Read.js"
 import * as ReadMany from "../src/ReadMany.js"
 import * as Secrets from "../src/Secrets.js"
 import * as SessionMemory from "../src/SessionMemory.js"
+import { fieldsOf, memoryLayer, nodeLayer, tempDir, writeTree } from "./support/index.js"
 import { corpus } from "./support/secretCorpus.js"
-import { memoryLayer, nodeLayer, tempDir, writeTree, fieldsOf } from "./support/index.js"
 
-const maskFile = (name: string, text: string) =>
-  maskText(text, { style: styleOf(name), name: name.split("/").pop() })
+const maskFile = (name: string, text: string) => maskText(text, { style: styleOf(name), name: name.split("/").pop() })
 
 describe("the masker on realistic files", () => {
   it.each(corpus.map((file) => [file.name, file] as const))("%s", (_, file) => {
@@ -35,10 +34,23 @@ describe("the masker on realistic files", () => {
   })
 
   it("a name is not a secret; a random value is", () => {
-    for (const name of ["NextToken", "V1SecretVolumeSource", "Unexpected_token_1012", "AUTH_CLIENT_SECRET_value", "HTTPServer", "OAuth2ClientCredentials", "notificationsToolLastEventId", "XmlHttpRequest"]) {
+    for (
+      const name of [
+        "NextToken",
+        "V1SecretVolumeSource",
+        "Unexpected_token_1012",
+        "AUTH_CLIENT_SECRET_value",
+        "HTTPServer",
+        "OAuth2ClientCredentials",
+        "notificationsToolLastEventId",
+        "XmlHttpRequest"
+      ]
+    ) {
       expect(identifierLike(name)).toBe(true)
     }
-    for (const value of ["K7xPqL2mN9vRtY4w", "Ab7x9CdEfGhIj", "wJalrXUtnFEMI/K7MDENG"]) expect(identifierLike(value)).toBe(false)
+    for (const value of ["K7xPqL2mN9vRtY4w", "Ab7x9CdEfGhIj", "wJalrXUtnFEMI/K7MDENG"]) {
+      expect(identifierLike(value)).toBe(false)
+    }
   })
 
   it("a placeholder names the kind and nothing of the value; hasPlaceholder finds it", () => {
@@ -54,10 +66,13 @@ describe("the masker on realistic files", () => {
     expect(Secrets.privateKeyIn("-----BEGIN OPENSSH PRIVATE KEY-----\nb3Bl\n")).toBe("OpenSSH private key")
     expect(Secrets.privateKeyIn("x\n-----BEGIN EC PRIVATE KEY-----\n")).toBe("PEM private key")
     expect(Secrets.privateKeyIn("-----BEGIN PGP PRIVATE KEY BLOCK-----\n")).toBe("PGP private key")
-    expect(Secrets.privateKeyIn("PuTTY-User-Key-File-3: ssh-ed25519\nPrivate-Lines: 1\nAAAA\n")).toBe("PuTTY private key")
+    expect(Secrets.privateKeyIn("PuTTY-User-Key-File-3: ssh-ed25519\nPrivate-Lines: 1\nAAAA\n")).toBe(
+      "PuTTY private key"
+    )
     expect(Secrets.privateKeyIn("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n")).toBeUndefined()
     expect(Secrets.privateKeyIn("-----BEGIN PUBLIC KEY-----\n")).toBeUndefined()
-    const putty = "PuTTY-User-Key-File-3: ssh-ed25519\nPublic-Lines: 1\nAAAAC3Nz\nPrivate-Lines: 1\nAAAAIGzY1q2w3e4r5t6y7u8i9o0p\nPrivate-MAC: 0f1e2d3c4b5a\n"
+    const putty =
+      "PuTTY-User-Key-File-3: ssh-ed25519\nPublic-Lines: 1\nAAAAC3Nz\nPrivate-Lines: 1\nAAAAIGzY1q2w3e4r5t6y7u8i9o0p\nPrivate-MAC: 0f1e2d3c4b5a\n"
     expect(maskText(putty).text).toBe(
       "PuTTY-User-Key-File-3: ssh-ed25519\nPublic-Lines: 1\nAAAAC3Nz\nPrivate-Lines: 1\n‹secret: private key›\n‹secret: private key›\n"
     )
@@ -75,7 +90,12 @@ const HEX = "0123456789abcdef"
 const B64URL = `${ALNUM}_-`
 /** A random string of `alphabet` holding at least one upper-case letter, one lower-case letter and one digit. */
 const mixed = (alphabet: string, min: number, max: number = min) =>
-  fc.tuple(chars(alphabet, min - 3, max - 3), chars("ABCDEFGHJKLMNPQRSTUVWXYZ", 1), chars("abcdefghijkmnopqrstuvwxyz", 1), chars("23456789", 1))
+  fc.tuple(
+    chars(alphabet, min - 3, max - 3),
+    chars("ABCDEFGHJKLMNPQRSTUVWXYZ", 1),
+    chars("abcdefghijkmnopqrstuvwxyz", 1),
+    chars("23456789", 1)
+  )
     .map(([rest, u, l, d]) => `${u}${rest}${l}${d}`)
 
 /** Every token shape the masker knows, with random bodies. */
@@ -85,7 +105,9 @@ const tokenShapes = fc.oneof(
   mixed(ALNUM, 36).map((body) => `gho_${body}`),
   mixed(`${ALNUM}_`, 82).map((body) => `github_pat_${body}`),
   mixed(B64URL, 20).map((body) => `glpat-${body}`),
-  fc.tuple(chars("0123456789", 12), chars("0123456789", 13), mixed(ALNUM, 24)).map(([a, b, c]) => `xoxb-${a}-${b}-${c}`),
+  fc.tuple(chars("0123456789", 12), chars("0123456789", 13), mixed(ALNUM, 24)).map(([a, b, c]) =>
+    `xoxb-${a}-${b}-${c}`
+  ),
   mixed(ALNUM, 24, 99).map((body) => `sk_live_${body}`),
   mixed(ALNUM, 24).map((body) => `rk_test_${body}`),
   mixed(ALNUM, 32).map((body) => `whsec_${body}`),
@@ -100,7 +122,9 @@ const tokenShapes = fc.oneof(
   fc.tuple(mixed(B64URL, 22), mixed(B64URL, 43)).map(([a, b]) => `SG.${a}.${b}`),
   chars(HEX, 32).map((body) => `shpat_${body}`),
   chars(HEX, 64).map((body) => `dop_v1_${body}`),
-  fc.tuple(mixed(B64URL, 20, 60), mixed(B64URL, 20, 200), chars(B64URL, 0, 86)).map(([h, p, s]) => `eyJ${h}.eyJ${p}.${s}`)
+  fc.tuple(mixed(B64URL, 20, 60), mixed(B64URL, 20, 200), chars(B64URL, 0, 86)).map(([h, p, s]) =>
+    `eyJ${h}.eyJ${p}.${s}`
+  )
 )
 
 /** Names a person gives a secret in an env file, and values a person gives it. */
@@ -123,7 +147,15 @@ const envValues = fc.oneof(
   chars(HEX, 16, 64).filter((value) => /[a-f]/.test(value) && /\d/.test(value)),
   tokenShapes
 )
-const jsonKeys = fc.constantFrom("password", "client_secret", "apiKey", "access_token", "secret", "privateKey", "auth_token")
+const jsonKeys = fc.constantFrom(
+  "password",
+  "client_secret",
+  "apiKey",
+  "access_token",
+  "secret",
+  "privateKey",
+  "auth_token"
+)
 
 /** A random value that does not read as a name: `7x9` (a lone lower-case letter) is in no word. */
 const notAName = (alphabet: string) =>
@@ -141,7 +173,10 @@ interface Planted {
 const planted = (style: "env" | "config" | "code"): fc.Arbitrary<Planted> =>
   fc.oneof(
     // A token anywhere in a line, among words.
-    fc.tuple(tokenShapes, fc.constantFrom("", "token: ", "curl -H 'Authorization: Bearer ", "# old key ", "url=https://x/?k=")).map((
+    fc.tuple(
+      tokenShapes,
+      fc.constantFrom("", "token: ", "curl -H 'Authorization: Bearer ", "# old key ", "url=https://x/?k=")
+    ).map((
       [token, before]
     ) => ({ lines: [`${before}${token} end`], secrets: [token] })),
     // An assignment whose key names a secret.
@@ -167,7 +202,11 @@ const planted = (style: "env" | "config" | "code"): fc.Arbitrary<Planted> =>
       secrets: [password]
     })),
     // A private key block.
-    fc.tuple(fc.array(chars(`${ALNUM}+/`, 64), { minLength: 1, maxLength: 12 }), chars(`${ALNUM}+/`, 4, 60), fc.constantFrom("RSA ", "EC ", "", "OPENSSH ")).map((
+    fc.tuple(
+      fc.array(chars(`${ALNUM}+/`, 64), { minLength: 1, maxLength: 12 }),
+      chars(`${ALNUM}+/`, 4, 60),
+      fc.constantFrom("RSA ", "EC ", "", "OPENSSH ")
+    ).map((
       [body, last, kind]
     ) => ({
       lines: [`-----BEGIN ${kind}PRIVATE KEY-----`, ...body, `${last}==`, `-----END ${kind}PRIVATE KEY-----`],
@@ -176,12 +215,18 @@ const planted = (style: "env" | "config" | "code"): fc.Arbitrary<Planted> =>
   )
 
 /** Ordinary lines: words, numbers and punctuation (nothing secret-shaped). */
-const ordinaryLine = fc.array(fc.constantFrom("the", "port", "3000", "value", "=", "{", "}", "return", "// note", "x", "list", "-", "ok"), {
-  maxLength: 10
-}).map((words) => words.join(" "))
+const ordinaryLine = fc.array(
+  fc.constantFrom("the", "port", "3000", "value", "=", "{", "}", "return", "// note", "x", "list", "-", "ok"),
+  {
+    maxLength: 10
+  }
+).map((words) => words.join(" "))
 
 const fileOf = (style: "env" | "config" | "code") =>
-  fc.tuple(fc.array(ordinaryLine, { maxLength: 30 }), fc.array(fc.tuple(planted(style), fc.nat()), { minLength: 1, maxLength: 6 })).map(
+  fc.tuple(
+    fc.array(ordinaryLine, { maxLength: 30 }),
+    fc.array(fc.tuple(planted(style), fc.nat()), { minLength: 1, maxLength: 6 })
+  ).map(
     ([ordinary, secrets]) => {
       // Each setting goes whole between two ordinary lines (never inside another one).
       const at = (n: number) => n % (ordinary.length + 1)
@@ -202,7 +247,11 @@ const nameOf = { env: ".env", config: "settings.json", code: "app.ts" } as const
 describe("random secrets in random text never survive", () => {
   it.prop(
     "maskText: no secret left, the same number of lines, ordinary lines untouched",
-    [fc.constantFrom("env" as const, "config" as const, "code" as const).chain((style) => fileOf(style).map((file) => ({ ...file, style })))],
+    [
+      fc.constantFrom("env" as const, "config" as const, "code" as const).chain((style) =>
+        fileOf(style).map((file) => ({ ...file, style }))
+      )
+    ],
     ([{ secrets, style, text }]) => {
       const masked = maskFile(nameOf[style], text)
       for (const secret of secrets) expect(masked.text).not.toContain(secret)
@@ -219,7 +268,9 @@ describe("random secrets in random text never survive", () => {
   it.effect.prop(
     "read with layerMask: any page of such a file (from its start, inside a key, a tail) shows no secret",
     [
-      fc.constantFrom("env" as const, "config" as const, "code" as const).chain((style) => fileOf(style).map((file) => ({ ...file, style }))),
+      fc.constantFrom("env" as const, "config" as const, "code" as const).chain((style) =>
+        fileOf(style).map((file) => ({ ...file, style }))
+      ),
       fc.integer({ min: -40, max: 60 }),
       fc.integer({ min: 1, max: 40 })
     ],
@@ -273,7 +324,9 @@ describe("no false positive on ordinary code", () => {
       ...SAMPLE.flatMap(([directory, pattern]) => walk(directory, pattern)),
       ...fs.readdirSync("node_modules").flatMap((name) =>
         name.startsWith("@")
-          ? fs.readdirSync(nodePath.join("node_modules", name)).map((scoped) => nodePath.join("node_modules", name, scoped, "package.json"))
+          ? fs.readdirSync(nodePath.join("node_modules", name)).map((scoped) =>
+            nodePath.join("node_modules", name, scoped, "package.json")
+          )
           : [nodePath.join("node_modules", name, "package.json")]
       ).filter((file) => fs.existsSync(file))
     ]
@@ -295,7 +348,10 @@ describe("no false positive on ordinary code", () => {
 // Through read
 // -----------------------------------------------------------------------------
 
-const KEY_LINES = Array.from({ length: 6 }, (_, i) => `MIIEp${String(i).repeat(3)}AIBAAKCAQEAvXj1Vq3m9Qm5nF6pX2zY8c1w0R7t4K9sL3jH2gF5dS6aQ1e`.slice(0, 64))
+const KEY_LINES = Array.from(
+  { length: 6 },
+  (_, i) => `MIIEp${String(i).repeat(3)}AIBAAKCAQEAvXj1Vq3m9Qm5nF6pX2zY8c1w0R7t4K9sL3jH2gF5dS6aQ1e`.slice(0, 64)
+)
 const roots: Array<string> = []
 afterAll(() => {
   for (const root of roots) fs.rmSync(root, { recursive: true, force: true })
@@ -320,18 +376,39 @@ describe("read with Secrets.layerMask", () => {
       const masked = yield* Read.read({ filePath: ".env" }).pipe(Effect.provide(masking(root)))
       expect(masked.output).toContain("1: API_KEY=‹secret: key›\n2: DB_PASSWORD=‹secret: password›\n3: PORT=3000\n")
       expect(masked.metadata.preview).toBe("API_KEY=‹secret: key›\nDB_PASSWORD=‹secret: password›\nPORT=3000")
-      expect(masked.metadata).toMatchObject({ totalLines: 3, masked: { secrets: 2, lines: [1, 2], kinds: { key: 1, password: 1 } } })
+      expect(masked.metadata).toMatchObject({
+        totalLines: 3,
+        masked: { secrets: 2, lines: [1, 2], kinds: { key: 1, password: 1 } }
+      })
     }))
 
   it.effect("a page or tail that starts inside a private key masks its lines; a certificate stays", () =>
     Effect.gen(function*() {
       const body = [...KEY_LINES, "abcDEF012=="]
-      const certificate = ["MIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBaMQswCQYDVQQGEwJJRTES", "MAGCA1UEChMJQmFsdGltb3JlMRMwEQYDVQQLEwpDeWJlclRydXN0MSIwIAYDVQQD"]
-      const pem = ["intro", "-----BEGIN RSA PRIVATE KEY-----", ...body, "-----END RSA PRIVATE KEY-----", "-----BEGIN CERTIFICATE-----", ...certificate, "-----END CERTIFICATE-----", "outro"]
+      const certificate = [
+        "MIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBaMQswCQYDVQQGEwJJRTES",
+        "MAGCA1UEChMJQmFsdGltb3JlMRMwEQYDVQQLEwpDeWJlclRydXN0MSIwIAYDVQQD"
+      ]
+      const pem = [
+        "intro",
+        "-----BEGIN RSA PRIVATE KEY-----",
+        ...body,
+        "-----END RSA PRIVATE KEY-----",
+        "-----BEGIN CERTIFICATE-----",
+        ...certificate,
+        "-----END CERTIFICATE-----",
+        "outro"
+      ]
       const root = project({ "bundle.pem.txt": pem.join("\n") + "\n" })
-      const read = (params: object) => Read.read({ filePath: "bundle.pem.txt", ...params }).pipe(Effect.provide(masking(root)))
+      const read = (params: object) =>
+        Read.read({ filePath: "bundle.pem.txt", ...params }).pipe(Effect.provide(masking(root)))
       // From its start, from inside (its END in view or not), its last line alone, a tail.
-      for (const params of [{}, { offset: 4, limit: 3 }, { offset: 5 }, { offset: 9, limit: 1 }, { offset: -9 }, { offset: 3, limit: 1 }]) {
+      for (
+        const params of [{}, { offset: 4, limit: 3 }, { offset: 5 }, { offset: 9, limit: 1 }, { offset: -9 }, {
+          offset: 3,
+          limit: 1
+        }]
+      ) {
         const { output } = yield* read(params)
         for (const line of body) expect(output).not.toContain(line)
       }
@@ -348,7 +425,9 @@ describe("read with Secrets.layerMask", () => {
       const first = yield* Read.read({ filePath: "long.txt" }).pipe(Effect.provide(masking(root)))
       expect(first.output).toContain("‹secret: token (cut)›... (line truncated to 2000 chars")
       expect(first.output).not.toContain("ghp_Zx")
-      const rest = yield* Read.read({ filePath: "long.txt", offset: 1, column: 2001 }).pipe(Effect.provide(masking(root)))
+      const rest = yield* Read.read({ filePath: "long.txt", offset: 1, column: 2001 }).pipe(
+        Effect.provide(masking(root))
+      )
       expect(rest.output).toContain("1: ‹secret: value (cut)› tail")
       expect(rest.output).not.toContain("Lk2Ji1Hg0FeDcB")
     }))
@@ -362,11 +441,14 @@ describe("read with Secrets.layerMask", () => {
       expect(Anchors.tagOf(masked)).not.toBe(Anchors.tagOf(env))
       expect(read.output).toContain("2:DB_PASSWORD=‹secret: password›")
       const tag = Anchors.tagOf(masked)
-      const verify = (params: Partial<Anchors.VerifyParams>) => Anchors.verifyUnknown({ filePath: "app.env", tag, ...params }).pipe(Effect.provide(masking(root)))
+      const verify = (params: Partial<Anchors.VerifyParams>) =>
+        Anchors.verifyUnknown({ filePath: "app.env", tag, ...params }).pipe(Effect.provide(masking(root)))
       // The line without a secret may be edited by its number.
       expect((yield* verify({ start: 3 }))._tag).toBe("Valid")
       // The model's own lines, placeholders in them, or the session's record: refused, masked.
-      for (const params of [{ start: 2 }, { start: 1, end: 2 }, { start: 2, lines: ["DB_PASSWORD=‹secret: password›"] }]) {
+      for (
+        const params of [{ start: 2 }, { start: 1, end: 2 }, { start: 2, lines: ["DB_PASSWORD=‹secret: password›"] }]
+      ) {
         const verdict = yield* verify(params)
         expect(verdict._tag).toBe("Stale")
         expect(verdict.message).toContain("holds a secret value that was masked")
@@ -409,7 +491,9 @@ describe("read with Secrets.layerMask", () => {
   it.effect("read_many blocks and archive members are masked", () =>
     Effect.gen(function*() {
       const root = project({ ".env": env, "notes.md": "AWS key AKIAIOSFODNN7EXAMPLE here\n" })
-      const result = yield* ReadMany.readMany({ files: [{ filePath: ".env" }, { filePath: "notes.md" }] }).pipe(Effect.provide(masking(root)))
+      const result = yield* ReadMany.readMany({ files: [{ filePath: ".env" }, { filePath: "notes.md" }] }).pipe(
+        Effect.provide(masking(root))
+      )
       expect(result.output).toContain("2: DB_PASSWORD=‹secret: password›")
       expect(result.output).toContain("1: AWS key ‹secret: AWS access key ID› here")
       expect(result.output).not.toContain("hunter2")

@@ -7,8 +7,9 @@ import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import { pathToFileURL } from "node:url"
-import { parseSelector, SelectorError, splitSelector } from "../src/internal/core/selector.js"
 import { mergeRanges } from "../src/internal/core/ranges.js"
+import type { SelectorError } from "../src/internal/core/selector.js"
+import { parseSelector, splitSelector } from "../src/internal/core/selector.js"
 import { read } from "../src/Read.js"
 import { nodeLayer, tempDir } from "./support/index.js"
 
@@ -75,8 +76,12 @@ describe("selector grammar", () => {
     expect(parseSelector("Conflicts")).toEqual({ ranges: [], raw: false, pages: undefined, view: "conflicts" })
     const message = (selector: string) => (parseSelector(selector) as SelectorError).message
     expect(message("-0")).toBe("Tail selector :-0 is empty; use :-N for the last N lines (N >= 1).")
-    expect(message("5-9:conflicts")).toBe("Invalid selector ':5-9:conflicts'. :conflicts shows the whole file; it takes no line range.")
-    expect(message("conflicts:raw")).toBe("Invalid selector ':conflicts:raw'. :conflicts cannot be combined with other selectors.")
+    expect(message("5-9:conflicts")).toBe(
+      "Invalid selector ':5-9:conflicts'. :conflicts shows the whole file; it takes no line range."
+    )
+    expect(message("conflicts:raw")).toBe(
+      "Invalid selector ':conflicts:raw'. :conflicts cannot be combined with other selectors."
+    )
     // A range is not the block's line: the message names the selector and the line it could be.
     expect(message("1-5:block")).toBe(
       "Invalid selector ':1-5:block'. The block view needs one line to start from: :N:block (e.g. :1:block)."
@@ -87,13 +92,18 @@ describe("selector grammar", () => {
     expect(message("3:outline")).toBe(
       "Invalid selector ':3:outline'. :outline shows the whole file, or with one range A-B the declarations inside lines A-B (:A-B:outline, e.g. :120-480:outline)."
     )
-    expect(message("3-9:summary")).toBe("Invalid selector ':3-9:summary'. :summary shows the whole file; it takes no line range.")
+    expect(message("3-9:summary")).toBe(
+      "Invalid selector ':3-9:summary'. :summary shows the whole file; it takes no line range."
+    )
     expect(parseSelector("120-480:outline")).toMatchObject({ view: "outline", ranges: [{ start: 120, end: 480 }] })
     expect(message("1-5,9-12:outline")).toContain(":outline shows the whole file, or with one range A-B")
   })
 
   it("merges open ranges by absorbing what follows", () => {
-    expect(mergeRanges([{ start: 10, end: undefined }, { start: 20, end: 30 }])).toEqual([{ start: 10, end: undefined }])
+    expect(mergeRanges([{ start: 10, end: undefined }, { start: 20, end: 30 }])).toEqual([{
+      start: 10,
+      end: undefined
+    }])
   })
 })
 
@@ -194,7 +204,9 @@ describe("reads with selectors", () => {
       fs.mkdirSync(`${root}/dir`, { recursive: true })
       for (const name of ["a", "b", "c", "d"]) fs.writeFileSync(`${root}/dir/${name}`, "")
       const page = yield* read({ filePath: "dir:2-3" })
-      expect(page.output).toContain("<entries>\nb\nc\n\n(Showing 2 of 4 entries. Use 'offset' parameter to read beyond entry 4)")
+      expect(page.output).toContain(
+        "<entries>\nb\nc\n\n(Showing 2 of 4 entries. Use 'offset' parameter to read beyond entry 4)"
+      )
       const error = yield* Effect.flip(read({ filePath: "dir:1-2,4" }))
       expect(error.message).toBe("Multi-range line selectors are not supported for directory listings.")
     })))

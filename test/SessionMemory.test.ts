@@ -9,7 +9,7 @@ import * as nodePath from "node:path"
 import * as Read from "../src/Read.js"
 import * as SessionMemory from "../src/SessionMemory.js"
 import { replaceLine, sessionMemoryContract } from "./contracts/SessionMemory.js"
-import { nodeLayer, tempDir, writeTree, fieldsOf } from "./support/index.js"
+import { fieldsOf, nodeLayer, tempDir, writeTree } from "./support/index.js"
 
 sessionMemoryContract("layerSession", (options) => SessionMemory.layerSession(options))
 

@@ -5,14 +5,14 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import * as fc from "effect/FastCheck"
+import * as Layer from "effect/Layer"
+import { skills } from "../examples/sources.js"
+import { localMeanings, resolve } from "../src/internal/core/resolve.js"
 import * as Permission from "../src/Permission.js"
 import { read } from "../src/Read.js"
 import { FileNotFound } from "../src/ReadError.js"
 import * as Sources from "../src/Sources.js"
-import { localMeanings, resolve } from "../src/internal/core/resolve.js"
-import { skills } from "../examples/sources.js"
 import { memoryLayer } from "./support/index.js"
 
 const FILES = {
@@ -95,7 +95,9 @@ const memory = Sources.schemeSource({
     const key = request.url.slice("memory://".length)
     const text = notes[key]
     return text === undefined
-      ? Effect.fail(new FileNotFound({ path: request.url, suggestions: Object.keys(notes).map((k) => `memory://${k}`) }))
+      ? Effect.fail(
+        new FileNotFound({ path: request.url, suggestions: Object.keys(notes).map((k) => `memory://${k}`) })
+      )
       : Sources.textResult({ path: request.url, text, params: request.params, selection: request.selection })
   }
 })
@@ -194,7 +196,11 @@ describe("Sources: custom schemes", () => {
 })
 
 describe("resolve", () => {
-  const options = { schemes: new Set(["https", "file"]), containers: [/\.zip(?=:|$)/gi, /\.db(?=[:?]|$)/gi], home: "/home/u" }
+  const options = {
+    schemes: new Set(["https", "file"]),
+    containers: [/\.zip(?=:|$)/gi, /\.db(?=[:?]|$)/gi],
+    home: "/home/u"
+  }
 
   it("a web URL's selector follows its path, never its port", () => {
     const split = (input: string) => {

@@ -16,8 +16,8 @@ import * as Permission from "../src/Permission.js"
 import * as Read from "../src/Read.js"
 import * as SqliteFileTime from "../src/SqliteFileTime.js"
 import * as Workspace from "../src/Workspace.js"
-import { PNG } from "./support/media.js"
 import { nodeLayer, tempDir, writeTree } from "./support/index.js"
+import { PNG } from "./support/media.js"
 
 const root = tempDir("effect-read-spans-")
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
@@ -86,7 +86,7 @@ const traced = <E>(
 describe("Spans", () => {
   it.live("a file read: every step is a named span under Read.read, in one trace", () =>
     Effect.gen(function*() {
-      const { exit, names, one, byName, spans } = yield* traced({ filePath: "src/app.ts" }, nodeLayer(root))
+      const { byName, exit, names, one, spans } = yield* traced({ filePath: "src/app.ts" }, nodeLayer(root))
       expect(exit._tag).toBe("Success")
       for (
         const name of [
@@ -145,7 +145,7 @@ describe("Spans", () => {
 
   it.live("a denied read: Permission.ask ends with the failure", () =>
     Effect.gen(function*() {
-      const { exit, byName } = yield* traced(
+      const { byName, exit } = yield* traced(
         { filePath: "src/app.ts" },
         nodeLayer(root, { permission: Permission.layerDenyAll }),
         { touches: false }
@@ -165,7 +165,7 @@ describe("Spans", () => {
       SqliteFileTime.layer({ filename: nodePath.join(root, "ledger.db") })
     ).pipe(Layer.provideMerge(Layer.merge(NodeFileSystem.layer, NodePath.layer)))
     return Effect.gen(function*() {
-      const { exit, byName, one } = yield* traced({ filePath: "src/app.ts" }, layer)
+      const { byName, exit, one } = yield* traced({ filePath: "src/app.ts" }, layer)
       expect(exit._tag).toBe("Success")
       const queries = byName("sql.execute").filter((span) => ancestors(span).includes("FileTime.read"))
       // The stamp's upsert, then the coverage's select and write (coverage: see Coverage.test.ts).

@@ -23,8 +23,8 @@ import { Integer } from "../src/internal/store/sql.js"
 import * as SqlFileTime from "../src/SqlFileTime.js"
 import * as SqliteFileTime from "../src/SqliteFileTime.js"
 import { fileTimeContract } from "./contracts/FileTime.js"
-import { describePg, freshPgDatabase, onFreshPgDatabase, pgClient } from "./support/pg.js"
 import { tempDir, withWarnings } from "./support/index.js"
+import { describePg, freshPgDatabase, onFreshPgDatabase, pgClient } from "./support/pg.js"
 
 const root = tempDir("effect-read-sql-filetime-")
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
@@ -69,7 +69,14 @@ describePg("SqlFileTime on PostgreSQL", () => {
           WHERE table_name IN ('file_reads', 'file_read_ranges') AND data_type IN ('integer', 'bigint')
           ORDER BY table_name, column_name`
         expect(columns.every((column) => column.data_type === "bigint")).toBe(true)
-        expect(columns.map((column) => column.column_name)).toEqual(["end_line", "seq", "start_line", "mtime", "read_at", "size"])
+        expect(columns.map((column) => column.column_name)).toEqual([
+          "end_line",
+          "seq",
+          "start_line",
+          "mtime",
+          "read_at",
+          "size"
+        ])
         const migrations = yield* sql<{ migration_id: number; name: string }>`
           SELECT migration_id, name FROM ${sql(SqlFileTime.migrationsTable)} ORDER BY migration_id`
         expect(migrations).toEqual([
@@ -95,7 +102,8 @@ describePg("SqlFileTime on PostgreSQL", () => {
         const url = yield* Effect.promise(freshPgDatabase)
         yield* Effect.promise(() => setUp(url))
         const path = numberedFile(nodePath.join(root, "two-clients.txt"), 20)
-        const ledgerOn = () => SqlFileTime.layerClient.pipe(Layer.provide(pgClient(url)), Layer.provide(NodeFileSystem.layer))
+        const ledgerOn = () =>
+          SqlFileTime.layerClient.pipe(Layer.provide(pgClient(url)), Layer.provide(NodeFileSystem.layer))
         const a = yield* Layer.build(ledgerOn())
         const b = yield* Layer.build(ledgerOn())
         const sessions = Array.from({ length: 100 }, (_, i) => `s${i}`)
@@ -114,11 +122,14 @@ describePg("SqlFileTime on PostgreSQL", () => {
         // What the database holds (a ledger's own memory could hide a refused write).
         const c = yield* Layer.build(ledgerOn())
         const kept = yield* Effect.forEach(sessions, (session) =>
-          Effect.flatMap(FileTime.FileTime, (ledger) => ledger.coverage(session, path)).pipe(
-            Effect.map(rangesOf),
-            Effect.provide(c)
-          ))
-        expect(kept.filter((ranges) => ranges === "1-3,10-12")).toHaveLength(100)
+          Effect.flatMap(FileTime.FileTime, (ledger) =>
+            ledger.coverage(session, path)).pipe(
+              Effect.map(rangesOf),
+              Effect.provide(c)
+            ))
+        expect(kept.filter((ranges) =>
+          ranges === "1-3,10-12"
+        )).toHaveLength(100)
       }).pipe(Effect.scoped), 180_000)
 
   twoClients("coverage written through two clients at once: 100 of 100 ranges kept", () => Promise.resolve())
@@ -128,10 +139,12 @@ describePg("SqlFileTime on PostgreSQL", () => {
   twoClients("the same on a database whose transactions are SERIALIZABLE: 100 of 100 kept, no write refused", (url) => {
     const name = new URL(url).pathname.slice(1)
     return Effect.runPromise(
-      Effect.flatMap(SqlClient.SqlClient, (sql) =>
-        sql.unsafe(`ALTER DATABASE ${name} SET default_transaction_isolation = 'serializable'`)).pipe(
-          Effect.provide(pgClient(url))
-        )
+      Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) => sql.unsafe(`ALTER DATABASE ${name} SET default_transaction_isolation = 'serializable'`)
+      ).pipe(
+        Effect.provide(pgClient(url))
+      )
     ).then(() => undefined)
   })
 
@@ -191,12 +204,18 @@ const processes = (name: string, store: () => Promise<string>) => {
     ])
     expect(outcomes).toEqual([{ ok: true }, { ok: true }])
     const ranges = await Effect.runPromise(
-      Effect.flatMap(FileTime.FileTime, (ledger) =>
-        Effect.forEach(Array.from({ length: 100 }, (_, i) => `s${i}`), (session) =>
-          Effect.map(ledger.coverage(session, path), (coverage) =>
-            coverage.ranges.map(({ end, start }) => `${start}-${end}`).join(",")))).pipe(
-          Effect.provide(ledgerOn(url))
-        )
+      Effect.flatMap(
+        FileTime.FileTime,
+        (ledger) =>
+          Effect.forEach(
+            Array.from({ length: 100 }, (_, i) => `s${i}`),
+            (session) =>
+              Effect.map(ledger.coverage(session, path), (coverage) =>
+                coverage.ranges.map(({ end, start }) => `${start}-${end}`).join(","))
+          )
+      ).pipe(
+        Effect.provide(ledgerOn(url))
+      )
     )
     expect(ranges.filter((kept) => kept === "1-3,10-12")).toHaveLength(100)
   }, 180_000)
@@ -223,29 +242,37 @@ let sqliteFiles = 0
 describe("replicas as processes on one SQLite file", () => {
   processes("sqlite", () => Promise.resolve(`sqlite:${nodePath.join(root, `replicas-${++sqliteFiles}.db`)}`))
 
-  it("a replica started while another process holds the file past SQLite's busy timeout starts, and keeps every range", async () => {
-    const filename = nodePath.join(root, "replica-held.db")
-    const path = numberedFile(nodePath.join(root, "replica-held.txt"), 20)
-    const lock = holdWriteLock(filename)
-    const at = Date.now() + 2_000
-    // Held until 11 s after the replica starts its work: past better-sqlite3's default busy timeout
-    // (5 s, waited with the process frozen) for each of the two migrations a replica runs (ledger,
-    // session memory), after which it used to fail its start with "database is locked".
-    const released = setTimeout(lock.release, at + 11_000 - Date.now())
-    try {
-      expect(await replica(["coverage", `sqlite:${filename}`, path, "1", "3", "20", "--at", String(at)])).toEqual({ ok: true })
-    } finally {
-      clearTimeout(released)
-      lock.release()
-      lock.close()
-    }
-    const ranges = await Effect.runPromise(
-      Effect.flatMap(FileTime.FileTime, (ledger) =>
-        Effect.forEach(Array.from({ length: 20 }, (_, i) => `s${i}`), (session) =>
-          Effect.map(ledger.coverage(session, path), rangesOf))).pipe(Effect.provide(ledgerOn(`sqlite:${filename}`)))
-    )
-    expect(ranges.filter((kept) => kept === "1-3")).toHaveLength(20)
-  }, 180_000)
+  it(
+    "a replica started while another process holds the file past SQLite's busy timeout starts, and keeps every range",
+    async () => {
+      const filename = nodePath.join(root, "replica-held.db")
+      const path = numberedFile(nodePath.join(root, "replica-held.txt"), 20)
+      const lock = holdWriteLock(filename)
+      const at = Date.now() + 2_000
+      // Held until 11 s after the replica starts its work: past better-sqlite3's default busy timeout
+      // (5 s, waited with the process frozen) for each of the two migrations a replica runs (ledger,
+      // session memory), after which it used to fail its start with "database is locked".
+      const released = setTimeout(lock.release, at + 11_000 - Date.now())
+      try {
+        expect(await replica(["coverage", `sqlite:${filename}`, path, "1", "3", "20", "--at", String(at)])).toEqual({
+          ok: true
+        })
+      } finally {
+        clearTimeout(released)
+        lock.release()
+        lock.close()
+      }
+      const ranges = await Effect.runPromise(
+        Effect.flatMap(FileTime.FileTime, (ledger) =>
+          Effect.forEach(
+            Array.from({ length: 20 }, (_, i) => `s${i}`),
+            (session) => Effect.map(ledger.coverage(session, path), rangesOf)
+          )).pipe(Effect.provide(ledgerOn(`sqlite:${filename}`)))
+      )
+      expect(ranges.filter((kept) => kept === "1-3")).toHaveLength(20)
+    },
+    180_000
+  )
 })
 describePg("replicas as processes on one PostgreSQL database", () => {
   processes("pg", freshPgDatabase)
@@ -290,7 +317,9 @@ const storedRanges = (filename: string, sessionId: string, path: string) => {
   try {
     return (db.prepare(
       "SELECT start_line, end_line FROM file_read_ranges WHERE session_id = ? AND path = ? ORDER BY start_line"
-    ).all(sessionId, path) as Array<{ start_line: number; end_line: number }>).map((row) => `${row.start_line}-${row.end_line}`)
+    ).all(sessionId, path) as Array<{ start_line: number; end_line: number }>).map((row) =>
+      `${row.start_line}-${row.end_line}`
+    )
       .join(",")
   } finally {
     db.close()
@@ -321,27 +350,37 @@ describe("a SQLite store another connection holds", () => {
       const path = numberedFile(nodePath.join(root, "held-at-start.txt"), 5)
       yield* releaseLater(holdWriteLock(filename), 1_500)
       const { value, warnings } = yield* withWarnings(
-        Effect.flatMap(FileTime.FileTime, (ledger) =>
-          Effect.zipRight(ledger.read("s", path, shownOf(path, 1, 2)), ledger.coverage("s", path))).pipe(
-            Effect.provide(ledgerFile(filename))
-          )
+        Effect.flatMap(
+          FileTime.FileTime,
+          (ledger) => Effect.zipRight(ledger.read("s", path, shownOf(path, 1, 2)), ledger.coverage("s", path))
+        ).pipe(
+          Effect.provide(ledgerFile(filename))
+        )
       )
       expect(rangesOf(value)).toBe("1-2")
       expect(warnings).toEqual([])
       expect(storedRanges(filename, "s", path)).toBe("1-2")
     }).pipe(Effect.scoped))
 
-  it.live("a file held EXCLUSIVE, schema and all, when the ledger opens it: started once released", () =>
-    Effect.gen(function*() {
-      const filename = heldFile()
-      const path = numberedFile(nodePath.join(root, "held-exclusive.txt"), 5)
-      yield* releaseLater(holdWriteLock(filename, "exclusive"), 1_500)
-      // Preparing a statement reads the schema: refused while the file is held, and the client's
-      // cache of prepared statements must not keep answering that refusal once it is released.
-      const ledger = ledgerFile(filename).pipe(Layer.provide(Layer.succeed(SqliteFileTime.LockTimeout, Duration.seconds(30))))
-      yield* Effect.flatMap(FileTime.FileTime, (ft) => ft.read("s", path, shownOf(path, 1, 5))).pipe(Effect.provide(ledger))
-      expect(storedRanges(filename, "s", path)).toBe("1-5")
-    }).pipe(Effect.scoped), 120_000)
+  it.live(
+    "a file held EXCLUSIVE, schema and all, when the ledger opens it: started once released",
+    () =>
+      Effect.gen(function*() {
+        const filename = heldFile()
+        const path = numberedFile(nodePath.join(root, "held-exclusive.txt"), 5)
+        yield* releaseLater(holdWriteLock(filename, "exclusive"), 1_500)
+        // Preparing a statement reads the schema: refused while the file is held, and the client's
+        // cache of prepared statements must not keep answering that refusal once it is released.
+        const ledger = ledgerFile(filename).pipe(
+          Layer.provide(Layer.succeed(SqliteFileTime.LockTimeout, Duration.seconds(30)))
+        )
+        yield* Effect.flatMap(FileTime.FileTime, (ft) => ft.read("s", path, shownOf(path, 1, 5))).pipe(
+          Effect.provide(ledger)
+        )
+        expect(storedRanges(filename, "s", path)).toBe("1-5")
+      }).pipe(Effect.scoped),
+    120_000
+  )
 
   it.live("a read while another connection holds the write lock: written once it is released, nothing kept aside", () =>
     Effect.gen(function*() {
@@ -362,7 +401,9 @@ describe("a SQLite store another connection holds", () => {
       const failed = yield* Effect.flip(Effect.scoped(Layer.build(ledgerFile(filename).pipe(Layer.provide(oneSecond)))))
       lock.release()
       lock.close()
-      expect(failed.message).toBe("The store stayed locked by another connection for 1s: its migrations could not be checked")
+      expect(failed.message).toBe(
+        "The store stayed locked by another connection for 1s: its migrations could not be checked"
+      )
 
       const path = numberedFile(nodePath.join(root, "held-past-timeout.txt"), 5)
       yield* Effect.gen(function*() {
@@ -371,7 +412,9 @@ describe("a SQLite store another connection holds", () => {
         const { warnings } = yield* withWarnings(ledger.read("s", path, shownOf(path, 1, 2)))
         again.release()
         again.close()
-        expect(warnings).toEqual(["FileTime.read: the SQLite ledger refused the write; the stamp is kept in memory only"])
+        expect(warnings).toEqual([
+          "FileTime.read: the SQLite ledger refused the write; the stamp is kept in memory only"
+        ])
         expect(rangesOf(yield* ledger.coverage("s", path))).toBe("1-2")
         expect(storedRanges(filename, "s", path)).toBe("")
         yield* ledger.read("s", path, shownOf(path, 4, 5))
@@ -384,12 +427,18 @@ describe("a SQLite store another connection holds", () => {
       const filename = heldFile()
       const path = numberedFile(nodePath.join(root, "kept-and-joined.txt"), 20)
       const client = SqliteFileTime.sqliteClient(filename)
-      const a = yield* Layer.build(SqliteFileTime.layerClient.pipe(Layer.provideMerge(client), Layer.provide(NodeFileSystem.layer)))
+      const a = yield* Layer.build(
+        SqliteFileTime.layerClient.pipe(Layer.provideMerge(client), Layer.provide(NodeFileSystem.layer))
+      )
       const b = yield* Layer.build(ledgerFile(filename))
       const readIn = (context: typeof a | typeof b, start: number, end: number) =>
-        Effect.flatMap(FileTime.FileTime, (ledger) => ledger.read("s", path, shownOf(path, start, end))).pipe(Effect.provide(context))
+        Effect.flatMap(FileTime.FileTime, (ledger) => ledger.read("s", path, shownOf(path, start, end))).pipe(
+          Effect.provide(context)
+        )
       const queryOnly = (on: boolean) =>
-        Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`PRAGMA query_only = ${on ? "ON" : "OFF"}`)).pipe(Effect.provide(a))
+        Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`PRAGMA query_only = ${on ? "ON" : "OFF"}`)).pipe(
+          Effect.provide(a)
+        )
       const { warnings } = yield* withWarnings(Effect.gen(function*() {
         yield* readIn(a, 1, 3)
         // A's connection refuses writes (as a full or read-only disk would): its read is kept in its memory.

@@ -4,8 +4,8 @@
  * that cannot be reached, and idle conversations dropped.
  */
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
-import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -21,9 +21,9 @@ import * as Read from "../src/Read.js"
 import * as SessionMemory from "../src/SessionMemory.js"
 import * as SqlFileTime from "../src/SqlFileTime.js"
 import * as SqlSessionMemory from "../src/SqlSessionMemory.js"
-import { describePg, freshPgDatabase, onFreshPgDatabase, pgClient, pgUrl } from "./support/pg.js"
 import { sessionMemoryContract } from "./contracts/SessionMemory.js"
-import { nodeLayer, tempDir, writeTree, fieldsOf } from "./support/index.js"
+import { fieldsOf, nodeLayer, tempDir, writeTree } from "./support/index.js"
+import { describePg, freshPgDatabase, onFreshPgDatabase, pgClient, pgUrl } from "./support/pg.js"
 
 const dir = tempDir("effect-read-sql-memory-")
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
@@ -34,7 +34,9 @@ const sqliteClient = (filename: string) => SqliteClient.layer({ filename })
 
 /** A memory on a new SQLite file. */
 const onSqlite = (options?: SqlSessionMemory.Options) =>
-  Layer.unwrapEffect(Effect.sync(() => SqlSessionMemory.layerClient(options).pipe(Layer.provide(sqliteClient(freshFile())))))
+  Layer.unwrapEffect(
+    Effect.sync(() => SqlSessionMemory.layerClient(options).pipe(Layer.provide(sqliteClient(freshFile()))))
+  )
 
 /** A memory on a new PostgreSQL database. */
 const onPg = (options?: SqlSessionMemory.Options) =>
@@ -58,7 +60,14 @@ const bounds: SessionMemory.Options = {
 }
 
 type Op =
-  | { readonly _tag: "remember"; readonly path: number; readonly hash: number; readonly start: number; readonly end: number; readonly utf8: boolean }
+  | {
+    readonly _tag: "remember"
+    readonly path: number
+    readonly hash: number
+    readonly start: number
+    readonly end: number
+    readonly utf8: boolean
+  }
   | {
     readonly _tag: "keep"
     readonly path: number
@@ -75,7 +84,17 @@ type Op =
   | { readonly _tag: "advance"; readonly generation: number }
 
 const op: FastCheck.Arbitrary<Op> = FastCheck.oneof(
-  { weight: 5, arbitrary: FastCheck.record({ _tag: FastCheck.constant("remember" as const), path: FastCheck.nat(4), hash: FastCheck.nat(2), start: FastCheck.integer({ min: 1, max: 5 }), end: FastCheck.integer({ min: 5, max: 9 }), utf8: FastCheck.boolean() }) },
+  {
+    weight: 5,
+    arbitrary: FastCheck.record({
+      _tag: FastCheck.constant("remember" as const),
+      path: FastCheck.nat(4),
+      hash: FastCheck.nat(2),
+      start: FastCheck.integer({ min: 1, max: 5 }),
+      end: FastCheck.integer({ min: 5, max: 9 }),
+      utf8: FastCheck.boolean()
+    })
+  },
   {
     weight: 5,
     arbitrary: FastCheck.record({
@@ -85,14 +104,20 @@ const op: FastCheck.Arbitrary<Op> = FastCheck.oneof(
       hash: FastCheck.nat(2),
       utf8: FastCheck.boolean(),
       hashes: FastCheck.boolean(),
-      lines: FastCheck.array(FastCheck.tuple(FastCheck.integer({ min: 1, max: 6 }), FastCheck.string({ maxLength: 12 })), { maxLength: 5 })
+      lines: FastCheck.array(
+        FastCheck.tuple(FastCheck.integer({ min: 1, max: 6 }), FastCheck.string({ maxLength: 12 })),
+        { maxLength: 5 }
+      )
     })
   },
   { weight: 1, arbitrary: FastCheck.constant({ _tag: "compacted" as const }) },
   { weight: 1, arbitrary: FastCheck.record({ _tag: FastCheck.constant("forget" as const), path: FastCheck.nat(4) }) },
   { weight: 2, arbitrary: FastCheck.constant({ _tag: "mark" as const }) },
   { weight: 1, arbitrary: FastCheck.record({ _tag: FastCheck.constant("rewound" as const), mark: FastCheck.nat() }) },
-  { weight: 1, arbitrary: FastCheck.record({ _tag: FastCheck.constant("advance" as const), generation: FastCheck.nat(3) }) }
+  {
+    weight: 1,
+    arbitrary: FastCheck.record({ _tag: FastCheck.constant("advance" as const), generation: FastCheck.nat(3) })
+  }
 )
 
 /** What a memory shows of one path, with seqs told by their order among the reads remembered. */
@@ -122,12 +147,14 @@ const play = (memory: SessionMemory.SessionMemoryShape, ops: ReadonlyArray<Op>) 
     for (const step of ops) {
       switch (step._tag) {
         case "remember": {
-          seqs.push(yield* memory.remember("s", `/p${step.path}`, {
-            start: step.start,
-            end: step.end,
-            hash: `h${step.hash}`,
-            encoding: step.utf8 ? "utf-8" : undefined
-          }))
+          seqs.push(
+            yield* memory.remember("s", `/p${step.path}`, {
+              start: step.start,
+              end: step.end,
+              hash: `h${step.hash}`,
+              encoding: step.utf8 ? "utf-8" : undefined
+            })
+          )
           break
         }
         case "keep": {
@@ -196,7 +223,11 @@ const numbered = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 
 
 /** A replica: read's services with the ledger and session memory on the client's store. */
 const replica = (client: Layer.Layer<SqlClient.SqlClient, unknown>) =>
-  Layer.mergeAll(nodeLayer(project, { sessionId: "conversation-1" }), SqlFileTime.layerClient, SqlSessionMemory.layerClient())
+  Layer.mergeAll(
+    nodeLayer(project, { sessionId: "conversation-1" }),
+    SqlFileTime.layerClient,
+    SqlSessionMemory.layerClient()
+  )
     .pipe(Layer.provide(client), Layer.provide(NodeFileSystem.layer))
 
 /** Build a replica in a scope of its own: its services, and how to run a read on it. */
@@ -209,7 +240,11 @@ const start = (client: Layer.Layer<SqlClient.SqlClient, unknown>) =>
     return { run, close: Scope.close(scope, Exit.void), memory: Context.get(context, SessionMemory.SessionMemory) }
   })
 
-const twoReplicas = (clients: () => Effect.Effect<readonly [Layer.Layer<SqlClient.SqlClient, unknown>, Layer.Layer<SqlClient.SqlClient, unknown>]>) =>
+const twoReplicas = (
+  clients: () => Effect.Effect<
+    readonly [Layer.Layer<SqlClient.SqlClient, unknown>, Layer.Layer<SqlClient.SqlClient, unknown>]
+  >
+) =>
   it.effect("a conversation moves between replicas: stubs, guards, notices and signals hold on both", () =>
     Effect.gen(function*() {
       const [clientA, clientB] = yield* clients()
@@ -226,31 +261,37 @@ const twoReplicas = (clients: () => Effect.Effect<readonly [Layer.Layer<SqlClien
       expect(fieldsOf(onB).unchanged).toBe(true)
       expect(onB.output).toContain("File unchanged since your last read (lines 1-12)")
       yield* b.run(Effect.flatMap(FileTime.FileTime, (ledger) => ledger.assert("conversation-1", path)))
-      expect(yield* b.run(Effect.flatMap(FileTime.FileTime, (ledger) => ledger.covers("conversation-1", path, 3, 9)))).toBe(true)
+      expect(yield* b.run(Effect.flatMap(FileTime.FileTime, (ledger) => ledger.covers("conversation-1", path, 3, 9))))
+        .toBe(true)
       // Written: B's guard refuses, B's read tells the change with the diff; A then holds the new version.
       fs.writeFileSync(path, numbered(12).replace("line 5\n", "line five\n"))
-      const guard = yield* b.run(Effect.flatMap(FileTime.FileTime, (ledger) => Effect.flip(ledger.assert("conversation-1", path))))
+      const guard = yield* b.run(
+        Effect.flatMap(FileTime.FileTime, (ledger) => Effect.flip(ledger.assert("conversation-1", path)))
+      )
       expect(guard._tag).toBe("FileChangedSinceRead")
       const changed = yield* b.run(read(path))
       expect(changed.metadata.changed).toMatchObject({ diff: true, removed: 1, added: 1 })
       expect(changed.output).toContain("-line 5\n+line five")
-      expect(fieldsOf((yield* a.run(read(path)))).unchanged).toBe(true)
+      expect(fieldsOf(yield* a.run(read(path))).unchanged).toBe(true)
       // Another conversation on B: full content.
-      const elsewhere = yield* b.run(read(path).pipe(Effect.provide(nodeLayer(project, { sessionId: "conversation-2" }))))
+      const elsewhere = yield* b.run(
+        read(path).pipe(Effect.provide(nodeLayer(project, { sessionId: "conversation-2" })))
+      )
       expect(fieldsOf(elsewhere).unchanged).toBeUndefined()
       // Compaction told to A: B gives full content.
       yield* a.memory.compacted("conversation-1")
-      expect(fieldsOf((yield* b.run(read(path)))).unchanged).toBeUndefined()
+      expect(fieldsOf(yield* b.run(read(path))).unchanged).toBeUndefined()
       // A mark on B, a read on A, a rewind to the mark told to B: A shows the file in full again.
       const mark = yield* b.memory.mark("conversation-1")
       yield* a.run(read(other))
-      expect(fieldsOf((yield* b.run(read(other)))).unchanged).toBe(true)
+      expect(fieldsOf(yield* b.run(read(other))).unchanged).toBe(true)
       yield* b.memory.rewound("conversation-1", mark)
-      expect(fieldsOf((yield* a.run(read(other)))).unchanged).toBeUndefined()
+      expect(fieldsOf(yield* a.run(read(other))).unchanged).toBeUndefined()
       // A generation raised on B is honoured on A.
       yield* b.run(SessionMemory.atGeneration("conversation-1", 7)(read(other)))
-      expect(fieldsOf((yield* a.run(SessionMemory.atGeneration("conversation-1", 7)(read(other))))).unchanged).toBe(true)
-      expect(fieldsOf((yield* a.run(SessionMemory.atGeneration("conversation-1", 6)(read(other))))).unchanged).toBeUndefined()
+      expect(fieldsOf(yield* a.run(SessionMemory.atGeneration("conversation-1", 7)(read(other)))).unchanged).toBe(true)
+      expect(fieldsOf(yield* a.run(SessionMemory.atGeneration("conversation-1", 6)(read(other)))).unchanged)
+        .toBeUndefined()
       yield* a.close
       yield* b.close
     }))
@@ -286,12 +327,20 @@ const storeDown = (
       const path = nodePath.join(project, name)
       const r = yield* start(client)
       yield* r.run(Read.read({ filePath: path }))
-      expect(fieldsOf((yield* r.run(Read.read({ filePath: path })))).unchanged).toBe(true)
+      expect(fieldsOf(yield* r.run(Read.read({ filePath: path }))).unchanged).toBe(true)
       yield* down
       const whileDown = yield* r.run(Read.read({ filePath: path }))
       expect(fieldsOf(whileDown).unchanged).toBeUndefined()
       expect(whileDown.output).toContain("1: line 1")
-      for (const signal of [r.memory.compacted("conversation-1"), r.memory.rewound("conversation-1", 0), r.memory.forget("conversation-1", path), Effect.asVoid(r.memory.mark("conversation-1")), Effect.asVoid(r.memory.advance("conversation-1", 9))]) {
+      for (
+        const signal of [
+          r.memory.compacted("conversation-1"),
+          r.memory.rewound("conversation-1", 0),
+          r.memory.forget("conversation-1", path),
+          Effect.asVoid(r.memory.mark("conversation-1")),
+          Effect.asVoid(r.memory.advance("conversation-1", 9))
+        ]
+      ) {
         const error = yield* Effect.flip(signal)
         expect(error).toBeInstanceOf(SessionMemory.SessionMemoryError)
         expect(error.message).toContain("Session memory could not record")
@@ -301,9 +350,9 @@ const storeDown = (
       expect(fieldsOf(unchecked).unchanged).toBeUndefined()
       if (up !== undefined) {
         yield* up
-        expect(fieldsOf((yield* r.run(Read.read({ filePath: path })))).unchanged).toBe(true)
+        expect(fieldsOf(yield* r.run(Read.read({ filePath: path }))).unchanged).toBe(true)
         yield* r.memory.compacted("conversation-1")
-        expect(fieldsOf((yield* r.run(Read.read({ filePath: path })))).unchanged).toBeUndefined()
+        expect(fieldsOf(yield* r.run(Read.read({ filePath: path }))).unchanged).toBeUndefined()
       }
       yield* r.close
     }))
@@ -311,7 +360,13 @@ const storeDown = (
 describe("SqlSessionMemory on SQLite, the store broken", () => {
   // A SQLite file cannot go away under an open connection; its tables renamed away fail every
   // statement. (Not brought back: the client caches a statement that failed to prepare.)
-  const tables = ["effect_read_sessions", "effect_read_held", "effect_read_versions", "effect_read_lines", "effect_read_files"]
+  const tables = [
+    "effect_read_sessions",
+    "effect_read_held",
+    "effect_read_versions",
+    "effect_read_lines",
+    "effect_read_files"
+  ]
   storeDown(() =>
     Effect.sync(() => {
       const filename = freshFile()

@@ -1,6 +1,6 @@
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
-import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -143,7 +143,8 @@ describe("SqliteFileTime", () => {
           })
           const after = yield* Effect.forEach(
             evenSessions,
-            (session) => ledger.assert(session, files[0]!).pipe(Effect.as("ok"), Effect.catchAll((e) => Effect.succeed(e._tag))),
+            (session) =>
+              ledger.assert(session, files[0]!).pipe(Effect.as("ok"), Effect.catchAll((e) => Effect.succeed(e._tag))),
             { concurrency: "unbounded" }
           )
           expect(after).toEqual(evenSessions.map((s) => rereaders.includes(s) ? "ok" : "FileChangedSinceRead"))
@@ -183,13 +184,15 @@ describe("SqliteFileTime", () => {
       // Reopened: the migration is not applied twice, and WAL is recorded in the file itself
       // (a client that does not ask for WAL still finds it).
       Effect.zipRight(withLedger(filename, () => Effect.void)),
-      Effect.zipRight(Effect.gen(function*() {
-        const sql = yield* SqlClient.SqlClient
-        const [mode] = yield* sql<{ journal_mode: string }>`PRAGMA journal_mode`
-        expect(mode?.journal_mode).toBe("wal")
-        const migrations = yield* sql`SELECT migration_id FROM ${sql(SqliteFileTime.migrationsTable)}`
-        expect(migrations).toHaveLength(4)
-      }).pipe(Effect.provide(SqliteClient.layer({ filename, disableWAL: true }))))
+      Effect.zipRight(
+        Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
+          const [mode] = yield* sql<{ journal_mode: string }>`PRAGMA journal_mode`
+          expect(mode?.journal_mode).toBe("wal")
+          const migrations = yield* sql`SELECT migration_id FROM ${sql(SqliteFileTime.migrationsTable)}`
+          expect(migrations).toHaveLength(4)
+        }).pipe(Effect.provide(SqliteClient.layer({ filename, disableWAL: true })))
+      )
     )
   })
 })

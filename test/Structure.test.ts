@@ -38,7 +38,18 @@ const MAY_IMPORT: Record<string, ReadonlyArray<string | RegExp>> = {
   store: ["core/", "io/"],
   structure: ["core/"],
   present: ["core/", "structure/", "sources/types.ts"],
-  sources: ["core/", "html/", "io/", "present/", "structure/", "store/", "read/access.ts", "read/facts.ts", "read/open.ts", "read/params.ts"],
+  sources: [
+    "core/",
+    "html/",
+    "io/",
+    "present/",
+    "structure/",
+    "store/",
+    "read/access.ts",
+    "read/facts.ts",
+    "read/open.ts",
+    "read/params.ts"
+  ],
   read: ["core/", "html/", "io/", "present/", "structure/", "store/", "sources/"],
   // The --store door opens a SQLite file as the store's layers do.
   doors: ["core/", "io/", "read/params.ts", "store/sql.ts"],
@@ -125,7 +136,8 @@ describe("src/ structure", () => {
   it("the front doors alone use the doors' helpers and the MCP wire; nothing inside imports a door", () => {
     const doorOnly = (to: string) => to.startsWith("internal/doors/") || to.startsWith("internal/mcp/")
     const misplaced = [...graph].flatMap(([file, imports]) =>
-      imports.map(name).filter((to) => (doorOnly(to) && !DOORS.includes(name(file)) && !doorOnly(name(file))) ||
+      imports.map(name).filter((to) =>
+        (doorOnly(to) && !DOORS.includes(name(file)) && !doorOnly(name(file))) ||
         (DOORS.includes(to) && name(file).startsWith("internal/") && !doorOnly(name(file)))
       ).map((to) => `${name(file)} → ${to}`)
     )

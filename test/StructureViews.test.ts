@@ -8,10 +8,10 @@ import * as FastCheck from "effect/FastCheck"
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
+import type { Declaration, FileStructure } from "../src/internal/core/declarations.js"
 import { headingsStructure, keysStructure, plainStructure } from "../src/internal/core/headings.js"
 import { indentationStructure, languageOfPath } from "../src/internal/core/indentation.js"
 import { MAX_LINE_LENGTH, pageBytes } from "../src/internal/core/lines.js"
-import type { Declaration, FileStructure } from "../src/internal/core/declarations.js"
 import * as Views from "../src/internal/core/structureViews.js"
 
 const FIXTURES = nodePath.resolve(import.meta.dirname, "fixtures/structure")
@@ -103,7 +103,12 @@ const depthOf = (row: string): number => /^ */.exec(row)![0].length / 2
  * outline; each fold's selector (\`:A-B:outline\`) shows exactly the rows it hides; the default
  * fits its page and shows the deepest levels that do.
  */
-const expectLevels = (structure: FileStructure, lines: ReadonlyArray<string>, path: string, aim = Views.OUTLINE_ROWS) => {
+const expectLevels = (
+  structure: FileStructure,
+  lines: ReadonlyArray<string>,
+  path: string,
+  aim = Views.OUTLINE_ROWS
+) => {
   const full = Views.outline(structure, lines, { path, ...ALL })
   expect(full.rows.every((row) => !FOLD.test(row))).toBe(true)
   const depth = full.rows.reduce((deepest, row) => Math.max(deepest, depthOf(row) + 1), 0)
@@ -125,7 +130,9 @@ const expectLevels = (structure: FileStructure, lines: ReadonlyArray<string>, pa
       const row = fold.input!.replace(FOLD, "")
       const at = full.rows.indexOf(row)
       const members: Array<string> = []
-      for (let i = at + 1; i < full.rows.length && depthOf(full.rows[i]!) > depthOf(row); i++) members.push(full.rows[i]!)
+      for (let i = at + 1; i < full.rows.length && depthOf(full.rows[i]!) > depthOf(row); i++) {
+        members.push(full.rows[i]!)
+      }
       const inside = Views.outline(structure, lines, {
         path,
         ...ALL,
@@ -144,7 +151,9 @@ const expectLevels = (structure: FileStructure, lines: ReadonlyArray<string>, pa
   if (chosen < depth) {
     const deeper = rowsAt(chosen + 1)
     const fits = deeper.length <= aim && deeper.reduce((sum, row) => sum + Buffer.byteLength(row) + 1, 0) <= 51_200
-    expect(!fits || rowsAt(chosen).length < Math.min(Views.OUTLINE_MIN_ROWS, aim), `levels ${chosen + 1} fit`).toBe(true)
+    expect(!fits || rowsAt(chosen).length < Math.min(Views.OUTLINE_MIN_ROWS, aim), `levels ${chosen + 1} fit`).toBe(
+      true
+    )
   } else {
     expect(byDefault.footer).not.toContain("levels=")
   }
@@ -308,7 +317,9 @@ describe("the indentation engine and the views", () => {
       "291:   pipe() {"
     ])
     expect(rows).toContain("36-40: /** @since 3.4.0 … */")
-    expect(rows).toContain("1-6: /** A lightweight alternative to the `Effect` data type, with a subset of the functionality. … */")
+    expect(rows).toContain(
+      "1-6: /** A lightweight alternative to the `Effect` data type, with a subset of the functionality. … */"
+    )
   })
 
   it("runs of imports keep their first and last lines and hide the ones between, in each language", () => {
@@ -340,18 +351,40 @@ describe("the indentation engine and the views", () => {
       "11: export const x = await import(\"./f.js\")",
       "12: const y = 1"
     ])
-    const py = ["import os", "import sys", "from a import (", "    b,", "    c,", ")", "from d import e", "", "x = 1"].join("\n")
+    const py = ["import os", "import sys", "from a import (", "    b,", "    c,", ")", "from d import e", "", "x = 1"]
+      .join("\n")
     expect(summaryOf("python", py)).toEqual(["1: import os", "2-6: …", "7: from d import e", "8: ", "9: x = 1"])
-    const go = ["package main", "", "import (", "\t\"fmt\"", "\t\"os\"", "\t\"strings\"", "\t\"time\"", ")", "", "func main() {}"].join("\n")
+    const go = [
+      "package main",
+      "",
+      "import (",
+      "\t\"fmt\"",
+      "\t\"os\"",
+      "\t\"strings\"",
+      "\t\"time\"",
+      ")",
+      "",
+      "func main() {}"
+    ].join("\n")
     // This engine sees Go's `import ( … )` as a body, folded into its opener row as bodies are.
     expect(summaryOf("go", go)).toEqual(["1: package main", "2: ", "3-8: import ( … )", "9: ", "10: func main() {}"])
-    const rust = ["use std::io;", "use std::fs;", "pub use crate::a;", "pub(crate) use crate::b;", "use crate::c;", "use crate::d;", "", "fn main() {}"]
+    const rust = [
+      "use std::io;",
+      "use std::fs;",
+      "pub use crate::a;",
+      "pub(crate) use crate::b;",
+      "use crate::c;",
+      "use crate::d;",
+      "",
+      "fn main() {}"
+    ]
       .join("\n")
     expect(summaryOf("rust", rust)).toEqual(["1: use std::io;", "2-5: …", "6: use crate::d;", "7: ", "8: fn main() {}"])
     // Fewer than 4 lines between the first and the last: nothing is hidden.
     expect(summaryOf("python", "import a\nimport b\nimport c\nimport d\nimport e\nx = 1")).toHaveLength(6)
     // Another language's imports, or none: as before.
-    expect(summaryOf("ruby", "require 'a'\nrequire 'b'\nrequire 'c'\nrequire 'd'\nrequire 'e'\nrequire 'f'")).toHaveLength(6)
+    expect(summaryOf("ruby", "require 'a'\nrequire 'b'\nrequire 'c'\nrequire 'd'\nrequire 'e'\nrequire 'f'"))
+      .toHaveLength(6)
   })
 
   it("Python: decorators attach, docstrings fold, a header over several lines ends at its colon", () => {
@@ -446,7 +479,10 @@ describe("the indentation engine and the views", () => {
     const line = unit.repeat(Math.ceil(1_000_000 / unit.length))
     const structure = indentationStructure([line, "function h() {", "  return 1", "}"], "javascript")
     // Every brace of the line closes on it: the function below is found whole.
-    expect(structure.declarations.map((d) => [d.kind, d.name, d.span])).toEqual([["function", "h", { start: 2, end: 4 }]])
+    expect(structure.declarations.map((d) => [d.kind, d.name, d.span])).toEqual([["function", "h", {
+      start: 2,
+      end: 4
+    }]])
   }, 30_000)
 
   it("C-family headers: a return type on the line above, Allman braces, attributes, fields that are not methods", () => {
@@ -555,7 +591,9 @@ describe("the indentation engine and the views", () => {
     expect(bytes.view).toBe("outline")
     expect(bytes.rows.reduce((sum, row) => sum + Buffer.byteLength(row) + 1, 0)).toBeLessThanOrEqual(2000)
     const narrow = Views.outline(structure, lines, { path: "Micro.ts", maxBytes: 500, levels: 3 })
-    expect(narrow.footer).toMatch(/^\(Output capped at 50 KB\. Showing declarations 1-\d+ of 40\. Use offset=\d+ to continue\.\)$/)
+    expect(narrow.footer).toMatch(
+      /^\(Output capped at 50 KB\. Showing declarations 1-\d+ of 40\. Use offset=\d+ to continue\.\)$/
+    )
   })
 
   it("an outline pages over declarations", () => {
@@ -568,7 +606,10 @@ describe("the indentation engine and the views", () => {
     const tail = Views.outline(structure, lines, { path: "m.ts", offset: total })
     expect(tail.rows).toHaveLength(1)
     expect(tail.footer).toBe(`(End of outline - total ${total} declarations)`)
-    expect(Views.outline(structure, lines, { path: "m.ts", offset: total + 1 })).toMatchObject({ rows: [], pastEnd: true })
+    expect(Views.outline(structure, lines, { path: "m.ts", offset: total + 1 })).toMatchObject({
+      rows: [],
+      pastEnd: true
+    })
   })
 
   it("blockAt: the innermost declaration around a line, climbing levels; statementAt outside any", () => {
@@ -838,7 +879,9 @@ describe("the indentation engine and the views", () => {
     expect(byDefault.rows[0]).toMatch(/^16-11436: declare namespace ts \{$/)
     expect(byDefault.rows[1]).toMatch(/^ {2}17-\d+: namespace server \{ {2}\(\+\d+ inside: :18-\d+:outline\)$/)
     expect(byDefault.counts).toMatchObject({ levels: 2, depth: full.counts.depth })
-    expect(byDefault.footer).toMatch(/^\(Showing declarations 1-250 of \d+, levels 1-2 of \d+\. Use offset=251 to continue\.\)$/)
+    expect(byDefault.footer).toMatch(
+      /^\(Showing declarations 1-250 of \d+, levels 1-2 of \d+\. Use offset=251 to continue\.\)$/
+    )
     expect(byDefault.header).toContain("levels=3 shows one level more.")
     for (const name of ["yauzl/README.md", "exceljs/README.md", "typescript/package.json", "effect/package.json"]) {
       const file = nodePath.join(modules, name)

@@ -18,7 +18,13 @@ import * as zlib from "node:zlib"
 import type { Declaration, FileStructure } from "../src/internal/core/declarations.js"
 import { blockAt, summary } from "../src/internal/core/structureViews.js"
 import { readStructure, structureOf } from "../src/internal/structure/engine.js"
-import { editBetween, forgetSyntaxCaches, syntaxAnalysis, shippedGrammars, syntaxStructure } from "../src/internal/structure/syntax.js"
+import {
+  editBetween,
+  forgetSyntaxCaches,
+  shippedGrammars,
+  syntaxAnalysis,
+  syntaxStructure
+} from "../src/internal/structure/syntax.js"
 import { layerWithout } from "../src/OptionalPackages.js"
 
 const ROOT = nodePath.resolve(import.meta.dirname, "..")
@@ -43,7 +49,9 @@ const render = (structure: FileStructure): string => {
     for (const d of declarations) {
       const body = d.body === undefined ? "" : ` {${d.body.start}-${d.body.end}}`
       rows.push(
-        `${"  ".repeat(depth)}${d.span.start}-${d.span.end} ${d.kind}${d.container ? "+" : ""} ${d.name ?? "-"} @${d.headerLine}${body} | ${d.header.slice(0, 120)}`
+        `${"  ".repeat(depth)}${d.span.start}-${d.span.end} ${d.kind}${d.container ? "+" : ""} ${
+          d.name ?? "-"
+        } @${d.headerLine}${body} | ${d.header.slice(0, 120)}`
       )
       visit(d.children, depth + 1)
     }
@@ -125,17 +133,44 @@ describe("the grammar pack", () => {
 
   it("ships the first languages, not PowerShell or Swift", () => {
     expect(manifest.map((grammar) => grammar.language).sort()).toEqual(
-      ["bash", "c", "cpp", "csharp", "go", "java", "javascript", "json", "php", "python", "ruby", "rust", "toml", "tsx", "typescript", "yaml"]
+      [
+        "bash",
+        "c",
+        "cpp",
+        "csharp",
+        "go",
+        "java",
+        "javascript",
+        "json",
+        "php",
+        "python",
+        "ruby",
+        "rust",
+        "toml",
+        "tsx",
+        "typescript",
+        "yaml"
+      ]
     )
-    expect(new Set(LANGUAGES.map(([, language]) => language))).toEqual(new Set(manifest.map((grammar) => grammar.language)))
+    expect(new Set(LANGUAGES.map(([, language]) => language))).toEqual(
+      new Set(manifest.map((grammar) => grammar.language))
+    )
   })
 
   it("each grammar decompresses to the wasm its manifest hashes, with its package's LICENSE beside it", () => {
     for (const grammar of manifest) {
-      const wasm = zlib.brotliDecompressSync(fs.readFileSync(nodePath.join(PACK, "grammars", `${grammar.language}.wasm.br`)))
-      expect([grammar.language, createHash("sha256").update(wasm).digest("hex"), wasm.length]).toEqual([grammar.language, grammar.sha256, grammar.size])
+      const wasm = zlib.brotliDecompressSync(
+        fs.readFileSync(nodePath.join(PACK, "grammars", `${grammar.language}.wasm.br`))
+      )
+      expect([grammar.language, createHash("sha256").update(wasm).digest("hex"), wasm.length]).toEqual([
+        grammar.language,
+        grammar.sha256,
+        grammar.size
+      ])
       expect(wasm.subarray(0, 4)).toEqual(Buffer.from([0, 0x61, 0x73, 0x6d]))
-      expect(fs.readFileSync(nodePath.join(PACK, "grammars", `${grammar.language}.LICENSE`), "utf8")).toMatch(/MIT License|Permission is hereby granted/)
+      expect(fs.readFileSync(nodePath.join(PACK, "grammars", `${grammar.language}.LICENSE`), "utf8")).toMatch(
+        /MIT License|Permission is hereby granted/
+      )
       expect(grammar.version).toMatch(/^\d+\.\d+\.\d+$/)
     }
   })
@@ -149,13 +184,17 @@ describe("the grammar pack", () => {
     const pack = JSON.parse(fs.readFileSync(nodePath.join(PACK, "package.json"), "utf8"))
     expect(pack.dependencies["web-tree-sitter"]).toBe("0.27.1")
     const entry = createRequire(nodePath.join(PACK, "index.js")).resolve("web-tree-sitter")
-    expect(JSON.parse(fs.readFileSync(nodePath.join(nodePath.dirname(entry), "package.json"), "utf8")).version).toBe("0.27.1")
+    expect(JSON.parse(fs.readFileSync(nodePath.join(nodePath.dirname(entry), "package.json"), "utf8")).version).toBe(
+      "0.27.1"
+    )
     expect(pack.files).toEqual(expect.arrayContaining(["index.js", "index.d.ts", "manifest.json", "grammars"]))
   })
 
   it.effect("the engine lists the pack's grammars", () =>
     Effect.gen(function*() {
-      expect((yield* shippedGrammars).map((grammar) => grammar.language)).toEqual(manifest.map((grammar) => grammar.language))
+      expect((yield* shippedGrammars).map((grammar) => grammar.language)).toEqual(
+        manifest.map((grammar) => grammar.language)
+      )
     }))
 })
 
@@ -176,7 +215,9 @@ describe("declarations of each language", () => {
     FastCheck.string({ unit: FastCheck.constantFrom("a", "\n", "é", "😀"), maxLength: 30 })
   ], ([before, after]) => {
     const edit = editBetween(before, after)
-    expect(before.slice(0, edit.startIndex) + after.slice(edit.startIndex, edit.newEndIndex) + before.slice(edit.oldEndIndex))
+    expect(
+      before.slice(0, edit.startIndex) + after.slice(edit.startIndex, edit.newEndIndex) + before.slice(edit.oldEndIndex)
+    )
       .toBe(after)
     const point = (text: string, index: number) => {
       const lines = text.slice(0, index).split("\n")
@@ -192,7 +233,15 @@ describe("declarations of each language", () => {
       FastCheck.record({
         at: FastCheck.nat(),
         remove: FastCheck.nat({ max: 200 }),
-        insert: FastCheck.constantFrom("", "\n", "x", "}\n", "function f() {\n  return 1\n}\n", "/** é 😀 */\n", "interface I<out A> {\n")
+        insert: FastCheck.constantFrom(
+          "",
+          "\n",
+          "x",
+          "}\n",
+          "function f() {\n  return 1\n}\n",
+          "/** é 😀 */\n",
+          "interface I<out A> {\n"
+        )
       }),
       { minLength: 1, maxLength: 3 }
     )
@@ -225,7 +274,13 @@ describe("declarations of each language", () => {
         body: { start: 74, end: 78 },
         container: true
       })
-      expect(micro.children.map((d) => d.name)).toEqual(["[TypeId]", "[Symbol.iterator]", "[Unify.typeSymbol]", "[Unify.unifySymbol]", "[Unify.ignoreSymbol]"])
+      expect(micro.children.map((d) => d.name)).toEqual([
+        "[TypeId]",
+        "[Symbol.iterator]",
+        "[Unify.typeSymbol]",
+        "[Unify.unifySymbol]",
+        "[Unify.ignoreSymbol]"
+      ])
       expect(structure.comments[0]).toEqual({ start: 1, end: 6 })
     }))
 
@@ -233,7 +288,12 @@ describe("declarations of each language", () => {
     Effect.gen(function*() {
       const structure = yield* structureOfFixture("textwrap.py")
       const wrapper = structure.declarations[0]!
-      expect(wrapper).toMatchObject({ kind: "class", name: "TextWrapper", container: true, body: { start: 18, end: 195 } })
+      expect(wrapper).toMatchObject({
+        kind: "class",
+        name: "TextWrapper",
+        container: true,
+        body: { start: 18, end: 195 }
+      })
       const init = wrapper.children.find((d) => d.name === "__init__")!
       expect(init.header).toMatch(/^def __init__\(self, width=70, .*\):$/)
       expect(init.body).toEqual({ start: 126, end: 137 })
@@ -269,7 +329,11 @@ describe("declarations of each language", () => {
       const structure = (yield* syntaxStructure("mod.py", text, GENEROUS))!
       expect(structure.engine).toBe("syntax")
       const [runner, trailing] = structure.declarations
-      expect(runner!.children.map((d) => [d.name, d.span.start, d.headerLine])).toEqual([["run", 2, 6], ["other", 12, 14]])
+      expect(runner!.children.map((d) => [d.name, d.span.start, d.headerLine])).toEqual([["run", 2, 6], [
+        "other",
+        12,
+        14
+      ]])
       expect(trailing!.children[0]!.span).toEqual({ start: 18, end: 19 })
       const lines = text.split("\n").slice(0, -1)
       expect(blockAt(structure, 8)!.header).toBe("(Block: method run, lines 2-10 of 19.)")
@@ -285,11 +349,40 @@ describe("declarations of each language", () => {
   it.effect("summary: runs of imports keep their first and last lines (TypeScript, Go)", () =>
     Effect.gen(function*() {
       const rowsOf = (path: string, text: string) =>
-        Effect.map(syntaxStructure(path, text, GENEROUS), (structure) => summary(structure!, text.split("\n"), { path }).rows)
-      const ts = ["import * as A from \"./a.js\"", "import { b } from \"./b.js\"", "import {", "  c,", "  d", "} from \"./cd.js\"", "export const x = 1"]
-      expect(yield* rowsOf("m.ts", ts.join("\n"))).toEqual(["1: import * as A from \"./a.js\"", "2-5: …", "6: } from \"./cd.js\"", "7: export const x = 1"])
-      const go = ["package main", "import (", "\t\"fmt\"", "\t\"os\"", "\t\"strings\"", "\t\"time\"", ")", "func main() {}"]
-      expect(yield* rowsOf("m.go", go.join("\n"))).toEqual(["1: package main", "2: import (", "3-6: …", "7: )", "8: func main() {}"])
+        Effect.map(syntaxStructure(path, text, GENEROUS), (structure) =>
+          summary(structure!, text.split("\n"), { path }).rows)
+      const ts = [
+        "import * as A from \"./a.js\"",
+        "import { b } from \"./b.js\"",
+        "import {",
+        "  c,",
+        "  d",
+        "} from \"./cd.js\"",
+        "export const x = 1"
+      ]
+      expect(yield* rowsOf("m.ts", ts.join("\n"))).toEqual([
+        "1: import * as A from \"./a.js\"",
+        "2-5: …",
+        "6: } from \"./cd.js\"",
+        "7: export const x = 1"
+      ])
+      const go = [
+        "package main",
+        "import (",
+        "\t\"fmt\"",
+        "\t\"os\"",
+        "\t\"strings\"",
+        "\t\"time\"",
+        ")",
+        "func main() {}"
+      ]
+      expect(yield* rowsOf("m.go", go.join("\n"))).toEqual([
+        "1: package main",
+        "2: import (",
+        "3-6: …",
+        "7: )",
+        "8: func main() {}"
+      ])
     }))
 
   it.effect("headers are cut at the right place after non-ASCII text (indices are string indices)", () =>
@@ -374,7 +467,23 @@ describe("declarations of each language", () => {
 
   it.effect("a long comment sharing a line with code folds without that line (pdf.js's minified bundles: ` */const A=…`)", () =>
     Effect.gen(function*() {
-      const text = ["/**", " * @licstart", " * Copyright 2024.", " * @licend", " */const A = {", "  x: 1,", "  y: 2,", "  z: 3,", "  w: 4", "}", "let b = 1; /* and", " * a note", " * on b", " * that runs on */", ""]
+      const text = [
+        "/**",
+        " * @licstart",
+        " * Copyright 2024.",
+        " * @licend",
+        " */const A = {",
+        "  x: 1,",
+        "  y: 2,",
+        "  z: 3,",
+        "  w: 4",
+        "}",
+        "let b = 1; /* and",
+        " * a note",
+        " * on b",
+        " * that runs on */",
+        ""
+      ]
         .join("\n")
       const structure = (yield* syntaxStructure("pdf.min.mjs", text, GENEROUS))!
       expect(structure.comments).toEqual([{ start: 1, end: 4 }])
@@ -411,35 +520,77 @@ describe("declarations of each language", () => {
   it.effect("names behind pointers and references (C, C++) and of PHP's class constants", () =>
     Effect.gen(function*() {
       const names = (path: string, text: string) =>
-        Effect.map(syntaxStructure(path, text, GENEROUS), (structure) => all(structure!.declarations).map((d) => [d.kind, d.name]))
+        Effect.map(syntaxStructure(path, text, GENEROUS), (structure) =>
+          all(structure!.declarations).map((d) => [d.kind, d.name]))
       // git's contrib/credential/gnome-keyring and Go's runtime/cgo write these.
-      expect(yield* names("cb.c", "typedef int (*credential_op_cb)(struct credential *);\nstatic void (*setg_gcc)(void*);\n")).toEqual([
+      expect(
+        yield* names("cb.c", "typedef int (*credential_op_cb)(struct credential *);\nstatic void (*setg_gcc)(void*);\n")
+      ).toEqual([
         ["typedef", "credential_op_cb"],
         ["function", "setg_gcc"]
       ])
       // libstdc++'s pb_ds: methods returning a reference.
-      const cpp = ["class It {", "  It& operator++() {", "    return *this;", "  }", "  const Cmp& get_cmp() const;", "};", ""].join("\n")
+      const cpp = [
+        "class It {",
+        "  It& operator++() {",
+        "    return *this;",
+        "  }",
+        "  const Cmp& get_cmp() const;",
+        "};",
+        ""
+      ].join("\n")
       expect(yield* names("it.hpp", cpp)).toEqual([["class", "It"], ["method", "operator++"], ["method", "get_cmp"]])
       // App Engine's generated *_pb.php.
-      const php = ["<?php", "class Snapshot {", "  const INACTIVE = 0;", "  public const ACTIVE = 1;", "}", ""].join("\n")
-      expect(yield* names("snapshot_pb.php", php)).toEqual([["class", "Snapshot"], ["const", "INACTIVE"], ["const", "ACTIVE"]])
+      const php = ["<?php", "class Snapshot {", "  const INACTIVE = 0;", "  public const ACTIVE = 1;", "}", ""].join(
+        "\n"
+      )
+      expect(yield* names("snapshot_pb.php", php)).toEqual([["class", "Snapshot"], ["const", "INACTIVE"], [
+        "const",
+        "ACTIVE"
+      ]])
     }))
 
   it.effect("export default of an anonymous function, class or value is a declaration named default", () =>
     Effect.gen(function*() {
       // zod's v4/locales/*.ts end with `export default function () {…}`; configs export a call.
-      const locale = ["const error = () => 1", "", "/** The map. */", "export default function (): Map {", "  return {", "    localeError: error(),", "  };", "}", ""].join("\n")
-      expect((yield* syntaxStructure("de.ts", locale, GENEROUS))!.declarations.map((d) => [d.kind, d.name, d.span, d.body, d.header])).toEqual([
+      const locale = [
+        "const error = () => 1",
+        "",
+        "/** The map. */",
+        "export default function (): Map {",
+        "  return {",
+        "    localeError: error(),",
+        "  };",
+        "}",
+        ""
+      ].join("\n")
+      expect(
+        (yield* syntaxStructure("de.ts", locale, GENEROUS))!.declarations.map((
+          d
+        ) => [d.kind, d.name, d.span, d.body, d.header])
+      ).toEqual([
         ["const", "error", { start: 1, end: 1 }, undefined, "const error = () => 1"],
         ["function", "default", { start: 3, end: 8 }, { start: 5, end: 7 }, "export default function (): Map {"]
       ])
-      const config = ["import { defineConfig } from \"vite\"", "export default defineConfig({", "  root: \".\",", "  base: \"/\"", "})", ""].join("\n")
-      expect((yield* syntaxStructure("vite.config.js", config, GENEROUS))!.declarations.map((d) => [d.kind, d.name, d.body])).toEqual([
+      const config = [
+        "import { defineConfig } from \"vite\"",
+        "export default defineConfig({",
+        "  root: \".\",",
+        "  base: \"/\"",
+        "})",
+        ""
+      ].join("\n")
+      expect(
+        (yield* syntaxStructure("vite.config.js", config, GENEROUS))!.declarations.map((d) => [d.kind, d.name, d.body])
+      ).toEqual([
         ["export", "default", { start: 3, end: 4 }]
       ])
       const klass = ["export default class {", "  run() {", "    return 1", "  }", "}", ""].join("\n")
       const structure = (yield* syntaxStructure("k.ts", klass, GENEROUS))!
-      expect(all(structure.declarations).map((d) => [d.kind, d.name, d.container])).toEqual([["class", "default", true], ["method", "run", false]])
+      expect(all(structure.declarations).map((d) => [d.kind, d.name, d.container])).toEqual([
+        ["class", "default", true],
+        ["method", "run", false]
+      ])
     }))
 
   it.effect("CommonJS: top-level assignments of several lines are declarations (exports.f = function, Foo.prototype.m = …)", () =>
@@ -475,9 +626,24 @@ describe("declarations of each language", () => {
   it.effect("Java and C# fields are declarations (only C's rule for struct members left them out)", () =>
     Effect.gen(function*() {
       const names = (path: string, text: string) =>
-        Effect.map(syntaxStructure(path, text, GENEROUS), (structure) => all(structure!.declarations).map((d) => [d.kind, d.name]))
-      const java = ["public class A {", "    private int x, y;", "    static final String NAME = \"a\";", "    public int get() {", "        return x;", "    }", "}", ""]
-      expect(yield* names("A.java", java.join("\n"))).toEqual([["class", "A"], ["field", "x"], ["field", "NAME"], ["method", "get"]])
+        Effect.map(
+          syntaxStructure(path, text, GENEROUS),
+          (structure) => all(structure!.declarations).map((d) => [d.kind, d.name])
+        )
+      const java = [
+        "public class A {",
+        "    private int x, y;",
+        "    static final String NAME = \"a\";",
+        "    public int get() {",
+        "        return x;",
+        "    }",
+        "}",
+        ""
+      ]
+      expect(yield* names("A.java", java.join("\n"))).toEqual([["class", "A"], ["field", "x"], ["field", "NAME"], [
+        "method",
+        "get"
+      ]])
       // As .NET's System.Collections.Generic.Stack<T> starts.
       const cs = [
         "public class Stack<T> {",
@@ -487,15 +653,36 @@ describe("declarations of each language", () => {
         "}",
         ""
       ]
-      expect(yield* names("Stack.cs", cs.join("\n"))).toEqual([["class", "Stack"], ["field", "_array"], ["field", "DefaultCapacity"], ["property", "Count"]])
+      expect(yield* names("Stack.cs", cs.join("\n"))).toEqual([["class", "Stack"], ["field", "_array"], [
+        "field",
+        "DefaultCapacity"
+      ], ["property", "Count"]])
     }))
 
   it.effect("Go: an interface's header ends at its brace and its methods are listed, as a Rust trait's are", () =>
     Effect.gen(function*() {
-      const text = ["package http", "", "type Handler interface {", "\tServeHTTP(w ResponseWriter, r *Request)", "\tClose() error", "}", ""].join("\n")
+      const text = [
+        "package http",
+        "",
+        "type Handler interface {",
+        "\tServeHTTP(w ResponseWriter, r *Request)",
+        "\tClose() error",
+        "}",
+        ""
+      ].join("\n")
       const [handler] = (yield* syntaxStructure("server.go", text, GENEROUS))!.declarations
-      expect(handler).toMatchObject({ kind: "interface", name: "Handler", header: "type Handler interface {", body: { start: 4, end: 5 }, container: true })
-      expect(handler!.children.map((d) => [d.kind, d.name, d.span.start])).toEqual([["method", "ServeHTTP", 4], ["method", "Close", 5]])
+      expect(handler).toMatchObject({
+        kind: "interface",
+        name: "Handler",
+        header: "type Handler interface {",
+        body: { start: 4, end: 5 },
+        container: true
+      })
+      expect(handler!.children.map((d) => [d.kind, d.name, d.span.start])).toEqual([["method", "ServeHTTP", 4], [
+        "method",
+        "Close",
+        5
+      ]])
     }))
 
   it.effect("JSON keys on one line: the first is the row, as the core's engine has it (siblings never overlap)", () =>
@@ -512,7 +699,11 @@ describe("declarations of each language", () => {
     Effect.gen(function*() {
       const structure = yield* structureOfFixture("deploy")
       expect(structure.language).toBe("bash")
-      expect(structure.declarations.map((d) => [d.name, d.span.start, d.headerLine])).toEqual([["log", 5, 6], ["copy_to", 10, 10]])
+      expect(structure.declarations.map((d) => [d.name, d.span.start, d.headerLine])).toEqual([["log", 5, 6], [
+        "copy_to",
+        10,
+        10
+      ]])
     }))
 
   it.effect("describe/it blocks of a test file are blocks named by their call", () =>
@@ -529,10 +720,20 @@ describe("declarations of each language", () => {
       ].join("\n")
       const structure = yield* syntaxStructure("views.test.ts", text, GENEROUS)
       expect(structure!.declarations).toEqual([
-        expect.objectContaining({ kind: "call", name: `describe "views"`, span: { start: 3, end: 7 }, body: { start: 4, end: 6 } })
+        expect.objectContaining({
+          kind: "call",
+          name: `describe "views"`,
+          span: { start: 3, end: 7 },
+          body: { start: 4, end: 6 }
+        })
       ])
       expect(structure!.declarations[0]!.children).toEqual([
-        expect.objectContaining({ kind: "call", name: `it "outline"`, span: { start: 4, end: 6 }, body: { start: 5, end: 5 } })
+        expect.objectContaining({
+          kind: "call",
+          name: `it "outline"`,
+          span: { start: 4, end: 6 },
+          body: { start: 5, end: 5 }
+        })
       ])
     }))
 })
@@ -559,18 +760,25 @@ describe("parse errors", () => {
         ["interface", "Service", { start: 2, end: 3 }],
         ["class", "Box", { start: 7, end: 9 }]
       ])
-      expect(structure.declarations[1]!.children.map((d) => [d.kind, d.name, d.body])).toEqual([["method", "get", { start: 8, end: 8 }]])
+      expect(structure.declarations[1]!.children.map((d) => [d.kind, d.name, d.body])).toEqual([["method", "get", {
+        start: 8,
+        end: 8
+      }]])
     }))
 
-  it.effect("effect's Micro.ts as installed: hundreds of declarations despite its ERROR nodes", () =>
-    Effect.gen(function*() {
-      const path = nodePath.join(ROOT, "node_modules", "effect", "src", "Micro.ts")
-      const structure = (yield* syntaxStructure(path, fs.readFileSync(path, "utf8"), GENEROUS))!
-      expect(structure.errorLines).toBeGreaterThan(0)
-      expect(structure.errorLines).toBeLessThan(structure.lines / 10)
-      expect(all(structure.declarations).filter((d) => d.body !== undefined).length).toBeGreaterThan(100)
-      expectWellFormed(structure)
-    }), 60_000)
+  it.effect(
+    "effect's Micro.ts as installed: hundreds of declarations despite its ERROR nodes",
+    () =>
+      Effect.gen(function*() {
+        const path = nodePath.join(ROOT, "node_modules", "effect", "src", "Micro.ts")
+        const structure = (yield* syntaxStructure(path, fs.readFileSync(path, "utf8"), GENEROUS))!
+        expect(structure.errorLines).toBeGreaterThan(0)
+        expect(structure.errorLines).toBeLessThan(structure.lines / 10)
+        expect(all(structure.declarations).filter((d) => d.body !== undefined).length).toBeGreaterThan(100)
+        expectWellFormed(structure)
+      }),
+    60_000
+  )
 
   it.effect("a file whose lines are mostly errors gives no structure", () =>
     Effect.gen(function*() {
@@ -580,7 +788,17 @@ describe("parse errors", () => {
 
   it.effect("a declaration whose closing brace is missing is not one; the others stay", () =>
     Effect.gen(function*() {
-      const text = ["function ok() {", "  return 1", "}", "", ...Array.from({ length: 30 }, (_, i) => `const v${i} = ${i}`), "", "function broken() {", "  return 2", ""]
+      const text = [
+        "function ok() {",
+        "  return 1",
+        "}",
+        "",
+        ...Array.from({ length: 30 }, (_, i) => `const v${i} = ${i}`),
+        "",
+        "function broken() {",
+        "  return 2",
+        ""
+      ]
         .join("\n")
       const structure = (yield* syntaxStructure("broken.js", text, GENEROUS))!
       expect(structure.declarations[0]).toMatchObject({ name: "ok", body: { start: 2, end: 2 } })
@@ -599,29 +817,39 @@ describe("limits and fallbacks", () => {
       expect(after?.declarations[0]?.name).toBe("TypeIdAfter")
     }), 60_000)
 
-  it.effect("a text past its deadline stays declined: the engine does not change from read to read with the load", () =>
-    Effect.gen(function*() {
-      const unit = fixture("micro.ts")
-      const text = Array.from({ length: 20 }, (_, i) => unit.replaceAll("Micro", `Pinned${i}`)).join("\n")
-      expect(yield* syntaxAnalysis("pinned.ts", text, { deadlineMs: 0.001 })).toEqual({ declined: "deadline" })
-      // Asked again, even with time to spare: the same answer, from the cache, without a parse.
-      expect(yield* syntaxAnalysis("pinned.ts", text, GENEROUS)).toEqual({ declined: "deadline" })
-      // Another text is parsed as usual.
-      expect(yield* syntaxAnalysis("pinned.ts", `${text}\n// changed\n`, GENEROUS)).toHaveProperty("structure")
-    }), 60_000)
+  it.effect(
+    "a text past its deadline stays declined: the engine does not change from read to read with the load",
+    () =>
+      Effect.gen(function*() {
+        const unit = fixture("micro.ts")
+        const text = Array.from({ length: 20 }, (_, i) => unit.replaceAll("Micro", `Pinned${i}`)).join("\n")
+        expect(yield* syntaxAnalysis("pinned.ts", text, { deadlineMs: 0.001 })).toEqual({ declined: "deadline" })
+        // Asked again, even with time to spare: the same answer, from the cache, without a parse.
+        expect(yield* syntaxAnalysis("pinned.ts", text, GENEROUS)).toEqual({ declined: "deadline" })
+        // Another text is parsed as usual.
+        expect(yield* syntaxAnalysis("pinned.ts", `${text}\n// changed\n`, GENEROUS)).toHaveProperty("structure")
+      }),
+    60_000
+  )
 
   it.effect("over 20,000 lines or 2 MiB: no parse", () =>
     Effect.gen(function*() {
       expect(yield* syntaxAnalysis("long.py", "x = 1\n".repeat(20_001), GENEROUS)).toEqual({ declined: "too-large" })
-      expect(yield* syntaxAnalysis("wide.py", `x = "${"y".repeat(2 * 1024 * 1024)}"\n`, GENEROUS)).toEqual({ declined: "too-large" })
-      expect(yield* syntaxAnalysis("wide.py", `x = "${"é".repeat(1024 * 1024 + 1)}"\n`, GENEROUS)).toEqual({ declined: "too-large" })
+      expect(yield* syntaxAnalysis("wide.py", `x = "${"y".repeat(2 * 1024 * 1024)}"\n`, GENEROUS)).toEqual({
+        declined: "too-large"
+      })
+      expect(yield* syntaxAnalysis("wide.py", `x = "${"é".repeat(1024 * 1024 + 1)}"\n`, GENEROUS)).toEqual({
+        declined: "too-large"
+      })
     }))
 
   it.effect("no grammar for the path", () =>
     Effect.gen(function*() {
       expect(yield* syntaxAnalysis("notes.txt", "function f() {\n}\n", GENEROUS)).toEqual({ declined: "no-grammar" })
       expect(yield* syntaxAnalysis("script.ps1", "function f {\n}\n", GENEROUS)).toEqual({ declined: "no-grammar" })
-      expect(yield* syntaxAnalysis("run", "#!/usr/bin/env perl\nsub f {\n}\n", GENEROUS)).toEqual({ declined: "no-grammar" })
+      expect(yield* syntaxAnalysis("run", "#!/usr/bin/env perl\nsub f {\n}\n", GENEROUS)).toEqual({
+        declined: "no-grammar"
+      })
     }))
 
   it.effect("the same text again is answered from the cache", () =>
@@ -649,24 +877,37 @@ describe("structureOf: the syntax engine first, then the core's engines", () => 
     Effect.gen(function*() {
       const go = yield* readStructure("src/client.go", fixture("client.go"), GENEROUS)
       expect([go.structure.engine, go.structure.language, go.fallback]).toEqual(["indentation", "go", "no-package"])
-      expect(go.structure.declarations.some((d) => d.name === "Run" || d.header.startsWith("func (c *Client) Run()"))).toBe(true)
+      expect(go.structure.declarations.some((d) => d.name === "Run" || d.header.startsWith("func (c *Client) Run()")))
+        .toBe(true)
       const json = yield* structureOf("settings.json", fixture("settings.json"), GENEROUS)
       expect([json.engine, json.language]).toEqual(["keys", "json"])
       const markdown = yield* structureOf("README.md", "# Title\n\ntext\n\n## Part\n\nmore\n", GENEROUS)
       expect([markdown.engine, markdown.language]).toEqual(["headings", "markdown"])
     }).pipe(Effect.provide(layerWithout(["effect-read-grammars"]))))
 
-  it.effect("past the deadline, or when errors dominate: the indentation engine, saying why", () =>
-    Effect.gen(function*() {
-      const unit = fixture("micro.ts")
-      const big = Array.from({ length: 20 }, (_, i) => unit.replaceAll("Micro", `Late${i}`)).join("\n")
-      const late = yield* readStructure("big.ts", big, { deadlineMs: 0.001 })
-      expect([late.structure.engine, late.structure.language, late.fallback]).toEqual(["indentation", "typescript", "deadline"])
-      const noise = yield* readStructure("noise.ts", Array.from({ length: 40 }, (_, i) => `)) ${i} ]] => <<< ;; }`).join("\n"), GENEROUS)
-      expect([noise.structure.engine, noise.fallback]).toEqual(["indentation", "errors"])
-      const text = yield* readStructure("notes.txt", "plain\n  text\n", GENEROUS)
-      expect([text.structure.engine, text.fallback]).toEqual(["indentation", "no-grammar"])
-    }), 60_000)
+  it.effect(
+    "past the deadline, or when errors dominate: the indentation engine, saying why",
+    () =>
+      Effect.gen(function*() {
+        const unit = fixture("micro.ts")
+        const big = Array.from({ length: 20 }, (_, i) => unit.replaceAll("Micro", `Late${i}`)).join("\n")
+        const late = yield* readStructure("big.ts", big, { deadlineMs: 0.001 })
+        expect([late.structure.engine, late.structure.language, late.fallback]).toEqual([
+          "indentation",
+          "typescript",
+          "deadline"
+        ])
+        const noise = yield* readStructure(
+          "noise.ts",
+          Array.from({ length: 40 }, (_, i) => `)) ${i} ]] => <<< ;; }`).join("\n"),
+          GENEROUS
+        )
+        expect([noise.structure.engine, noise.fallback]).toEqual(["indentation", "errors"])
+        const text = yield* readStructure("notes.txt", "plain\n  text\n", GENEROUS)
+        expect([text.structure.engine, text.fallback]).toEqual(["indentation", "no-grammar"])
+      }),
+    60_000
+  )
 
   it.effect("a .h header the C grammar cannot read is read as C++; a C header stays C", () =>
     Effect.gen(function*() {
@@ -689,9 +930,17 @@ describe("structureOf: the syntax engine first, then the core's engines", () => 
         ""
       ].join("\n")
       const header = yield* readStructure("include/geo.h", cpp, GENEROUS)
-      expect([header.structure.engine, header.structure.language, header.fallback]).toEqual(["syntax", "cpp", undefined])
+      expect([header.structure.engine, header.structure.language, header.fallback]).toEqual([
+        "syntax",
+        "cpp",
+        undefined
+      ])
       expect(JSON.stringify(header.structure.declarations)).toContain("class Shape")
-      const c = yield* readStructure("include/point.h", "struct point {\n  int x;\n  int y;\n};\n\nint distance(struct point a, struct point b);\n", GENEROUS)
+      const c = yield* readStructure(
+        "include/point.h",
+        "struct point {\n  int x;\n  int y;\n};\n\nint distance(struct point a, struct point b);\n",
+        GENEROUS
+      )
       expect([c.structure.engine, c.structure.language]).toEqual(["syntax", "c"])
     }))
 
@@ -699,7 +948,10 @@ describe("structureOf: the syntax engine first, then the core's engines", () => 
     Effect.gen(function*() {
       const structure = yield* structureOf("old.js", "// old\rfunction a() {\r  return 1\r}\r", GENEROUS)
       expect(structure.engine).toBe("syntax")
-      expect(structure.declarations.map((d) => [d.name, d.span, d.body])).toEqual([["a", { start: 1, end: 4 }, { start: 3, end: 3 }]])
+      expect(structure.declarations.map((d) => [d.name, d.span, d.body])).toEqual([["a", { start: 1, end: 4 }, {
+        start: 3,
+        end: 3
+      }]])
     }))
 })
 

@@ -3,8 +3,8 @@
  * the file, over the in-memory and the real Node filesystems, archive members and the pure
  * scanner.
  */
-import { afterAll, describe, expect, it } from "@effect/vitest"
 import * as FileSystem from "@effect/platform/FileSystem"
+import { afterAll, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
 import iconv from "iconv-lite"
@@ -15,7 +15,7 @@ import { fitNumbered, TailScanner, tailStartOf } from "../src/internal/core/tail
 import { memoryPageAt, memoryTailAt } from "../src/internal/present/pages.js"
 import * as LineIndex from "../src/LineIndex.js"
 import { read, readUnknown } from "../src/Read.js"
-import { countingReads, memoryLayer, nodeLayer, tempDir, writeTree, fieldsOf } from "./support/index.js"
+import { countingReads, fieldsOf, memoryLayer, nodeLayer, tempDir, writeTree } from "./support/index.js"
 import { zip } from "./support/zipFixtures.js"
 
 const roots: Array<string> = []
@@ -30,19 +30,30 @@ const project = (files: Readonly<Record<string, string | Uint8Array>>): string =
 }
 
 const page = (path: string, lines: ReadonlyArray<string>, footer: string): string =>
-  `<path>${path}</path>\n<type>file</type>\n<content>\n${lines.map((line) => `${line}\n`).join("")}\n${footer}\n</content>`
+  `<path>${path}</path>\n<type>file</type>\n<content>\n${
+    lines.map((line) => `${line}\n`).join("")
+  }\n${footer}\n</content>`
 
 const readMemory = (files: Record<string, string | Uint8Array>, params: unknown) =>
-  readUnknown(params).pipe(Effect.provide(memoryLayer(Object.fromEntries(Object.entries(files).map(([k, v]) => [`/project/${k}`, v])))))
+  readUnknown(params).pipe(
+    Effect.provide(memoryLayer(Object.fromEntries(Object.entries(files).map(([k, v]) => [`/project/${k}`, v]))))
+  )
 
 const readNode = (root: string, params: unknown) => readUnknown(params).pipe(Effect.provide(nodeLayer(root)))
 
 describe("tail by negative offset", () => {
   it.effect("offset -2 shows the last two lines, numbered, with the read that gives the lines before", () =>
     Effect.gen(function*() {
-      const result = yield* readMemory({ "log.txt": "one\ntwo\nthree\nfour\nfive\n" }, { filePath: "log.txt", offset: -2 })
+      const result = yield* readMemory({ "log.txt": "one\ntwo\nthree\nfour\nfive\n" }, {
+        filePath: "log.txt",
+        offset: -2
+      })
       expect(result.output).toBe(
-        page("/project/log.txt", ["4: four", "5: five"], "(Showing the last 2 lines: 4-5 of 5. Use offset=2 limit=2 to read the 2 lines before them.)")
+        page(
+          "/project/log.txt",
+          ["4: four", "5: five"],
+          "(Showing the last 2 lines: 4-5 of 5. Use offset=2 limit=2 to read the 2 lines before them.)"
+        )
       )
       expect(result.metadata).toMatchObject({ startLine: 4, endLine: 5, totalLines: 5, truncated: false })
       expect(result.metadata).not.toHaveProperty("nextOffset")
@@ -52,7 +63,11 @@ describe("tail by negative offset", () => {
     Effect.gen(function*() {
       const result = yield* readMemory({ "a.txt": "x\ny\n" }, { filePath: "a.txt", offset: -1 })
       expect(result.output).toBe(
-        page("/project/a.txt", ["2: y"], "(Showing the last 1 lines: 2-2 of 2. Use offset=1 limit=1 to read the line before them.)")
+        page(
+          "/project/a.txt",
+          ["2: y"],
+          "(Showing the last 1 lines: 2-2 of 2. Use offset=1 limit=1 to read the line before them.)"
+        )
       )
     }))
 
@@ -104,7 +119,11 @@ describe("tail by negative offset", () => {
       const first = fieldsOf(result).startLine!
       expect(first).toBeGreaterThan(1000)
       expect(result.output).toContain(`${first}: ${first} x`)
-      expect(result.output).toContain(`3000: 3000 ${"x".repeat(96)}\n\n(Output capped at 50 KB. Showing the last ${3001 - first} of the 2000 lines asked: lines ${first}-3000 of 3000.`)
+      expect(result.output).toContain(
+        `3000: 3000 ${"x".repeat(96)}\n\n(Output capped at 50 KB. Showing the last ${
+          3001 - first
+        } of the 2000 lines asked: lines ${first}-3000 of 3000.`
+      )
     }))
 
   it.effect("a file of several MB: true numbers, read from the end once the index knows the total", () =>
@@ -122,7 +141,9 @@ describe("tail by negative offset", () => {
           Effect.provide(nodeLayer(root))
         )
       const cold = yield* tail(-3)
-      expect(cold.output).toContain(`${count - 2}: row ${count - 2}\n${count - 1}: row ${count - 1}\n${count}: row ${count}\n\n`)
+      expect(cold.output).toContain(
+        `${count - 2}: row ${count - 2}\n${count - 1}: row ${count - 1}\n${count}: row ${count}\n\n`
+      )
       expect(fieldsOf(cold).totalLines).toBe(count)
       // Cold: the lines before the tail are counted once, in bounded chunks: about the file, never twice.
       expect(counting.stats.bytes).toBeLessThan(size * 1.2)
@@ -221,21 +242,32 @@ describe("tail over a real file (property)", () => {
     ([spec]) =>
       Effect.gen(function*() {
         const text = spec.lines.map(([length, end], i) =>
-          `${i + 1}:${"abcdefghij".repeat(Math.ceil(length / 10)).slice(0, length)}${i === spec.lines.length - 1 && !spec.finalNewline ? "" : end}`
+          `${i + 1}:${"abcdefghij".repeat(Math.ceil(length / 10)).slice(0, length)}${
+            i === spec.lines.length - 1 && !spec.finalNewline ? "" : end
+          }`
         ).join("")
         const root = project({ "t.log": text })
         const index = LineIndex.makeMemory()
         const inRoot = <A, E>(self: Effect.Effect<A, E, any>) =>
-          self.pipe(Effect.provideService(LineIndex.LineIndex, index), Effect.provide(nodeLayer(root))) as Effect.Effect<A, E>
-        const params = { filePath: "t.log", offset: -spec.count, ...(spec.limit === undefined ? {} : { limit: spec.limit }) }
+          self.pipe(
+            Effect.provideService(LineIndex.LineIndex, index),
+            Effect.provide(nodeLayer(root))
+          ) as Effect.Effect<A, E>
+        const params = {
+          filePath: "t.log",
+          offset: -spec.count,
+          ...(spec.limit === undefined ? {} : { limit: spec.limit })
+        }
         for (const _ of ["cold", "warm"]) {
           const tail = yield* inRoot(read(params))
-          const { startLine, endLine, totalLines } = fieldsOf(tail)
+          const { endLine, startLine, totalLines } = fieldsOf(tail)
           expect(startLine).toBeDefined()
           expect(totalLines).toBeDefined()
           expect(endLine! - startLine! + 1).toBe(numbered(tail.output).length)
           if (spec.limit === undefined && !tail.metadata.truncated) expect(endLine).toBe(totalLines)
-          const forward = yield* inRoot(read({ filePath: "t.log", offset: startLine!, limit: endLine! - startLine! + 1 }))
+          const forward = yield* inRoot(
+            read({ filePath: "t.log", offset: startLine!, limit: endLine! - startLine! + 1 })
+          )
           expect(numbered(tail.output)).toEqual(numbered(forward.output))
           expect(totalLines).toBe(fieldsOf(forward).totalLines ?? totalLines)
         }
@@ -310,11 +342,15 @@ describe("tails in multi-byte legacy encodings", () => {
           expect(result.metadata).toMatchObject({ endLine: 1000, totalLines: 1000 })
           const first = fieldsOf(result).startLine!
           expect(result.output).toContain(
-            `(Output capped at 50 KB. Showing the last ${1001 - first} of the 1000 lines asked: lines ${first}-1000 of 1000.`
+            `(Output capped at 50 KB. Showing the last ${
+              1001 - first
+            } of the 1000 lines asked: lines ${first}-1000 of 1000.`
           )
           // By what the lines render to: within the cap, and at most a line short of filling it.
           expect(Buffer.byteLength(result.output)).toBeLessThanOrEqual(50 * 1024)
-          expect(Buffer.byteLength(result.output)).toBeGreaterThan(50 * 1024 - 4 * Buffer.byteLength(`${first}: ${lines[0]}\n`))
+          expect(Buffer.byteLength(result.output)).toBeGreaterThan(
+            50 * 1024 - 4 * Buffer.byteLength(`${first}: ${lines[0]}\n`)
+          )
         }
         // An archive member (in memory) is tailed the same way.
         const member = project({ "a.zip": zip([{ name: "text.txt", data: bytes }]) })
@@ -358,7 +394,10 @@ describe("tails by the output they produce", () => {
           FastCheck.array(
             encoding === "utf-8"
               // Bytes that are not UTF-8 become U+FFFD: three bytes out of one.
-              ? FastCheck.oneof({ weight: 8, arbitrary: piece(encoding) }, { weight: 1, arbitrary: FastCheck.constant(Uint8Array.of(0xff)) })
+              ? FastCheck.oneof({ weight: 8, arbitrary: piece(encoding) }, {
+                weight: 1,
+                arbitrary: FastCheck.constant(Uint8Array.of(0xff))
+              })
               : piece(encoding),
             { maxLength: 120 }
           )
@@ -370,7 +409,9 @@ describe("tails by the output they produce", () => {
     ([[encoding, parts], count, maxBytes]) => {
       const codec = codecFor(encoding)!
       const bytes = bytesOf(parts, encoding)
-      const everything = Effect.runSync(memoryPageAt(bytes, codec)({ offset: 1, limit: 1e9, column: 1, maxBytes: Infinity }))
+      const everything = Effect.runSync(
+        memoryPageAt(bytes, codec)({ offset: 1, limit: 1e9, column: 1, maxBytes: Infinity })
+      )
       const all = everything.rendered
       const page = Effect.runSync(memoryTailAt(bytes, codec)({ count, limit: undefined, maxBytes }))
       const size = (lines: ReadonlyArray<string>) => lines.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0)
@@ -398,12 +439,16 @@ describe("the tail scanner", () => {
   it.prop(
     "memoryTailAt shows the last lines of any text, numbered as a forward read numbers them",
     [
-      FastCheck.array(FastCheck.constantFrom("a", "bc", "\n", "\r", "\r\n", "é"), { maxLength: 60 }).map((parts) => parts.join("")),
+      FastCheck.array(FastCheck.constantFrom("a", "bc", "\n", "\r", "\r\n", "é"), { maxLength: 60 }).map((parts) =>
+        parts.join("")
+      ),
       FastCheck.integer({ min: 1, max: 12 })
     ],
     ([text, count]) => {
       const all = lines(text)
-      const page = Effect.runSync(memoryTailAt(new TextEncoder().encode(text))({ count, limit: undefined, maxBytes: 50_000 }))
+      const page = Effect.runSync(
+        memoryTailAt(new TextEncoder().encode(text))({ count, limit: undefined, maxBytes: 50_000 })
+      )
       const first = Math.max(1, all.length - count + 1)
       expect(page.lines).toEqual(all.slice(first - 1))
       expect(page.offset).toBe(all.length === 0 ? 1 : first)
@@ -415,9 +460,9 @@ describe("the tail scanner", () => {
   it.prop(
     "the walk back ends where it would have with the text in one piece, however it is cut in chunks",
     [
-      FastCheck.array(FastCheck.constantFrom("a", "bcdefgh", "\n", "\r", "\r\n", "é", "\n\n"), { maxLength: 80 }).map((parts) =>
-        parts.join("")
-      ),
+      FastCheck.array(FastCheck.constantFrom("a", "bcdefgh", "\n", "\r", "\r\n", "é", "\n\n"), { maxLength: 80 }).map((
+        parts
+      ) => parts.join("")),
       FastCheck.array(FastCheck.integer({ min: 1, max: 9 }), { minLength: 1, maxLength: 40 }),
       FastCheck.integer({ min: 1, max: 30 }),
       FastCheck.oneof(FastCheck.constant(Infinity), FastCheck.integer({ min: 1, max: 400 })),
@@ -428,7 +473,14 @@ describe("the tail scanner", () => {
     ([text, cuts, count, maxBytes, wide, maxLineLength]) => {
       const bytes = wide ? new Uint8Array(Buffer.from(text, "utf16le")) : new TextEncoder().encode(text)
       const codec = wide ? codecFor("utf-16le")! : utf8
-      const options = { count, maxBytes, unit: wide ? 2 : 1, low: 0, origin: 0, measure: lineMeasure(codec, maxLineLength) }
+      const options = {
+        count,
+        maxBytes,
+        unit: wide ? 2 : 1,
+        low: 0,
+        origin: 0,
+        measure: lineMeasure(codec, maxLineLength)
+      }
       const whole = tailStartOf(bytes, options)
       const scanner = new TailScanner({ ...options, end: bytes.length })
       let position = bytes.length
@@ -480,9 +532,9 @@ describe("the tail scanner", () => {
   it.prop(
     "one-byte text: where the last lines start, how many, and whether the budget stopped it",
     [
-      FastCheck.array(FastCheck.constantFrom("a", "bcdefgh", "\n", "\r", "\r\n", "é", "\n\n"), { maxLength: 80 }).map((parts) =>
-        parts.join("")
-      ),
+      FastCheck.array(FastCheck.constantFrom("a", "bcdefgh", "\n", "\r", "\r\n", "é", "\n\n"), { maxLength: 80 }).map((
+        parts
+      ) => parts.join("")),
       FastCheck.integer({ min: 1, max: 30 }),
       FastCheck.oneof(FastCheck.constant(Infinity), FastCheck.integer({ min: 1, max: 400 }))
     ],
@@ -522,7 +574,14 @@ describe("the tail scanner", () => {
   it("a cut line is charged its notice, which names its number again", () => {
     const line = "é".repeat(3000)
     const bytes = new TextEncoder().encode(`${line}\n`)
-    const found = tailStartOf(bytes, { unit: 1, low: 0, origin: 0, count: 1, maxBytes: 50_000, measure: lineMeasure(utf8) })
+    const found = tailStartOf(bytes, {
+      unit: 1,
+      low: 0,
+      origin: 0,
+      count: 1,
+      maxBytes: 50_000,
+      measure: lineMeasure(utf8)
+    })
     const rendered = `1: ${"é".repeat(2000)}${lineCutSuffix(2000, 1, 2001)}\n`
     expect(found.measured).toEqual([[0, Buffer.byteLength(rendered) - 2, 2]])
   })

@@ -10,8 +10,8 @@ import { mend } from "../src/internal/read/params.js"
 import * as Read from "../src/Read.js"
 import * as ReadMany from "../src/ReadMany.js"
 import * as ReadTool from "../src/ReadTool.js"
-import { geminiViolations, strictViolations } from "./support/jsonSchemaRules.js"
 import { memoryLayer } from "./support/index.js"
+import { geminiViolations, strictViolations } from "./support/jsonSchemaRules.js"
 
 const names = ["read", "read_many"] as const
 
@@ -73,7 +73,23 @@ describe("tool schemas", () => {
       const valid = ajv.compile(ReadTool.inputSchema("read"))
       const strict = ajv.compile(ReadTool.inputSchema("read", "openai-strict"))
       const call = { filePath: "a.txt", offset: 2, limit: 1 }
-      const nulls = { filePath: "a.txt", offset: 2, column: null, limit: 1, encoding: null, lineFormat: null, view: null, levels: null, search: null, context: null, region: null, frame: null, diagnostics: null, fullResolution: null, pageImages: null }
+      const nulls = {
+        filePath: "a.txt",
+        offset: 2,
+        column: null,
+        limit: 1,
+        encoding: null,
+        lineFormat: null,
+        view: null,
+        levels: null,
+        search: null,
+        context: null,
+        region: null,
+        frame: null,
+        diagnostics: null,
+        fullResolution: null,
+        pageImages: null
+      }
       expect(valid(call)).toBe(true)
       expect(strict(nulls)).toBe(true)
       const exact = yield* Read.read(call)
@@ -100,17 +116,20 @@ describe("mended arguments", () => {
   })
 
   it("a null optional parameter is not given; a null required one, an unknown key and a bigger-than-safe integer stay", () => {
-    expect(mend(Read.ReadParams.ast, { filePath: null, limit: null, extra: null, offset: "9007199254740993" })).toEqual({
-      filePath: null,
-      extra: null,
-      offset: "9007199254740993"
-    })
+    expect(mend(Read.ReadParams.ast, { filePath: null, limit: null, extra: null, offset: "9007199254740993" })).toEqual(
+      {
+        filePath: null,
+        extra: null,
+        offset: "9007199254740993"
+      }
+    )
   })
 
   it("read_many: mended inside each file, and its glob", () => {
-    expect(mend(ReadMany.ReadManyParams.ast, { files: [{ filePath: "a", limit: "3", view: null }], glob: null })).toEqual({
-      files: [{ filePath: "a", limit: 3 }]
-    })
+    expect(mend(ReadMany.ReadManyParams.ast, { files: [{ filePath: "a", limit: "3", view: null }], glob: null }))
+      .toEqual({
+        files: [{ filePath: "a", limit: 3 }]
+      })
   })
 
   it.effect("in read: numbers written as strings are read; numbers with a fraction, words or spaces are not", () =>

@@ -10,7 +10,7 @@ import * as nodePath from "node:path"
 import { compactBytes, relativeAge } from "../src/internal/core/tree.js"
 import * as Permission from "../src/Permission.js"
 import { readUnknown } from "../src/Read.js"
-import { type LayerOptions, nodeLayer, tempDir, writeTree, fieldsOf } from "./support/index.js"
+import { fieldsOf, type LayerOptions, nodeLayer, tempDir, writeTree } from "./support/index.js"
 
 const roots: Array<string> = []
 afterAll(() => {
@@ -106,14 +106,19 @@ describe("tree: exact output", () => {
       expect(viaSelector.output).toBe(treePage(root, SMALL_TREE, "(Tree, depth 2: 5 entries)"))
       const sub = yield* readIn(root, { filePath: "src:tree" })
       expect(sub.output).toBe(
-        treePage(`${root}/src`, [".", "  - index.ts  1.5KiB    2m ago", "  - util.ts   120B      3h ago"], "(Tree, depth 2: 2 entries)")
+        treePage(
+          `${root}/src`,
+          [".", "  - index.ts  1.5KiB    2m ago", "  - util.ts   120B      3h ago"],
+          "(Tree, depth 2: 2 entries)"
+        )
       )
     }))
 
   it.effect("the flat listing stays the default; view \"list\" is the same", () =>
     Effect.gen(function*() {
       const root = smallProject()
-      const flat = `<path>${root}</path>\n<type>directory</type>\n<entries>\npackage.json\nREADME.md\nsrc/\n\n(3 entries)\n</entries>`
+      const flat =
+        `<path>${root}</path>\n<type>directory</type>\n<entries>\npackage.json\nREADME.md\nsrc/\n\n(3 entries)\n</entries>`
       expect((yield* readIn(root, { filePath: "." })).output).toBe(flat)
       const list = yield* readIn(root, { filePath: ".", view: "list" })
       expect(list.output).toBe(flat)
@@ -168,7 +173,10 @@ describe("tree: caps and pruning", () => {
       expect(lines).toEqual([
         ".",
         `${"  - many/".padEnd(15)}${" ".repeat(10)}just now`,
-        ...Array.from({ length: 11 }, (_, k) => `    - f${String(k + 1).padStart(2, "0")}.txt  1B        ${k + 1}m ago`),
+        ...Array.from(
+          { length: 11 },
+          (_, k) => `    - f${String(k + 1).padStart(2, "0")}.txt  1B        ${k + 1}m ago`
+        ),
         "    - … 3 more",
         "    - f15.txt  1B        15m ago"
       ])
@@ -223,7 +231,9 @@ describe("tree: caps and pruning", () => {
         "src/debug.log": ""
       })
       const whole = yield* readIn(root, { filePath: ".", view: "tree" })
-      expect(new Set(labels(whole.output))).toEqual(new Set([".", "  - .gitignore", "  - src/", "    - .gitignore", "    - keep.ts"]))
+      expect(new Set(labels(whole.output))).toEqual(
+        new Set([".", "  - .gitignore", "  - src/", "    - .gitignore", "    - keep.ts"])
+      )
       expect(whole.output).toContain("(Tree, depth 2: 4 entries; 4 gitignored)")
       const sub = yield* readIn(root, { filePath: "src", view: "tree" })
       expect(new Set(labels(sub.output))).toEqual(new Set([".", "  - .gitignore", "  - keep.ts"]))
@@ -237,7 +247,9 @@ describe("tree: caps and pruning", () => {
     Effect.gen(function*() {
       const root = project({ ".gitignore": "out/\n", "out/bundle.js": "", "out/maps/bundle.js.map": "", "...": "" })
       const result = yield* readIn(root, { filePath: "out", view: "tree" })
-      expect(new Set(labels(result.output))).toEqual(new Set([".", "  - bundle.js", "  - maps/", "    - bundle.js.map"]))
+      expect(new Set(labels(result.output))).toEqual(
+        new Set([".", "  - bundle.js", "  - maps/", "    - bundle.js.map"])
+      )
       // A name `ignore` cannot express is simply never ignored.
       const whole = yield* readIn(root, { filePath: ".", view: "tree" })
       expect(new Set(labels(whole.output))).toEqual(new Set([".", "  - .gitignore", "  - ..."]))
@@ -277,7 +289,9 @@ describe("tree: misuse", () => {
       // A directory's view on a file says which views a file has.
       const file = yield* failIn(root, { filePath: "a.txt", view: "tree" })
       expect(file._tag).toBe("InvalidParams")
-      expect(file.message).toContain(`view "tree" lists a directory; ${root}/a.txt is a file (its views: outline, summary, block, conflicts; or none)`)
+      expect(file.message).toContain(
+        `view "tree" lists a directory; ${root}/a.txt is a file (its views: outline, summary, block, conflicts; or none)`
+      )
     }))
 
   it.effect("a directory really named 'x:tree' is listed as written", () =>

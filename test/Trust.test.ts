@@ -12,7 +12,7 @@ import * as nodePath from "node:path"
 import * as MemoryFileSystem from "../src/MemoryFileSystem.js"
 import * as Permission from "../src/Permission.js"
 import { read, readUnknown } from "../src/Read.js"
-import { type LayerOptions, memoryLayer, nodeLayer, tempDir, ustar, writeTree, fieldsOf } from "./support/index.js"
+import { fieldsOf, type LayerOptions, memoryLayer, nodeLayer, tempDir, ustar, writeTree } from "./support/index.js"
 
 const roots: Array<string> = []
 afterAll(() => {
@@ -92,7 +92,9 @@ describe("read rules are decided on the real path too", () => {
       const root = project({ "private/archive.tar": ustar([{ name: "inside.txt", content: "classified\n" }]) })
       fs.symlinkSync("private/archive.tar", nodePath.join(root, "public.tar"))
       const denyPrivate = rules([{ permission: "read", pattern: "private/*", action: "deny" }])
-      const member = yield* Effect.flip(readIn(root, { filePath: "public.tar:inside.txt" }, { permission: denyPrivate }))
+      const member = yield* Effect.flip(
+        readIn(root, { filePath: "public.tar:inside.txt" }, { permission: denyPrivate })
+      )
       expect(member).toMatchObject({ _tag: "PermissionDenied", patterns: ["private/archive.tar"] })
       const listing = yield* Effect.flip(readIn(root, { filePath: "public.tar" }, { permission: denyPrivate }))
       expect(listing._tag).toBe("PermissionDenied")
@@ -132,7 +134,12 @@ describe("suggestions never name what a rule denies", () => {
       const permission = yield* Permission.make([...Permission.defaultRules, ...denyEnv], {
         asker: () => Effect.sync(() => (asked++, "always" as const))
       })
-      const request = (patterns: ReadonlyArray<string>) => ({ permission: "read", patterns, always: ["*"], metadata: {} })
+      const request = (patterns: ReadonlyArray<string>) => ({
+        permission: "read",
+        patterns,
+        always: ["*"],
+        metadata: {}
+      })
       expect(yield* permission.check(request(["a.ts"]))).toBe("allow")
       expect(yield* permission.check(request(["a.ts", "b.env"]))).toBe("deny")
       expect(yield* permission.check(request(["b.env.local"]))).toBe("ask")
@@ -296,20 +303,23 @@ describe("files that report size 0", () => {
 
   /** `read` over a FileSystem whose stat says 0 bytes for every regular file, as /proc and /sys do. */
   const readSizeless = (root: string, params: unknown) =>
-    Effect.flatMap(FileSystem.FileSystem, (original) =>
-      readUnknown(params).pipe(Effect.provideService(FileSystem.FileSystem, {
-        ...original,
-        stat: (path) => Effect.map(original.stat(path), sizeless),
-        open: (path, options) =>
-          Effect.map(original.open(path, options), (file): FileSystem.File => ({
-            ...file,
-            fd: file.fd,
-            stat: Effect.map(file.stat, sizeless),
-            seek: (offset, from) => file.seek(offset, from),
-            read: (buffer) => file.read(buffer),
-            readAlloc: (size) => file.readAlloc(size)
-          }))
-      }))).pipe(Effect.provide(nodeLayer(root)))
+    Effect.flatMap(
+      FileSystem.FileSystem,
+      (original) =>
+        readUnknown(params).pipe(Effect.provideService(FileSystem.FileSystem, {
+          ...original,
+          stat: (path) => Effect.map(original.stat(path), sizeless),
+          open: (path, options) =>
+            Effect.map(original.open(path, options), (file): FileSystem.File => ({
+              ...file,
+              fd: file.fd,
+              stat: Effect.map(file.stat, sizeless),
+              seek: (offset, from) => file.seek(offset, from),
+              read: (buffer) => file.read(buffer),
+              readAlloc: (size) => file.readAlloc(size)
+            }))
+        }))
+    ).pipe(Effect.provide(nodeLayer(root)))
   const sizeless = (info: FileSystem.File.Info): FileSystem.File.Info =>
     info.type === "File" ? { ...info, size: FileSystem.Size(0) } : info
 
@@ -355,7 +365,10 @@ describe("opencode parity", () => {
 describe("paths as people write them", () => {
   it.effect("a leading ':' means the literal path: no selector, no archive member", () =>
     Effect.gen(function*() {
-      const root = project({ "notes.txt": "one\ntwo\nthree\n", "bundle.tar": ustar([{ name: "a.txt", content: "member\n" }]) })
+      const root = project({
+        "notes.txt": "one\ntwo\nthree\n",
+        "bundle.tar": ustar([{ name: "a.txt", content: "member\n" }])
+      })
       const whole = yield* readIn(root, { filePath: ":./notes.txt" })
       expect(whole.output).toContain("(End of file - total 3 lines)")
       const absolute = yield* readIn(root, { filePath: `:${root}/notes.txt` })

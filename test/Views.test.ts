@@ -10,7 +10,7 @@ import * as fs from "node:fs"
 import { StructureDefaults } from "../src/Limits.js"
 import { read, readUnknown } from "../src/Read.js"
 import type { ReadResult } from "../src/ReadResult.js"
-import { memoryLayer, nodeLayer, tempDir, writeTree, fieldsOf } from "./support/index.js"
+import { fieldsOf, memoryLayer, nodeLayer, tempDir, writeTree } from "./support/index.js"
 import { zip } from "./support/zipFixtures.js"
 
 const roots: Array<string> = []
@@ -56,13 +56,19 @@ describe("structure views through read", () => {
   it.effect("outline: a row per declaration with its lines, led by the counts; view and selector agree", () =>
     Effect.gen(function*() {
       const result = yield* memory({ filePath: "mod.py", view: "outline" })
-      expect(result.output).toMatch(/^<path>\/project\/mod\.py<\/path>\n<type>file<\/type>\n<content>\n\(Outline of \/project\/mod\.py: \d+ declarations in 21 lines\./)
+      expect(result.output).toMatch(
+        /^<path>\/project\/mod\.py<\/path>\n<type>file<\/type>\n<content>\n\(Outline of \/project\/mod\.py: \d+ declarations in 21 lines\./
+      )
       expect(result.output).toContain("\n4-8: def first(x):\n")
       expect(result.output).toContain("\n11-17: class Runner:\n")
       // Both engines attach the comment above it (tree-sitter-python puts it outside the class's block).
       expect(result.output).toContain("\n  12-17: def run(self):\n")
       expect(result.output).toContain("(End of outline - total")
-      expect(result.metadata).toMatchObject({ kind: "text", totalLines: 21, structure: { view: "outline", language: "python" } })
+      expect(result.metadata).toMatchObject({
+        kind: "text",
+        totalLines: 21,
+        structure: { view: "outline", language: "python" }
+      })
       expect(fieldsOf(result).startLine).toBeUndefined()
       const bySelector = yield* memory({ filePath: "mod.py:outline" })
       expect(bySelector.output).toBe(result.output)
@@ -85,7 +91,9 @@ describe("structure views through read", () => {
   it.effect("block: the declaration around a line with its comment; levels climbs; :N:block is the same", () =>
     Effect.gen(function*() {
       const result = yield* memory({ filePath: "mod.py", view: "block", offset: 15 })
-      expect(result.output).toMatch(/^<path>\/project\/mod\.py<\/path>\n<type>file<\/type>\n<content>\n\(Block: method run, lines 12-17 of 21\.\)\n12: {5}# Runs things\.\n/)
+      expect(result.output).toMatch(
+        /^<path>\/project\/mod\.py<\/path>\n<type>file<\/type>\n<content>\n\(Block: method run, lines 12-17 of 21\.\)\n12: {5}# Runs things\.\n/
+      )
       expect(result.output).toContain(
         "13:     def run(self):\n14:         a = 1\n15:         b = 2\n16:         c = 3\n17:         return a + b + c\n\n(End of block: lines 12-17 of 21."
       )
@@ -100,8 +108,11 @@ describe("structure views through read", () => {
 
   it.effect("a block longer than a page is shown as its summary; a summary over a page becomes an outline", () =>
     Effect.gen(function*() {
-      const methods = Array.from({ length: 400 }, (_, i) =>
-        [`    def m${i}(self):`, "        a = 1", "        b = 2", "        c = 3", "        return a + b + c", ""].join("\n")
+      const methods = Array.from(
+        { length: 400 },
+        (_, i) =>
+          [`    def m${i}(self):`, "        a = 1", "        b = 2", "        c = 3", "        return a + b + c", ""]
+            .join("\n")
       ).join("\n")
       const root = project({ "big.py": `class Big:\n${methods}\n`, "long.py": `${methods.replace(/^ {4}/gm, "")}\n` })
       const block = yield* read({ filePath: "big.py:3:block", levels: 2 }).pipe(Effect.provide(nodeLayer(root)))
@@ -116,7 +127,10 @@ describe("structure views through read", () => {
       expect(summary.output).toContain("is longer than a page, so this is the outline")
       // The outline it became is paged like any outline: its footer's offset continues it, as a
       // view or as a selector.
-      const functions = Array.from({ length: 2100 }, (_, i) => `def f${i}():\n    a = 1\n    b = 2\n    c = 3\n    return ${i}\n`)
+      const functions = Array.from(
+        { length: 2100 },
+        (_, i) => `def f${i}():\n    a = 1\n    b = 2\n    c = 3\n    return ${i}\n`
+      )
       const root3 = project({ "many.py": functions.join("\n") })
       const first = yield* read({ filePath: "many.py", view: "summary" }).pipe(Effect.provide(nodeLayer(root3)))
       expect(first.output).toContain("is longer than a page, so this is the outline")
@@ -170,11 +184,14 @@ describe("structure views through read", () => {
     Effect.gen(function*() {
       const files = {
         "/project/lic.py": "# Copyright Someone.\n# Licensed under X.\n\nimport os\n\n\ndef f():\n    return 1\n",
-        "/project/lic.go": "// Copyright Someone.\n// Licensed under X.\n\npackage main\n\n/* a note\n   that stands alone */\n\nfunc f() {}\n"
+        "/project/lic.go":
+          "// Copyright Someone.\n// Licensed under X.\n\npackage main\n\n/* a note\n   that stands alone */\n\nfunc f() {}\n"
       }
       const lic = (params: unknown) => readUnknown(params).pipe(Effect.provide(memoryLayer(files)))
       const py = yield* lic({ filePath: "lic.py:2:block" })
-      expect(py.output).toContain("(Block: comment, lines 1-2 of 8.)\n1: # Copyright Someone.\n2: # Licensed under X.\n\n(End of block: lines 1-2 of 8.)")
+      expect(py.output).toContain(
+        "(Block: comment, lines 1-2 of 8.)\n1: # Copyright Someone.\n2: # Licensed under X.\n\n(End of block: lines 1-2 of 8.)"
+      )
       const go = yield* lic({ filePath: "lic.go:7:block" })
       expect(go.output).toContain("(Block: comment, lines 6-7 of 9.)\n6: /* a note\n7:    that stands alone */\n")
       // A blank line is still said to be one.
@@ -202,7 +219,9 @@ describe("structure views through read", () => {
         const block = yield* read({ filePath: "long.ts:2:block" }).pipe(Effect.provide(layer))
         expect(block.output).toContain("(Block: const s, lines 1-2 of 6.)")
         // Shown as a page shows it: cut at 2,000 characters, with the notice.
-        expect(block.output).toContain(`2: const s = "${"x".repeat(2000 - 11)}... (line truncated to 2000 chars; use offset=2 column=2001`)
+        expect(block.output).toContain(
+          `2: const s = "${"x".repeat(2000 - 11)}... (line truncated to 2000 chars; use offset=2 column=2001`
+        )
         const outline = yield* read({ filePath: "long.ts:outline" }).pipe(Effect.provide(layer))
         expect(outline.output).toContain("\n4-6: function f() {")
       }
@@ -234,7 +253,9 @@ describe("structure views through read", () => {
       expect(ranged.message).toContain(
         "Invalid selector ':1-5:block'. The block view needs one line to start from: :N:block (e.g. :1:block)."
       )
-      expect((yield* fail({ filePath: "mod.py:3:outline" })).message).toContain(":outline shows the whole file, or with one range A-B")
+      expect((yield* fail({ filePath: "mod.py:3:outline" })).message).toContain(
+        ":outline shows the whole file, or with one range A-B"
+      )
       expect((yield* fail({ filePath: "mod.py:conflicts:raw" }))._tag).toBe("InvalidSelector")
       expect((yield* fail({ filePath: "mod.py:99:block" }))._tag).toBe("OffsetOutOfRange")
       expect((yield* fail({ filePath: "mod.py", context: "syntax" })).message).toContain(
@@ -264,7 +285,10 @@ describe("the host's outline for a read a page would cut", () => {
     Effect.gen(function*() {
       const root = project({ "long.py": long, "short.py": "def f():\n    return 1\n" })
       const on = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-        effect.pipe(Effect.provideService(StructureDefaults, { outlineWhenTruncated: true }), Effect.provide(nodeLayer(root)))
+        effect.pipe(
+          Effect.provideService(StructureDefaults, { outlineWhenTruncated: true }),
+          Effect.provide(nodeLayer(root))
+        )
       const result = yield* on(read({ filePath: "long.py" }))
       expect(result.output).toContain("it is longer than a page, so this is its outline instead of its first lines")
       expect(result.output).toContain("\n1-2: def f0():\n")
@@ -299,7 +323,9 @@ describe("outline levels through read", () => {
       expect(inside.output).toContain("\n18-2561: namespace protocol {\n")
       // levels asked: exactly that depth, by view or selector.
       const top = yield* real(read({ filePath: typescript, view: "outline", levels: 1 }))
-      expect(top.output).toMatch(/\n16-11436: declare namespace ts \{ {2}\(\+\d+ inside: :17-11435:outline\)\n\n\(End of outline - 1 of \d+ declarations, level 1 of \d+; \d+ deeper ones folded into the rows marked \+N inside\. levels=2 shows one level more\.\)/)
+      expect(top.output).toMatch(
+        /\n16-11436: declare namespace ts \{ {2}\(\+\d+ inside: :17-11435:outline\)\n\n\(End of outline - 1 of \d+ declarations, level 1 of \d+; \d+ deeper ones folded into the rows marked \+N inside\. levels=2 shows one level more\.\)/
+      )
       expect(fieldsOf(top)).toMatchObject({ truncated: true, structure: { levels: 1 } })
       expect(fieldsOf(top).nextOffset).toBeUndefined()
     }))
@@ -322,8 +348,12 @@ describe("outline levels through read", () => {
       expect((yield* fail({ filePath: "mod.py", levels: 2 })).message).toContain(
         "levels applies to the outline (view \"outline\" or /project/mod.py:outline: the depth shown)"
       )
-      expect((yield* fail({ filePath: "mod.py", search: "def", levels: 2 })).message).toContain("levels applies to the outline")
-      expect((yield* fail({ filePath: "mod.py", levels: 0, view: "outline" })).message).toContain("levels must be at least 1")
+      expect((yield* fail({ filePath: "mod.py", search: "def", levels: 2 })).message).toContain(
+        "levels applies to the outline"
+      )
+      expect((yield* fail({ filePath: "mod.py", levels: 0, view: "outline" })).message).toContain(
+        "levels must be at least 1"
+      )
       expect((yield* fail({ filePath: "mod.py:4-:outline" })).message).toContain(":A-B:outline")
     }))
 })

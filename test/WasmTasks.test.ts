@@ -13,11 +13,15 @@ describe("wasmTasks", () => {
     expect(wasmTasksFor(8)).toBe(7)
   })
 
-  it.prop("is at least one and below the cores when there are two or more", [fc.integer({ min: 1, max: 1024 })], ([cores]) => {
-    const tasks = wasmTasksFor(cores)
-    expect(tasks).toBeGreaterThanOrEqual(1)
-    if (cores >= 2) expect(tasks).toBe(cores - 1)
-  })
+  it.prop(
+    "is at least one and below the cores when there are two or more",
+    [fc.integer({ min: 1, max: 1024 })],
+    ([cores]) => {
+      const tasks = wasmTasksFor(cores)
+      expect(tasks).toBeGreaterThanOrEqual(1)
+      if (cores >= 2) expect(tasks).toBe(cores - 1)
+    }
+  )
 
   it("does not override a value node was started with", () => {
     expect(leaveMainThreadACore(["--wasm-num-compilation-tasks=4"])).toBeUndefined()

@@ -13,12 +13,12 @@ import * as Http from "node:http"
 import * as Https from "node:https"
 import type { AddressInfo } from "node:net"
 import * as Zlib from "node:zlib"
+import { errorCode } from "../src/Envelope.js"
 import { noSelection, type Selection } from "../src/internal/core/selector.js"
+import { readWeb, type WebRequest } from "../src/internal/sources/web.js"
 import { type AddressClass, classifyAddress } from "../src/internal/sources/web/address.js"
 import { WebLimits } from "../src/Limits.js"
-import { readWeb, type WebRequest } from "../src/internal/sources/web.js"
 import * as Permission from "../src/Permission.js"
-import { errorCode } from "../src/Envelope.js"
 import { FetchFailed } from "../src/ReadError.js"
 import { fieldsOf } from "./support/index.js"
 import { PNG } from "./support/media.js"
@@ -72,10 +72,11 @@ const LINES = Array.from({ length: 300 }, (_, i) => `line ${i + 1}`).join("\n") 
 
 type Handler = (request: Http.IncomingMessage, response: Http.ServerResponse) => void
 
-const send = (type: string | undefined, body: string | Buffer, headers: Http.OutgoingHttpHeaders = {}): Handler => (_, res) => {
-  res.writeHead(200, { ...(type === undefined ? {} : { "content-type": type }), ...headers })
-  res.end(body)
-}
+const send =
+  (type: string | undefined, body: string | Buffer, headers: Http.OutgoingHttpHeaders = {}): Handler => (_, res) => {
+    res.writeHead(200, { ...(type === undefined ? {} : { "content-type": type }), ...headers })
+    res.end(body)
+  }
 
 const redirect = (location: string, status = 302): Handler => (_, res) => {
   res.writeHead(status, { location })
@@ -104,7 +105,13 @@ const routes: Record<string, Handler> = {
   "/bomb": send("text/plain", Zlib.gzipSync(Buffer.alloc(4 * 1024 * 1024, 0x61)), { "content-encoding": "gzip" }),
   "/features": send("text/html", FEATURES),
   "/tiny": send("text/html", "<html><body><p>Hi <b>there</b>, <a href='sub/page'>go</a></p></body></html>"),
-  "/meta-charset": send("text/html", Buffer.from("<html><head><meta charset=\"windows-1252\"><title>Caf\xe9</title></head><body><p>\x93Quoted\x94 na\xefve</p></body></html>", "latin1")),
+  "/meta-charset": send(
+    "text/html",
+    Buffer.from(
+      "<html><head><meta charset=\"windows-1252\"><title>Caf\xe9</title></head><body><p>\x93Quoted\x94 na\xefve</p></body></html>",
+      "latin1"
+    )
+  ),
   "/declared-big": (_, res) => {
     // Announces 50 MB and sends a little: the announcement alone is refused.
     res.writeHead(200, { "content-type": "text/plain", "content-length": String(50 * 1024 * 1024) })
@@ -236,21 +243,32 @@ const text = (output: string): string =>
   output.split("\n<content>\n")[1]!.split("\n\n(")[0]!.split("\n").map((line) => line.replace(/^\d+: /, "")).join("\n")
 
 const limits = (
-  overrides: Partial<{ timeout: Duration.DurationInput; maxBytes: number; maxRedirects: number; keepFor: Duration.DurationInput }>
+  overrides: Partial<
+    { timeout: Duration.DurationInput; maxBytes: number; maxRedirects: number; keepFor: Duration.DurationInput }
+  >
 ) =>
-  Effect.provideService(WebLimits, { timeout: Duration.seconds(30), maxBytes: 10 * 1024 * 1024, maxRedirects: 5, ...overrides })
+  Effect.provideService(WebLimits, {
+    timeout: Duration.seconds(30),
+    maxBytes: 10 * 1024 * 1024,
+    maxRedirects: 5,
+    ...overrides
+  })
 
 describe("web pages", () => {
   it.live("an HTML article becomes markdown: headings, links, code survive; navigation and footer do not", () =>
     Effect.gen(function*() {
       const result = yield* read("/article")
       const markdown = text(result.output)
-      expect(result.output.startsWith(`<path>${at("/article")}</path>\n<type>file</type>\n<content>\n1: # Parsing Lines\n`)).toBe(true)
+      expect(
+        result.output.startsWith(`<path>${at("/article")}</path>\n<type>file</type>\n<content>\n1: # Parsing Lines\n`)
+      ).toBe(true)
       expect(markdown).toContain("## The pager")
       expect(markdown).toContain("## Terminators")
       expect(markdown).toContain(`[the pager documentation](${at("/docs/pager.html")})`)
       expect(markdown).toContain("[specification](https://example.com/spec)")
-      expect(markdown).toContain("```ts\nconst pager = new LinePager({ offset: 1, limit: 100 })\npager.push(bytes)\n```")
+      expect(markdown).toContain(
+        "```ts\nconst pager = new LinePager({ offset: 1, limit: 100 })\npager.push(bytes)\n```"
+      )
       expect(markdown).toContain("- CRLF, as on Windows")
       expect(markdown).not.toContain("About us")
       expect(markdown).not.toContain("Copyright 2026")
@@ -298,7 +316,9 @@ describe("web pages", () => {
   it.live("JSON is pretty-printed; +json types too; invalid JSON is shown as received with a note", () =>
     Effect.gen(function*() {
       const json = yield* read("/json")
-      expect(text(json.output)).toBe(JSON.stringify({ name: "effect-read", tags: ["a", "b"], nested: { ok: true } }, null, 2))
+      expect(text(json.output)).toBe(
+        JSON.stringify({ name: "effect-read", tags: ["a", "b"], nested: { ok: true } }, null, 2)
+      )
       expect(text((yield* read("/problem")).output)).toBe(`{\n  "title": "x"\n}`)
       const bad = yield* read("/bad.json")
       expect(bad.output.startsWith("(Not valid JSON: ")).toBe(true)
@@ -324,7 +344,9 @@ describe("web pages", () => {
     Effect.gen(function*() {
       const selected = yield* read("/lines", { selection: { ...noSelection, ranges: [{ start: 50, end: 52 }] } })
       expect(selected.output).toBe(
-        `<path>${at("/lines")}</path>\n<type>file</type>\n<content>\n50: line 50\n51: line 51\n52: line 52\n\n(Showing lines 50-52 of 300. Use offset=53 to continue.)\n</content>`
+        `<path>${
+          at("/lines")
+        }</path>\n<type>file</type>\n<content>\n50: line 50\n51: line 51\n52: line 52\n\n(Showing lines 50-52 of 300. Use offset=53 to continue.)\n</content>`
       )
       const paged = yield* read("/lines", { params: { offset: 290, limit: 5 } })
       expect(paged.output).toContain("290: line 290\n")
@@ -344,7 +366,9 @@ describe("web pages", () => {
       const shown = /version (\d+) line 1\n/.exec(first.output)![1]
       const next = yield* read("/versions", { params: { offset: 200, limit: 3 } }).pipe(keeping)
       expect(next.output).toContain(`200: version ${shown} line 200\n`)
-      const range = yield* read("/versions", { selection: { ...noSelection, ranges: [{ start: 5, end: 6 }] } }).pipe(keeping)
+      const range = yield* read("/versions", { selection: { ...noSelection, ranges: [{ start: 5, end: 6 }] } }).pipe(
+        keeping
+      )
       expect(range.output).toContain(`5: version ${shown} line 5\n`)
       const tail = yield* read("/versions", { selection: { ...noSelection, tail: 2 } }).pipe(keeping)
       expect(tail.output).toContain(`300: version ${shown} line 300`)
@@ -354,7 +378,9 @@ describe("web pages", () => {
       expect(hits.length).toBe(fetched + 1)
       const newer = /version (\d+) line 1\n/.exec(again.output)![1]
       expect(newer).not.toBe(shown)
-      expect((yield* read("/versions", { params: { offset: 2, limit: 1 } }).pipe(keeping)).output).toContain(`version ${newer} line 2`)
+      expect((yield* read("/versions", { params: { offset: 2, limit: 1 } }).pipe(keeping)).output).toContain(
+        `version ${newer} line 2`
+      )
       // keepFor 0: every read fetches.
       yield* read("/versions", { params: { offset: 2, limit: 1 } }).pipe(limits({ keepFor: 0 }))
       expect(hits.length).toBe(fetched + 2)
@@ -381,14 +407,22 @@ describe("web pages", () => {
 
   it.live("page selectors are refused", () =>
     Effect.gen(function*() {
-      const error = yield* read("/lines", { selection: { ...noSelection, pages: { start: 1, end: 2 } } }).pipe(Effect.flip)
+      const error = yield* read("/lines", { selection: { ...noSelection, pages: { start: 1, end: 2 } } }).pipe(
+        Effect.flip
+      )
       expect(error._tag).toBe("InvalidSelector")
     }))
 
   it.live("images are attachments", () =>
     Effect.gen(function*() {
       const result = yield* read("/image.png")
-      expect(result.metadata).toMatchObject({ kind: "image", mime: "image/png", url: at("/image.png"), status: 200, size: PNG.length })
+      expect(result.metadata).toMatchObject({
+        kind: "image",
+        mime: "image/png",
+        url: at("/image.png"),
+        status: 200,
+        size: PNG.length
+      })
       expect(result.attachments?.[0]?.url).toBe(`data:image/png;base64,${PNG.toString("base64")}`)
     }))
 
@@ -413,7 +447,9 @@ describe("web pages", () => {
       const error = yield* fail("/endless").pipe(limits({ maxBytes: 200 * 1024 }))
       expect(error).toMatchObject({ _tag: "FetchFailed", problem: "too-large", url: at("/endless") })
       expect(error.message).toBe(
-        `Fetching ${at("/endless")} failed: the response is larger than the 200.0 KiB limit for web pages; reading stopped there`
+        `Fetching ${
+          at("/endless")
+        } failed: the response is larger than the 200.0 KiB limit for web pages; reading stopped there`
       )
     }))
 
@@ -421,7 +457,9 @@ describe("web pages", () => {
     Effect.gen(function*() {
       const error = yield* fail("/declared-big")
       expect(error.message).toBe(
-        `Fetching ${at("/declared-big")} failed: the response (50.0 MiB) is larger than the 10.0 MiB limit for web pages; reading stopped there`
+        `Fetching ${
+          at("/declared-big")
+        } failed: the response (50.0 MiB) is larger than the 10.0 MiB limit for web pages; reading stopped there`
       )
     }))
 
@@ -436,13 +474,17 @@ describe("web pages", () => {
       yield* Effect.promise(() => hangClosed)
     }), { timeout: 20_000 })
 
-  it.live("a body that stalls times out; a connection dropped mid-body is a network failure", () =>
-    Effect.gen(function*() {
-      const stalled = yield* fail("/stall").pipe(limits({ timeout: Duration.millis(300) }))
-      expect(stalled).toMatchObject({ _tag: "FetchFailed", problem: "timeout" })
-      const cut = yield* fail("/cut")
-      expect(cut).toMatchObject({ _tag: "FetchFailed", problem: "network", url: at("/cut") })
-    }), { timeout: 20_000 })
+  it.live(
+    "a body that stalls times out; a connection dropped mid-body is a network failure",
+    () =>
+      Effect.gen(function*() {
+        const stalled = yield* fail("/stall").pipe(limits({ timeout: Duration.millis(300) }))
+        expect(stalled).toMatchObject({ _tag: "FetchFailed", problem: "timeout" })
+        const cut = yield* fail("/cut")
+        expect(cut).toMatchObject({ _tag: "FetchFailed", problem: "network", url: at("/cut") })
+      }),
+    { timeout: 20_000 }
+  )
 
   it.live("https verifies the certificate: a self-signed one is a network failure", () =>
     Effect.gen(function*() {
@@ -498,7 +540,9 @@ describe("web permissions and redirects", () => {
       const error = yield* readWeb(request("/json")).pipe(Effect.provide(plain.layer), Effect.flip)
       expect(error).toMatchObject({ _tag: "FetchFailed", problem: "address" })
       expect(error.message).toBe(
-        `Fetching ${at("/json")} failed: 127.0.0.1, a loopback address. Loopback, private, link-local and other non-public addresses are fetched only when a webfetch_private permission rule allows the URL.`
+        `Fetching ${
+          at("/json")
+        } failed: 127.0.0.1, a loopback address. Loopback, private, link-local and other non-public addresses are fetched only when a webfetch_private permission rule allows the URL.`
       )
       expect(hits.length).toBe(before)
       // "localhost" resolves to loopback and is refused the same way.
@@ -547,7 +591,11 @@ describe("web permissions and redirects", () => {
         at("/json")
       ])
       expect(result.metadata).toMatchObject({ path: at("/redirect-twice"), url: at("/json"), status: 200 })
-      expect(result.output.startsWith(`(Redirected: the content is from ${at("/json")}.)\n<path>${at("/redirect-twice")}</path>`)).toBe(true)
+      expect(
+        result.output.startsWith(
+          `(Redirected: the content is from ${at("/json")}.)\n<path>${at("/redirect-twice")}</path>`
+        )
+      ).toBe(true)
     }))
 
   it.live("a redirect to a private address is refused before connecting", () =>
@@ -589,7 +637,9 @@ describe("web permissions and redirects", () => {
 describe("FetchFailed in the envelope", () => {
   it("takes the code of the file failure it is like", () => {
     const failed = (problem: FetchFailed["problem"], status?: number) =>
-      errorCode(new FetchFailed({ url: "https://x/", problem, reason: "r", ...(status === undefined ? {} : { status }) }))
+      errorCode(
+        new FetchFailed({ url: "https://x/", problem, reason: "r", ...(status === undefined ? {} : { status }) })
+      )
     expect(failed("address")).toBe("ACCESS_DENIED")
     expect(failed("too-large")).toBe("FILE_TOO_LARGE")
     expect(failed("status", 404)).toBe("NOT_FOUND")
@@ -648,7 +698,12 @@ describe("classifyAddress", () => {
     expect(classifyAddress(v4(169, 254, c, d))).toBe("link-local")
   })
 
-  it.prop("an IPv4 address mapped into IPv6, in either notation, has the IPv4 address's class", [octet, octet, octet, octet], ([a, b, c, d]) => {
+  it.prop("an IPv4 address mapped into IPv6, in either notation, has the IPv4 address's class", [
+    octet,
+    octet,
+    octet,
+    octet
+  ], ([a, b, c, d]) => {
     const kind = classifyAddress(v4(a, b, c, d))
     expect(classifyAddress(`::ffff:${v4(a, b, c, d)}`)).toBe(kind)
     expect(classifyAddress(`::ffff:${groupsOf(a, b, c, d)}`)).toBe(kind)
@@ -669,7 +724,10 @@ describe("classifyAddress", () => {
     }
   )
 
-  it.prop("fc00::/7 is unique-local and fe80::/10 link-local", [FastCheck.integer({ min: 0, max: 0x1ff }), FastCheck.integer({ min: 0, max: 0x3f })], ([ula, ll]) => {
+  it.prop("fc00::/7 is unique-local and fe80::/10 link-local", [
+    FastCheck.integer({ min: 0, max: 0x1ff }),
+    FastCheck.integer({ min: 0, max: 0x3f })
+  ], ([ula, ll]) => {
     expect(classifyAddress(`${hex(0xfc00 + ula)}::1`)).toBe("unique-local")
     expect(classifyAddress(`${hex(0xfe80 + ll)}::1`)).toBe("link-local")
   })

@@ -70,7 +70,9 @@ describe("web pages through read", () => {
       const page = yield* read({ filePath: at("/lines"), offset: 299, limit: 5 }).pipe(Effect.provide(allowed()))
       expect(page.output).toContain("299: line 299\n300: line 300")
       expect(page.output).toContain("(End of file - total 300 lines)")
-      const both = yield* Effect.flip(read({ filePath: `${at("/lines")}:5`, offset: 2 }).pipe(Effect.provide(allowed())))
+      const both = yield* Effect.flip(
+        read({ filePath: `${at("/lines")}:5`, offset: 2 }).pipe(Effect.provide(allowed()))
+      )
       expect(both._tag).toBe("InvalidParams")
     }))
 
@@ -79,8 +81,12 @@ describe("web pages through read", () => {
       const result = yield* read({ filePath: at("/lines"), search: "^line 2\\d\\d$", limit: 2, context: 0 })
         .pipe(Effect.provide(allowed()))
       expect(result.output).toContain("<content>\n200: line 200\n201: line 201\n\n")
-      expect(result.output).toContain("(Showing matches 1-2 of 100 for /^line 2\\d\\d$/ in 300 lines. Use offset=3 to continue.)")
-      const selected = yield* read({ filePath: `${at("/lines")}:/line 299/`, context: 1 }).pipe(Effect.provide(allowed()))
+      expect(result.output).toContain(
+        "(Showing matches 1-2 of 100 for /^line 2\\d\\d$/ in 300 lines. Use offset=3 to continue.)"
+      )
+      const selected = yield* read({ filePath: `${at("/lines")}:/line 299/`, context: 1 }).pipe(
+        Effect.provide(allowed())
+      )
       expect(selected.output).toContain("298- line 298\n299: line 299\n300- line 300\n")
     }))
 
@@ -93,10 +99,12 @@ describe("web pages through read", () => {
 
   it.live("loopback is refused by the default rules", () =>
     Effect.gen(function*() {
-      const defaults = nodeLayer(root, { permission: Permission.layerRules([
-        ...Permission.defaultRules,
-        { permission: "webfetch", pattern: "*", action: "allow" }
-      ]) })
+      const defaults = nodeLayer(root, {
+        permission: Permission.layerRules([
+          ...Permission.defaultRules,
+          { permission: "webfetch", pattern: "*", action: "allow" }
+        ])
+      })
       const error = yield* Effect.flip(read({ filePath: at("/lines") }).pipe(Effect.provide(defaults)))
       expect(error._tag).toBe("FetchFailed")
       expect(error.message).toContain("a loopback address")
@@ -107,19 +115,26 @@ describe("web pages through read", () => {
     Effect.gen(function*() {
       const layer = Cli.permissionLayer({ allowExternal: false, interactive: false })
       const decide = (permission: string) =>
-        Effect.flatMap(Permission.Permission, (service) =>
-          service.check({ permission, patterns: ["https://example.com/"], always: [], metadata: {} })).pipe(
-            Effect.provide(layer)
-          )
+        Effect.flatMap(
+          Permission.Permission,
+          (service) => service.check({ permission, patterns: ["https://example.com/"], always: [], metadata: {} })
+        ).pipe(
+          Effect.provide(layer)
+        )
       expect(yield* decide("webfetch")).toBe("allow")
       expect(yield* decide("webfetch_private")).toBe("deny")
       const interactive = Cli.permissionLayer({ allowExternal: false, interactive: true })
-      const asks = yield* Effect.flatMap(Permission.Permission, (service) =>
-        service.check({ permission: "webfetch_private", patterns: [at("/lines")], always: [], metadata: {} })).pipe(
-          Effect.provide(interactive)
-        )
+      const asks = yield* Effect.flatMap(
+        Permission.Permission,
+        (service) =>
+          service.check({ permission: "webfetch_private", patterns: [at("/lines")], always: [], metadata: {} })
+      ).pipe(
+        Effect.provide(interactive)
+      )
       expect(asks).toBe("ask")
-      const error = yield* Effect.flip(read({ filePath: at("/lines") }).pipe(Effect.provide(nodeLayer(root, { permission: layer }))))
+      const error = yield* Effect.flip(
+        read({ filePath: at("/lines") }).pipe(Effect.provide(nodeLayer(root, { permission: layer })))
+      )
       expect(error.message).toContain("a loopback address")
     }))
 

@@ -43,9 +43,14 @@ export default function setup(project: TestProject): (() => void) | undefined {
   }
   let started: string
   try {
-    started = execFileSync("bash", ["scripts/pg-test.sh", "start"], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] })
+    started = execFileSync("bash", ["scripts/pg-test.sh", "start"], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "inherit"]
+    })
   } catch {
-    console.warn("PostgreSQL could not be started (scripts/pg-test.sh start): the PostgreSQL parts of the suite do not run")
+    console.warn(
+      "PostgreSQL could not be started (scripts/pg-test.sh start): the PostgreSQL parts of the suite do not run"
+    )
     project.provide("pgUrl", undefined)
     return undefined
   }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
-import { cutLine, LinePager, MAX_BYTES, pageBytes, type PageOptions } from "../src/internal/core/lines.js"
 import { codecFor } from "../src/internal/core/encoding.js"
+import { cutLine, LinePager, MAX_BYTES, pageBytes, type PageOptions } from "../src/internal/core/lines.js"
 
 const encode = (text: string) => new TextEncoder().encode(text)
 const options = (overrides: Partial<PageOptions> = {}): PageOptions => ({
@@ -23,7 +23,10 @@ const referenceLines = (text: string): Array<string> => {
 /** Lines of `units`, each ended by `\n`, `\r\n` or `\r`, joined. */
 const terminatedLines = (units: ReadonlyArray<string>, maxLineLength: number, maxLines: number) =>
   fc.array(
-    fc.tuple(fc.string({ unit: fc.constantFrom(...units), maxLength: maxLineLength }), fc.constantFrom("\n", "\r\n", "\r")),
+    fc.tuple(
+      fc.string({ unit: fc.constantFrom(...units), maxLength: maxLineLength }),
+      fc.constantFrom("\n", "\r\n", "\r")
+    ),
     { maxLength: maxLines }
   ).map((lines) => lines.map(([line, end]) => line + end).join(""))
 
@@ -114,7 +117,9 @@ describe("LinePager", () => {
   it("cuts long lines on a code point boundary", () => {
     const line = "a".repeat(1999) + "😀" + "tail"
     const page = pageBytes(encode(line), options())
-    expect(page.lines[0]).toBe("a".repeat(1999) + "... (line truncated to 2000 chars; use offset=1 column=2000 to read more of it)")
+    expect(page.lines[0]).toBe(
+      "a".repeat(1999) + "... (line truncated to 2000 chars; use offset=1 column=2000 to read more of it)"
+    )
     expect(page.linesCut).toBe(1)
     expect(cutLine("ab😀", 3)).toBe("ab")
     expect(cutLine("ab😀", 4)).toBe("ab😀")
@@ -125,7 +130,9 @@ describe("LinePager", () => {
     const chunk = encode("z".repeat(1 << 16))
     for (let i = 0; i < 64; i++) pager.push(chunk) // 4 MiB, one line
     const page = pager.end(true)
-    expect(page.lines[0]).toBe("z".repeat(2000) + "... (line truncated to 2000 chars; use offset=1 column=2001 to read more of it)")
+    expect(page.lines[0]).toBe(
+      "z".repeat(2000) + "... (line truncated to 2000 chars; use offset=1 column=2001 to read more of it)"
+    )
     // The page ended inside the line (after 1 MiB): the bytes pushed after that were not looked
     // at, so the total is not known, however far the caller read.
     expect(page.totalLines).toBeUndefined()
@@ -158,7 +165,8 @@ describe("LinePager", () => {
     const resumed = pushUntilDone(options({ column, longLine: 1 << 20 }))
     expect(resumed.pushed).toBeLessThanOrEqual(Math.ceil((column + (1 << 20)) / digits.length) + 1)
     expect(resumed.page.lines).toEqual([
-      "0123456789".repeat(200) + `... (line truncated to 2000 chars; use offset=1 column=${column + 2000} to read more of it)`
+      "0123456789".repeat(200) +
+      `... (line truncated to 2000 chars; use offset=1 column=${column + 2000} to read more of it)`
     ])
     expect(resumed.page.column).toBe(column)
     expect(resumed.page.linesAtLeast).toBe(1)
@@ -216,35 +224,45 @@ describe("LinePager", () => {
     expect(last.end(true).checkpoints).toEqual([[1, 2]])
   })
 
-  it.prop("chunked in any code-unit-aligned pieces, in UTF-8, UTF-16 and Shift_JIS: the page of the whole text, and only its checkpoints", [
-    terminatedLines(["a", "é", "中", "😀", " "], 30, 40),
-    fc.array(fc.nat(), { maxLength: 12 }),
-    fc.constantFrom("utf-8", "utf-16le", "shift_jis"),
-    pageArb({ checkpointEvery: fc.integer({ min: 0, max: 4 }) })
-  ], ([text, cuts, encoding, page]) => {
-    const codec = codecFor(encoding)!
-    const unit = encoding === "utf-16le" ? 2 : 1
-    const bytes = encoding === "utf-16le"
-      ? new Uint8Array(Buffer.from(text, "utf16le"))
-      : encode(encoding === "shift_jis" ? text.replace(/[^\x00-\x7f]/g, "x") : text)
-    const whole = pageBytes(bytes, options(page), codec)
-    const pager = new LinePager(options(page), codec)
-    const buffer = new Uint8Array(bytes.length)
-    let at = 0
-    for (const cut of [...cuts.map((c) => c % (bytes.length + 1)).map((c) => c - (c % unit)).sort((a, b) => a - b), bytes.length]) {
-      if (pager.done) break
-      // From one reused buffer, overwritten after each push.
-      const piece = buffer.subarray(0, cut - at)
-      piece.set(bytes.subarray(at, cut))
-      pager.push(piece)
-      piece.fill(0x3f)
-      at = cut
-    }
-    const chunked = pager.end(at >= bytes.length)
-    expect(chunked.rendered).toEqual(whole.rendered)
-    // A reader that stops early may know fewer checkpoints, never another one.
-    expect(whole.checkpoints.slice(0, chunked.checkpoints.length)).toEqual(chunked.checkpoints)
-  }, { fastCheck: { numRuns: 3000 } })
+  it.prop(
+    "chunked in any code-unit-aligned pieces, in UTF-8, UTF-16 and Shift_JIS: the page of the whole text, and only its checkpoints",
+    [
+      terminatedLines(["a", "é", "中", "😀", " "], 30, 40),
+      fc.array(fc.nat(), { maxLength: 12 }),
+      fc.constantFrom("utf-8", "utf-16le", "shift_jis"),
+      pageArb({ checkpointEvery: fc.integer({ min: 0, max: 4 }) })
+    ],
+    ([text, cuts, encoding, page]) => {
+      const codec = codecFor(encoding)!
+      const unit = encoding === "utf-16le" ? 2 : 1
+      const bytes = encoding === "utf-16le"
+        ? new Uint8Array(Buffer.from(text, "utf16le"))
+        : encode(encoding === "shift_jis" ? text.replace(/[^\x00-\x7f]/g, "x") : text)
+      const whole = pageBytes(bytes, options(page), codec)
+      const pager = new LinePager(options(page), codec)
+      const buffer = new Uint8Array(bytes.length)
+      let at = 0
+      for (
+        const cut of [
+          ...cuts.map((c) => c % (bytes.length + 1)).map((c) => c - (c % unit)).sort((a, b) => a - b),
+          bytes.length
+        ]
+      ) {
+        if (pager.done) break
+        // From one reused buffer, overwritten after each push.
+        const piece = buffer.subarray(0, cut - at)
+        piece.set(bytes.subarray(at, cut))
+        pager.push(piece)
+        piece.fill(0x3f)
+        at = cut
+      }
+      const chunked = pager.end(at >= bytes.length)
+      expect(chunked.rendered).toEqual(whole.rendered)
+      // A reader that stops early may know fewer checkpoints, never another one.
+      expect(whole.checkpoints.slice(0, chunked.checkpoints.length)).toEqual(chunked.checkpoints)
+    },
+    { fastCheck: { numRuns: 3000 } }
+  )
 
   it("a count ahead spends the same bytes on a CRLF split between two chunks", () => {
     // After line 1, the count ahead spends its 9 bytes on "b\n", "ccc\r\n" and "d\n", and stops
@@ -311,7 +329,9 @@ describe("LinePager", () => {
     const reference = referenceLines(text)
     // Byte position where each line after the k-th starts.
     const starts: Array<number> = [0]
-    for (const match of text.matchAll(/\r\n|\r|\n/g)) starts.push(encode(text.slice(0, match.index + match[0].length)).length)
+    for (const match of text.matchAll(/\r\n|\r|\n/g)) {
+      starts.push(encode(text.slice(0, match.index + match[0].length)).length)
+    }
     if (!/(\r\n|\r|\n)$/.test(text) && text.length > 0) starts.push(bytes.length)
     const page = pageInChunks(bytes, cuts, options({ offset, limit, checkpointEvery: every }))
     expect(page.totalLines).toBe(reference.length)
@@ -333,7 +353,8 @@ describe("LinePager", () => {
     fc.integer({ min: 60, max: 400 })
   ], ([text, offset, maxLineLength, maxBytes]) => {
     const page = pageBytes(encode(text), options({ offset, maxLineLength, maxBytes }))
-    const suffix = `... (line truncated to ${maxLineLength} chars; use offset=${1000} column=${1000} to read more of it)`
+    const suffix =
+      `... (line truncated to ${maxLineLength} chars; use offset=${1000} column=${1000} to read more of it)`
     for (const line of page.lines) {
       expect(line.length).toBeLessThanOrEqual(maxLineLength + suffix.length)
     }
@@ -342,20 +363,26 @@ describe("LinePager", () => {
     if (page.rendered.length > 1) expect(bytes).toBeLessThanOrEqual(maxBytes)
   })
 
-  it.prop("the byte cap counts the bytes shown, for any bytes in any encoding, and stops only when the next line would not fit", [
-    fc.uint8Array({ minLength: 100, maxLength: 600, size: "max" }).map((bytes) => bytes.map((byte) => (byte % 7 === 0 ? 10 : byte))),
-    fc.constantFrom("utf-8", "windows-1252", "shift_jis"),
-    fc.integer({ min: 30, max: 400 })
-  ], ([bytes, encoding, maxBytes]) => {
-    const page = pageBytes(bytes, options({ maxBytes, maxLineLength: 2000 }), codecFor(encoding)!)
-    const shown = page.rendered.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0)
-    if (page.rendered.length > 1) expect(shown).toBeLessThanOrEqual(maxBytes)
-    if (page.stoppedBy === "bytes") {
-      // The line after the last one shown is what did not fit.
-      const all = pageBytes(bytes, options({ maxBytes: Infinity, maxLineLength: 2000 }), codecFor(encoding)!).rendered
-      expect(shown + Buffer.byteLength(all[page.rendered.length]!) + 1).toBeGreaterThan(maxBytes)
+  it.prop(
+    "the byte cap counts the bytes shown, for any bytes in any encoding, and stops only when the next line would not fit",
+    [
+      fc.uint8Array({ minLength: 100, maxLength: 600, size: "max" }).map((bytes) =>
+        bytes.map((byte) => (byte % 7 === 0 ? 10 : byte))
+      ),
+      fc.constantFrom("utf-8", "windows-1252", "shift_jis"),
+      fc.integer({ min: 30, max: 400 })
+    ],
+    ([bytes, encoding, maxBytes]) => {
+      const page = pageBytes(bytes, options({ maxBytes, maxLineLength: 2000 }), codecFor(encoding)!)
+      const shown = page.rendered.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0)
+      if (page.rendered.length > 1) expect(shown).toBeLessThanOrEqual(maxBytes)
+      if (page.stoppedBy === "bytes") {
+        // The line after the last one shown is what did not fit.
+        const all = pageBytes(bytes, options({ maxBytes: Infinity, maxLineLength: 2000 }), codecFor(encoding)!).rendered
+        expect(shown + Buffer.byteLength(all[page.rendered.length]!) + 1).toBeGreaterThan(maxBytes)
+      }
     }
-  })
+  )
 
   it.prop("following the next offset reproduces every line exactly once", [
     textArb,

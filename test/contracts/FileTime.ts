@@ -181,8 +181,13 @@ export const fileTimeContract = (
         const ft = yield* ledger
         const n = ++counter
         const [parent, child, other] = [`parent-${n}`, `child-${n}`, `other-${n}`]
-        const shown = (size: number, mtime: number | undefined, start: number, end: number): FileTime.Shown =>
-          ({ start, end, whole: false, size, mtime })
+        const shown = (size: number, mtime: number | undefined, start: number, end: number): FileTime.Shown => ({
+          start,
+          end,
+          whole: false,
+          size,
+          mtime
+        })
         const stampOf = (session: string, path: string) => Effect.map(ft.get(session, path), Option.getOrThrow)
         const a = yield* file("1\n2\n3\n4\n5\n6\n")
         const b = yield* file("b\n")

@@ -43,30 +43,46 @@ const NOTEBOOK = JSON.stringify({
   metadata: { kernelspec: { name: "python3", language: "python" } },
   cells: [
     { cell_type: "markdown", metadata: {}, source: ["# Title\n", "Some prose."] },
-    { cell_type: "code", metadata: {}, execution_count: 1, source: ["print(1 + 1)"], outputs: [{ output_type: "stream", name: "stdout", text: ["2\n"] }] }
+    {
+      cell_type: "code",
+      metadata: {},
+      execution_count: 1,
+      source: ["print(1 + 1)"],
+      outputs: [{ output_type: "stream", name: "stdout", text: ["2\n"] }]
+    }
   ]
 })
 
 const DOCX = zip([
-  { name: "[Content_Types].xml", data: `${XML}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>` },
+  {
+    name: "[Content_Types].xml",
+    data:
+      `${XML}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>`
+  },
   { name: "_rels/.rels", data: relationships("officeDocument", "word/document.xml") },
   {
     name: "word/document.xml",
-    data: `${XML}<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>Report body</w:t></w:r></w:p><w:p><w:r><w:t>Second paragraph</w:t></w:r></w:p></w:body></w:document>`
+    data:
+      `${XML}<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>Report body</w:t></w:r></w:p><w:p><w:r><w:t>Second paragraph</w:t></w:r></w:p></w:body></w:document>`
   }
 ])
 
 const PPTX = zip([
-  { name: "[Content_Types].xml", data: `${XML}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>` },
+  {
+    name: "[Content_Types].xml",
+    data: `${XML}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>`
+  },
   { name: "_rels/.rels", data: relationships("officeDocument", "ppt/presentation.xml") },
   {
     name: "ppt/presentation.xml",
-    data: `${XML}<p:presentation xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main" xmlns:r="${REL}"><p:sldIdLst><p:sldId id="256" r:id="rId1"/></p:sldIdLst></p:presentation>`
+    data:
+      `${XML}<p:presentation xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main" xmlns:r="${REL}"><p:sldIdLst><p:sldId id="256" r:id="rId1"/></p:sldIdLst></p:presentation>`
   },
   { name: "ppt/_rels/presentation.xml.rels", data: relationships("slide", "slides/slide1.xml") },
   {
     name: "ppt/slides/slide1.xml",
-    data: `${XML}<p:sld xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main"><p:cSld><p:spTree><p:sp><p:txBody><a:p><a:r><a:t>Slide text</a:t></a:r></a:p></p:txBody></p:sp></p:spTree></p:cSld></p:sld>`
+    data:
+      `${XML}<p:sld xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main"><p:cSld><p:spTree><p:sp><p:txBody><a:p><a:r><a:t>Slide text</a:t></a:r></a:p></p:txBody></p:sp></p:spTree></p:cSld></p:sld>`
   }
 ])
 
@@ -74,7 +90,8 @@ const ODT = zip([
   { name: "mimetype", data: "application/vnd.oasis.opendocument.text", method: 0 },
   {
     name: "content.xml",
-    data: `${XML}<office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"><office:body><office:text><text:h text:outline-level="1">Notes</text:h><text:p>Body text</text:p></office:text></office:body></office:document-content>`
+    data:
+      `${XML}<office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"><office:body><office:text><text:h text:outline-level="1">Notes</text:h><text:p>Body text</text:p></office:text></office:body></office:document-content>`
   }
 ])
 
@@ -82,13 +99,18 @@ const EPUB = zip([
   { name: "mimetype", data: "application/epub+zip", method: 0 },
   {
     name: "META-INF/container.xml",
-    data: `${XML}<container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles><rootfile full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/></rootfiles></container>`
+    data:
+      `${XML}<container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles><rootfile full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/></rootfiles></container>`
   },
   {
     name: "OEBPS/content.opf",
-    data: `${XML}<package xmlns="http://www.idpf.org/2007/opf" version="3.0"><manifest><item id="c1" href="c1.xhtml" media-type="application/xhtml+xml"/></manifest><spine><itemref idref="c1"/></spine></package>`
+    data:
+      `${XML}<package xmlns="http://www.idpf.org/2007/opf" version="3.0"><manifest><item id="c1" href="c1.xhtml" media-type="application/xhtml+xml"/></manifest><spine><itemref idref="c1"/></spine></package>`
   },
-  { name: "OEBPS/c1.xhtml", data: `<html xmlns="http://www.w3.org/1999/xhtml"><body><h1>Chapter</h1><p>Once upon a time.</p></body></html>` }
+  {
+    name: "OEBPS/c1.xhtml",
+    data: `<html xmlns="http://www.w3.org/1999/xhtml"><body><h1>Chapter</h1><p>Once upon a time.</p></body></html>`
+  }
 ])
 
 const ARCHIVE = zip([

@@ -1,11 +1,11 @@
 /**
  * Test wiring: the `read` layers over a real temp directory (Node) or over MemoryFileSystem.
  */
-import { afterAll, expect } from "@effect/vitest"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
+import { afterAll, expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
@@ -54,7 +54,8 @@ export const memoryLayer = (
 }
 
 /** A fresh real temp directory (its real path, so symlinked /tmp does not confuse checks). */
-export const tempDir = (prefix = "effect-read-"): string => fs.realpathSync(fs.mkdtempSync(nodePath.join(os.tmpdir(), prefix)))
+export const tempDir = (prefix = "effect-read-"): string =>
+  fs.realpathSync(fs.mkdtempSync(nodePath.join(os.tmpdir(), prefix)))
 
 /**
  * `project(files)`: a fresh real temp directory holding `files`; every one made is removed after
@@ -102,8 +103,11 @@ export const countingReads = () => {
               // `stat` lives on the Node File's prototype, which a spread does not copy.
               stat: file.stat,
               seek: (offset, from) =>
-                Effect.tap(file.seek(offset, from), () =>
-                  Effect.sync(() => void (position = from === "start" ? Number(offset) : position + Number(offset)))),
+                Effect.tap(
+                  file.seek(offset, from),
+                  () =>
+                    Effect.sync(() => void (position = from === "start" ? Number(offset) : position + Number(offset)))
+                ),
               read: (buffer: Uint8Array) =>
                 Effect.tap(file.read(buffer), (n) =>
                   Effect.sync(() => {
@@ -218,6 +222,8 @@ export const withWarnings = <A, E, R>(self: Effect.Effect<A, E, R>) =>
  */
 export function fieldsOf(result: { readonly metadata: ReadResult["metadata"] }): MetadataFields
 export function fieldsOf(result: { readonly metadata?: ReadResult["metadata"] | undefined }): MetadataFields | undefined
-export function fieldsOf(result: { readonly metadata?: ReadResult["metadata"] | undefined }): MetadataFields | undefined {
+export function fieldsOf(
+  result: { readonly metadata?: ReadResult["metadata"] | undefined }
+): MetadataFields | undefined {
   return result.metadata
 }

@@ -93,7 +93,9 @@ const GEMINI_TYPES = new Set(["string", "number", "integer", "boolean", "array",
 export const geminiViolations = (schema: unknown): Array<string> => {
   const violations: Array<string> = []
   for (const [path, node] of nodes(schema)) {
-    for (const key of Object.keys(node)) if (!GEMINI_FIELDS.has(key)) violations.push(`${path}: ${key} is not a Schema field`)
+    for (const key of Object.keys(node)) {
+      if (!GEMINI_FIELDS.has(key)) violations.push(`${path}: ${key} is not a Schema field`)
+    }
     if ("type" in node && !(typeof node.type === "string" && GEMINI_TYPES.has(node.type))) {
       violations.push(`${path}: type must be one type name`)
     }

@@ -64,7 +64,9 @@ export class Wire {
 
   /** One message per line. */
   send(...messages: ReadonlyArray<unknown>): Promise<void> {
-    return this.write(messages.map((message) => `${typeof message === "string" ? message : JSON.stringify(message)}\n`).join(""))
+    return this.write(
+      messages.map((message) => `${typeof message === "string" ? message : JSON.stringify(message)}\n`).join("")
+    )
   }
 
   /** The first message (from `from` on) that satisfies `predicate`. */
@@ -75,7 +77,9 @@ export class Wire {
       if (found !== undefined) return found
       if (this.child.exitCode !== null) throw new Error(`the server exited (${this.child.exitCode}): ${this.stderr}`)
       if (Date.now() > deadline) {
-        throw new Error(`no matching message within ${DEADLINE_MS} ms; received ${JSON.stringify(this.received).slice(0, 2000)}`)
+        throw new Error(
+          `no matching message within ${DEADLINE_MS} ms; received ${JSON.stringify(this.received).slice(0, 2000)}`
+        )
       }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, 200)

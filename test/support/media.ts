@@ -31,7 +31,10 @@ export const PNG: Buffer = (() => {
 })()
 
 /** A 1x1 GIF89a. */
-export const GIF = Buffer.from("47494638396101000100800000000000ffffff21f90401000000002c00000000010001000002024401003b", "hex")
+export const GIF = Buffer.from(
+  "47494638396101000100800000000000ffffff21f90401000000002c00000000010001000002024401003b",
+  "hex"
+)
 /** A 1x1 red baseline JPEG (images are decoded before they are attached: it must hold a real image). */
 export const JPEG = Buffer.from(
   "/9j/2wBDAAMCAgMCAgMDAwMEAwMEBQgFBQQEBQoHBwYIDAoMDAsKCwsNDhIQDQ4RDgsLEBYQERMUFRUVDA8XGBYUGBIUFRT/2wBDAQMEBAUEBQkFBQkUDQsNFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBT/wAARCAABAAEDASIAAhEBAxEB/8QAFQABAQAAAAAAAAAAAAAAAAAAAAj/xAAUEAEAAAAAAAAAAAAAAAAAAAAA/8QAFQEBAQAAAAAAAAAAAAAAAAAABwn/xAAUEQEAAAAAAAAAAAAAAAAAAAAA/9oADAMBAAIRAxEAPwCdAAYqm//Z",
@@ -63,7 +66,8 @@ export const assemblePdf = (objects: ReadonlyArray<string>, trailerExtra = ""): 
   return Buffer.from(out, "latin1")
 }
 
-export const pdfStream = (content: string) => `<< /Length ${Buffer.byteLength(content, "latin1")} >>\nstream\n${content}\nendstream`
+export const pdfStream = (content: string) =>
+  `<< /Length ${Buffer.byteLength(content, "latin1")} >>\nstream\n${content}\nendstream`
 
 /**
  * One page per entry of `pages`, each line drawn in Helvetica. Objects: 1 catalog, 2 page tree,
@@ -77,7 +81,8 @@ export const makePdf = (pages: ReadonlyArray<ReadonlyArray<string>>, trailerExtr
     ...pages.flatMap((lines) => [
       "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents __NEXT__ 0 R >>",
       pdfStream(
-        lines.map((line, k) => `BT /F1 12 Tf 72 ${720 - k * 16} Td (${line.replace(/[()\\]/g, (c) => `\\${c}`)}) Tj ET`).join("\n")
+        lines.map((line, k) => `BT /F1 12 Tf 72 ${720 - k * 16} Td (${line.replace(/[()\\]/g, (c) => `\\${c}`)}) Tj ET`)
+          .join("\n")
       )
     ]).map((object, i) => object.replace("__NEXT__", String(i + 5)))
   ], trailerExtra)

@@ -44,7 +44,14 @@ export const corpus: ReadonlyArray<CorpusFile> = [
       "SMTP_PASS=‹secret: password›",
       "LOG_LEVEL=debug"
     ].join("\n"),
-    secrets: ["Tr0ub4dor3", "sk_live_51HxYzAbCdEfGhIjKlMnOpQr", "change this to something long", "sk-proj-AbCdEf0123456789GhIjKl_mnOpQrStUv", "7f3a9c2e4b1d8f6a0c5e2b9d7a4f1c3e", "mailpass-2024"]
+    secrets: [
+      "Tr0ub4dor3",
+      "sk_live_51HxYzAbCdEfGhIjKlMnOpQr",
+      "change this to something long",
+      "sk-proj-AbCdEf0123456789GhIjKl_mnOpQrStUv",
+      "7f3a9c2e4b1d8f6a0c5e2b9d7a4f1c3e",
+      "mailpass-2024"
+    ]
   },
   {
     name: "deploy.sh",
@@ -70,7 +77,12 @@ export const corpus: ReadonlyArray<CorpusFile> = [
       "GITHUB_TOKEN=‹secret: GitHub token› ./scripts/release.sh",
       "echo \"deployed $(git rev-parse --short HEAD)\""
     ].join("\n"),
-    secrets: ["AKIAZ7Q3R5T6Y8U9I0PL", "2Vx8Kq9Lm3Np7Rs4Tu6Wy1Za5Bc0De2Fg8Hj3Kl9", "9f8e7d6c5b4a39281706f5e4d3c2b1a0", "ghp_R4nd0mT0k3nV4lu3F0rT3st1ng0123456789"]
+    secrets: [
+      "AKIAZ7Q3R5T6Y8U9I0PL",
+      "2Vx8Kq9Lm3Np7Rs4Tu6Wy1Za5Bc0De2Fg8Hj3Kl9",
+      "9f8e7d6c5b4a39281706f5e4d3c2b1a0",
+      "ghp_R4nd0mT0k3nV4lu3F0rT3st1ng0123456789"
+    ]
   },
   {
     name: ".github/workflows/ci.yml",
@@ -330,7 +342,10 @@ export const corpus: ReadonlyArray<CorpusFile> = [
       "-----END RSA PRIVATE KEY-----",
       "That key is an example only."
     ].join("\n"),
-    secrets: ["MIIEowIBAAKCAQEAvXj1Vq3m9Qm5nF6pX2zY8c1w0R7t4K9sL3jH2gF5dS6aQ1eW", "q8rT0yU3iO9pL2kJ7hG4fD1sA6zX5cV8bN3mQ0wE9rT2yU7iO4pL1kJ8hG5fD2s=="]
+    secrets: [
+      "MIIEowIBAAKCAQEAvXj1Vq3m9Qm5nF6pX2zY8c1w0R7t4K9sL3jH2gF5dS6aQ1eW",
+      "q8rT0yU3iO9pL2kJ7hG4fD1sA6zX5cV8bN3mQ0wE9rT2yU7iO4pL1kJ8hG5fD2s=="
+    ]
   },
   {
     name: ".npmrc",
@@ -377,6 +392,5 @@ export const corpus: ReadonlyArray<CorpusFile> = [
       ""
     ].join("\n"),
     secrets: ["pg-Pa55w0rd"]
-  },
+  }
 ]
-

@@ -32,7 +32,9 @@ export const unprivilegedCli = (): UnprivilegedCli => {
   fs.mkdirSync(path.join(dir, "dist"))
   fs.mkdirSync(path.join(dir, "prompts"))
   fs.copyFileSync("package.json", path.join(dir, "package.json"))
-  for (const file of fs.readdirSync("prompts")) fs.copyFileSync(path.join("prompts", file), path.join(dir, "prompts", file))
+  for (const file of fs.readdirSync("prompts")) {
+    fs.copyFileSync(path.join("prompts", file), path.join(dir, "prompts", file))
+  }
   const bin = path.join(dir, "dist", "bin.mjs")
   esbuild.buildSync({
     entryPoints: ["src/bin.ts"],
@@ -42,12 +44,32 @@ export const unprivilegedCli = (): UnprivilegedCli => {
     format: "esm",
     logLevel: "error",
     // The store clients too: a single-file bundle would hoist their static imports (better-sqlite3) to its top.
-    external: ["better-sqlite3", "@effect/sql-sqlite-node", "@effect/sql-pg", "sharp", "pdfjs-dist", "@napi-rs/canvas", "exceljs", "mammoth", "typescript", "typescript-language-server"],
+    external: [
+      "better-sqlite3",
+      "@effect/sql-sqlite-node",
+      "@effect/sql-pg",
+      "sharp",
+      "pdfjs-dist",
+      "@napi-rs/canvas",
+      "exceljs",
+      "mammoth",
+      "typescript",
+      "typescript-language-server"
+    ],
     // Bundled CommonJS packages call `require` for Node's built-ins.
-    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" }
+    banner: {
+      js:
+        "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);"
+    }
   })
   for (const entry of [dir, path.join(dir, "dist"), path.join(dir, "prompts")]) fs.chmodSync(entry, 0o755)
-  for (const file of [bin, path.join(dir, "package.json"), ...fs.readdirSync(path.join(dir, "prompts")).map((f) => path.join(dir, "prompts", f))]) {
+  for (
+    const file of [
+      bin,
+      path.join(dir, "package.json"),
+      ...fs.readdirSync(path.join(dir, "prompts")).map((f) => path.join(dir, "prompts", f))
+    ]
+  ) {
     fs.chmodSync(file, 0o644)
   }
   process.once("exit", () => fs.rmSync(dir, { recursive: true, force: true }))

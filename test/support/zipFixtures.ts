@@ -89,8 +89,14 @@ export const zip = (members: ReadonlyArray<ZipMember>, options: ZipOptions = {})
     const crc = crc32(data)
     const size = member.declaredSize ?? data.length
     const wide = member.zip64 === true
-    const localExtra = Buffer.concat([Buffer.from(member.extra ?? []), wide ? zip64Extra(size, stored.length, undefined) : Buffer.alloc(0)])
-    const centralExtra = Buffer.concat([Buffer.from(member.extra ?? []), wide ? zip64Extra(size, stored.length, offset) : Buffer.alloc(0)])
+    const localExtra = Buffer.concat([
+      Buffer.from(member.extra ?? []),
+      wide ? zip64Extra(size, stored.length, undefined) : Buffer.alloc(0)
+    ])
+    const centralExtra = Buffer.concat([
+      Buffer.from(member.extra ?? []),
+      wide ? zip64Extra(size, stored.length, offset) : Buffer.alloc(0)
+    ])
     const version = wide ? 45 : 20
     const local = Buffer.alloc(30)
     local.writeUInt32LE(0x04034b50, 0)

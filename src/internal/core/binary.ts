@@ -8,18 +8,91 @@
  */
 export const binaryExtensions: ReadonlySet<string> = new Set([
   // archives and compressed data
-  ".zip", ".tar", ".gz", ".tgz", ".bz2", ".xz", ".zst", ".7z", ".rar", ".lz4", ".lzma", ".cab", ".iso", ".dmg",
+  ".zip",
+  ".tar",
+  ".gz",
+  ".tgz",
+  ".bz2",
+  ".xz",
+  ".zst",
+  ".7z",
+  ".rar",
+  ".lz4",
+  ".lzma",
+  ".cab",
+  ".iso",
+  ".dmg",
   // executables, libraries, object files
-  ".exe", ".dll", ".so", ".dylib", ".a", ".lib", ".o", ".obj", ".ko", ".elf", ".bin", ".out", ".msi", ".apk",
+  ".exe",
+  ".dll",
+  ".so",
+  ".dylib",
+  ".a",
+  ".lib",
+  ".o",
+  ".obj",
+  ".ko",
+  ".elf",
+  ".bin",
+  ".out",
+  ".msi",
+  ".apk",
   // bytecode and runtimes
-  ".class", ".jar", ".war", ".ear", ".pyc", ".pyo", ".wasm", ".dex", ".beam", ".node",
+  ".class",
+  ".jar",
+  ".war",
+  ".ear",
+  ".pyc",
+  ".pyo",
+  ".wasm",
+  ".dex",
+  ".beam",
+  ".node",
   // office documents (zip or OLE containers)
-  ".doc", ".docx", ".xls", ".xlsx", ".ppt", ".pptx", ".odt", ".ods", ".odp", ".epub",
+  ".doc",
+  ".docx",
+  ".xls",
+  ".xlsx",
+  ".ppt",
+  ".pptx",
+  ".odt",
+  ".ods",
+  ".odp",
+  ".epub",
   // data stores
-  ".sqlite", ".sqlite3", ".db", ".db3", ".mdb", ".dat", ".pkl", ".npy", ".npz", ".parquet", ".avro", ".h5",
+  ".sqlite",
+  ".sqlite3",
+  ".db",
+  ".db3",
+  ".mdb",
+  ".dat",
+  ".pkl",
+  ".npy",
+  ".npz",
+  ".parquet",
+  ".avro",
+  ".h5",
   // media that is not attached as an image
-  ".mp3", ".mp4", ".m4a", ".wav", ".flac", ".ogg", ".avi", ".mov", ".mkv", ".webm", ".ico", ".bmp", ".tif",
-  ".tiff", ".psd", ".ttf", ".otf", ".woff", ".woff2", ".eot"
+  ".mp3",
+  ".mp4",
+  ".m4a",
+  ".wav",
+  ".flac",
+  ".ogg",
+  ".avi",
+  ".mov",
+  ".mkv",
+  ".webm",
+  ".ico",
+  ".bmp",
+  ".tif",
+  ".tiff",
+  ".psd",
+  ".ttf",
+  ".otf",
+  ".woff",
+  ".woff2",
+  ".eot"
 ])
 
 /**
@@ -75,5 +148,7 @@ export const describeBinary = (
   if (signature !== undefined) return signature
   if (sniffed !== undefined) return `${sniffed.mime} (.${sniffed.ext})`
   const magic = Array.from(head.subarray(0, 8), (byte) => byte.toString(16).padStart(2, "0")).join(" ")
-  return `${binaryExtensions.has(extension) ? `${extension} file, ` : ""}unrecognised binary data starting with ${magic}`
+  return `${
+    binaryExtensions.has(extension) ? `${extension} file, ` : ""
+  }unrecognised binary data starting with ${magic}`
 }

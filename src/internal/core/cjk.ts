@@ -65,7 +65,13 @@ const sjisToEuc = (lead: number, trail: number): readonly [number, number, numbe
   }
   if (lead >= 0xf0 && lead <= 0xfc) {
     // Plane 2 puts its rows 1, 3-5, 8 and 12-15 on F0-F4, then 78-94 two per lead byte.
-    const low: Record<number, readonly [number, number]> = { 0xf0: [1, 8], 0xf1: [3, 4], 0xf2: [5, 12], 0xf3: [13, 14], 0xf4: [15, 78] }
+    const low: Record<number, readonly [number, number]> = {
+      0xf0: [1, 8],
+      0xf1: [3, 4],
+      0xf2: [5, 12],
+      0xf3: [13, 14],
+      0xf4: [15, 78]
+    }
     const row = lead <= 0xf4 ? low[lead]![second ? 1 : 0] : (lead - 0xf5) * 2 + 79 + (second ? 1 : 0)
     return [2, row + 0xa0, cell + 0xa0]
   }
@@ -146,7 +152,11 @@ export const decodeEucJp = (bytes: Uint8Array, x0213First: boolean): string => {
 
 const decodeEucJpRuns = (bytes: Uint8Array, x0213First: boolean): string =>
   decodeRuns(bytes, "euc-jp", eucJpLength, (b, i, n) => {
-    const text = n === 3 ? x0213(2, b[i + 1]!, b[i + 2]!, x0213First) : b[i] === 0x8e ? undefined : x0213(1, b[i]!, b[i + 1]!, x0213First)
+    const text = n === 3
+      ? x0213(2, b[i + 1]!, b[i + 2]!, x0213First)
+      : b[i] === 0x8e
+      ? undefined
+      : x0213(1, b[i]!, b[i + 1]!, x0213First)
     return text !== undefined && (x0213First || !mapped(b, i, n, "euc-jp")) ? text : undefined
   })
 
@@ -155,9 +165,57 @@ const decodeEucJpRuns = (bytes: Uint8Array, x0213First: boolean): string =>
 // -----------------------------------------------------------------------------
 
 /** Hangul compatibility jamo (U+3131…) of the 19 initial consonants, in syllable order. */
-const INITIALS = [0x3131, 0x3132, 0x3134, 0x3137, 0x3138, 0x3139, 0x3141, 0x3142, 0x3143, 0x3145, 0x3146, 0x3147, 0x3148, 0x3149, 0x314a, 0x314b, 0x314c, 0x314d, 0x314e]
+const INITIALS = [
+  0x3131,
+  0x3132,
+  0x3134,
+  0x3137,
+  0x3138,
+  0x3139,
+  0x3141,
+  0x3142,
+  0x3143,
+  0x3145,
+  0x3146,
+  0x3147,
+  0x3148,
+  0x3149,
+  0x314a,
+  0x314b,
+  0x314c,
+  0x314d,
+  0x314e
+]
 /** The 27 final consonants, in syllable order (index + 1; 0 is none). */
-const FINALS = [0x3131, 0x3132, 0x3133, 0x3134, 0x3135, 0x3136, 0x3137, 0x3139, 0x313a, 0x313b, 0x313c, 0x313d, 0x313e, 0x313f, 0x3140, 0x3141, 0x3142, 0x3144, 0x3145, 0x3146, 0x3147, 0x3148, 0x314a, 0x314b, 0x314c, 0x314d, 0x314e]
+const FINALS = [
+  0x3131,
+  0x3132,
+  0x3133,
+  0x3134,
+  0x3135,
+  0x3136,
+  0x3137,
+  0x3139,
+  0x313a,
+  0x313b,
+  0x313c,
+  0x313d,
+  0x313e,
+  0x313f,
+  0x3140,
+  0x3141,
+  0x3142,
+  0x3144,
+  0x3145,
+  0x3146,
+  0x3147,
+  0x3148,
+  0x314a,
+  0x314b,
+  0x314c,
+  0x314d,
+  0x314e
+]
 /** The 21 vowels are U+314F…U+3163 in syllable order. */
 const VOWEL = 0x314f
 const FILLER = 0x3164
@@ -170,11 +228,15 @@ const syllable = (initial: number, vowel: number, final: number): string =>
  */
 const MAKE_UP = /\u3164([\u3131-\u314e])([\u314f-\u3163])([\u3131-\u314e\u3164])/g
 export const composeMakeUp = (text: string): string =>
-  text.indexOf("\u3164") === -1 ? text : text.replace(MAKE_UP, (sequence, initial: string, vowel: string, final: string) => {
-    const i = INITIALS.indexOf(initial.charCodeAt(0))
-    const f = final.charCodeAt(0) === FILLER ? 0 : FINALS.indexOf(final.charCodeAt(0)) + 1
-    return i === -1 || f === 0 && final.charCodeAt(0) !== FILLER ? sequence : syllable(i, vowel.charCodeAt(0) - VOWEL, f)
-  })
+  text.indexOf("\u3164") === -1 ?
+    text :
+    text.replace(MAKE_UP, (sequence, initial: string, vowel: string, final: string) => {
+      const i = INITIALS.indexOf(initial.charCodeAt(0))
+      const f = final.charCodeAt(0) === FILLER ? 0 : FINALS.indexOf(final.charCodeAt(0)) + 1
+      return i === -1 || f === 0 && final.charCodeAt(0) !== FILLER
+        ? sequence
+        : syllable(i, vowel.charCodeAt(0) - VOWEL, f)
+    })
 
 /** How much of a decoded tail may still become a make-up syllable when more text follows. */
 export const makeUpTail = (text: string): number => {
@@ -187,7 +249,17 @@ export const makeUpTail = (text: string): number => {
 // Johab's 5-bit fields → syllable indices: -1 for a filler, undefined for an unused value.
 const JOHAB_INITIAL = (v: number) => v === 1 ? -1 : v >= 2 && v <= 20 ? v - 2 : undefined
 const JOHAB_VOWEL = (v: number) =>
-  v === 2 ? -1 : v >= 3 && v <= 7 ? v - 3 : v >= 10 && v <= 15 ? v - 5 : v >= 18 && v <= 23 ? v - 7 : v >= 26 && v <= 29 ? v - 9 : undefined
+  v === 2
+    ? -1
+    : v >= 3 && v <= 7
+    ? v - 3
+    : v >= 10 && v <= 15
+    ? v - 5
+    : v >= 18 && v <= 23
+    ? v - 7
+    : v >= 26 && v <= 29
+    ? v - 9
+    : undefined
 const JOHAB_FINAL = (v: number) => v === 1 ? -1 : v >= 2 && v <= 17 ? v - 1 : v >= 19 && v <= 29 ? v - 2 : undefined
 
 /** One Johab Hangul code (lead 0x84-0xD3): a syllable, a lone jamo, or undefined when invalid. */
@@ -469,7 +541,11 @@ export class Iso2022JpDecoder extends ShiftDecoder {
         if (bytes[i + 1] === 0x4e) {
           // ESC N x: one character of G2.
           const x = bytes[i + 2]!
-          this.emit(this.g2 !== undefined && x >= 0x20 && x < 0x80 ? iconv().decode(Buffer.from([x | 0x80]), this.g2) : REPLACEMENT)
+          this.emit(
+            this.g2 !== undefined && x >= 0x20 && x < 0x80
+              ? iconv().decode(Buffer.from([x | 0x80]), this.g2)
+              : REPLACEMENT
+          )
         }
         i += taken
         continue

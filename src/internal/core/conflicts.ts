@@ -22,7 +22,11 @@ export interface ConflictRegion {
   /** The marker length (7 unless written with another `conflict-marker-size`). */
   readonly size: number
   /** The labels after the markers (`HEAD`, `feature/x`, a commit), when there are any. */
-  readonly labels: { readonly ours: string | undefined; readonly base: string | undefined; readonly theirs: string | undefined }
+  readonly labels: {
+    readonly ours: string | undefined
+    readonly base: string | undefined
+    readonly theirs: string | undefined
+  }
   /** Lines of the `|||||||` and `=======` markers, when seen. */
   readonly baseMarker: number | undefined
   readonly separator: number | undefined
@@ -101,7 +105,12 @@ export class ConflictScanner {
       if (open.separator === undefined) open.separator = number
     } else {
       this.stack.pop()
-      this.close(open, number, open.separator === undefined ? `no ${"=".repeat(open.size)} between ours and theirs` : undefined, marker.label)
+      this.close(
+        open,
+        number,
+        open.separator === undefined ? `no ${"=".repeat(open.size)} between ours and theirs` : undefined,
+        marker.label
+      )
     }
   }
 

@@ -2,8 +2,8 @@
  * Container files: the names that mark a path reaching inside one (`a.zip:dir/file.ts:10-20`,
  * `app.db:users?limit=5`) and the first bytes that confirm one. Pure.
  */
-import type { ArchiveFormat } from "../sources/archive/model.js"
 import { isGzip, isTarHeader } from "../sources/archive/headers.js"
+import type { ArchiveFormat } from "../sources/archive/model.js"
 
 // ZIP under other names (.jar .war .apk .vsix .whl .nupkg), tar, and gzip (a compressed tar or one file).
 export const ARCHIVE_CONTAINER = /\.(?:tar\.gz|tgz|tar|gz|zip|jar|war|apk|vsix|whl|nupkg)(?=:|$)/gi

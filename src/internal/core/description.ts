@@ -73,7 +73,9 @@ export const valuesOf = (input: DescriptionInput): Readonly<Record<string, strin
   const features = featuresOf(input)
   const containers = [
     ...(features.has("archive") ? ["archives (\"a.zip\" lists it, \"a.tgz:dir/f.ts:10-20\" reads a member)"] : []),
-    ...(features.has("database") ? ["SQLite (\"app.db\" lists tables, \"app.db:users\" a table, \"app.db?q=SELECT ...\")"] : [])
+    ...(features.has("database")
+      ? ["SQLite (\"app.db\" lists tables, \"app.db:users\" a table, \"app.db?q=SELECT ...\")"]
+      : [])
   ]
   const converted = [
     ...(features.has("notebook") ? [".ipynb"] : []),

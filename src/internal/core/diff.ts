@@ -34,12 +34,16 @@ export const diffBlocks = (
   let head = 0
   while (head < oldLength && head < newLength && equals(head, head)) head++
   let tail = 0
-  while (tail < oldLength - head && tail < newLength - head && equals(oldLength - 1 - tail, newLength - 1 - tail)) tail++
+  while (tail < oldLength - head && tail < newLength - head && equals(oldLength - 1 - tail, newLength - 1 - tail)) {
+    tail++
+  }
   const n = oldLength - head - tail
   const m = newLength - head - tail
   if (n === 0 && m === 0) return []
   if (n === 0 || m === 0) {
-    return n + m > bounds.maxEdits ? undefined : [{ oldStart: head, oldEnd: head + n, newStart: head, newEnd: head + m }]
+    return n + m > bounds.maxEdits
+      ? undefined
+      : [{ oldStart: head, oldEnd: head + n, newStart: head, newEnd: head + m }]
   }
   const limit = Math.min(n + m, bounds.maxEdits)
   const offset = limit + 1
@@ -50,7 +54,9 @@ export const diffBlocks = (
   let found = -1
   search: for (let d = 0; d <= limit; d++) {
     for (let k = -d; k <= d; k += 2) {
-      let x = k === -d || (k !== d && v[offset + k - 1]! < v[offset + k + 1]!) ? v[offset + k + 1]! : v[offset + k - 1]! + 1
+      let x = k === -d || (k !== d && v[offset + k - 1]! < v[offset + k + 1]!)
+        ? v[offset + k + 1]!
+        : v[offset + k - 1]! + 1
       let y = x - k
       while (x < n && y < m && equals(head + x, head + y)) {
         x++
@@ -83,8 +89,18 @@ export const diffBlocks = (
     const previousY = previousX - previousK
     edits.push(
       down
-        ? { oldStart: head + previousX, oldEnd: head + previousX, newStart: head + previousY, newEnd: head + previousY + 1 }
-        : { oldStart: head + previousX, oldEnd: head + previousX + 1, newStart: head + previousY, newEnd: head + previousY }
+        ? {
+          oldStart: head + previousX,
+          oldEnd: head + previousX,
+          newStart: head + previousY,
+          newEnd: head + previousY + 1
+        }
+        : {
+          oldStart: head + previousX,
+          oldEnd: head + previousX + 1,
+          newStart: head + previousY,
+          newEnd: head + previousY
+        }
     )
     x = previousX
     y = previousY
@@ -94,7 +110,12 @@ export const diffBlocks = (
   for (const edit of edits) {
     const last = blocks[blocks.length - 1]
     if (last !== undefined && last.oldEnd === edit.oldStart && last.newEnd === edit.newStart) {
-      blocks[blocks.length - 1] = { oldStart: last.oldStart, oldEnd: edit.oldEnd, newStart: last.newStart, newEnd: edit.newEnd }
+      blocks[blocks.length - 1] = {
+        oldStart: last.oldStart,
+        oldEnd: edit.oldEnd,
+        newStart: last.newStart,
+        newEnd: edit.newEnd
+      }
     } else blocks.push(edit)
   }
   return blocks
@@ -289,12 +310,16 @@ export const changeSince = (seen: SeenVersion, now: NowVersion, limits: ChangeLi
       return true
     }
     // An insertion between old lines oldStart - 1 and oldStart (0-based).
-    return (block.oldStart === 0 || shown(block.oldStart - 1)) && (block.oldStart === oldLength || shown(block.oldStart))
+    return (block.oldStart === 0 || shown(block.oldStart - 1)) &&
+      (block.oldStart === oldLength || shown(block.oldStart))
   }
   const inside = blocks.filter(within)
   const outside = blocks.filter((block) => !within(block))
   const count = (list: ReadonlyArray<Block>, side: "old" | "new") =>
-    list.reduce((sum, block) => sum + (side === "old" ? block.oldEnd - block.oldStart : block.newEnd - block.newStart), 0)
+    list.reduce(
+      (sum, block) => sum + (side === "old" ? block.oldEnd - block.oldStart : block.newEnd - block.newStart),
+      0
+    )
   const removed = count(inside, "old")
   const added = count(inside, "new")
   let hunks: Array<string> | undefined
@@ -358,9 +383,15 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`
 export const changeNotice = (path: string, change: Change): Array<string> => {
   switch (change._tag) {
     case "NoLineChanged":
-      return ["(Changed since your last read: no line's text differs; only line endings, a byte-order mark, the final newline or text past the line-length cut.)"]
+      return [
+        "(Changed since your last read: no line's text differs; only line endings, a byte-order mark, the final newline or text past the line-length cut.)"
+      ]
     case "TooDifferent":
-      return [`(Changed since your last read: too different to compare; it had ${plural(change.oldLines, "line")}, now ${change.newLines}.)`]
+      return [
+        `(Changed since your last read: too different to compare; it had ${
+          plural(change.oldLines, "line")
+        }, now ${change.newLines}.)`
+      ]
     case "Lines": {
       const inside = change.removed + change.added > 0
       const outside = change.outsideRemoved + change.outsideAdded > 0
@@ -368,7 +399,11 @@ export const changeNotice = (path: string, change: Change): Array<string> => {
       const parts = [
         ...(inside ? [`${counts(change.removed, change.added)} in the lines you were shown`] : []),
         ...(outside
-          ? [`${counts(change.outsideRemoved, change.outsideAdded)} ${inside ? "elsewhere" : "outside the lines you were shown, which are unchanged"}`]
+          ? [
+            `${counts(change.outsideRemoved, change.outsideAdded)} ${
+              inside ? "elsewhere" : "outside the lines you were shown, which are unchanged"
+            }`
+          ]
           : [])
       ]
       if (change.hunks === undefined) {

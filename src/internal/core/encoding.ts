@@ -178,13 +178,29 @@ const ownCodecs: Record<string, () => Codec> = {
   "iso-2022-kr": () => ownCodec("iso-2022-kr", lineDecoder(() => new Iso2022KrDecoder()), () => new Iso2022KrDecoder()),
   "hz-gb-2312": () => ownCodec("hz-gb-2312", lineDecoder(() => new HzDecoder()), () => new HzDecoder()),
   "shift_jis": () =>
-    ownCodec("shift_jis", (bytes) => decodeShiftJis(bytes, false), () => chunked((bytes) => decodeShiftJis(bytes, false), charLengths.sjis)),
+    ownCodec(
+      "shift_jis",
+      (bytes) => decodeShiftJis(bytes, false),
+      () => chunked((bytes) => decodeShiftJis(bytes, false), charLengths.sjis)
+    ),
   "shift_jisx0213": () =>
-    ownCodec("shift_jisx0213", (bytes) => decodeShiftJis(bytes, true), () => chunked((bytes) => decodeShiftJis(bytes, true), charLengths.sjis)),
+    ownCodec(
+      "shift_jisx0213",
+      (bytes) => decodeShiftJis(bytes, true),
+      () => chunked((bytes) => decodeShiftJis(bytes, true), charLengths.sjis)
+    ),
   "euc-jp": () =>
-    ownCodec("euc-jp", (bytes) => decodeEucJp(bytes, false), () => chunked((bytes) => decodeEucJp(bytes, false), charLengths.eucJp)),
+    ownCodec(
+      "euc-jp",
+      (bytes) => decodeEucJp(bytes, false),
+      () => chunked((bytes) => decodeEucJp(bytes, false), charLengths.eucJp)
+    ),
   "euc-jisx0213": () =>
-    ownCodec("euc-jisx0213", (bytes) => decodeEucJp(bytes, true), () => chunked((bytes) => decodeEucJp(bytes, true), charLengths.eucJp)),
+    ownCodec(
+      "euc-jisx0213",
+      (bytes) => decodeEucJp(bytes, true),
+      () => chunked((bytes) => decodeEucJp(bytes, true), charLengths.eucJp)
+    ),
   "johab": () => ownCodec("johab", decodeJohab, () => chunked(decodeJohab, charLengths.johab)),
   "euc-kr": () => korean("euc-kr"),
   "cp949": () => korean("cp949"),
@@ -197,26 +213,74 @@ const ownCodecs: Record<string, () => Codec> = {
 
 /** Other spellings of our codecs' names (compared without case, dashes or underscores). */
 const aliases: Record<string, string> = {
-  utf8: "utf-8", unicode11utf8: "utf-8",
-  utf16le: "utf-16le", utf16: "utf-16le", ucs2: "utf-16le", unicode: "utf-16le",
-  utf16be: "utf-16be", unicodefffe: "utf-16be",
-  utf32le: "utf-32le", utf32: "utf-32le", ucs4: "utf-32le", utf32be: "utf-32be",
-  iso2022jp: "iso-2022-jp", csiso2022jp: "iso-2022-jp", iso2022jp1: "iso-2022-jp", iso2022jp2: "iso-2022-jp",
-  iso2022jp3: "iso-2022-jp", iso2022jp2004: "iso-2022-jp", jis: "iso-2022-jp",
-  iso2022kr: "iso-2022-kr", csiso2022kr: "iso-2022-kr",
-  hzgb2312: "hz-gb-2312", hz: "hz-gb-2312",
-  shiftjis: "shift_jis", sjis: "shift_jis", cp932: "shift_jis", ms932: "shift_jis", windows31j: "shift_jis",
-  mskanji: "shift_jis", csshiftjis: "shift_jis", xsjis: "shift_jis", windows932: "shift_jis",
-  shiftjisx0213: "shift_jisx0213", shiftjis2004: "shift_jisx0213", sjis2004: "shift_jisx0213", sjisx0213: "shift_jisx0213",
-  eucjp: "euc-jp", cseucpkdfmtjapanese: "euc-jp", xeucjp: "euc-jp", ujis: "euc-jp",
-  eucjisx0213: "euc-jisx0213", eucjis2004: "euc-jisx0213",
-  johab: "johab", cp1361: "johab", mscp1361: "johab",
-  euckr: "euc-kr", cseuckr: "euc-kr", ksc5601: "euc-kr", ksc56011987: "euc-kr", ksc56011989: "euc-kr",
-  isoir149: "euc-kr", korean: "euc-kr",
-  cp949: "cp949", uhc: "cp949", windows949: "cp949", ms949: "cp949",
-  big5: "big5", cnbig5: "big5", csbig5: "big5", xxbig5: "big5", cp950: "big5",
+  utf8: "utf-8",
+  unicode11utf8: "utf-8",
+  utf16le: "utf-16le",
+  utf16: "utf-16le",
+  ucs2: "utf-16le",
+  unicode: "utf-16le",
+  utf16be: "utf-16be",
+  unicodefffe: "utf-16be",
+  utf32le: "utf-32le",
+  utf32: "utf-32le",
+  ucs4: "utf-32le",
+  utf32be: "utf-32be",
+  iso2022jp: "iso-2022-jp",
+  csiso2022jp: "iso-2022-jp",
+  iso2022jp1: "iso-2022-jp",
+  iso2022jp2: "iso-2022-jp",
+  iso2022jp3: "iso-2022-jp",
+  iso2022jp2004: "iso-2022-jp",
+  jis: "iso-2022-jp",
+  iso2022kr: "iso-2022-kr",
+  csiso2022kr: "iso-2022-kr",
+  hzgb2312: "hz-gb-2312",
+  hz: "hz-gb-2312",
+  shiftjis: "shift_jis",
+  sjis: "shift_jis",
+  cp932: "shift_jis",
+  ms932: "shift_jis",
+  windows31j: "shift_jis",
+  mskanji: "shift_jis",
+  csshiftjis: "shift_jis",
+  xsjis: "shift_jis",
+  windows932: "shift_jis",
+  shiftjisx0213: "shift_jisx0213",
+  shiftjis2004: "shift_jisx0213",
+  sjis2004: "shift_jisx0213",
+  sjisx0213: "shift_jisx0213",
+  eucjp: "euc-jp",
+  cseucpkdfmtjapanese: "euc-jp",
+  xeucjp: "euc-jp",
+  ujis: "euc-jp",
+  eucjisx0213: "euc-jisx0213",
+  eucjis2004: "euc-jisx0213",
+  johab: "johab",
+  cp1361: "johab",
+  mscp1361: "johab",
+  euckr: "euc-kr",
+  cseuckr: "euc-kr",
+  ksc5601: "euc-kr",
+  ksc56011987: "euc-kr",
+  ksc56011989: "euc-kr",
+  isoir149: "euc-kr",
+  korean: "euc-kr",
+  cp949: "cp949",
+  uhc: "cp949",
+  windows949: "cp949",
+  ms949: "cp949",
+  big5: "big5",
+  cnbig5: "big5",
+  csbig5: "big5",
+  xxbig5: "big5",
+  cp950: "big5",
   big5hkscs: "big5-hkscs",
-  latin1: "latin1", iso88591: "latin1", l1: "latin1", isoir100: "latin1", cp819: "latin1", ibm819: "latin1"
+  latin1: "latin1",
+  iso88591: "latin1",
+  l1: "latin1",
+  isoir100: "latin1",
+  cp819: "latin1",
+  ibm819: "latin1"
 }
 
 const nameKey = (name: string): string => name.toLowerCase().replace(/[^0-9a-z]/g, "")
@@ -287,7 +351,10 @@ const utf16ByZeros = (sample: Uint8Array, complete: boolean): Codec | undefined 
  * UTF-16 text beyond ASCII almost always holds some (CJK units' bytes are spread over 00-FF).
  */
 const readsAs8BitText = (sample: Uint8Array): boolean =>
-  sample.every((byte) => byte === 0 || byte === 27 || (byte >= 9 && byte <= 13) || (byte >= 0x20 && byte !== 0x7f && (byte < 0x80 || byte >= 0xa0)))
+  sample.every((byte) =>
+    byte === 0 || byte === 27 || (byte >= 9 && byte <= 13) ||
+    (byte >= 0x20 && byte !== 0x7f && (byte < 0x80 || byte >= 0xa0))
+  )
 
 /**
  * The script a UTF-16 code unit is written in, coarsely: `cjk` (Han, kana, Hangul and their
@@ -431,10 +498,13 @@ const scriptOf: Record<string, Script> = {
 }
 
 const isHan = (c: number) =>
-  (c >= 0x4e00 && c <= 0x9fff) || (c >= 0x3400 && c <= 0x4dbf) || (c >= 0xf900 && c <= 0xfaff) || (c >= 0x20000 && c <= 0x3ffff) ||
+  (c >= 0x4e00 && c <= 0x9fff) || (c >= 0x3400 && c <= 0x4dbf) || (c >= 0xf900 && c <= 0xfaff) ||
+  (c >= 0x20000 && c <= 0x3ffff) ||
   c === 0x3005 || c === 0x3007
-const isHangul = (c: number) => (c >= 0xac00 && c <= 0xd7a3) || (c >= 0x1100 && c <= 0x11ff) || (c >= 0x3130 && c <= 0x318f)
-const isKana = (c: number) => (c >= 0x3040 && c <= 0x30ff) || (c >= 0x31f0 && c <= 0x31ff) || (c >= 0xff66 && c <= 0xff9f)
+const isHangul = (c: number) =>
+  (c >= 0xac00 && c <= 0xd7a3) || (c >= 0x1100 && c <= 0x11ff) || (c >= 0x3130 && c <= 0x318f)
+const isKana = (c: number) =>
+  (c >= 0x3040 && c <= 0x30ff) || (c >= 0x31f0 && c <= 0x31ff) || (c >= 0xff66 && c <= 0xff9f)
 
 /** Share of a script's letters among the non-ASCII letters that must be reached, and the test. */
 const scripts: Record<Script, readonly [number, (c: number) => boolean]> = {
@@ -543,7 +613,15 @@ const utf8Evidence = (sample: Uint8Array): { readonly valid: number; readonly in
   let invalid = 0
   for (let i = 0; i < sample.length;) {
     const b = sample[i]!
-    const need = b < 0x80 ? 0 : b >= 0xc2 && b <= 0xdf ? 1 : b >= 0xe0 && b <= 0xef ? 2 : b >= 0xf0 && b <= 0xf4 ? 3 : -1
+    const need = b < 0x80
+      ? 0
+      : b >= 0xc2 && b <= 0xdf
+      ? 1
+      : b >= 0xe0 && b <= 0xef
+      ? 2
+      : b >= 0xf0 && b <= 0xf4
+      ? 3
+      : -1
     if (need === 0) {
       i++
       continue
@@ -572,7 +650,9 @@ const legacyCodec = (sample: Uint8Array, complete: boolean): Codec | undefined =
     if (name === undefined || tried.has(name)) return undefined
     tried.add(name)
     const codec = codecFor(refine(name, sample, complete))
-    return codec !== undefined && readsAs(decodeSample(codec, sample, complete), scriptOf[name], evidence) ? codec : undefined
+    return codec !== undefined && readsAs(decodeSample(codec, sample, complete), scriptOf[name], evidence)
+      ? codec
+      : undefined
   }
   for (const match of chardet().analyse(sample)) {
     if (match.confidence < MIN_CONFIDENCE) break
@@ -604,7 +684,9 @@ export const detect = (sample: Uint8Array, complete: boolean): Detection => {
   const escaped = escapeEncoding(sample)
   if (escaped !== undefined) {
     const codec = codecFor(escaped)!
-    if (!decodeSample(codec, sample, complete).includes("\ufffd")) return { _tag: "Text", codec, bomLength: 0, fallback: false }
+    if (!decodeSample(codec, sample, complete).includes("\ufffd")) {
+      return { _tag: "Text", codec, bomLength: 0, fallback: false }
+    }
   }
   if (isUtf8(sample, complete)) return { _tag: "Text", codec: utf8, bomLength: 0, fallback: false }
   const evidence = utf8Evidence(sample)
@@ -624,7 +706,8 @@ export const detect = (sample: Uint8Array, complete: boolean): Detection => {
 export const detectionFor = (name: string, sample: Uint8Array): Detection => {
   const codec = codecFor(name) ?? utf8
   const bom = boms.find(([bytes, bomCodec]) =>
-    bomCodec.encoding === codec.encoding && sample.length >= bytes.length && bytes.every((byte, i) => sample[i] === byte)
+    bomCodec.encoding === codec.encoding && sample.length >= bytes.length &&
+    bytes.every((byte, i) => sample[i] === byte)
   )
   return { _tag: "Text", codec, bomLength: bom === undefined ? 0 : bom[0].length, fallback: false }
 }

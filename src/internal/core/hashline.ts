@@ -20,7 +20,8 @@ const P4 = 0x27d4eb2f
 const P5 = 0x165667b1
 
 const rotl = (x: number, r: number): number => (x << r) | (x >>> (32 - r))
-const u32 = (b: Uint8Array, i: number): number => (b[i]! | (b[i + 1]! << 8) | (b[i + 2]! << 16) | (b[i + 3]! << 24)) >>> 0
+const u32 = (b: Uint8Array, i: number): number =>
+  (b[i]! | (b[i + 1]! << 8) | (b[i + 2]! << 16) | (b[i + 3]! << 24)) >>> 0
 const round = (acc: number, lane: number): number => Math.imul(rotl((acc + Math.imul(lane, P2)) | 0, 13), P1)
 
 /** xxHash32 of `bytes` (unsigned 32-bit). */
@@ -57,7 +58,9 @@ export const xxHash32 = (bytes: Uint8Array, seed = 0): number => {
 /** The text the tag hashes: LF line ends, no trailing spaces or tabs on any line. */
 export const normalize = (text: string): string =>
   // Most files have neither: one search instead of a copy of a large text.
-  /\r|[ \t](?:\n|$)/.test(text) ? text.replace(/[ \t]*(?:\r\n?|\n)|[ \t]+$/g, (cut) => cut.endsWith("\n") || cut.endsWith("\r") ? "\n" : "") : text
+  /\r|[ \t](?:\n|$)/.test(text)
+    ? text.replace(/[ \t]*(?:\r\n?|\n)|[ \t]+$/g, (cut) => cut.endsWith("\n") || cut.endsWith("\r") ? "\n" : "")
+    : text
 
 const encoder = new TextEncoder()
 
@@ -154,7 +157,11 @@ export const locate = (
     let s = 0
     for (let k = 1; known.has(start - k) && p - k >= 1 && now[p - k - 1] === strip(known.get(start - k)!); k++) s++
     const last = p + block.length - 1
-    for (let k = 1; known.has(end + k) && last + k <= now.length && now[last + k - 1] === strip(known.get(end + k)!); k++) s++
+    for (
+      let k = 1;
+      known.has(end + k) && last + k <= now.length && now[last + k - 1] === strip(known.get(end + k)!);
+      k++
+    ) s++
     return s
   }
   const scored = candidates.map((p) => [p, score(p)] as const)

@@ -11,8 +11,8 @@
  * - YAML: `key:` lines by indentation (block scalars and comments skipped), two levels.
  * - TOML: `[table]` and `[[array]]` headers with their keys, and the keys before the first table.
  */
-import { indentationStructure } from "./indentation.js"
 import type { Declaration, FileStructure, LineSpan } from "./declarations.js"
+import { indentationStructure } from "./indentation.js"
 
 /** Keys this deep are listed (1: the top level; 2: the keys inside those). */
 export const KEY_DEPTH = 2
@@ -86,7 +86,9 @@ const SETEXT = /^ {0,3}(=+|-+)[ \t]*$/
 
 /** Markdown headings as declarations (engine "headings"). */
 export const headingsStructure = (lines: ReadonlyArray<string>): FileStructure => {
-  const headings: Array<{ readonly line: number; readonly level: number; readonly text: string; readonly size: number }> = []
+  const headings: Array<
+    { readonly line: number; readonly level: number; readonly text: string; readonly size: number }
+  > = []
   let fence: string | undefined
   /** The text that ends the HTML block we are in (`</pre>`, `-->`). */
   let html: string | undefined

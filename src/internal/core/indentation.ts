@@ -219,7 +219,28 @@ const isSpace = (c: string | undefined) => c === " " || c === "\t" || c === "\r"
 const isWord = (c: string | undefined) => c !== undefined && /[\w$]/.test(c)
 
 /** Characters after which a `/` starts a regular expression rather than a division. */
-const REGEX_AFTER = new Set(["(", ",", "=", ":", "[", "!", "&", "|", "?", "{", "}", ";", "+", "-", "*", "%", "<", ">", "~", "^"])
+const REGEX_AFTER = new Set([
+  "(",
+  ",",
+  "=",
+  ":",
+  "[",
+  "!",
+  "&",
+  "|",
+  "?",
+  "{",
+  "}",
+  ";",
+  "+",
+  "-",
+  "*",
+  "%",
+  "<",
+  ">",
+  "~",
+  "^"
+])
 
 /** Words after which a `/` starts a regular expression (`return /x/`). */
 const REGEX_AFTER_WORD = new Set(["return", "typeof", "case", "do", "else", "in", "of", "yield", "await", "void"])
@@ -605,7 +626,8 @@ const scan = (s: Scanner, from: number, to: number): Array<Statement> => {
       while (next <= to && lx.kinds[next] === "blank") next++
       if (next > to) break
       if (
-        lx.kinds[next] === "comment" && end > start && lx.indents[next]! < lx.indents[end]! && lx.indents[next]! <= startIndent &&
+        lx.kinds[next] === "comment" && end > start && lx.indents[next]! < lx.indents[end]! &&
+        lx.indents[next]! <= startIndent &&
         br.closesFrom[end] === undefined && !CLOSER_WORD.test(lx.masked[end]!.trim())
       ) {
         // A comment dedented out of a body the code below it goes on with (commented-out code at
@@ -861,9 +883,7 @@ const declarationsOf = (
 
 /** Hidden by a summary: bodies of declarations that are not containers. */
 const hiddenBodies = (declarations: ReadonlyArray<Declaration>): Array<LineSpan> =>
-  declarations.flatMap((d) =>
-    d.container ? hiddenBodies(d.children) : d.body === undefined ? [] : [d.body]
-  )
+  declarations.flatMap((d) => d.container ? hiddenBodies(d.children) : d.body === undefined ? [] : [d.body])
 
 const scannerOf = (lines: ReadonlyArray<string>, language: string | undefined): Scanner => {
   const lexicon = (language === undefined ? undefined : LEXICONS[language]) ?? UNKNOWN

@@ -8,10 +8,10 @@
  * `\r` (as code units of the file's encoding); a final terminator does not start an extra empty
  * line, as editors and `wc -l` count.
  */
+import { isUtf8 } from "node:buffer"
 import type { Codec, ShiftTracker } from "./encoding.js"
 import { utf8 } from "./encoding.js"
 import { nthLineFeed } from "./lineFeeds.js"
-import { isUtf8 } from "node:buffer"
 
 export const DEFAULT_LIMIT = 2000
 export const MAX_LINE_LENGTH = 2000
@@ -284,7 +284,9 @@ export class LinePager {
         } else if (this.state === "count") this.counted += end - i
       }
       if (t === -1) {
-        if (this.state === "collect" && this.lineBytes > (this.options.longLine ?? LONG_LINE_BYTES) && this.lineFull()) {
+        if (
+          this.state === "collect" && this.lineBytes > (this.options.longLine ?? LONG_LINE_BYTES) && this.lineFull()
+        ) {
           this.cutShort()
         }
         i = n
@@ -641,7 +643,9 @@ export const lineMeasure = (codec: Codec, maxLineLength: number = MAX_LINE_LENGT
   keep: maxLineLength * 4 + 8,
   measure: (head, whole) => {
     // `: ` and the newline; the number's digits are the caller's.
-    if (whole && codec === utf8 && head.length <= maxLineLength && isUtf8(head)) return { bytes: head.length + 3, numbers: 1 }
+    if (whole && codec === utf8 && head.length <= maxLineLength && isUtf8(head)) {
+      return { bytes: head.length + 3, numbers: 1 }
+    }
     const text = codec.decode(head).text
     if (whole && text.length <= maxLineLength) return { bytes: byteLength(text) + 3, numbers: 1 }
     const kept = cutLine(text, maxLineLength)

@@ -82,10 +82,14 @@ export const incompleteReason = (mime: string, bytes: Uint8Array): string | unde
   switch (mime) {
     case "image/png":
       // The last chunk is IEND: length (4) + "IEND" + CRC (4).
-      return n >= 20 && ascii(bytes, n - 8, n - 4) === "IEND" ? undefined : "the PNG is truncated (no IEND chunk at the end)"
+      return n >= 20 && ascii(bytes, n - 8, n - 4) === "IEND"
+        ? undefined
+        : "the PNG is truncated (no IEND chunk at the end)"
     case "image/jpeg":
       // End-of-image marker FF D9; allow a little trailing padding some encoders add.
-      return lastIndexOfPair(bytes, 0xff, 0xd9, 1024) >= 2 ? undefined : "the JPEG is truncated (no end-of-image marker)"
+      return lastIndexOfPair(bytes, 0xff, 0xd9, 1024) >= 2
+        ? undefined
+        : "the JPEG is truncated (no end-of-image marker)"
     case "image/gif":
       return gifComplete(bytes) ? undefined : "the GIF is truncated (its blocks end before the image data does)"
     case "image/webp": {

@@ -39,4 +39,7 @@ export function mergeRanges(ranges: ReadonlyArray<LineRange>): Array<LineRange> 
 export const clipRanges = <T extends ClosedRange>(ranges: ReadonlyArray<T>, lastShown: number | undefined): Array<T> =>
   lastShown === undefined
     ? [...ranges]
-    : ranges.filter((range) => range.start <= lastShown).map((range) => ({ ...range, end: Math.min(range.end, lastShown) }))
+    : ranges.filter((range) => range.start <= lastShown).map((range) => ({
+      ...range,
+      end: Math.min(range.end, lastShown)
+    }))

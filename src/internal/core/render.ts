@@ -1,9 +1,9 @@
 /**
  * The model-facing text: opencode's XML-tagged layout and its exact footers.
  */
-import type { Page } from "./lines.js"
 import { formatBytes, plural } from "./format.js"
 import { hashline } from "./hashline.js"
+import type { Page } from "./lines.js"
 import { cappedAt } from "./lines.js"
 
 /** Lines (or entries) of a result's `metadata.preview`: its first shown ones, without numbers. */
@@ -37,7 +37,9 @@ export const textFooter = (page: Page, facts: Pick<TextFacts, "fileSize" | "unkn
       return page.totalLines !== undefined
         ? `(Showing lines ${first}-${last} of ${page.totalLines}. Use offset=${last + 1} to continue.)`
         : facts.unknownTotal !== undefined
-        ? `(Showing lines ${first}-${last} of at least ${page.linesAtLeast}; ${facts.unknownTotal}. Use offset=${last + 1} to continue.)`
+        ? `(Showing lines ${first}-${last} of at least ${page.linesAtLeast}; ${facts.unknownTotal}. Use offset=${
+          last + 1
+        } to continue.)`
         : `(Showing lines ${first}-${last} of at least ${page.linesAtLeast} in a ${
           formatBytes(facts.fileSize)
         } file. Use offset=${last + 1} to continue.)`
@@ -144,7 +146,9 @@ export interface DirectoryPage {
 /** As the newest opencode: the entry named is the `offset` that continues (offset + shown). */
 export const directoryFooter = (page: DirectoryPage): string =>
   page.offset - 1 + page.shown.length < page.total
-    ? `(${page.capped === true ? `${cappedAt(page.maxBytes)}. ` : ""}Showing ${page.shown.length} of ${page.total} entries. Use 'offset' parameter to read beyond entry ${
+    ? `(${
+      page.capped === true ? `${cappedAt(page.maxBytes)}. ` : ""
+    }Showing ${page.shown.length} of ${page.total} entries. Use 'offset' parameter to read beyond entry ${
       page.offset + page.shown.length
     })`
     : `(${plural(page.total, "entry", "entries")})`

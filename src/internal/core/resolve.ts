@@ -68,7 +68,10 @@ export const shellUnescape = (path: string): string => path.replace(/\\([^A-Za-z
  * The meanings of a local path, in the order they are tried. A path with shell escapes
  * (`dir/a\ b:1-2`) means what it says when that is there, else what a shell would read.
  */
-export const localMeanings = (input: string, options: Pick<ResolveOptions, "containers" | "home">): ReadonlyArray<Meaning> => {
+export const localMeanings = (
+  input: string,
+  options: Pick<ResolveOptions, "containers" | "home">
+): ReadonlyArray<Meaning> => {
   const unescaped = shellUnescape(input)
   if (unescaped === input || input.startsWith(":")) return literalMeanings(input, options)
   const literal = literalMeanings(input, options)
@@ -80,7 +83,10 @@ export const localMeanings = (input: string, options: Pick<ResolveOptions, "cont
   ]
 }
 
-const literalMeanings = (input: string, options: Pick<ResolveOptions, "containers" | "home">): ReadonlyArray<Meaning> => {
+const literalMeanings = (
+  input: string,
+  options: Pick<ResolveOptions, "containers" | "home">
+): ReadonlyArray<Meaning> => {
   const path = expandHome(input, options.home)
   // Unless `..` follows a colon: `a.zip:pkg/..` must not resolve to the directory holding a.zip.
   const asWritten: ReadonlyArray<Meaning> = /:(.*[\\/])?\.\.([\\/]|$)/.test(path) ? [] : [{ _tag: "AsWritten", path }]
@@ -101,7 +107,11 @@ const literalMeanings = (input: string, options: Pick<ResolveOptions, "container
 export const containerSplits = (input: string, patterns: ReadonlyArray<RegExp>): ReadonlyArray<Meaning> => {
   const found: Array<{ readonly path: string; readonly inner: string }> = []
   for (const pattern of patterns) {
-    for (const match of input.matchAll(new RegExp(pattern.source, pattern.flags.includes("g") ? pattern.flags : `${pattern.flags}g`))) {
+    for (
+      const match of input.matchAll(
+        new RegExp(pattern.source, pattern.flags.includes("g") ? pattern.flags : `${pattern.flags}g`)
+      )
+    ) {
       const end = match.index + match[0].length
       if (end === input.length) continue
       const rest = input.slice(end)

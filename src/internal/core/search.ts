@@ -39,7 +39,9 @@ const ALLOWED_FLAGS = /^[iuv]*$/
 
 /** Parse what `search` (or a `:/re/` selector) holds into a line matcher. */
 export const parseSearch = (text: string): SearchQuery | SearchError => {
-  if (text.length === 0) return new SearchError("search must not be empty: give a regular expression (JavaScript syntax)")
+  if (text.length === 0) {
+    return new SearchError("search must not be empty: give a regular expression (JavaScript syntax)")
+  }
   let source = text
   let flags = ""
   const slashed = SLASHED.exec(text)
@@ -130,7 +132,7 @@ const pastEscape = (source: string, i: number, unicode: boolean): number => {
   if ((escaped === "p" || escaped === "P") && source[at] === "{") return braced()
   if (escaped === "k") return at + (GROUP_NAME.exec(source.slice(at))?.[0].length ?? 0)
   let end = at
-  if (/[0-9]/.test(escaped)) while (/[0-9]/.test(source[end] ?? "")) end++
+  if (/[0-9]/.test(escaped)) { while (/[0-9]/.test(source[end] ?? "")) end++ }
   return end
 }
 
@@ -378,7 +380,7 @@ export class SearchCollector {
   }
 
   private renderOf(number: number, line: string, match: boolean, at: number): ShownLine {
-    const { text, cut } = renderLine(number, line, match, at, this.options.maxLineLength)
+    const { cut, text } = renderLine(number, line, match, at, this.options.maxLineLength)
     if (cut) this.linesCut++
     return { number, match, rendered: text, cut }
   }
@@ -413,7 +415,11 @@ export class SearchCollector {
 }
 
 /** Search a whole text in memory (tests, small sources): every line pushed, the page returned. */
-export const searchLines = (lines: ReadonlyArray<string>, query: SearchQuery, options: SearchPageOptions): SearchPage => {
+export const searchLines = (
+  lines: ReadonlyArray<string>,
+  query: SearchQuery,
+  options: SearchPageOptions
+): SearchPage => {
   const collector = new SearchCollector(query, options)
   lines.forEach((line, i) => collector.push(i + 1, line))
   return collector.end(lines.length)
@@ -431,10 +437,14 @@ export const nextMatchOffset = (page: SearchPage, offset: number): number | unde
  * `in` names what was searched when it is not the whole text ("lines 1-500").
  */
 export const searchFooter = (page: SearchPage, offset: number, maxBytesLabel: string): string => {
-  const what = `for /${page.query.regex.source}/${page.query.regex.flags} in ${plural(page.totalLines, "line", "lines")}`
+  const what = `for /${page.query.regex.source}/${page.query.regex.flags} in ${
+    plural(page.totalLines, "line", "lines")
+  }`
   if (page.totalMatches === 0) return `(0 matches ${what}.)`
   if (page.first === undefined) {
-    return `(${plural(page.totalMatches, "match", "matches")} ${what}; offset ${offset} is past the last. Use offset=1 to see the first.)`
+    return `(${
+      plural(page.totalMatches, "match", "matches")
+    } ${what}; offset ${offset} is past the last. Use offset=1 to see the first.)`
   }
   const range = page.first === page.last ? `match ${page.first}` : `matches ${page.first}-${page.last}`
   const next = nextMatchOffset(page, offset)
@@ -444,7 +454,9 @@ export const searchFooter = (page: SearchPage, offset: number, maxBytesLabel: st
       : `(Showing ${range} of ${page.totalMatches.toLocaleString("en-US")} ${what}.)`
   }
   const cap = page.stoppedBy === "bytes" ? `Output capped at ${maxBytesLabel}. ` : ""
-  return `(${cap}Showing ${range} of ${page.totalMatches.toLocaleString("en-US")} ${what}. Use offset=${next} to continue.)`
+  return `(${cap}Showing ${range} of ${
+    page.totalMatches.toLocaleString("en-US")
+  } ${what}. Use offset=${next} to continue.)`
 }
 
 /** The shown lines: each window's lines, a `--` line between windows. */

@@ -64,8 +64,39 @@ const ENV_NAMES = new Set([
   "containerfile",
   "procfile"
 ])
-const ENV_EXTENSIONS = new Set(["env", "sh", "bash", "zsh", "fish", "ksh", "ps1", "bat", "cmd", "ini", "cfg", "conf", "cnf", "properties", "toml", "pgpass", "netrc"])
-const CONFIG_EXTENSIONS = new Set(["json", "jsonc", "json5", "yaml", "yml", "xml", "tf", "tfvars", "hcl", "kubeconfig", "plist", "config"])
+const ENV_EXTENSIONS = new Set([
+  "env",
+  "sh",
+  "bash",
+  "zsh",
+  "fish",
+  "ksh",
+  "ps1",
+  "bat",
+  "cmd",
+  "ini",
+  "cfg",
+  "conf",
+  "cnf",
+  "properties",
+  "toml",
+  "pgpass",
+  "netrc"
+])
+const CONFIG_EXTENSIONS = new Set([
+  "json",
+  "jsonc",
+  "json5",
+  "yaml",
+  "yml",
+  "xml",
+  "tf",
+  "tfvars",
+  "hcl",
+  "kubeconfig",
+  "plist",
+  "config"
+])
 
 /** The style of a file's text, from its name. */
 export const styleOf = (path: string): Style => {
@@ -99,7 +130,8 @@ const SHAPES: ReadonlyArray<Shape> = [
   { kind: "Anthropic key", pattern: /\bsk-ant-[A-Za-z0-9_-]{20,}/g },
   {
     kind: "OpenAI key",
-    pattern: /\bsk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}|[A-Za-z0-9]{16,}T3BlbkFJ[A-Za-z0-9_-]{10,}|(?=[A-Za-z]*\d)(?=[0-9a-z]*[A-Z])[A-Za-z0-9]{32,}(?![A-Za-z0-9_-]))/g
+    pattern:
+      /\bsk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}|[A-Za-z0-9]{16,}T3BlbkFJ[A-Za-z0-9_-]{10,}|(?=[A-Za-z]*\d)(?=[0-9a-z]*[A-Z])[A-Za-z0-9]{32,}(?![A-Za-z0-9_-]))/g
   },
   { kind: "Google API key", pattern: /\bAIza[0-9A-Za-z_-]{35}/g },
   { kind: "Google OAuth token", pattern: /\bya29\.[0-9A-Za-z_-]{20,}/g },
@@ -171,13 +203,126 @@ const KEY_QUALIFIERS = new Set([
   "secure"
 ])
 /** Keys in configuration that name what is not secret. */
-const NOT_SECRET_KEY_WORDS = new Set(["public", "publishable", "pub", "primary", "foreign", "sort", "partition", "cache", "map", "hot", "shortcut", "idempotency", "i18n", "translation", "path", "file", "dir", "name", "id", "type", "length", "min", "max", "field", "header", "url", "uri", "env", "var", "expiry", "expires", "ttl", "policy", "hash", "hint", "regex", "pattern", "format", "count", "prefix", "suffix"])
+const NOT_SECRET_KEY_WORDS = new Set([
+  "public",
+  "publishable",
+  "pub",
+  "primary",
+  "foreign",
+  "sort",
+  "partition",
+  "cache",
+  "map",
+  "hot",
+  "shortcut",
+  "idempotency",
+  "i18n",
+  "translation",
+  "path",
+  "file",
+  "dir",
+  "name",
+  "id",
+  "type",
+  "length",
+  "min",
+  "max",
+  "field",
+  "header",
+  "url",
+  "uri",
+  "env",
+  "var",
+  "expiry",
+  "expires",
+  "ttl",
+  "policy",
+  "hash",
+  "hint",
+  "regex",
+  "pattern",
+  "format",
+  "count",
+  "prefix",
+  "suffix"
+])
 
 /** Tokens that are not credentials, by the word before `token`. */
-const NOT_CREDENTIAL_TOKENS = new Set(["next", "page", "continuation", "cancel", "cancellation", "sync", "resume", "last", "first", "prev", "previous", "start", "end", "client", "idempotency", "request", "significant", "current", "eof", "parser", "lexer", "input", "output", "pagination", "marker", "whitespace", "string", "number", "ident", "delim", "comma", "colon", "semicolon", "hash", "function"])
+const NOT_CREDENTIAL_TOKENS = new Set([
+  "next",
+  "page",
+  "continuation",
+  "cancel",
+  "cancellation",
+  "sync",
+  "resume",
+  "last",
+  "first",
+  "prev",
+  "previous",
+  "start",
+  "end",
+  "client",
+  "idempotency",
+  "request",
+  "significant",
+  "current",
+  "eof",
+  "parser",
+  "lexer",
+  "input",
+  "output",
+  "pagination",
+  "marker",
+  "whitespace",
+  "string",
+  "number",
+  "ident",
+  "delim",
+  "comma",
+  "colon",
+  "semicolon",
+  "hash",
+  "function"
+])
 
 /** Last words of configuration keys that hold settings about a secret, not the secret. */
-const NOT_SECRET_LAST_WORDS = new Set(["endpoint", "host", "port", "user", "username", "email", "label", "enabled", "enable", "required", "rotation", "provider", "version", "store", "manager", "ref", "arn", "location", "source", "mode", "method", "algorithm", "scope", "scopes", "audience", "issuer", "lifetime", "timeout", "age", "size", "bits", "rounds", "salt", "iterations"])
+const NOT_SECRET_LAST_WORDS = new Set([
+  "endpoint",
+  "host",
+  "port",
+  "user",
+  "username",
+  "email",
+  "label",
+  "enabled",
+  "enable",
+  "required",
+  "rotation",
+  "provider",
+  "version",
+  "store",
+  "manager",
+  "ref",
+  "arn",
+  "location",
+  "source",
+  "mode",
+  "method",
+  "algorithm",
+  "scope",
+  "scopes",
+  "audience",
+  "issuer",
+  "lifetime",
+  "timeout",
+  "age",
+  "size",
+  "bits",
+  "rounds",
+  "salt",
+  "iterations"
+])
 
 const wordsOf = (key: string): ReadonlyArray<string> =>
   key
@@ -217,7 +362,9 @@ export const secretKeyKind = (key: string, style: Style): string | undefined => 
   // In env files a secret word anywhere but last still names one (`SECRET_KEY_BASE`,
   // `DB_PASSWORD_ENCRYPTED`), unless the last word says what else it is (`PASSWORD_MIN_LENGTH`).
   if (style === "env" && !NOT_SECRET_KEY_WORDS.has(last) && !NOT_SECRET_LAST_WORDS.has(last) && !/^\d+$/.test(last)) {
-    const word = words.find((w) => w === "password" || w === "passwd" || w === "secret" || w === "token" || w === "apikey")
+    const word = words.find((w) =>
+      w === "password" || w === "passwd" || w === "secret" || w === "token" || w === "apikey"
+    )
     if (word !== undefined) return word === "passwd" ? "password" : word === "apikey" ? "key" : word
   }
   return undefined
@@ -238,7 +385,25 @@ const TEMPLATE = /\{[^}]*\}|%\(?\w*\)?[sd]\b|\$\d/
 const IDENTIFIER_PATH = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/
 const KEBAB_OR_SNAKE = /^[a-z0-9]+(?:[_.:-][a-z0-9]+)+$/
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-const CODE_WORDS = new Set(["string", "number", "boolean", "any", "unknown", "object", "str", "int", "bytes", "bool", "optional", "required", "secret", "password", "token", "key", "default"])
+const CODE_WORDS = new Set([
+  "string",
+  "number",
+  "boolean",
+  "any",
+  "unknown",
+  "object",
+  "str",
+  "int",
+  "bytes",
+  "bool",
+  "optional",
+  "required",
+  "secret",
+  "password",
+  "token",
+  "key",
+  "default"
+])
 
 /**
  * A name made of words (`NextToken`, `notificationsToolLastEventId`, `V1SecretVolumeSource`,
@@ -316,21 +481,26 @@ interface Span {
 }
 
 /** `KEY=value` at the start of a line: env files, shell, INI, properties, TOML, `.npmrc` (`//host/:_authToken=…`). */
-const LINE_EQUALS = /^(\s*(?:export\s+|set\s+|setx\s+|readonly\s+|declare\s+(?:-\w+\s+)?|ENV\s+|ARG\s+)?)([^\s=#;'"`()[\]{}<>,]+)(\s*=(?!=|>)\s*)(.*)$/
+const LINE_EQUALS =
+  /^(\s*(?:export\s+|set\s+|setx\s+|readonly\s+|declare\s+(?:-\w+\s+)?|ENV\s+|ARG\s+)?)([^\s=#;'"`()[\]{}<>,]+)(\s*=(?!=|>)\s*)(.*)$/
 /** `key: value` at the start of a line: YAML, JSON lines, object literals. */
 const LINE_COLON = /^(\s*(?:-\s+)?)(["']?)([A-Za-z_$@][\w$.@-]*)\2(\??\s*:(?=\s|["'`]|$)\s*)(.*)$/
 /** `key = "value"`, `key: 'value'`, `key := "value"`, `key => "value"` anywhere in a line. */
 const INLINE_QUOTED =
   /(?<![\w$-])(["']?)((?=[\w$.-]*(?:pass|pwd|secret|token|key|auth|credential|connection))[A-Za-z_$][\w$.-]*)\1(\s*(?::=|=>|=|:)\s*)(["'`])((?:(?!\4)[^\\]|\\.)*)\4/gi
 /** `KEY=value` anywhere (a command line's `FOO=bar cmd`, `docker run -e KEY=value`). */
-const INLINE_ENV = /(?<![\w$.\-/])((?=[A-Z0-9_]*(?:PASS|PWD|SECRET|TOKEN|KEY|AUTH|CREDENTIAL))[A-Z][A-Z0-9_]*)=(?![=\s"'`])([^\s'"`;&|)<>]+)/g
+const INLINE_ENV =
+  /(?<![\w$.\-/])((?=[A-Z0-9_]*(?:PASS|PWD|SECRET|TOKEN|KEY|AUTH|CREDENTIAL))[A-Z][A-Z0-9_]*)=(?![=\s"'`])([^\s'"`;&|)<>]+)/g
 /** `<password>value</password>` (Maven's settings.xml, .NET configs). */
 const XML_ELEMENT = /<([A-Za-z_][\w.:-]*)>([^<]+)<\/\1>/g
 /** `scheme://user:password@host`. */
 const URL_PASSWORD = /\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@'"`]+:([^\s@/'"`]+)@/gi
 
 /** A value written after `=` or `:` on the rest of a line: its span within `rest` and whether quoted. */
-const valueIn = (rest: string, style: Style): { readonly start: number; readonly end: number; readonly quoted: boolean } | undefined => {
+const valueIn = (
+  rest: string,
+  style: Style
+): { readonly start: number; readonly end: number; readonly quoted: boolean } | undefined => {
   const quote = rest[0]
   if (quote === "\"" || quote === "'" || quote === "`") {
     let i = 1
@@ -362,7 +532,9 @@ const assignmentSpans = (content: string, fileStyle: Style, spans: Array<Span>):
     const value = valueIn(rest, style)
     if (value === undefined) return
     const text = rest.slice(value.start, value.end)
-    if (acceptValue(text, kind, style, value.quoted)) spans.push({ start: offset + value.start, end: offset + value.end, kind })
+    if (acceptValue(text, kind, style, value.quoted)) {
+      spans.push({ start: offset + value.start, end: offset + value.end, kind })
+    }
   }
   const equals = LINE_EQUALS.exec(content)
   if (equals !== null) lineValue(equals[1]!.length + equals[2]!.length + equals[3]!.length, equals[4]!, equals[2]!)
@@ -397,7 +569,10 @@ const assignmentSpans = (content: string, fileStyle: Style, spans: Array<Span>):
   if (content.includes("://")) {
     for (const match of content.matchAll(URL_PASSWORD)) {
       const value = match[1]!
-      if (NOT_A_VALUE.test(value) || REFERENCE.test(value) || TEMPLATE.test(value) || /^(?:pass(?:word)?|passwd|secret|pwd|\*+)$/i.test(value)) continue
+      if (
+        NOT_A_VALUE.test(value) || REFERENCE.test(value) || TEMPLATE.test(value) ||
+        /^(?:pass(?:word)?|passwd|secret|pwd|\*+)$/i.test(value)
+      ) continue
       // `https://a:b@host` in documentation: too short to be anyone's password.
       if (style === "code" && value.length < 4) continue
       const start = match.index + match[0].length - 1 - value.length
@@ -429,7 +604,8 @@ const END_KEY = /-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|^\s*Private-MAC:
 const BEGIN_OTHER = /-----BEGIN [A-Z0-9 ]+-----/
 const END_OTHER = /-----END [A-Z0-9 ]+-----/
 /** A line of a block's body: base64, or an armour header (`Proc-Type:`, `DEK-Info:`, `Version:`, `Comment:`). */
-const BODY = /^\s*(?:[A-Za-z0-9+/]+={0,2}|=[A-Za-z0-9+/]{4}|(?:Proc-Type|DEK-Info|Version|Comment|Hash|Charset|Encryption|Key-Derivation|Argon2-[A-Za-z]+):.*)\s*$/
+const BODY =
+  /^\s*(?:[A-Za-z0-9+/]+={0,2}|=[A-Za-z0-9+/]{4}|(?:Proc-Type|DEK-Info|Version|Comment|Hash|Charset|Encryption|Key-Derivation|Argon2-[A-Za-z]+):.*)\s*$/
 /** Full-width lines of PEM (64), OpenSSH (70) and PGP armour (64/76), for a block whose start is not in view. */
 const FULL_WIDTH = /^\s*[A-Za-z0-9+/]{64}\s*$|^\s*[A-Za-z0-9+/]{70}\s*$|^\s*[A-Za-z0-9+/]{76}\s*$/
 /** A line of key material cut short by the end of the view: base64 with something no word has. */
@@ -526,7 +702,9 @@ const lineSpans = (content: string, options: MaskOptions, cut: boolean, continue
     if (lead !== null && looksRandom(lead[0])) spans.push({ start: 0, end: lead[0].length, kind: "value (cut)" })
   }
   // Our own placeholders are never masked again, nor any part of one.
-  const taken = [...content.matchAll(PLACEHOLDERS)].map((match) => [match.index, match.index + match[0].length] as const)
+  const taken = [...content.matchAll(PLACEHOLDERS)].map((match) =>
+    [match.index, match.index + match[0].length] as const
+  )
   return mergeSpans(spans).filter((span) => !taken.some(([start, end]) => span.start < end && start < span.end))
 }
 
@@ -556,7 +734,7 @@ export const maskText = (text: string, options: MaskOptions = {}): Masked => {
   let blockCounted = false
   /** A line of a private key's body, replaced whole (its indentation and CR kept). */
   const maskBody = (i: number) => {
-    const { prefix, content } = split(i)
+    const { content, prefix } = split(i)
     if (content.trim() === "") return
     const lead = /^\s*/.exec(content)![0]
     out[i] = `${prefix}${lead}${placeholder("private key")}${content.endsWith("\r") ? "\r" : ""}`
@@ -568,7 +746,7 @@ export const maskText = (text: string, options: MaskOptions = {}): Masked => {
   }
   /** The END line of a key: what precedes its marker on the line is body. */
   const maskEnd = (i: number) => {
-    const { prefix, content } = split(i)
+    const { content, prefix } = split(i)
     if (/^\s*Private-MAC:/.test(content)) return maskBody(i)
     const at = content.search(/-----END /)
     if (at > 0 && /^\s*[A-Za-z0-9+/]{4,}={0,2}\s*$/.test(content.slice(0, at)) && !BEGIN_KEY.test(content)) {
@@ -580,7 +758,7 @@ export const maskText = (text: string, options: MaskOptions = {}): Masked => {
     }
   }
   const maskLine = (i: number) => {
-    const { prefix, content: whole } = split(i)
+    const { content: whole, prefix } = split(i)
     const crless = whole.endsWith("\r") ? whole.slice(0, -1) : whole
     const notice = CUT_NOTICE.exec(crless)
     const content = notice === null ? crless : crless.slice(0, notice.index)
@@ -664,7 +842,9 @@ export const maskText = (text: string, options: MaskOptions = {}): Masked => {
   }
   // The view ended inside the run: nothing says what it is; key material is taken for a key.
   if (state === "unknown") {
-    settle(pending.some((j) => FULL_WIDTH.test(split(j).content)) || pending.some((j) => KEY_MATERIAL.test(split(j).content)))
+    settle(
+      pending.some((j) => FULL_WIDTH.test(split(j).content)) || pending.some((j) => KEY_MATERIAL.test(split(j).content))
+    )
   }
 
   return { text: out.join("\n"), count, lines: [...changed].sort((a, b) => a - b), kinds }

@@ -25,7 +25,9 @@ export interface Selection {
   /** `:/re/` or `:/re/i`: the lines matching a regular expression (as written, slashes and flags included). */
   readonly search?: string | undefined
   /** `:region=X,Y,W,H`: a part of an image, in its original pixels. */
-  readonly region?: { readonly x: number; readonly y: number; readonly width: number; readonly height: number } | undefined
+  readonly region?:
+    | { readonly x: number; readonly y: number; readonly width: number; readonly height: number }
+    | undefined
   /** `:frame=N`: one frame of an animated image (1-based). */
   readonly frame?: number | undefined
 }
@@ -155,7 +157,9 @@ export const parseSelector = (selector: string): Selection | SelectorError => {
     if (crop !== null) {
       const [x, y, width, height] = crop.slice(1, 5).map(Number) as [number, number, number, number]
       if (width === 0 || height === 0) {
-        return new SelectorError(`Region ${x},${y},${width},${height} is empty; width and height must be at least 1 (:region=X,Y,WIDTH,HEIGHT).`)
+        return new SelectorError(
+          `Region ${x},${y},${width},${height} is empty; width and height must be at least 1 (:region=X,Y,WIDTH,HEIGHT).`
+        )
       }
       region = { x, y, width, height }
       continue

@@ -7,10 +7,10 @@
  * A summary row is either a kept line, `N: text` exactly as a page shows it, or a folded span,
  * `A-B: text`, whose range names every line it hides, so the rows cover lines 1..N once each.
  */
+import type { Declaration, FileStructure, LineSpan } from "./declarations.js"
 import { statementsOf } from "./indentation.js"
 import type { Statement } from "./indentation.js"
 import { cappedAt, cutLine, DEFAULT_PAGE, lineCutSuffix, MAX_LINE_LENGTH, type PageCaps } from "./lines.js"
-import type { Declaration, FileStructure, LineSpan } from "./declarations.js"
 
 /** An outline row shows this much of a declaration's header. */
 export const OUTLINE_HEADER_CHARS = 160
@@ -180,7 +180,9 @@ export const outlineRow = (declaration: Declaration, depth: number): string =>
 /** A row that hides the declarations nested in it says how many, and the selector that shows them. */
 const foldedRow = (entry: OutlineEntry): string => {
   const members = membersSpan(entry.declaration)!
-  return `${outlineRow(entry.declaration, entry.depth)}  (+${entry.inside} inside: :${members.start}-${members.end}:outline)`
+  return `${
+    outlineRow(entry.declaration, entry.depth)
+  }  (+${entry.inside} inside: :${members.start}-${members.end}:outline)`
 }
 
 /** The row of an entry when `levels` are shown: folded when it is at the last level and holds more. */
@@ -265,7 +267,9 @@ export const outline = (
   }
   const last = offset - 1 + rows.length
   const depthNote = folded ? `, ${levelsShown}` : ""
-  const span = `Showing declarations ${offset}-${last} of ${shown.length}${depthNote}. Use offset=${last + 1} to continue.`
+  const span = `Showing declarations ${offset}-${last} of ${shown.length}${depthNote}. Use offset=${
+    last + 1
+  } to continue.`
   const footer = stoppedBy === "bytes"
     ? `(${cappedAt(page.bytes)}. ${span})`
     : stoppedBy === "limit"
@@ -481,7 +485,11 @@ const namedRanges = (folds: ReadonlyArray<Fold>): Array<string> =>
     .sort((a, b) => a.from - b.from)
     .map((fold) => `${fold.from}-${fold.to}`)
 
-export const summary = (structure: FileStructure, lines: ReadonlyArray<string>, options: SummaryOptions): ViewResult => {
+export const summary = (
+  structure: FileStructure,
+  lines: ReadonlyArray<string>,
+  options: SummaryOptions
+): ViewResult => {
   const page = options.page ?? DEFAULT_PAGE
   const folds = foldsOf(structure, lines, page.lineLength)
   const maxRows = options.maxRows ?? page.lines
@@ -568,7 +576,9 @@ export const blockAt = (structure: FileStructure, line: number, levels = 1): Blo
   return {
     declaration,
     span: declaration.span,
-    header: `(Block: ${describeDeclaration(declaration)}, lines ${declaration.span.start}-${declaration.span.end} of ${structure.lines}.)`
+    header: `(Block: ${
+      describeDeclaration(declaration)
+    }, lines ${declaration.span.start}-${declaration.span.end} of ${structure.lines}.)`
   }
 }
 
@@ -642,7 +652,9 @@ const unitsOf = (structure: FileStructure, lines: ReadonlyArray<string>): Array<
       visit(statement.children)
     }
   }
-  if (structure.engine === "syntax" || structure.engine === "indentation") visit(statementsOf(lines, structure.language))
+  if (structure.engine === "syntax" || structure.engine === "indentation") {
+    visit(statementsOf(lines, structure.language))
+  }
   return units
 }
 

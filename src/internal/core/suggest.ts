@@ -144,7 +144,9 @@ export const resemblanceTo = (name: string): (entry: string, folded?: string) =>
       const edits = distance(lower, other, max)
       if (edits <= max) return { rank: 2, distance: edits }
     }
-    if (Math.min(other.length, lower.length) >= MIN_CONTAINED_LENGTH && (other.includes(lower) || lower.includes(other))) {
+    if (
+      Math.min(other.length, lower.length) >= MIN_CONTAINED_LENGTH && (other.includes(lower) || lower.includes(other))
+    ) {
       return { rank: 3, distance: lengths }
     }
     return undefined
@@ -159,7 +161,11 @@ export const resemblance = (name: string, entry: string): Resemblance | undefine
  * case, or the same stem with another extension; then names a typo away, fewest edits first;
  * then names containing it or contained in it (case-insensitively), closest in length first.
  */
-export const suggestEntries = (name: string, entries: ReadonlyArray<string>, count = MAX_SUGGESTIONS): ReadonlyArray<string> => {
+export const suggestEntries = (
+  name: string,
+  entries: ReadonlyArray<string>,
+  count = MAX_SUGGESTIONS
+): ReadonlyArray<string> => {
   const ranked: Array<{ entry: string; rank: number; distance: number }> = []
   const resembles = resemblanceTo(name)
   for (const entry of entries) {
@@ -219,7 +225,15 @@ export interface NameTable {
  * characters sharing a class only weaken the bound built on it, never break it.
  */
 const classOf = (code: number): number =>
-  code >= 97 && code <= 122 ? code - 97 : code >= 48 && code <= 57 ? 26 : code === 46 ? 27 : code === 45 || code === 95 ? 28 : 29 + (code % 3)
+  code >= 97 && code <= 122
+    ? code - 97
+    : code >= 48 && code <= 57
+    ? 26
+    : code === 46
+    ? 27
+    : code === 45 || code === 95
+    ? 28
+    : 29 + (code % 3)
 
 /** The classes of characters `key` has, one bit each. */
 const classMask = (key: string): number => {
@@ -284,7 +298,7 @@ export const namesLike = (table: NameTable, wanted: string): ReadonlyArray<numbe
   const lower = foldKey(wanted)
   const found = new Set<number>()
   const add = (positions: ReadonlyArray<number> | undefined) => {
-    if (positions !== undefined) for (const at of positions) found.add(at)
+    if (positions !== undefined) { for (const at of positions) found.add(at) }
   }
   add(table.byFolded.get(lower))
   const stem = stemOf(lower)
@@ -304,7 +318,9 @@ export const namesLike = (table: NameTable, wanted: string): ReadonlyArray<numbe
       found.add(keyAt(table.starts, offset))
     }
     for (let length = MIN_CONTAINED_LENGTH; length < lower.length; length++) {
-      for (let from = 0; from + length <= lower.length; from++) add(table.byFolded.get(lower.slice(from, from + length)))
+      for (let from = 0; from + length <= lower.length; from++) {
+        add(table.byFolded.get(lower.slice(from, from + length)))
+      }
     }
   }
   return [...found].sort((a, b) => a - b)

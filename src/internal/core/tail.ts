@@ -86,7 +86,7 @@ export class TailScanner {
    */
   pushBackward(chunk: Uint8Array, position: number): void {
     if (this.options.unit === 1) return this.pushBytesBackward(chunk, position)
-    const { unit, low } = this.options
+    const { low, unit } = this.options
     // A partial code unit at the very end belongs to the last line (the decoder replaces it).
     const whole = chunk.length - (chunk.length % unit)
     /** Where the bytes of the line being walked end in this chunk: its terminator, or the chunk's end. */

@@ -140,7 +140,9 @@ export const treeSummary = (shown: number, omissions: TreeOmissions): string => 
     parts.push(`${unreadable} ${unreadable === 1 ? "directory" : "directories"} not listed (unreadable)`)
   }
   if (omissions.unlisted > 0) {
-    parts.push(`${omissions.unlisted} ${omissions.unlisted === 1 ? "directory" : "directories"} not listed (entry limit)`)
+    parts.push(
+      `${omissions.unlisted} ${omissions.unlisted === 1 ? "directory" : "directories"} not listed (entry limit)`
+    )
   }
   return parts.length === 1 && shown === 0 ? "(empty directory)" : `(Tree, depth ${TREE_DEPTH}: ${parts.join("; ")})`
 }

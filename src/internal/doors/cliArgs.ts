@@ -9,7 +9,16 @@
  * say when the subcommand's name is also a path in the working directory.
  */
 import * as Option from "effect/Option"
-import { type Flag, manyFlags, type McpArgs, mcpFlags, type ReadArgs, readCommandFlags, takesValue, wholeNumbersOf } from "./flags.js"
+import {
+  type Flag,
+  manyFlags,
+  type McpArgs,
+  mcpFlags,
+  type ReadArgs,
+  readCommandFlags,
+  takesValue,
+  wholeNumbersOf
+} from "./flags.js"
 
 /** The subcommands, by name. */
 export const subcommands = ["mcp", "many"] as const
@@ -21,7 +30,10 @@ const namesOf = (flags: ReadonlyArray<Flag>) => ({
 })
 
 /** Each command's options: those that take a value (the next word, or `--name=value`) and flags. */
-export const options: Record<"read" | Subcommand, { readonly values: ReadonlySet<string>; readonly flags: ReadonlySet<string> }> = {
+export const options: Record<
+  "read" | Subcommand,
+  { readonly values: ReadonlySet<string>; readonly flags: ReadonlySet<string> }
+> = {
   read: namesOf(readCommandFlags),
   mcp: namesOf(mcpFlags),
   many: namesOf(manyFlags)
@@ -232,7 +244,11 @@ export const quickParse = (words: ReadonlyArray<string>): Quick | undefined => {
   })
   // Typed by what each flag's kind gives (`argumentsOf`), as `@effect/cli` types them.
   if (command === "mcp") {
-    return { command, args: argumentsOf(mcpFlags, given.mcp) as unknown as McpArgs, parent: read(undefined) as unknown as ReadArgs }
+    return {
+      command,
+      args: argumentsOf(mcpFlags, given.mcp) as unknown as McpArgs,
+      parent: read(undefined) as unknown as ReadArgs
+    }
   }
   return filePath === undefined ? undefined : { command, args: read(filePath) as unknown as ReadArgs }
 }

@@ -28,7 +28,7 @@ import * as Secrets from "../../Secrets.js"
 import * as SessionMemory from "../../SessionMemory.js"
 import * as Workspace from "../../Workspace.js"
 import * as CliArgs from "./cliArgs.js"
-import { type Format, type ManyArgs, type McpArgs, type PermissionArgs, paramsOf, type ReadArgs } from "./flags.js"
+import { type Format, type ManyArgs, type McpArgs, paramsOf, type PermissionArgs, type ReadArgs } from "./flags.js"
 
 export type { Format, ManyArgs, McpArgs, PermissionArgs, ReadArgs } from "./flags.js"
 import { flagOf, limitFlags, settingsOf } from "./limitFlags.js"
@@ -47,7 +47,9 @@ export const terminalAsker: Permission.Asker = (request) =>
     process.stderr.write("\r\x1b[K")
     const rl = readline.createInterface({ input: process.stdin, output: process.stderr })
     rl.question(
-      `effect-read: allow ${describePermission(request.permission, request.patterns)} (${Permission.whyAsked(request)})? [y]es / [a]lways / [N]o `,
+      `effect-read: allow ${describePermission(request.permission, request.patterns)} (${
+        Permission.whyAsked(request)
+      })? [y]es / [a]lways / [N]o `,
       (answer) => {
         rl.close()
         const a = answer.trim().toLowerCase()
@@ -64,7 +66,9 @@ export const terminalAsker: Permission.Asker = (request) =>
 export const allowHint = (door: "cli" | "mcp") => (request: Permission.PermissionRequest): string => {
   const how = door === "cli" ? "run effect-read with" : "start the MCP server (effect-read mcp) with"
   const rule = request.metadata["rule"]
-  return `To allow it, the user can ${how} ${allowFlags(request.permission, request.patterns, rule === "*.env" || rule === "*.env.*")}.`
+  return `To allow it, the user can ${how} ${
+    allowFlags(request.permission, request.patterns, rule === "*.env" || rule === "*.env.*")
+  }.`
 }
 
 /** The flags that allow a permission: `--allow-external`, or `--allow 'PATTERN'` (for an env file, or `--mask-secrets`). */
@@ -191,8 +195,6 @@ export const usageError = (message: string) =>
     }))
   )
 
-
-
 /**
  * The project root: `--cwd` (else the current directory), resolved. A `--cwd` that is not a
  * directory is a usage error at start (exit 2), not a session whose every read says "not found".
@@ -210,7 +212,6 @@ const projectRoot = (cwd: Option.Option<string>) =>
     yield* usageError(`--cwd ${cwd.value}${cwd.value === root ? "" : ` (${root})`}: ${problem}`)
     return Option.none<string>()
   })
-
 
 /** A subcommand's permission flags with the parent's (`effect-read --allow x mcp` works too). */
 const mergePermissions = (own: PermissionArgs, parent: PermissionArgs): PermissionArgs => ({
@@ -246,10 +247,11 @@ const userRules = (args: PermissionArgs): Effect.Effect<ReadonlyArray<Permission
 
 /** The rules in a rules file's text, or a usage error naming the file. */
 const rulesOf = (path: string, text: string): Effect.Effect<ReadonlyArray<Permission.Rule>, string> =>
-  Effect.try({ try: () => JSON.parse(text) as unknown, catch: (error) => `is not JSON (${(error as Error).message})` }).pipe(
-    Effect.flatMap(Permission.decodeRules),
-    Effect.mapError((reason) => `--rules ${path}: ${reason}`)
-  )
+  Effect.try({ try: () => JSON.parse(text) as unknown, catch: (error) => `is not JSON (${(error as Error).message})` })
+    .pipe(
+      Effect.flatMap(Permission.decodeRules),
+      Effect.mapError((reason) => `--rules ${path}: ${reason}`)
+    )
 
 /**
  * The limits the flags set (`--max-lines`, …, and `extra`), or a usage error naming the flag that
@@ -277,23 +279,27 @@ const servicesFor = (root: string, args: PermissionArgs, interactive: boolean) =
       limits
     ))
 
-
 /**
  * How to read `name` (a subcommand's name) as a path, when it is one in `directory`; else "".
  */
 export const samePath = (name: CliArgs.Subcommand, directory: string) =>
   Effect.flatMap(FileSystem.FileSystem, (fs) => fs.stat(nodePath.join(directory, name))).pipe(
     Effect.map((info) =>
-      CliArgs.samePathHint(name, info.type === "Directory" ? "a directory" : info.type === "File" ? "a file" : "a path", directory)
+      CliArgs.samePathHint(
+        name,
+        info.type === "Directory" ? "a directory" : info.type === "File" ? "a file" : "a path",
+        directory
+      )
     ),
     Effect.orElseSucceed(() => "")
   )
 
-
 /** Read one file or directory and print it (text, JSON or the envelope); sets `process.exitCode`. */
 export const readCommand = (args: ReadArgs) =>
   Effect.gen(function*() {
-    if (Option.isNone(args.filePath)) return yield* usageError("missing <filePath> (or a command: mcp, many); see --help")
+    if (Option.isNone(args.filePath)) {
+      return yield* usageError("missing <filePath> (or a command: mcp, many); see --help")
+    }
     if (args.json && Option.isSome(args.format) && args.format.value !== "json") {
       return yield* usageError(`--json conflicts with --format ${args.format.value}`)
     }
@@ -320,8 +326,7 @@ export const readCommand = (args: ReadArgs) =>
       Effect.provideService(Progress.Progress, status?.progress ?? Progress.noop),
       Effect.ensuring(Effect.sync(() => status?.clear()))
     )
-    const failureCode = (error: ReadError) =>
-      error._tag === "InvalidParams" ? ExitCode.usage : ExitCode.toolFailure
+    const failureCode = (error: ReadError) => error._tag === "InvalidParams" ? ExitCode.usage : ExitCode.toolFailure
 
     if (format === "envelope") {
       // Loaded here: the envelope's JSON Schema support is not what a plain read needs at start-up.
@@ -428,7 +433,9 @@ export const manyCommand = (args: ManyArgs, parent: ReadArgs) =>
     const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY)
     if (args.filePaths.length === 0 && Option.isNone(args.glob)) {
       const also = yield* samePath("many", root)
-      return yield* usageError(`many: name at least one file, or give --glob.${also === "" ? "" : `\neffect-read: ${also}`}`)
+      return yield* usageError(
+        `many: name at least one file, or give --glob.${also === "" ? "" : `\neffect-read: ${also}`}`
+      )
     }
     const built = yield* Effect.either(servicesFor(root, mergePermissions(args, parent), interactive))
     if (built._tag === "Left") return yield* usageError(built.left)

@@ -51,14 +51,19 @@ const help: { readonly [K in Field]-?: string } = {
   limit: "Most lines to show (default 2000, or what --max-lines sets)",
   encoding: "Decode text in this encoding (e.g. shift_jis, windows-1252) instead of detecting it",
   lineFormat: "hashline: a ¶PATH#TAG first line and N:text lines, for edit tools that take anchors",
-  view: "Directories: list (default) or tree; files: outline, summary, block (the declaration around --offset) or conflicts",
-  levels: "With --view outline: the depth shown (1 the outermost declarations; default: what fits about a page); with --view block: 1 the innermost declaration around the line, 2 the one around it, …",
-  search: "Show only the lines matching this regular expression (JavaScript syntax; /re/i or (?i) ignores case), with context; --offset/--limit count matches",
-  context: "With --search: lines of context around each match (0-50, default 2); otherwise syntax: widen the requested range to the statements or declarations it cuts",
+  view:
+    "Directories: list (default) or tree; files: outline, summary, block (the declaration around --offset) or conflicts",
+  levels:
+    "With --view outline: the depth shown (1 the outermost declarations; default: what fits about a page); with --view block: 1 the innermost declaration around the line, 2 the one around it, …",
+  search:
+    "Show only the lines matching this regular expression (JavaScript syntax; /re/i or (?i) ignores case), with context; --offset/--limit count matches",
+  context:
+    "With --search: lines of context around each match (0-50, default 2); otherwise syntax: widen the requested range to the statements or declarations it cuts",
   region: "Images: show the part X,Y,WIDTH,HEIGHT in the original image's pixels, cropped before any downscale",
   frame: "Animated images: the frame to show, 1-based",
   diagnostics: "errors (or warnings: errors and warnings) the language server finds in the file, after the page",
-  fullResolution: "Images: show the image (or --region) at its original resolution, not downscaled (up to 8000 px a side)",
+  fullResolution:
+    "Images: show the image (or --region) at its original resolution, not downscaled (up to 8000 px a side)",
   pageImages: "PDFs: show the pages (FILE:pages=N-M, at most 5) as PNG images instead of their text"
 }
 
@@ -84,7 +89,12 @@ const kindOf = (name: string, type: AST.AST): FlagKind => {
   if (type._tag === "NumberKeyword") return { _tag: "integer" }
   if (type._tag === "StringKeyword") return { _tag: "text" }
   if (type._tag === "BooleanKeyword") return { _tag: "boolean" }
-  if (type._tag === "TypeLiteral") return { _tag: "wholeNumbers", fields: type.propertySignatures.map((field) => String(field.name)) }
+  if (type._tag === "TypeLiteral") {
+    return {
+      _tag: "wholeNumbers",
+      fields: type.propertySignatures.map((field) => String(field.name))
+    }
+  }
   if (literals !== undefined && literals.every((literal) => typeof literal.literal === "string")) {
     return { _tag: "choice", choices: literals.map((literal) => literal.literal as string) }
   }
@@ -107,7 +117,11 @@ export const readFlags: ReadonlyArray<Flag> = AST.getPropertySignatures(ReadPara
 
 const flag = (key: string, kind: FlagKind, description: string): Flag => ({ key, name: kebab(key), kind, description })
 
-export const cwdFlag = flag("cwd", { _tag: "text" }, "Working directory and project root (default: the current directory)")
+export const cwdFlag = flag(
+  "cwd",
+  { _tag: "text" },
+  "Working directory and project root (default: the current directory)"
+)
 
 /**
  * The permission flags, what the model takes and the page caps (`--max-lines`, …, from the one
@@ -136,7 +150,11 @@ export const permissionFlags: ReadonlyArray<Flag> = [
     { _tag: "boolean" },
     "Show secret values as placeholders (‹secret: GitHub token›); env files are then read without asking"
   ),
-  flag("rules", { _tag: "fileText" }, "Permission rules (JSON: [{\"permission\", \"pattern\", \"action\"}]) after the defaults"),
+  flag(
+    "rules",
+    { _tag: "fileText" },
+    "Permission rules (JSON: [{\"permission\", \"pattern\", \"action\"}]) after the defaults"
+  ),
   flag(
     "allow",
     { _tag: "text", repeated: true },

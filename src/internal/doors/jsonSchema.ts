@@ -39,7 +39,16 @@ const isNode = (value: unknown): value is Node => typeof value === "object" && v
 /** Keywords whose value is a map of names to schemas. */
 const SCHEMA_MAPS = new Set(["properties", "$defs", "definitions", "patternProperties"])
 /** Keywords whose value is a schema, or an array of schemas. */
-const SCHEMA_VALUES = new Set(["items", "additionalProperties", "not", "contains", "anyOf", "oneOf", "allOf", "prefixItems"])
+const SCHEMA_VALUES = new Set([
+  "items",
+  "additionalProperties",
+  "not",
+  "contains",
+  "anyOf",
+  "oneOf",
+  "allOf",
+  "prefixItems"
+])
 
 /**
  * Rebuild every schema node of `schema` bottom-up with `f` (its sub-schemas already rebuilt).
@@ -65,8 +74,7 @@ export const mapNodes = (schema: unknown, f: (node: Node) => Node): unknown => {
  * The schema without `title`s: Effect names refinements in them (`"minLength(1)"`, `"int"`),
  * which costs tokens on every `tools/list` and shows up as labels in forms that use titles.
  */
-export const withoutTitles = <S>(schema: S): S =>
-  mapNodes(schema, ({ title: _, ...node }) => node) as S
+export const withoutTitles = <S>(schema: S): S => mapNodes(schema, ({ title: _, ...node }) => node) as S
 
 const typesOf = (node: Node): Array<string> =>
   Array.isArray(node.type) ? node.type as Array<string> : typeof node.type === "string" ? [node.type] : []

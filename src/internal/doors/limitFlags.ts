@@ -19,7 +19,8 @@ export const limitFlags = {
   maxLines: {
     flag: "max-lines",
     field: "lines",
-    description: "Lines on a page when limit is not given (default 2000); the tool's description and footers say the value"
+    description:
+      "Lines on a page when limit is not given (default 2000); the tool's description and footers say the value"
   },
   maxLineLength: {
     flag: "max-line-length",

@@ -28,7 +28,15 @@ const wholeNumbers = (name: string, fields: ReadonlyArray<string>): Options.Opti
       const value = wholeNumbersOf(text, fields)
       return value !== undefined
         ? Effect.succeed(value)
-        : Effect.fail(ValidationError.invalidValue(HelpDoc.p(`--${name} takes ${fields.join(",")} as whole numbers, e.g. ${fields.map(() => "0").join(",")}; got ${text}`)))
+        : Effect.fail(
+          ValidationError.invalidValue(
+            HelpDoc.p(
+              `--${name} takes ${fields.join(",")} as whole numbers, e.g. ${
+                fields.map(() => "0").join(",")
+              }; got ${text}`
+            )
+          )
+        )
     })
   )
 
@@ -52,7 +60,9 @@ export const optionOf = (flag: Flag): Options.Options<unknown> => {
     : Options.fileText(name)
   const given = kind._tag === "boolean"
     // A read's flag is given or not: not given is the parameter left out, not `false`.
-    ? flag.readParam === true ? option.pipe(Options.map((on) => on === true ? Option.some(true) : Option.none())) : option
+    ? flag.readParam === true
+      ? option.pipe(Options.map((on) => on === true ? Option.some(true) : Option.none()))
+      : option
     : kind._tag === "text" && kind.repeated === true
     ? Options.repeated(option)
     : Options.optional(option)

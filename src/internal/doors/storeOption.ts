@@ -4,13 +4,13 @@
  * (better-sqlite3 through `@effect/sql-sqlite-node`, or `@effect/sql-pg`).
  */
 import type * as FileSystem from "@effect/platform/FileSystem"
+import type * as SqlClient from "@effect/sql/SqlClient"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as nodePath from "node:path"
-import type * as SqlClient from "@effect/sql/SqlClient"
 import type { FileTime } from "../../FileTime.js"
 import * as SessionMemory from "../../SessionMemory.js"
 import * as SqlFileTime from "../../SqlFileTime.js"
@@ -28,7 +28,10 @@ export const parseStore = (text: string, cwd: string): Either.Either<StoreSpec, 
   if (text.startsWith("sqlite:")) {
     const filename = text.slice("sqlite:".length)
     if (filename === "") return Either.left(`--store ${text}: the file is missing (${usage})`)
-    return Either.right({ _tag: "sqlite", filename: filename === ":memory:" ? filename : nodePath.resolve(cwd, filename) })
+    return Either.right({
+      _tag: "sqlite",
+      filename: filename === ":memory:" ? filename : nodePath.resolve(cwd, filename)
+    })
   }
   if (/^postgres(ql)?:\/\//.test(text)) {
     try {
@@ -81,7 +84,9 @@ export const layer = (
       catch: () => missing(store, "better-sqlite3 (through @effect/sql-sqlite-node)", "@effect/sql-sqlite-node")
     }).pipe(Effect.map((SqliteClient) =>
       // As `SqliteFileTime.sqliteClient` opens it (not imported: it would load better-sqlite3 up front).
-      Layer.effectDiscard(configureSqlite).pipe(Layer.provideMerge(SqliteClient.layer(sqliteClientOptions(spec.filename))))
+      Layer.effectDiscard(configureSqlite).pipe(
+        Layer.provideMerge(SqliteClient.layer(sqliteClientOptions(spec.filename)))
+      )
     ))
     : Effect.tryPromise({
       try: () => import("@effect/sql-pg/PgClient"),

@@ -65,7 +65,22 @@ const BLOCK = new Set([
 ])
 
 /** Page furniture and controls: not text. */
-const SKIPPED = new Set(["HEAD", "SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "IFRAME", "OBJECT", "EMBED", "BUTTON", "SELECT", "TEXTAREA", "INPUT", "SVG", "CANVAS"])
+const SKIPPED = new Set([
+  "HEAD",
+  "SCRIPT",
+  "STYLE",
+  "NOSCRIPT",
+  "TEMPLATE",
+  "IFRAME",
+  "OBJECT",
+  "EMBED",
+  "BUTTON",
+  "SELECT",
+  "TEXTAREA",
+  "INPUT",
+  "SVG",
+  "CANVAS"
+])
 
 const attribute = (node: DomNode, name: string): string => (node.getAttribute?.(name) ?? "").trim()
 
@@ -218,7 +233,9 @@ export const domToMarkdown = (root: DomNode, options: MarkdownOptions): string =
       case "IMG": {
         const alt = attribute(node, "alt").replace(/\s+/g, " ")
         const src = attribute(node, "src")
-        if (options.imageLinks && /^https?:/i.test(src)) return `![${alt}](${src.replace(/[ ()]/g, encodeURIComponent)})`
+        if (options.imageLinks && /^https?:/i.test(src)) {
+          return `![${alt}](${src.replace(/[ ()]/g, encodeURIComponent)})`
+        }
         return alt.length > 0 ? `[image: ${alt}]` : "[image]"
       }
       case "UL":
@@ -231,7 +248,8 @@ export const domToMarkdown = (root: DomNode, options: MarkdownOptions): string =
           return child.nodeName === "UL" || child.nodeName === "OL" ? `  ${text.replace(/\n/g, "\n  ")}\n` : `${text}\n`
         }
         // Whole lines each, so concatenated (`join` would take the indentation for whitespace).
-        const items = elements(node).map((child) => child.nodeName === "LI" ? listItem(child, node) : other(child)).join("")
+        const items = elements(node).map((child) => child.nodeName === "LI" ? listItem(child, node) : other(child))
+          .join("")
         if (items.trim().length === 0) return ""
         // A list inside an item follows its text line by line.
         return node.parentNode?.nodeName === "LI" ? `\n${items}` : `\n\n${items}\n\n`
@@ -242,7 +260,9 @@ export const domToMarkdown = (root: DomNode, options: MarkdownOptions): string =
         return table(node)
       case "BLOCKQUOTE": {
         const content = block(children(node)).trim()
-        return content.length === 0 ? "" : block(content.split("\n").map((line) => line.length === 0 ? ">" : `> ${line}`).join("\n"))
+        return content.length === 0
+          ? ""
+          : block(content.split("\n").map((line) => line.length === 0 ? ">" : `> ${line}`).join("\n"))
       }
       default:
         return BLOCK.has(name) ? block(children(node)) : children(node)

@@ -64,7 +64,8 @@ const FRAME = new Set(["html", "head", "body"])
 const META = new Set(["title", "base", "meta", "link"])
 
 const escapeText = (text: string): string => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
-const escapeAttribute = (text: string): string => text.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;")
+const escapeAttribute = (text: string): string =>
+  text.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;")
 
 /** An attribute name JSDOMParser reads back (it splits at `=` and whitespace). */
 const NAME = /^[a-z_:][\w:.-]*$/i

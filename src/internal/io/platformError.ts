@@ -9,8 +9,7 @@ export const isNotFound = (error: PlatformError): boolean =>
   error._tag === "SystemError" &&
   (error.reason === "NotFound" || (error.reason === "BadResource" && /ENOTDIR/.test(error.description ?? "")))
 
-const codeOf = (error: PlatformError): string | undefined =>
-  /\b(E[A-Z]{2,})\b/.exec(error.description ?? "")?.[1]
+const codeOf = (error: PlatformError): string | undefined => /\b(E[A-Z]{2,})\b/.exec(error.description ?? "")?.[1]
 
 const reasons: Record<string, string> = {
   PermissionDenied: "permission denied by the operating system (EACCES)",
@@ -35,7 +34,11 @@ export const fromPlatformError = (path: string, error: PlatformError): ReadFaile
   if (error._tag === "SystemError") {
     const reason = (code === undefined ? undefined : codes[code]) ?? reasons[error.reason] ??
       `${error.reason}${code ? ` (${code})` : ""}`
-    return new ReadFailed({ path, reason, code: code ?? (error.reason === "PermissionDenied" ? "EACCES" : error.reason) })
+    return new ReadFailed({
+      path,
+      reason,
+      code: code ?? (error.reason === "PermissionDenied" ? "EACCES" : error.reason)
+    })
   }
   return new ReadFailed({ path, reason: error.description ?? error.message })
 }

@@ -158,7 +158,11 @@ export const classify = (line: string): Verdict => {
   }
   if (params !== undefined && !isRecord(params)) {
     return Array.isArray(params)
-      ? reply(value.id, ErrorCode.InvalidParams, `Invalid params: MCP params are an object of named values, not an array`)
+      ? reply(
+        value.id,
+        ErrorCode.InvalidParams,
+        `Invalid params: MCP params are an object of named values, not an array`
+      )
       : invalid(value.id, `"params" must be an object`)
   }
   return {

@@ -32,7 +32,9 @@ export const withoutAttachments = <A>(schema: A): A => {
   for (const [key, value] of Object.entries(schema)) {
     if (key === "properties" && typeof value === "object" && value !== null) {
       out[key] = Object.fromEntries(
-        Object.entries(value).filter(([name]) => !attachmentProperties.has(name)).map(([name, v]) => [name, withoutAttachments(v)])
+        Object.entries(value).filter(([name]) => !attachmentProperties.has(name)).map((
+          [name, v]
+        ) => [name, withoutAttachments(v)])
       )
     } else if (key === "required" && Array.isArray(value)) {
       out[key] = value.filter((name) => !attachmentProperties.has(name))

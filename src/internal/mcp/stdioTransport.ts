@@ -86,7 +86,10 @@ export class StdioTransport implements Transport {
     // `printf '…' | effect-read mcp` gets its answers before the server exits.
     this.ended = true
     if (this.inFlight.size === 0) return void this.close()
-    this.graceTimer = setTimeout(() => void this.close(), Duration.toMillis(this.options.endGrace ?? Duration.seconds(5)))
+    this.graceTimer = setTimeout(
+      () => void this.close(),
+      Duration.toMillis(this.options.endGrace ?? Duration.seconds(5))
+    )
   }
 
   private readonly onInputError = (error: Error): void => {

@@ -2,11 +2,11 @@
  * The `conflicts` view of a text: its unresolved merge-conflict regions, paged over regions.
  */
 import * as Effect from "effect/Effect"
+import type { PageLimitsShape } from "../../Limits.js"
 import { InvalidParams } from "../../ReadError.js"
 import type { ReadResult } from "../../ReadResult.js"
 import { ConflictScanner, describeRegion } from "../core/conflicts.js"
 import { cappedAt } from "../core/lines.js"
-import type { PageLimitsShape } from "../../Limits.js"
 import { header, PREVIEW_LINES } from "../core/render.js"
 import { eachLine, type PresentOptions } from "./pages.js"
 
@@ -27,7 +27,8 @@ export const presentConflicts = <E, R>(options: PresentOptions<E, R>, budget: nu
     const limit = Math.max(1, params.limit ?? caps.lines)
     if (regions.length > 0 && offset > regions.length) {
       return yield* new InvalidParams({
-        reason: `offset ${offset} is past the last conflict region (${regions.length}); the conflicts view's offset and limit count regions`
+        reason:
+          `offset ${offset} is past the last conflict region (${regions.length}); the conflicts view's offset and limit count regions`
       })
     }
     const body: Array<string> = []
@@ -62,7 +63,13 @@ export const presentConflicts = <E, R>(options: PresentOptions<E, R>, budget: nu
         continue
       }
       const size = region.end - region.start + 1
-      const page = yield* options.pageAt({ offset: region.start, limit: size, column: 1, maxBytes: Math.max(1, remaining), maxLineLength: caps.lineLength })
+      const page = yield* options.pageAt({
+        offset: region.start,
+        limit: size,
+        column: 1,
+        maxBytes: Math.max(1, remaining),
+        maxLineLength: caps.lineLength
+      })
       if (page.lines.length < size && shownRegions > 0) {
         // Not whole on this page: the next page starts with it.
         body.length = mark
@@ -86,11 +93,15 @@ export const presentConflicts = <E, R>(options: PresentOptions<E, R>, budget: nu
     }
     const last = offset - 1 + shownRegions
     const malformed = regions.filter((region) => region.malformed !== undefined).length
-    const listed = regions.filter((region) => region.depth === 0).slice(0, 6).map((region) => `${region.start}-${region.end}`)
+    const listed = regions.filter((region) => region.depth === 0).slice(0, 6).map((region) =>
+      `${region.start}-${region.end}`
+    )
     const more = regions.filter((region) => region.depth === 0).length > listed.length ? ", …" : ""
     const cut = cutAfter === undefined
       ? ""
-      : `; conflict ${last} is longer than a page: read the rest of it with ${path}:${cutAfter + 1}-${regions[last - 1]!.end}`
+      : `; conflict ${last} is longer than a page: read the rest of it with ${path}:${cutAfter + 1}-${
+        regions[last - 1]!.end
+      }`
     const span = `Showing conflict regions ${offset}-${last} of ${regions.length}${cut}.${
       last < regions.length ? ` Use offset=${last + 1} to continue.` : ""
     }`
@@ -100,9 +111,11 @@ export const presentConflicts = <E, R>(options: PresentOptions<E, R>, budget: nu
       ? `(${cappedAt(caps.bytes)}. ${span})`
       : stoppedBy === "limit"
       ? `(${span})`
-      : `(${regions.length} unresolved merge-conflict region${regions.length === 1 ? "" : "s"} in ${totalLines} lines, at lines ${
-        listed.join(", ")
-      }${more}${malformed === 0 ? "" : `; ${malformed} malformed`}.)`
+      : `(${regions.length} unresolved merge-conflict region${
+        regions.length === 1 ? "" : "s"
+      } in ${totalLines} lines, at lines ${listed.join(", ")}${more}${
+        malformed === 0 ? "" : `; ${malformed} malformed`
+      }.)`
     const output = [
       ...(options.note === undefined ? [] : [options.note]),
       header(path, "file"),
@@ -120,7 +133,9 @@ export const presentConflicts = <E, R>(options: PresentOptions<E, R>, budget: nu
         preview: shownLines.slice(0, PREVIEW_LINES).join("\n"),
         truncated: stoppedBy !== "end" || linesCut > 0,
         ...(last < regions.length ? { nextOffset: last + 1 } : {}),
-        ...(spans.length > 0 ? { startLine: spans[0]!.start, endLine: spans[spans.length - 1]!.end, ranges: spans } : {}),
+        ...(spans.length > 0
+          ? { startLine: spans[0]!.start, endLine: spans[spans.length - 1]!.end, ranges: spans }
+          : {}),
         totalLines,
         ...(linesCut > 0 ? { linesCut } : {}),
         conflicts: { regions: regions.length, malformed },

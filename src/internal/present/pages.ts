@@ -40,7 +40,8 @@ export interface TailRequest {
 export type TailAt<E, R> = (request: TailRequest) => Effect.Effect<Page, E, R>
 
 /** The window reaches the end of the text: the page cap then trims its start, not its end. */
-export const reachesEnd = (request: TailRequest): boolean => request.limit === undefined || request.limit >= request.count
+export const reachesEnd = (request: TailRequest): boolean =>
+  request.limit === undefined || request.limit >= request.count
 
 /** The pager options of a tail's forward read from its first line. */
 export const tailPageOptions = (request: TailRequest, first: number, lines: number) => ({

@@ -4,10 +4,10 @@
  * pages). A source that can scan faster than page by page (a file's raw bytes) passes `searchAt`.
  */
 import * as Effect from "effect/Effect"
+import type { PageLimitsShape } from "../../Limits.js"
 import { InvalidParams } from "../../ReadError.js"
 import type { ReadResult } from "../../ReadResult.js"
 import { bytesLabel } from "../core/lines.js"
-import type { PageLimitsShape } from "../../Limits.js"
 import { header, PREVIEW_LINES } from "../core/render.js"
 import {
   DEFAULT_CONTEXT,
@@ -46,7 +46,9 @@ const conflict = (selection: Selection, params: Params): string | undefined => {
     return "search looks at the whole text: do not combine it with a line selector, :raw or pages="
   }
   if (params.column !== undefined) return "search does not take column; read a cut line with offset and column instead"
-  if (params.lineFormat !== undefined) return "search shows lines as N: text; read the lines you want to edit with lineFormat then"
+  if (params.lineFormat !== undefined) {
+    return "search shows lines as N: text; read the lines you want to edit with lineFormat then"
+  }
   if (params.context === "syntax") return "search takes context as a number of lines (0-50), not \"syntax\""
   return undefined
 }
@@ -114,7 +116,12 @@ export const presentSearch = <E, R>(
     return searchResult(options, page, offset, caps.bytes)
   })
 
-const searchResult = <E, R>(options: PresentOptions<E, R>, page: SearchPage, offset: number, maxBytes: number): ReadResult => {
+const searchResult = <E, R>(
+  options: PresentOptions<E, R>,
+  page: SearchPage,
+  offset: number,
+  maxBytes: number
+): ReadResult => {
   const body = searchBody(page)
   const next = nextMatchOffset(page, offset)
   const matchLines = page.windows.flatMap((window) => window.filter((line) => line.match).map((line) => line.number))

@@ -5,10 +5,13 @@
  * engine and to the pure views of `core/structureViews.ts`.
  */
 import * as Effect from "effect/Effect"
-import type { ReadResult } from "../../ReadResult.js"
+import type { PageLimitsShape } from "../../Limits.js"
+import { StructureDefaults } from "../../Limits.js"
 import { InvalidParams, OffsetOutOfRange } from "../../ReadError.js"
-import { header, PREVIEW_LINES } from "../core/render.js"
+import type { ReadResult } from "../../ReadResult.js"
 import type { FileStructure } from "../core/declarations.js"
+import { plainStructure } from "../core/headings.js"
+import { header, PREVIEW_LINES } from "../core/render.js"
 import {
   blockAt,
   commentAt,
@@ -20,15 +23,11 @@ import {
   syntaxContext,
   type ViewResult
 } from "../core/structureViews.js"
-import { plainStructure } from "../core/headings.js"
-import type { PageLimitsShape } from "../../Limits.js"
 import { structureOf } from "../structure/engine.js"
-import { StructureDefaults } from "../../Limits.js"
 
 /** The most lines and bytes a structure view reads: a larger text is read by offset/limit or its tail. */
 export const MAX_STRUCTURE_LINES = 20_000
 export const MAX_STRUCTURE_BYTES = 2 * 1024 * 1024
-
 
 /**
  * The structure of the lines: the best engine by the path (`structureOf`); a text whose name
@@ -110,7 +109,9 @@ const blockView = (
 ) => {
   const block = blockAt(structure, line, levels)
   const statement = block === undefined ? statementAt(lines, line, structure.language) : undefined
-  const comment = block === undefined && statement === undefined ? commentAt(lines, line, structure.language) : undefined
+  const comment = block === undefined && statement === undefined
+    ? commentAt(lines, line, structure.language)
+    : undefined
   const span = block?.span ?? statement ?? comment
   if (span === undefined) {
     return {
@@ -123,8 +124,14 @@ const blockView = (
       summarised: undefined
     }
   }
-  const what = block !== undefined ? describeDeclaration(block.declaration) : statement !== undefined ? "statement" : "comment"
-  const rows = lines.slice(span.start - 1, span.end).map((text, i) => numberedLine(span.start + i, text, caps.lineLength))
+  const what = block !== undefined
+    ? describeDeclaration(block.declaration)
+    : statement !== undefined
+    ? "statement"
+    : "comment"
+  const rows = lines.slice(span.start - 1, span.end).map((text, i) =>
+    numberedLine(span.start + i, text, caps.lineLength)
+  )
   const bytes = rows.reduce((sum, row) => sum + Buffer.byteLength(row) + 1, 0)
   const outer = block !== undefined && blockAt(structure, line, levels + 1)?.declaration !== block.declaration
   const more = outer ? ` levels=${levels + 1} shows the declaration around it.` : ""
@@ -145,7 +152,8 @@ const blockView = (
   }
   const shown = summary(inner, lines, { path, maxBytes: budget, page: caps })
   return {
-    lead: `(Block: ${what}, lines ${span.start}-${span.end} of ${lines.length}; longer than a page, so this is its ${shown.view}.)`,
+    lead:
+      `(Block: ${what}, lines ${span.start}-${span.end} of ${lines.length}; longer than a page, so this is its ${shown.view}.)`,
     rows: shown.view === "summary"
       ? shown.rows.filter((row) => rowStart(row) >= span.start && rowStart(row) <= span.end)
       : shown.rows,
@@ -219,11 +227,17 @@ const structureResult = <E, R>(
       return value
     }
     if (lines === undefined) {
-      return result([
-        `(The ${view} view is for texts up to ${MAX_STRUCTURE_LINES.toLocaleString("en-US")} lines and ${
-          MAX_STRUCTURE_BYTES / 1024 / 1024
-        } MiB; this one is ${overCap.replace("over the structure views' cap ", "larger ")}. Read it by offset/limit, or its end with offset=-200.)`
-      ], { truncated: true }, [])
+      return result(
+        [
+          `(The ${view} view is for texts up to ${MAX_STRUCTURE_LINES.toLocaleString("en-US")} lines and ${
+            MAX_STRUCTURE_BYTES / 1024 / 1024
+          } MiB; this one is ${
+            overCap.replace("over the structure views' cap ", "larger ")
+          }. Read it by offset/limit, or its end with offset=-200.)`
+        ],
+        { truncated: true },
+        []
+      )
     }
     const structure = yield* structureOfLines(path, lines, hintOf(options))
     const { outlineRows } = yield* StructureDefaults
@@ -280,7 +294,8 @@ const structureResult = <E, R>(
     const rowsOf = shown.counts.shownRows ?? shown.counts.declarations
     if (shown.pastEnd) {
       return yield* new InvalidParams({
-        reason: `offset ${params.offset} is past the last row of the outline (${rowsOf}); an outline's offset and limit count its rows (declarations of the levels shown)`
+        reason:
+          `offset ${params.offset} is past the last row of the outline (${rowsOf}); an outline's offset and limit count its rows (declarations of the levels shown)`
       })
     }
     const last = (params.offset ?? 1) - 1 + shown.rows.length
@@ -326,4 +341,3 @@ export const widenBySyntax = <E, R>(
     }
     return { ranges: widened, notices }
   })
-

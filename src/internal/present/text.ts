@@ -3,14 +3,14 @@
  * lines stream from a file or come from memory (archive members, notebooks, documents).
  */
 import * as Effect from "effect/Effect"
-import type { ReadResult } from "../../ReadResult.js"
+import { PageLimits, StructureDefaults } from "../../Limits.js"
 import { ColumnOutOfRange, InvalidParams, OffsetOutOfRange } from "../../ReadError.js"
+import type { ReadResult } from "../../ReadResult.js"
 import { cappedAt, type LineEndings, type Page } from "../core/lines.js"
+import { mergeRanges } from "../core/ranges.js"
 import { FOOTER_RESERVE, header, PREVIEW_LINES, renderRanges, renderText } from "../core/render.js"
 import { type TextView } from "../core/selector.js"
-import { mergeRanges } from "../core/ranges.js"
 import type { Params } from "../sources/types.js"
-import { PageLimits, StructureDefaults } from "../../Limits.js"
 import { tailByCounting, type TailRequest } from "./pages.js"
 import { presentSearch, searchOf, type SearchPresentOptions } from "./search.js"
 
@@ -49,7 +49,9 @@ const tailFooter = (page: Page, asked: number, maxBytes: number): string | undef
   const count = page.offset - from
   const before = `Use offset=${from} limit=${count} to read the ${count === 1 ? "line" : `${count} lines`} before them.`
   return shown < Math.min(asked, total)
-    ? `(${cappedAt(maxBytes)}. Showing the last ${shown} of the ${asked} lines asked: lines ${page.offset}-${total} of ${total}. ${before})`
+    ? `(${
+      cappedAt(maxBytes)
+    }. Showing the last ${shown} of the ${asked} lines asked: lines ${page.offset}-${total} of ${total}. ${before})`
     : `(Showing the last ${shown} lines: ${page.offset}-${total} of ${total}. ${before})`
 }
 
@@ -58,7 +60,7 @@ export const presentText = <E, R>(
   options: SearchPresentOptions<E, R>
 ): Effect.Effect<ReadResult, E | OffsetOutOfRange | ColumnOutOfRange | InvalidParams, R> =>
   Effect.gen(function*() {
-    const { path, selection, params } = options
+    const { params, path, selection } = options
     const hashline = selection.raw ? undefined : options.hashline
     const caps = yield* PageLimits
     const facts = { ...options.facts, maxBytes: caps.bytes }
@@ -68,27 +70,35 @@ export const presentText = <E, R>(
     const view = selection.view ?? textViewOf(params.view)
     if (params.levels !== undefined && view !== "outline" && view !== "block" && view !== "summary") {
       return yield* new InvalidParams({
-        reason: `levels applies to the outline (view "outline" or ${path}:outline: the depth shown) and to view "block" (which declaration around the line)`
+        reason:
+          `levels applies to the outline (view "outline" or ${path}:outline: the depth shown) and to view "block" (which declaration around the line)`
       })
     }
     const search = searchOf(selection, params)
     if (search !== undefined) return yield* presentSearch(options, search, budget, caps)
     if (view === "conflicts") {
-      return yield* Effect.flatMap(Effect.promise(() => import("./conflicts.js")), (m) => m.presentConflicts(options, budget, caps))
+      return yield* Effect.flatMap(Effect.promise(() => import("./conflicts.js")), (m) =>
+        m.presentConflicts(options, budget, caps))
     }
-    if (view !== undefined) return yield* Effect.flatMap(structure(), (m) => m.presentStructure(options, view, budget, caps))
+    if (view !== undefined) {
+      return yield* Effect.flatMap(structure(), (m) =>
+        m.presentStructure(options, view, budget, caps))
+    }
     const tail = selection.tail ?? (params.offset !== undefined && params.offset < 0 ? -params.offset : undefined)
-    let ranges: ReadonlyArray<{ readonly start: number; readonly end: number | undefined }> = selection.ranges.length > 0
-      ? selection.ranges
-      : [{ start: Math.max(1, params.offset ?? 1), end: undefined }]
+    let ranges: ReadonlyArray<{ readonly start: number; readonly end: number | undefined }> =
+      selection.ranges.length > 0
+        ? selection.ranges
+        : [{ start: Math.max(1, params.offset ?? 1), end: undefined }]
     let contextNotices: ReadonlyArray<string> = []
     if (params.context === "syntax") {
       if (tail !== undefined || (selection.ranges.length === 0 && params.offset === undefined)) {
         return yield* new InvalidParams({
-          reason: "context \"syntax\" widens a range you ask for: give offset (and limit) or a line selector such as :40-80"
+          reason:
+            "context \"syntax\" widens a range you ask for: give offset (and limit) or a line selector such as :40-80"
         })
       }
-      const widened = yield* Effect.flatMap(structure(), (m) => m.widenBySyntax(options, ranges, params.limit ?? caps.lines))
+      const widened = yield* Effect.flatMap(structure(), (m) =>
+        m.widenBySyntax(options, ranges, params.limit ?? caps.lines))
       ranges = mergeRanges(widened.ranges)
       contextNotices = widened.notices
     }
@@ -100,7 +110,8 @@ export const presentText = <E, R>(
     let footer: string | undefined = undefined
     let remaining = budget
     if (tail !== undefined) {
-      const tailAt = options.tailAt ?? ((request: TailRequest) => tailByCounting(options.pageAt, request))
+      const tailAt = options.tailAt ?? ((request: TailRequest) =>
+        tailByCounting(options.pageAt, request))
       const page = yield* tailAt({ count: tail, limit: params.limit, maxBytes: budget, maxLineLength: caps.lineLength })
       pages.push(page)
       footer = tailFooter(page, tail, caps.bytes)
@@ -124,9 +135,13 @@ export const presentText = <E, R>(
       const beyond = outOfRange(path, range.start, page)
       if (beyond !== undefined) {
         // One range past the end is an error; in a list of ranges it is skipped with a notice.
-        if (ranges.length === 1) return yield* beyond
+        if (ranges.length === 1) {
+          return yield* beyond
+        }
         skipped.push(
-          `(Range ${range.start}${range.end === undefined ? "" : `-${range.end}`} is beyond the end of the file (${beyond.totalLines} lines); skipped.)`
+          `(Range ${range.start}${
+            range.end === undefined ? "" : `-${range.end}`
+          } is beyond the end of the file (${beyond.totalLines} lines); skipped.)`
         )
         continue
       }
@@ -136,7 +151,11 @@ export const presentText = <E, R>(
     }
     if (pages.length === 0) {
       const first = ranges[0]!
-      return yield* outOfRange(path, first.start, yield* options.pageAt({ offset: first.start, limit: 1, column: 1, maxBytes: budget }))!
+      return yield* outOfRange(
+        path,
+        first.start,
+        yield* options.pageAt({ offset: first.start, limit: 1, column: 1, maxBytes: budget })
+      )!
     }
 
     const first = pages[0]!
@@ -166,7 +185,11 @@ export const presentText = <E, R>(
       })
     const linesCut = pages.reduce((sum, page) => sum + page.linesCut, 0)
     const endings = pages.reduce(
-      (sum, page) => ({ lf: sum.lf + page.endings.lf, crlf: sum.crlf + page.endings.crlf, cr: sum.cr + page.endings.cr }),
+      (sum, page) => ({
+        lf: sum.lf + page.endings.lf,
+        crlf: sum.crlf + page.endings.crlf,
+        cr: sum.cr + page.endings.cr
+      }),
       { lf: 0, crlf: 0, cr: 0 }
     )
     const result: ReadResult = {

@@ -12,9 +12,9 @@ import * as Path from "@effect/platform/Path"
 import * as Effect from "effect/Effect"
 import { type Action, contentPermissions, Permission, type PermissionRequest } from "../../Permission.js"
 import { Workspace } from "../../Workspace.js"
-import { readHead } from "../io/bytes.js"
 import { detect } from "../core/encoding.js"
 import { privateKeyIn, secretsIn, styleOf } from "../core/secrets.js"
+import { readHead } from "../io/bytes.js"
 import { realPathOf } from "../io/nodeFileSystem.js"
 
 export interface Target {
@@ -64,42 +64,49 @@ export const realPathOfNearest = Effect.fn("Read.realPath", { captureStackTrace:
  * The `external_directory` request for a target that, lexically or really, is outside the
  * worktree; undefined when it is inside on both counts.
  */
-const externalRequest = Effect.fn("Read.externalRequest", { captureStackTrace: false })(function*(target: Target, real: string) {
-  const fs = yield* FileSystem.FileSystem
-  const path = yield* Path.Path
-  const workspace = yield* Workspace
-  const worktree = path.resolve(workspace.worktree)
-  const outside: Array<string> = []
-  if (!within(path, worktree, target.absolute)) outside.push(target.absolute)
-  // The worktree's own real path matters only when the target's is not under it lexically.
-  if (!within(path, worktree, real) && !within(path, yield* realPathOfNearest(worktree), real) && !outside.includes(real)) {
-    outside.push(real)
+const externalRequest = Effect.fn("Read.externalRequest", { captureStackTrace: false })(
+  function*(target: Target, real: string) {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const workspace = yield* Workspace
+    const worktree = path.resolve(workspace.worktree)
+    const outside: Array<string> = []
+    if (!within(path, worktree, target.absolute)) outside.push(target.absolute)
+    // The worktree's own real path matters only when the target's is not under it lexically.
+    if (
+      !within(path, worktree, real) && !within(path, yield* realPathOfNearest(worktree), real) &&
+      !outside.includes(real)
+    ) {
+      outside.push(real)
+    }
+    if (outside.length === 0) return undefined
+    const patterns: Array<string> = []
+    for (const p of outside) {
+      const isDirectory = yield* fs.stat(p).pipe(
+        Effect.map((info) => info.type === "Directory"),
+        Effect.orElseSucceed(() => false)
+      )
+      const dir = isDirectory ? p : path.dirname(p)
+      const pattern = `${dir.split(path.sep).join("/").replace(/\/$/, "")}/*`
+      if (!patterns.includes(pattern)) patterns.push(pattern)
+    }
+    return {
+      permission: "external_directory",
+      patterns,
+      always: patterns,
+      metadata: { filepath: target.absolute, realPath: real }
+    } satisfies PermissionRequest
   }
-  if (outside.length === 0) return undefined
-  const patterns: Array<string> = []
-  for (const p of outside) {
-    const isDirectory = yield* fs.stat(p).pipe(
-      Effect.map((info) => info.type === "Directory"),
-      Effect.orElseSucceed(() => false)
-    )
-    const dir = isDirectory ? p : path.dirname(p)
-    const pattern = `${dir.split(path.sep).join("/").replace(/\/$/, "")}/*`
-    if (!patterns.includes(pattern)) patterns.push(pattern)
-  }
-  return {
-    permission: "external_directory",
-    patterns,
-    always: patterns,
-    metadata: { filepath: target.absolute, realPath: real }
-  } satisfies PermissionRequest
-})
+)
 
 /** Ask `external_directory` when the target, lexically or really, is outside the worktree. */
-const checkExternal = Effect.fn("Read.checkExternal", { captureStackTrace: false })(function*(target: Target, real: string) {
-  const request = yield* externalRequest(target, real)
-  if (request === undefined) return
-  yield* Effect.flatMap(Permission, (permission) => permission.ask(request))
-})
+const checkExternal = Effect.fn("Read.checkExternal", { captureStackTrace: false })(
+  function*(target: Target, real: string) {
+    const request = yield* externalRequest(target, real)
+    if (request === undefined) return
+    yield* Effect.flatMap(Permission, (permission) => permission.ask(request))
+  }
+)
 
 /**
  * What the `external_directory` rules say about a target and its real path, asking nobody:
@@ -122,29 +129,36 @@ export const readPattern = (path: Path.Path, worktree: string, absolute: string)
 }
 
 /** The `read` request for a path and, when it differs, its real path: deny wins if either is denied. */
-const readRequest = Effect.fn("Read.readRequest", { captureStackTrace: false })(function*(target: Target, real?: string) {
-  const path = yield* Path.Path
-  const workspace = yield* Workspace
-  const worktree = path.resolve(workspace.worktree)
-  const patterns = [readPattern(path, worktree, target.absolute)]
-  if (real !== undefined && real !== target.absolute) {
-    // A worktree reached through a link (/tmp → /private/tmp) is the same worktree.
-    const realWorktree = yield* realPathOfNearest(worktree)
-    const pattern = within(path, realWorktree, real) ? readPattern(path, realWorktree, real) : readPattern(path, worktree, real)
-    if (!patterns.includes(pattern)) patterns.push(pattern)
+const readRequest = Effect.fn("Read.readRequest", { captureStackTrace: false })(
+  function*(target: Target, real?: string) {
+    const path = yield* Path.Path
+    const workspace = yield* Workspace
+    const worktree = path.resolve(workspace.worktree)
+    const patterns = [readPattern(path, worktree, target.absolute)]
+    if (real !== undefined && real !== target.absolute) {
+      // A worktree reached through a link (/tmp → /private/tmp) is the same worktree.
+      const realWorktree = yield* realPathOfNearest(worktree)
+      const pattern = within(path, realWorktree, real)
+        ? readPattern(path, realWorktree, real)
+        : readPattern(path, worktree, real)
+      if (!patterns.includes(pattern)) patterns.push(pattern)
+    }
+    return {
+      permission: "read",
+      patterns,
+      // Remembered for the conversation: this path (as written and real), not every path.
+      always: patterns,
+      metadata: { filePath: target.absolute, ...(real === undefined ? {} : { realPath: real }) }
+    }
   }
-  return {
-    permission: "read",
-    patterns,
-    // Remembered for the conversation: this path (as written and real), not every path.
-    always: patterns,
-    metadata: { filePath: target.absolute, ...(real === undefined ? {} : { realPath: real }) }
-  }
-})
+)
 
 /** The `read` ask for a path (a file, or a directory about to be listed) and its real path. */
 export const askRead = (target: Target, real?: string) =>
-  Effect.flatMap(readRequest(target, real), (request) => Effect.flatMap(Permission, (permission) => permission.ask(request)))
+  Effect.flatMap(
+    readRequest(target, real),
+    (request) => Effect.flatMap(Permission, (permission) => permission.ask(request))
+  )
 
 /**
  * What a read of a path would meet, asking nobody: the `read` rules on the path and its real
@@ -152,7 +166,9 @@ export const askRead = (target: Target, real?: string) =>
  * permissions on the file's first bytes when a rule needs them (`deny` if any denies, `ask` if any
  * would ask).
  */
-export const checkRead = (target: Target): Effect.Effect<Action, never, FileSystem.FileSystem | Path.Path | Workspace | Permission> =>
+export const checkRead = (
+  target: Target
+): Effect.Effect<Action, never, FileSystem.FileSystem | Path.Path | Workspace | Permission> =>
   Effect.gen(function*() {
     const real = yield* realPathOfNearest(target.absolute)
     const external = yield* checkExternalOf(target, real)
@@ -215,16 +231,27 @@ const contentFindings = <R>(
       if (loaded.text === undefined) break
       const found = findIn(name, loaded.text, path)
       if (found !== undefined) {
-        findings.push({ request: { ...contentRequest, metadata: { ...contentRequest.metadata, found } }, action, found })
+        findings.push({
+          request: { ...contentRequest, metadata: { ...contentRequest.metadata, found } },
+          action,
+          found
+        })
       }
     }
     return findings
   })
 
 /** What the content permissions decide for a file's text, asking nobody. */
-const contentChecks = <R>(request: PermissionRequest, path: string, text: Effect.Effect<string | undefined, never, R>) =>
-  Effect.map(contentFindings(request, path, text), (findings): Action =>
-    findings.some((finding) => finding.action === "deny") ? "deny" : findings.length > 0 ? "ask" : "allow")
+const contentChecks = <R>(
+  request: PermissionRequest,
+  path: string,
+  text: Effect.Effect<string | undefined, never, R>
+) =>
+  Effect.map(
+    contentFindings(request, path, text),
+    (findings): Action =>
+      findings.some((finding) => finding.action === "deny") ? "deny" : findings.length > 0 ? "ask" : "allow"
+  )
 
 /**
  * After the open: what the file's first bytes (`text`, at most `CONTENT_SNIFF_BYTES` of them) hold
@@ -232,7 +259,11 @@ const contentChecks = <R>(request: PermissionRequest, path: string, text: Effect
  * (`read_private_key`), a credential (`read_secret`). Permissions the rules allow outright cost
  * nothing: the text is not even looked at.
  */
-export const askContent = <R>(target: Target, text: Effect.Effect<string | undefined, never, R>, path: string = target.absolute) =>
+export const askContent = <R>(
+  target: Target,
+  text: Effect.Effect<string | undefined, never, R>,
+  path: string = target.absolute
+) =>
   Effect.gen(function*() {
     const permission = yield* Permission
     const request = yield* readRequest(target, target.real)

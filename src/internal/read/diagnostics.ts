@@ -19,8 +19,12 @@ const rank = { error: 0, warning: 1, information: 2, hint: 3 } as const
 const lineOf = (diagnostic: Diagnostic): string => {
   const origin = [diagnostic.source, diagnostic.code].filter((part) => part !== undefined).join(" ")
   // One line each: a multi-line message (TypeScript's chains) is joined.
-  const message = diagnostic.message.split(/\r?\n/).map((line) => line.trim()).filter((line) => line.length > 0).join(" ")
-  return `${diagnostic.line}:${diagnostic.column}: ${diagnostic.severity}${origin === "" ? "" : ` (${origin})`}: ${message}`
+  const message = diagnostic.message.split(/\r?\n/).map((line) => line.trim()).filter((line) => line.length > 0).join(
+    " "
+  )
+  return `${diagnostic.line}:${diagnostic.column}: ${diagnostic.severity}${
+    origin === "" ? "" : ` (${origin})`
+  }: ${message}`
 }
 
 /** The diagnostics block for `found` (errors, and warnings when asked), capped; pure. */
@@ -30,7 +34,9 @@ export const renderDiagnostics = (
   limits: { readonly maxCount: number; readonly maxBytes: number }
 ) => {
   const wanted = found
-    .filter((diagnostic) => diagnostic.severity === "error" || (severity === "warnings" && diagnostic.severity === "warning"))
+    .filter((diagnostic) =>
+      diagnostic.severity === "error" || (severity === "warnings" && diagnostic.severity === "warning")
+    )
     .sort((a, b) => rank[a.severity] - rank[b.severity] || a.line - b.line || a.column - b.column)
   const errors = wanted.filter((diagnostic) => diagnostic.severity === "error").length
   const warnings = wanted.length - errors
@@ -53,7 +59,9 @@ export const renderDiagnostics = (
   const more = wanted.length - lines.length
   const head = wanted.length === 0
     ? `(Diagnostics from the language server: no ${severity === "errors" ? "errors" : "errors or warnings"}.)`
-    : `(Diagnostics from the language server: ${counted}${more > 0 ? `; the first ${lines.length} shown` : ""}. Line:column, as numbered above.)`
+    : `(Diagnostics from the language server: ${counted}${
+      more > 0 ? `; the first ${lines.length} shown` : ""
+    }. Line:column, as numbered above.)`
   return { text: [head, ...lines].join("\n"), errors, warnings, shown: lines.length }
 }
 
@@ -82,13 +90,16 @@ export const appendDiagnostics = (severity: "errors" | "warnings" | undefined, r
       if (severity === undefined) return result
       const unavailable: ReadResult = {
         ...result,
-        output: `${result.output}\n\n(Diagnostics: the language server for this file is not available: ${found.reason}.)`
+        output:
+          `${result.output}\n\n(Diagnostics: the language server for this file is not available: ${found.reason}.)`
       }
       return unavailable
     }
     if (found._tag === "TimedOut") {
       // Said, so that silence is not read as "no errors".
-      const note = `(Diagnostics: the language server did not answer within ${Duration.format(Duration.decode(settings.wait))}.)`
+      const note = `(Diagnostics: the language server did not answer within ${
+        Duration.format(Duration.decode(settings.wait))
+      }.)`
       const late: ReadResult = {
         ...result,
         output: `${result.output}\n\n${note}`,
@@ -100,7 +111,10 @@ export const appendDiagnostics = (severity: "errors" | "warnings" | undefined, r
     const appended: ReadResult = {
       ...result,
       output: `${result.output}\n\n${block.text}`,
-      metadata: { ...result.metadata, diagnostics: { errors: block.errors, warnings: block.warnings, shown: block.shown } }
+      metadata: {
+        ...result.metadata,
+        diagnostics: { errors: block.errors, warnings: block.warnings, shown: block.shown }
+      }
     }
     return appended
   })

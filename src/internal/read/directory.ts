@@ -9,17 +9,17 @@ import * as Path from "@effect/platform/Path"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { PageLimits } from "../../Limits.js"
 import { OffsetOutOfRange } from "../../ReadError.js"
 import { Workspace } from "../../Workspace.js"
-import { askRead, type Target, targetOf } from "./access.js"
-import { confirmDirectory } from "./open.js"
-import { PageLimits } from "../../Limits.js"
-import { firstInOrder } from "../core/select.js"
-import { isNodeFileSystem, listKinds } from "../io/nodeFileSystem.js"
-import { fromPlatformError } from "../io/platformError.js"
 import { entriesWithin, FOOTER_RESERVE, header, PREVIEW_LINES, renderDirectory, renderTree } from "../core/render.js"
+import { firstInOrder } from "../core/select.js"
 import { compareNames } from "../core/suggest.js"
 import { renderTreeLines, type TreeEntry, treeSummary } from "../core/tree.js"
+import { isNodeFileSystem, listKinds } from "../io/nodeFileSystem.js"
+import { fromPlatformError } from "../io/platformError.js"
+import { askRead, type Target, targetOf } from "./access.js"
+import { confirmDirectory } from "./open.js"
 import {
   ancestorChain,
   extendChain,
@@ -152,8 +152,10 @@ export const readDirectory = Effect.fn("Read.directory")(function*(
     page,
     (name) => {
       const kind = known.get(name)
-      return Effect.map(kind === undefined ? isDirectory(name) : Effect.succeed(kind), (directory) =>
-        directory ? `${name}/` : name)
+      return Effect.map(
+        kind === undefined ? isDirectory(name) : Effect.succeed(kind),
+        (directory) => directory ? `${name}/` : name
+      )
     },
     { concurrency: STAT_CONCURRENCY }
   )

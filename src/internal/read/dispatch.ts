@@ -76,7 +76,9 @@ export const readLocal = Effect.fnUntraced(function*(path: string, request: Requ
       case "AsWritten": {
         const target = yield* resolveTarget(meaning.path)
         // Another meaning follows: this one is read only if it is there.
-        if (!last && !(yield* fs.stat(target.absolute).pipe(Effect.as(true), Effect.orElseSucceed(() => false)))) continue
+        if (!last && !(yield* fs.stat(target.absolute).pipe(Effect.as(true), Effect.orElseSucceed(() => false)))) {
+          continue
+        }
         return yield* readTarget(target, noSelection, request, meaning.path, check)
       }
       case "Container": {
@@ -148,13 +150,16 @@ const readTarget = (
     let note: string | undefined
     if (Option.isNone(found)) {
       // Loaded for a path that is not there: a read that finds its file never loads the file index.
-      const recovered = yield* Effect.flatMap(Effect.promise(() => import("./recovery.js")), (m) => m.recoverMissing(target, written))
+      const recovered = yield* Effect.flatMap(Effect.promise(() => import("./recovery.js")), (m) =>
+        m.recoverMissing(target, written))
       note = recovered.note
       target = yield* check(recovered.target)
     }
     const stat = Option.isSome(found)
       ? found.value
-      : yield* fs.stat(target.absolute).pipe(Effect.mapError((error) => fromPlatformError(target.absolute, error)))
+      : yield* fs.stat(target.absolute).pipe(Effect.mapError((error) =>
+        fromPlatformError(target.absolute, error)
+      ))
 
     if (stat.type === "Directory") return yield* listDirectory(target, stat, selection, request, note)
     if (stat.type !== "File") {
@@ -166,15 +171,24 @@ const readTarget = (
         reason: `The :tree selector shows a directory as a tree; ${target.absolute} is a file.`
       })
     }
-    if (request.view === "list" || request.view === "tree") return yield* viewMismatch(request.view, target.absolute, "file")
-    const read = yield* onceMoreIfChanged(target.absolute, readFile(registry, target, request, selection, undefined, note, Number(stat.size)))
+    if (request.view === "list" || request.view === "tree") {
+      return yield* viewMismatch(request.view, target.absolute, "file")
+    }
+    const read = yield* onceMoreIfChanged(
+      target.absolute,
+      readFile(registry, target, request, selection, undefined, note, Number(stat.size))
+    )
     const { bytes, result } = Option.getOrThrow(read)
     // Nothing recorded of a read that fails: the image options were for an image.
     const misplaced = imageOptionsMisplaced(request, selection, result)
-    if (misplaced !== undefined) return yield* misplaced
+    if (misplaced !== undefined) {
+      return yield* misplaced
+    }
     yield* recordFileRead(target, result, bytes)
     // Sources that do not print the note themselves (media, containers) get it as a first line.
-    return note === undefined || result.output.startsWith(note) ? result : { ...result, output: `${note}\n${result.output}` }
+    return note === undefined || result.output.startsWith(note)
+      ? result
+      : { ...result, output: `${note}\n${result.output}` }
   })
 
 /** Views of directories and views of files: which target each fits, said in the error. */
@@ -185,7 +199,13 @@ export const viewMismatch = (view: string, path: string, is: "file" | "directory
       : `view "${view}" shows a file's text; ${path} is a directory (its views: list, tree)`
   })
 
-const listDirectory = (target: Target, stat: File.Info, selection: Selection, request: Request, note: string | undefined) =>
+const listDirectory = (
+  target: Target,
+  stat: File.Info,
+  selection: Selection,
+  request: Request,
+  note: string | undefined
+) =>
   Effect.gen(function*() {
     if (request.view !== undefined && request.view !== "list" && request.view !== "tree") {
       return yield* viewMismatch(request.view, target.absolute, "directory")
@@ -193,12 +213,15 @@ const listDirectory = (target: Target, stat: File.Info, selection: Selection, re
     if (selection.view !== undefined || selection.tail !== undefined) {
       return yield* new InvalidSelector({
         path: target.absolute,
-        reason: `The :${selection.view ?? `-${selection.tail}`} selector reads a file's text; ${target.absolute} is a directory. Use :tree or a line range.`
+        reason: `The :${
+          selection.view ?? `-${selection.tail}`
+        } selector reads a file's text; ${target.absolute} is a directory. Use :tree or a line range.`
       })
     }
     if (request.offset !== undefined && request.offset < 0) {
       return yield* new InvalidParams({
-        reason: `a negative offset reads the last lines of a file; ${target.absolute} is a directory (use a positive offset)`
+        reason:
+          `a negative offset reads the last lines of a file; ${target.absolute} is a directory (use a positive offset)`
       })
     }
     if (selection.ranges.length > 1) {

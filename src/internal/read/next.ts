@@ -8,8 +8,8 @@
  */
 import * as Schema from "effect/Schema"
 import { type MetadataFields, Next } from "../../ReadResult.js"
-import type { ReadParams } from "./params.js"
 import { parseSelector, type Selection, SelectorError, splitSelector } from "../core/selector.js"
+import type { ReadParams } from "./params.js"
 
 /** The path as asked, split from the selector the read applied (none when a file of the whole name was read). */
 export const selectorOf = (
@@ -30,7 +30,8 @@ export const selectorOf = (
 }
 
 /** A range as a selector writes it (one line is `N-N`: a bare `N` reads on from N). */
-const rangeText = (start: number, end: number | undefined): string => end === undefined ? `${start}-` : `${start}-${end}`
+const rangeText = (start: number, end: number | undefined): string =>
+  end === undefined ? `${start}-` : `${start}-${end}`
 
 /** What every continuation of a text keeps: how it was decoded and shown. */
 const kept = (request: ReadParams) => ({
@@ -73,7 +74,10 @@ export const nextCall = (
     const levels = request.levels === undefined ? {} : { levels: request.levels }
     if (nextOffset !== undefined) return { ...asked, ...levels, offset: nextOffset, ...limit, ...kept(request) }
     // The last page of an outline that folds deeper declarations: one level more.
-    if (structure?.view === "outline" && structure.levels !== undefined && structure.depth !== undefined && structure.levels < structure.depth) {
+    if (
+      structure?.view === "outline" && structure.levels !== undefined && structure.depth !== undefined &&
+      structure.levels < structure.depth
+    ) {
       return { ...asked, levels: structure.levels + 1, ...limit, ...kept(request) }
     }
     return undefined
@@ -110,7 +114,9 @@ export const nextCall = (
   if (left.length === 0) return { filePath: pages, offset: nextOffset, ...kept(request) }
   // An open range read on is an offset; what is left of closed ranges stays a selector, so the
   // page after them is a whole page again (as an offset and limit, the limit would stay).
-  if (left.length === 1 && !raw && left[0]!.end === undefined) return { filePath: pages, offset: left[0]!.start, ...kept(request) }
+  if (left.length === 1 && !raw && left[0]!.end === undefined) {
+    return { filePath: pages, offset: left[0]!.start, ...kept(request) }
+  }
   return {
     filePath: `${pages}:${left.map((range) => rangeText(range.start, range.end)).join(",")}${raw ? ":raw" : ""}`,
     ...kept(request)
@@ -124,15 +130,18 @@ const shownOf = (request: ReadParams, metadata: MetadataFields): string | undefi
   const from = Math.max(1, request.offset ?? 1)
   if (metadata.search !== undefined) {
     const { first, last, matches } = metadata.search
-    return first === undefined || last === undefined ? `0 of ${count(matches)} matches` : `Matches ${first}-${last} of ${count(matches)}`
+    return first === undefined || last === undefined
+      ? `0 of ${count(matches)} matches`
+      : `Matches ${first}-${last} of ${count(matches)}`
   }
   const structure = metadata.structure
   if (structure !== undefined) {
     if (structure.view === "outline") {
       const rows = metadata.nextOffset === undefined ? "" : `, rows ${from}-${metadata.nextOffset - 1}`
-      const levels = structure.levels !== undefined && structure.depth !== undefined && structure.levels < structure.depth
-        ? `, levels 1-${structure.levels} of ${structure.depth}`
-        : ""
+      const levels =
+        structure.levels !== undefined && structure.depth !== undefined && structure.levels < structure.depth
+          ? `, levels 1-${structure.levels} of ${structure.depth}`
+          : ""
       return `Outline of ${count(structure.declarations)} declarations${levels}${rows}`
     }
     if (structure.view === "summary") return `Summary of ${count(structure.lines)} lines`
@@ -164,7 +173,9 @@ export const headerLine = (request: ReadParams, metadata: MetadataFields): strin
   const shown = shownOf(request, metadata)
   const next = metadata.next
   // In the schema's order, as the metadata reaches a client.
-  if (next !== undefined) return `(${shown ?? "Part of it"} shown. Next: read ${JSON.stringify(Schema.encodeSync(Next)(next))})`
+  if (next !== undefined) {
+    return `(${shown ?? "Part of it"} shown. Next: read ${JSON.stringify(Schema.encodeSync(Next)(next))})`
+  }
   if (shown === undefined) return undefined
   return metadata.truncated ? `(${shown} shown.)` : `(${shown} shown: all of it.)`
 }

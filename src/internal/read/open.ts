@@ -264,7 +264,10 @@ export const whileUnchanged = <A, E, R>(target: Target, info: FileSystem.File.In
       })
     }
     const size = Number(opened.size)
-    return yield* confirmUnchanged(file, target, opened, use, { before: yield* tailOf(file, size), again: tailOf(file, size) })
+    return yield* confirmUnchanged(file, target, opened, use, {
+      before: yield* tailOf(file, size),
+      again: tailOf(file, size)
+    })
   }))
 
 /** The most a file that reports size 0 is read to: it has no size to page by. */
@@ -451,7 +454,11 @@ export const openForRead = <A, E, R>(
  * that version, at that path, once its bytes were read (`versionChange`, `placeChange`); the
  * check runs while `use` works on the bytes.
  */
-export const useSnapshot = <A, E, R>(target: Target, snapshot: Snapshot, use: (opened: Opened) => Effect.Effect<A, E, R>) =>
+export const useSnapshot = <A, E, R>(
+  target: Target,
+  snapshot: Snapshot,
+  use: (opened: Opened) => Effect.Effect<A, E, R>
+) =>
   Effect.gen(function*() {
     const { bytes, info } = snapshot
     const size = bytes.length
@@ -478,7 +485,10 @@ export const useSnapshot = <A, E, R>(target: Target, snapshot: Snapshot, use: (o
     if (recheck === undefined) {
       // A failure stands as it is; a success cannot be vouched for.
       if (result._tag === "Left") return yield* result
-      return yield* new FileChanged({ path: target.absolute, detail: "it stopped answering while it was checked for changes" })
+      return yield* new FileChanged({
+        path: target.absolute,
+        detail: "it stopped answering while it was checked for changes"
+      })
     }
     const detail = versionChange(info, recheck.after, end, recheck.tail, true) ??
       (recheck.after === undefined ? undefined : placeChange(recheck.after, recheck.atPath))

@@ -16,7 +16,7 @@
 import * as Effect from "effect/Effect"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import * as AST from "effect/SchemaAST"
+import type * as AST from "effect/SchemaAST"
 import { InvalidParams } from "../../ReadError.js"
 import { encodingExamples, encodingExists } from "../core/encoding.js"
 import { DEFAULT_LIMIT, MAX_LINE_LENGTH } from "../core/lines.js"
@@ -79,12 +79,14 @@ export const schemaWithCaps = <S>(
       : Array.isArray(value)
       ? value.map(walk)
       : typeof value === "object" && value !== null
-      ? Object.fromEntries(Object.entries(value).map(([key, inner]) => [
-        key,
-        key === "properties" && typeof inner === "object" && inner !== null
-          ? Object.fromEntries(Object.entries(inner).map(([name, property]) => [name, shorter(name, walk(property))]))
-          : walk(inner)
-      ]))
+      ? Object.fromEntries(
+        Object.entries(value).map(([key, inner]) => [
+          key,
+          key === "properties" && typeof inner === "object" && inner !== null
+            ? Object.fromEntries(Object.entries(inner).map(([name, property]) => [name, shorter(name, walk(property))]))
+            : walk(inner)
+        ])
+      )
       : value
   return caps.lines === DEFAULT_LIMIT && caps.lineLength === MAX_LINE_LENGTH && !short ? schema : walk(schema) as S
 }
@@ -96,12 +98,18 @@ export const ReadParams = Schema.Struct({
   filePath: Schema.String.pipe(
     Schema.minLength(1, { message: () => "filePath must not be empty" }),
     // `jsonSchema: {}` keeps the field's description in generated JSON Schemas.
-    Schema.filter((path) => !path.includes("\0"), { message: () => "filePath must not contain a NUL byte", jsonSchema: {} })
+    Schema.filter((path) => !path.includes("\0"), {
+      message: () => "filePath must not contain a NUL byte",
+      jsonSchema: {}
+    })
   ).annotations({
-    description: "The path of the file or directory to read: absolute, or relative to the working directory; or an http(s):// URL"
+    description:
+      "The path of the file or directory to read: absolute, or relative to the working directory; or an http(s):// URL"
   }),
   offset: Schema.optionalWith(
-    Schema.Int.annotations({ message: () => "offset must be a whole number: a line number (1-based; 0 means 1), or -N for the last N lines" }),
+    Schema.Int.annotations({
+      message: () => "offset must be a whole number: a line number (1-based; 0 means 1), or -N for the last N lines"
+    }),
     { exact: true }
   ).annotations({
     description:
@@ -188,7 +196,8 @@ export const ReadParams = Schema.Struct({
     Schema.Int.pipe(Schema.greaterThanOrEqualTo(1, { message: () => "frame must be at least 1" })),
     { exact: true }
   ).annotations({
-    description: "Animated images (GIF, WebP) only: the frame to show, 1-based (also \":frame=N\"). Default: the image as it is."
+    description:
+      "Animated images (GIF, WebP) only: the frame to show, 1-based (also \":frame=N\"). Default: the image as it is."
   }),
   diagnostics: Schema.optionalWith(Schema.Literal("errors", "warnings"), { exact: true }).annotations({
     description:
@@ -266,9 +275,9 @@ export const decodeExactly = <A, I>(schema: Schema.Schema<A, I>) => (input: unkn
   Schema.decodeUnknown(schema, { onExcessProperty: "error" })(input).pipe(Effect.mapError(invalidParams))
 
 /** Model input decoded: mended (see above), then exactly. */
-export const decodeModelInput = <A, I>(schema: Schema.Schema<A, I>) => (input: unknown): Effect.Effect<A, InvalidParams> =>
-  decodeExactly(schema)(mend(schema.ast, input))
-
+export const decodeModelInput =
+  <A, I>(schema: Schema.Schema<A, I>) => (input: unknown): Effect.Effect<A, InvalidParams> =>
+    decodeExactly(schema)(mend(schema.ast, input))
 
 /**
  * A region, frame or full-resolution read of what is not an image: what is wrong, to fail with
@@ -287,6 +296,8 @@ export const imageOptionsMisplaced = (
   ].filter((name) => name !== undefined)
   if (given.length === 0) return undefined
   return new InvalidParams({
-    reason: `${given.join(", ")} ${given.length === 1 ? "applies" : "apply"} to images (PNG, JPEG, GIF, WebP); ${result.metadata.path} is read as ${result.metadata.kind}`
+    reason: `${given.join(", ")} ${
+      given.length === 1 ? "applies" : "apply"
+    } to images (PNG, JPEG, GIF, WebP); ${result.metadata.path} is read as ${result.metadata.kind}`
   })
 }

@@ -41,11 +41,12 @@ export const deferring = <A, E, R>(self: Effect.Effect<A, E, R>) =>
     return Effect.map(Effect.locally(self, pending, queue), (value) => [value, queue] as const)
   })
 
-
 /** The lines a text read showed, for the ledger's coverage (not a part of a long line). */
 const shownOf = (result: ReadResult): Shown | undefined => {
   const m = result.metadata
-  if (m.kind !== "text" || m.startLine === undefined || m.endLine === undefined || m.column !== undefined) return undefined
+  if (m.kind !== "text" || m.startLine === undefined || m.endLine === undefined || m.column !== undefined) {
+    return undefined
+  }
   return {
     start: m.startLine,
     end: m.endLine,

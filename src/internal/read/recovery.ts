@@ -26,9 +26,9 @@ import * as Path from "@effect/platform/Path"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import { type Entry, FileIndex } from "../../FileIndex.js"
+import { RecoveryLimits } from "../../Limits.js"
 import { FileNotFound } from "../../ReadError.js"
 import { Workspace } from "../../Workspace.js"
-import { askRead, checkExternalOf, checkRead, realPathOfNearest, type Target, targetOf } from "./access.js"
 import {
   compareNames,
   equivalentEntry,
@@ -38,7 +38,7 @@ import {
   resemblanceTo,
   suggestEntries
 } from "../core/suggest.js"
-import { RecoveryLimits } from "../../Limits.js"
+import { askRead, checkExternalOf, checkRead, realPathOfNearest, type Target, targetOf } from "./access.js"
 
 export { RecoveryLimits, type RecoveryLimitsShape } from "../../Limits.js"
 
@@ -178,7 +178,9 @@ export const recoverMissing = Effect.fn("Read.recoverMissing")(function*(target:
   const exact = keeper<{ entry: Entry }>((a, b) => byDepthThenPath(a.entry, b.entry))
   const alike = keeper<{ entry: Entry }>((a, b) => byDepthThenPath(a.entry, b.entry))
   type Near = { readonly entry: Entry; readonly rank: number; readonly distance: number }
-  const nearest = keeper<Near>((a, b) => a.rank - b.rank || a.distance - b.distance || byDepthThenPath(a.entry, b.entry))
+  const nearest = keeper<Near>((a, b) =>
+    a.rank - b.rank || a.distance - b.distance || byDepthThenPath(a.entry, b.entry)
+  )
   const resembles = resemblanceTo(name)
   /** Whether a name can make a candidate of any kind below: most of a workspace's names cannot. */
   const suffixBase = suffix?.slice(suffix.lastIndexOf("/") + 1)
@@ -186,7 +188,8 @@ export const recoverMissing = Effect.fn("Read.recoverMissing")(function*(target:
   const accepts = (entryName: string, folded: string): boolean => {
     if (entryName === name || entryName === suffixBase || folded === foldedBaseKey) return true
     const found = resembles(entryName, folded)
-    return found !== undefined && !(found.rank === 3 && Math.min(entryName.length, name.length) < MIN_WORKSPACE_CONTAINED)
+    return found !== undefined &&
+      !(found.rank === 3 && Math.min(entryName.length, name.length) < MIN_WORKSPACE_CONTAINED)
   }
   const visit = (entry: Entry) => {
     if (suffix !== undefined) {

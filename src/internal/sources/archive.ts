@@ -11,26 +11,41 @@
  */
 import type { PlatformError } from "@effect/platform/Error"
 import type { File } from "@effect/platform/FileSystem"
-import * as FileSystem from "@effect/platform/FileSystem"
+import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import { fileTypeFromBuffer } from "file-type"
+import { PageLimits } from "../../Limits.js"
 import { Progress } from "../../Progress.js"
+import {
+  ArchiveError,
+  BinaryFile,
+  formatBytes,
+  InvalidParams,
+  InvalidSelector,
+  OffsetOutOfRange,
+  type ReadError
+} from "../../ReadError.js"
 import type { ReadResult } from "../../ReadResult.js"
-import { ArchiveError, BinaryFile, formatBytes, InvalidParams, InvalidSelector, OffsetOutOfRange, type ReadError } from "../../ReadError.js"
-import { askContent, askRead, checkRead, CONTENT_SNIFF_BYTES, memberTarget, textOf } from "../read/access.js"
-import { confirmUnchanged, openChecked, TAIL_BYTES } from "../read/open.js"
 import { describeBinary, isBinarySample } from "../core/binary.js"
 import { archiveExtension, archiveFormat, looksLikeArchive } from "../core/containers.js"
 import { MAX_LINE_LENGTH } from "../core/lines.js"
-import { PageLimits } from "../../Limits.js"
-import { fromPlatformError } from "../io/platformError.js"
 import { directoryFooter, entriesWithin, PREVIEW_LINES } from "../core/render.js"
 import { noSelection, parseSelector, type Selection, SelectorError, splitSelector } from "../core/selector.js"
-import { memoryPageAt, memoryTailAt, type PageAt, type PageRequest, type TailAt, tailByCounting } from "../present/pages.js"
+import { fromPlatformError } from "../io/platformError.js"
+import {
+  memoryPageAt,
+  memoryTailAt,
+  type PageAt,
+  type PageRequest,
+  type TailAt,
+  tailByCounting
+} from "../present/pages.js"
 import { presentText } from "../present/text.js"
+import { askContent, askRead, checkRead, CONTENT_SNIFF_BYTES, memberTarget, textOf } from "../read/access.js"
+import { confirmUnchanged, openChecked, TAIL_BYTES } from "../read/open.js"
 import { type ByteSource, type Content, pageStream, type ScanResult, type Streamed } from "./archive/content.js"
 import {
   ARCHIVE_LIMITS,
@@ -57,9 +72,8 @@ class PlatformFailure extends SourceFailure {
 }
 import type { ContainerRequest, Params } from "./types.js"
 
-export { ARCHIVE_LIMITS, type ArchiveLimits } from "./archive/model.js"
 export { archiveFormat, looksLikeArchive } from "../core/containers.js"
-
+export { ARCHIVE_LIMITS, type ArchiveLimits } from "./archive/model.js"
 
 /** A member name's extension, lower case with its dot (`.bin`), as `path.extname` gives it. */
 const extensionOf = (name: string): string => {
@@ -152,7 +166,9 @@ const byteSource = (file: FileSystem.File, size: number, onRead?: (end: number) 
       readAt: (position, length) => {
         if (closed) return Promise.reject(new ArchiveFailure("The archive was closed"))
         // Archive metadata can point anywhere: outside the file is its end, never a platform error.
-        if (!Number.isSafeInteger(position) || position < 0 || position >= size) return Promise.resolve(new Uint8Array(0))
+        if (!Number.isSafeInteger(position) || position < 0 || position >= size) {
+          return Promise.resolve(new Uint8Array(0))
+        }
         const within = Math.max(0, Math.min(length, size - position))
         const read = Runtime.runPromise(runtime, Effect.either(readAt(position, within)), { signal: stop.signal })
           .then((result) => {
@@ -234,7 +250,11 @@ const listingWindow = (request: ContainerRequest, directory: string, selection: 
     if (selection.view !== undefined || selection.tail !== undefined) {
       return yield* new InvalidSelector({
         path,
-        reason: `The :${selection.view ?? `-${selection.tail}`} selector reads a file's text; ${path} is a folder of the archive. Name a member: archive:dir/file:${selection.view ?? `-${selection.tail}`}.`
+        reason: `The :${
+          selection.view ?? `-${selection.tail}`
+        } selector reads a file's text; ${path} is a folder of the archive. Name a member: archive:dir/file:${
+          selection.view ?? `-${selection.tail}`
+        }.`
       })
     }
     const range = selection.ranges[0]
@@ -244,7 +264,7 @@ const listingWindow = (request: ContainerRequest, directory: string, selection: 
   })
 
 const noParamsWith = (request: ContainerRequest, selection: Selection) => {
-  const { offset, limit, column } = request.params
+  const { column, limit, offset } = request.params
   const selects = selection.ranges.length > 0 || selection.raw || selection.pages !== undefined
   return selects && (offset !== undefined || limit !== undefined || column !== undefined)
     ? new InvalidParams({
@@ -423,9 +443,15 @@ const single = (request: ContainerRequest, limits: ArchiveLimits, p: Plan, file:
       ? p.split.selection
       : p.root
     if (selection === undefined) {
-      return yield* new ArchiveError({ path: archive, member: p.whole, reason: messages.gzipMember(p.whole, archive, file.name) })
+      return yield* new ArchiveError({
+        path: archive,
+        member: p.whole,
+        reason: messages.gzipMember(p.whole, archive, file.name)
+      })
     }
-    if (selection instanceof SelectorError) return yield* new InvalidSelector({ path: archive, reason: selection.message })
+    if (selection instanceof SelectorError) {
+      return yield* new InvalidSelector({ path: archive, reason: selection.message })
+    }
     const entry: RawEntry = { name: file.name, kind: "file", size: file.size, ...infoFacts(request.info) }
     return yield* member(request, limits, undefined, entry, file.content, selection)
   })
@@ -436,7 +462,7 @@ const resolve = (request: ContainerRequest, limits: ArchiveLimits, p: Plan, scan
     const archive = request.target.absolute
     if (scan.single !== undefined) return yield* single(request, limits, p, scan.single)
     if (scan.found !== undefined) {
-      const { path, entry, content } = scan.found
+      const { content, entry, path } = scan.found
       const selection = path === p.whole ? noSelection : p.split!.selection
       if (selection instanceof SelectorError) {
         return yield* new InvalidSelector({ path: `${archive}:${path}`, reason: selection.message })
@@ -492,7 +518,11 @@ const resolve = (request: ContainerRequest, limits: ArchiveLimits, p: Plan, scan
       const outer = missing.slice(0, match.index)
       if (tree.entry(outer)?.kind === "file" && archiveExtension.test(outer)) {
         const rest = missing.slice(match.index + 1)
-        return yield* new ArchiveError({ path: archive, member: missing, reason: messages.nested(outer, rest, archive) })
+        return yield* new ArchiveError({
+          path: archive,
+          member: missing,
+          reason: messages.nested(outer, rest, archive)
+        })
       }
     }
     // A member a rule denies is never named.
@@ -563,8 +593,13 @@ export const readArchiveWith = (limits: ArchiveLimits) =>
           Effect.tryPromise({
             try: (signal) =>
               format === "zip"
-                ? scanZip(source, wanted, limits, signal, (done, total) =>
-                  progress.report({ task, done, total, unit: "entries" }))
+                ? scanZip(
+                  source,
+                  wanted,
+                  limits,
+                  signal,
+                  (done, total) => progress.report({ task, done, total, unit: "entries" })
+                )
                 : format === "gz"
                 ? scanGzip(source, compressed, wanted, limits, signal)
                 : scanTar(source, isGzip(first), wanted, limits, signal),

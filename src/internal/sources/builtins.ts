@@ -14,11 +14,18 @@
  */
 import * as Effect from "effect/Effect"
 import { fileURLToPath } from "node:url"
-import { ARCHIVE_CONTAINER, archiveExtension, DATABASE_CONTAINER, databaseExtension, isSqliteHeader, looksLikeArchive } from "../core/containers.js"
-import { mediaExtensions, mediaKind } from "../core/media.js"
-import { documentExtensions } from "./document/limits.js"
 import { HostMedia } from "../../Limits.js"
 import { ModelInput } from "../../ModelInput.js"
+import {
+  ARCHIVE_CONTAINER,
+  archiveExtension,
+  DATABASE_CONTAINER,
+  databaseExtension,
+  isSqliteHeader,
+  looksLikeArchive
+} from "../core/containers.js"
+import { mediaExtensions, mediaKind } from "../core/media.js"
+import { documentExtensions } from "./document/limits.js"
 import type { FileFacts, FileSource, SchemeSource } from "./types.js"
 
 export const database: FileSource = {
@@ -27,7 +34,10 @@ export const database: FileSource = {
   container: DATABASE_CONTAINER,
   claims: (facts) => databaseExtension.test(facts.target.absolute) && isSqliteHeader(facts.head),
   read: (request) =>
-    Effect.flatMap(Effect.promise(() => import("./database.js")), (m) => m.readDatabase({ ...request, inner: request.inner ?? "" }))
+    Effect.flatMap(
+      Effect.promise(() => import("./database.js")),
+      (m) => m.readDatabase({ ...request, inner: request.inner ?? "" })
+    )
 }
 
 export const archive: FileSource = {
@@ -40,7 +50,10 @@ export const archive: FileSource = {
     archiveExtension.test(facts.target.absolute) &&
     (facts.inner !== undefined || looksLikeArchive(facts.target.absolute, facts.head) || !facts.text),
   read: (request) =>
-    Effect.flatMap(Effect.promise(() => import("./archive.js")), (m) => m.readArchive({ ...request, inner: request.inner ?? "" }))
+    Effect.flatMap(
+      Effect.promise(() => import("./archive.js")),
+      (m) => m.readArchive({ ...request, inner: request.inner ?? "" })
+    )
 }
 
 /** A page or line selector, a tail, a view, or offset/limit: the request asks for a PDF's text. */
@@ -60,9 +73,14 @@ export const pdfText: FileSource = {
     request.params.pageImages === true
       ? Effect.flatMap(Effect.promise(() => import("./pdfPages.js")), (m) => m.readPdfPageImages(request))
       : Effect.flatMap(Effect.zip(HostMedia, ModelInput), ([host, input]) =>
-      asksForText(request) || host.pdf === "text" || !input.pdfs
-        ? Effect.flatMap(Effect.promise(() => import("./document.js")), (m) => m.readDocument(request))
-        : Effect.flatMap(Effect.promise(() => import("./media.js")), (m) => m.readMedia(request)))
+        asksForText(request) || host.pdf === "text" || !input.pdfs
+          ? Effect.flatMap(
+            Effect.promise(() =>
+              import("./document.js")
+            ),
+            (m) => m.readDocument(request)
+          )
+          : Effect.flatMap(Effect.promise(() => import("./media.js")), (m) => m.readMedia(request)))
 }
 
 export const media: FileSource = {

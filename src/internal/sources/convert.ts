@@ -6,13 +6,13 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { ConversionFailed, formatBytes, InvalidSelector } from "../../ReadError.js"
-import { readAllFrom, readChecked } from "../read/open.js"
 import { memoryPageAt, memoryTailAt } from "../present/pages.js"
 import { presentText } from "../present/text.js"
-import type { FileRequest } from "./types.js"
+import { readAllFrom, readChecked } from "../read/open.js"
 import { PageOutOfRange, reasonOf } from "./document/failure.js"
 import { CACHE_CHARS, CACHE_ENTRIES, MAX_DOCUMENT_BYTES, MAX_TEXT_CHARS } from "./document/limits.js"
 import type { Converted } from "./document/types.js"
+import type { FileRequest } from "./types.js"
 
 /** Text past `MAX_TEXT_CHARS` is cut at a line boundary, with a notice. */
 const capped = (text: string): string => {
@@ -65,14 +65,16 @@ export interface ConvertOptions {
 }
 
 export const convertAndPresent = Effect.fn("Read.convert")(function*(request: FileRequest, options: ConvertOptions) {
-  const { target, info } = request
+  const { info, target } = request
   const path = target.absolute
   const size = Number(info.size)
   if (size > MAX_DOCUMENT_BYTES) {
     return yield* new ConversionFailed({
       path,
       format: options.format,
-      reason: `the file is ${formatBytes(size)}, over the ${formatBytes(MAX_DOCUMENT_BYTES)} limit for converting a ${options.kind} to text`
+      reason: `the file is ${formatBytes(size)}, over the ${
+        formatBytes(MAX_DOCUMENT_BYTES)
+      } limit for converting a ${options.kind} to text`
     })
   }
   const mtime = Option.match(info.mtime, { onNone: () => 0, onSome: (date) => date.getTime() })
@@ -80,7 +82,9 @@ export const convertAndPresent = Effect.fn("Read.convert")(function*(request: Fi
   let entry = recall(key)
   if (entry === undefined) {
     // The descriptor the registry checked, when there is one: the path may lead elsewhere by now.
-    const bytes = request.file === undefined ? yield* readChecked(target) : yield* readAllFrom(request.file, target, size)
+    const bytes = request.file === undefined
+      ? yield* readChecked(target)
+      : yield* readAllFrom(request.file, target, size)
     const converted = yield* Effect.tryPromise({
       try: (signal) => options.convert(bytes, signal),
       catch: (error) =>

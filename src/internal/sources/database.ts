@@ -19,17 +19,16 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { statSync } from "node:fs"
-import type { ReadResult } from "../../ReadResult.js"
+import { PageLimits } from "../../Limits.js"
 import { loadOptional, purposes } from "../../OptionalPackages.js"
 import { DatabaseError, formatBytes, InvalidParams, MissingPackage } from "../../ReadError.js"
-import { openChecked, readChecked, whileUnchanged } from "../read/open.js"
-import { readHead } from "../io/bytes.js"
+import type { ReadResult } from "../../ReadResult.js"
 import { isSqliteHeader } from "../core/containers.js"
-import { PageLimits } from "../../Limits.js"
-import { fromPlatformError } from "../io/platformError.js"
 import { FOOTER_RESERVE, PREVIEW_LINES } from "../core/render.js"
+import { readHead } from "../io/bytes.js"
+import { fromPlatformError } from "../io/platformError.js"
+import { openChecked, readChecked, whileUnchanged } from "../read/open.js"
 import { type Connection, open, type Source } from "./database/driver.js"
-import { type ExecutionFailure, execute } from "./databaseExecutor.js"
 import {
   Budget,
   DatabaseFailure,
@@ -45,6 +44,7 @@ import {
 import { type DatabaseSelector, parseSelector, SelectorFailure } from "./database/selector.js"
 import { MAX_VALUE_CHARS } from "./database/table.js"
 import { committedImage, isWalHeader, WAL_HEADER_BYTES, walHeader } from "./database/wal.js"
+import { execute, type ExecutionFailure } from "./databaseExecutor.js"
 import type { ContainerRequest } from "./types.js"
 
 /**
@@ -101,7 +101,8 @@ const snapshot = <E, R>(fs: FileSystem.FileSystem, readMain: Effect.Effect<Uint8
     const failed = (error: PlatformError) => fromPlatformError(walPath, error)
     const missing = <A>(effect: Effect.Effect<A, PlatformError>) =>
       effect.pipe(
-        Effect.catchIf((error) => error._tag === "SystemError" && error.reason === "NotFound", () => Effect.succeed(undefined)),
+        Effect.catchIf((error) => error._tag === "SystemError" && error.reason === "NotFound", () =>
+          Effect.succeed(undefined)),
         Effect.mapError(failed)
       )
     const readLog = missing(fs.readFile(walPath))
@@ -135,7 +136,8 @@ const query = Effect.fnUntraced(function*(request: ContainerRequest) {
   // A query says its own paging (`?limit=`, `?offset=`): not both.
   if (inner.length > 0 && (params.offset !== undefined || params.limit !== undefined || params.column !== undefined)) {
     return yield* new InvalidParams({
-      reason: `the path '${target.relative}:${inner}' has a selector; do not also pass offset, limit or column (use one or the other)`
+      reason:
+        `the path '${target.relative}:${inner}' has a selector; do not also pass offset, limit or column (use one or the other)`
     })
   }
   const selector = parseSelector(inner)
@@ -181,7 +183,9 @@ const query = Effect.fnUntraced(function*(request: ContainerRequest) {
     }
     const bytes = yield* snapshot(fs, readChecked(target), walPath)
     if (bytes === undefined) {
-      return yield* fail("SQLite database kept changing while it was read (its -wal restarted each time); read it again")
+      return yield* fail(
+        "SQLite database kept changing while it was read (its -wal restarted each time); read it again"
+      )
     }
     source = bytes
   }
@@ -204,15 +208,23 @@ const query = Effect.fnUntraced(function*(request: ContainerRequest) {
     (db) =>
       Effect.gen(function*() {
         const planned = yield* Effect.try({ try: () => plan(db, selector, request, budget), catch: failure })
-        const results = planned.fetches.length === 0 ? [] : yield* execute(image, planned.fetches, MAX_VALUE_CHARS).pipe(
-          Effect.mapError((error: ExecutionFailure) => fail(error.message))
-        )
+        const results = planned.fetches.length === 0 ?
+          [] :
+          yield* execute(image, planned.fetches, MAX_VALUE_CHARS).pipe(
+            Effect.mapError((error: ExecutionFailure) => fail(error.message))
+          )
         return yield* Effect.try({ try: () => planned.show(results), catch: failure })
       }),
     (db) => Effect.sync(() => db.close())
   )
 
-  const lines = [`<path>${absolute}${shown.suffix}</path>`, "<type>database</type>", "<content>", ...shown.lines, "</content>"]
+  const lines = [
+    `<path>${absolute}${shown.suffix}</path>`,
+    "<type>database</type>",
+    "<content>",
+    ...shown.lines,
+    "</content>"
+  ]
   const result: ReadResult = {
     title: `${target.relative}${shown.suffix}`,
     output: lines.join("\n"),

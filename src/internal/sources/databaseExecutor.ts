@@ -16,9 +16,9 @@ import * as Effect from "effect/Effect"
 import { type ChildProcess, fork } from "node:child_process"
 import { tmpdir } from "node:os"
 import { fileURLToPath } from "node:url"
+import { QueryLimits, type QueryLimitsShape } from "../../Limits.js"
 import { BUSY_TIMEOUT_MS, CONNECTION_PRAGMAS, driverPath, type Source } from "./database/driver.js"
 import { type Fetch, type Fetched, MAX_FETCH_BYTES } from "./database/reader.js"
-import { QueryLimits, type QueryLimitsShape } from "../../Limits.js"
 
 export { QueryLimits, type QueryLimitsShape } from "../../Limits.js"
 
@@ -161,7 +161,9 @@ const send = (child: ChildProcess, job: Record<string, unknown>, onReply: () => 
       done()
       resume(Effect.fail(
         new ExecutionFailure(
-          `SQLite query failed: the process running it ended unexpectedly (${ended(code, signal)}); select fewer or smaller values`
+          `SQLite query failed: the process running it ended unexpectedly (${
+            ended(code, signal)
+          }); select fewer or smaller values`
         )
       ))
     }

@@ -24,13 +24,13 @@ import { ModelInput } from "../../ModelInput.js"
 import { loadOptional, type PackageName, purposes } from "../../OptionalPackages.js"
 import { InvalidSelector, MissingPackage } from "../../ReadError.js"
 import type { ReadResult } from "../../ReadResult.js"
+import { convertAndPresent } from "./convert.js"
 import { convertDocx } from "./document/docx.js"
 import { convertEpub } from "./document/epub.js"
 import { Unconvertible } from "./document/failure.js"
 import { convertOdt } from "./document/odt.js"
 import { convertPdf, type PdfJs } from "./document/pdf.js"
 import { convertPptx } from "./document/pptx.js"
-import { convertAndPresent } from "./convert.js"
 import type { Converted } from "./document/types.js"
 import { convertXlsx } from "./document/xlsx.js"
 import type { FileSourceRequest } from "./types.js"
@@ -62,7 +62,10 @@ const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.
 
 /** What a plain read of the PDF shows, with why its text is not there. */
 const attachedInstead = Effect.fnUntraced(function*(request: FileSourceRequest) {
-  const result: ReadResult = yield* Effect.flatMap(Effect.promise(() => import("./media.js")), (m) => m.readMedia(request))
+  const result: ReadResult = yield* Effect.flatMap(
+    Effect.promise(() => import("./media.js")),
+    (m) => m.readMedia(request)
+  )
   const output =
     `${result.output} (attached as a file: its text was not extracted, since that needs the optional package pdfjs-dist, which is not installed; npm install pdfjs-dist adds it)`
   return { ...result, output, metadata: { ...result.metadata, preview: output } } satisfies ReadResult

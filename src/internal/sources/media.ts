@@ -11,6 +11,7 @@ import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { SharpConstructor } from "sharp"
+import { ImageLimits, PageLimits } from "../../Limits.js"
 import { ModelInput } from "../../ModelInput.js"
 import { OptionalPackages, PackageNotInstalled } from "../../OptionalPackages.js"
 import { formatBytes, InvalidMedia, InvalidParams, MediaTooLarge, MissingPackage } from "../../ReadError.js"
@@ -22,7 +23,6 @@ import { fromPlatformError } from "../io/platformError.js"
 import { type Target } from "../read/access.js"
 import { endedEarly } from "../read/open.js"
 import type { FileSourceRequest } from "./types.js"
-import { ImageLimits, PageLimits } from "../../Limits.js"
 
 export { ImageLimits, type ImageLimitsShape } from "../../Limits.js"
 
@@ -60,13 +60,16 @@ export interface PreparedImage {
  * sharp loads libvips: only when an image is read. It is an optional package: `undefined` when it
  * is not installed (other load failures are defects).
  */
-const loadSharp = Effect.flatMap(OptionalPackages, (packages) =>
-  Effect.promise(() =>
-    packages.load("sharp").then((m) => m.default as SharpConstructor, (error: unknown) => {
-      if (error instanceof PackageNotInstalled) return undefined
-      throw error
-    })
-  ))
+const loadSharp = Effect.flatMap(
+  OptionalPackages,
+  (packages) =>
+    Effect.promise(() =>
+      packages.load("sharp").then((m) => m.default as SharpConstructor, (error: unknown) => {
+        if (error instanceof PackageNotInstalled) return undefined
+        throw error
+      })
+    )
+)
 
 /** sharp's messages repeat libvips' lines; the first one says it. */
 const firstLine = (error: unknown): string =>
@@ -109,10 +112,14 @@ export const regionProblem = (region: ImageRegion, width: number, height: number
     return `${at} starts outside the ${width}x${height} image (x must be below ${width}, y below ${height})`
   }
   if (region.x + region.width > width) {
-    return `${at} reaches past the image's right edge (x + width = ${region.x + region.width}, the image is ${width} pixels wide)`
+    return `${at} reaches past the image's right edge (x + width = ${
+      region.x + region.width
+    }, the image is ${width} pixels wide)`
   }
   if (region.y + region.height > height) {
-    return `${at} reaches past the image's bottom edge (y + height = ${region.y + region.height}, the image is ${height} pixels high)`
+    return `${at} reaches past the image's bottom edge (y + height = ${
+      region.y + region.height
+    }, the image is ${height} pixels high)`
   }
   return undefined
 }
@@ -154,14 +161,18 @@ export const prepareImage = Effect.fn("Read.prepareImage")(function*(
   const frames = meta.pages ?? 1
   if (request.frame !== undefined && request.frame > frames) {
     return yield* new InvalidParams({
-      reason: `frame ${request.frame} is past the last frame: ${path} has ${frames === 1 ? "1 frame" : `${frames} frames (1-${frames})`}`
+      reason: `frame ${request.frame} is past the last frame: ${path} has ${
+        frames === 1 ? "1 frame" : `${frames} frames (1-${frames})`
+      }`
     })
   }
   // One frame of an animation: the frames are stacked, each `pageHeight` tall.
   const frameHeight = frames > 1 ? meta.pageHeight ?? meta.height : meta.height
   if (meta.width * frameHeight > limits.maxPixels) {
     return yield* invalid(
-      `the image is ${meta.width}x${frameHeight} pixels, over the ${limits.maxPixels.toLocaleString("en-US")}-pixel limit for decoding`
+      `the image is ${meta.width}x${frameHeight} pixels, over the ${
+        limits.maxPixels.toLocaleString("en-US")
+      }-pixel limit for decoding`
     )
   }
   // Orientation from EXIF decides how the image is seen, so report, crop and resize by that.
@@ -178,7 +189,9 @@ export const prepareImage = Effect.fn("Read.prepareImage")(function*(
   const maxFull = limits.maxFullDimension ?? DEFAULT_MAX_FULL_DIMENSION
   if (request.fullResolution === true && Math.max(shown.width, shown.height) > maxFull) {
     return yield* new InvalidParams({
-      reason: `${region === undefined ? "the image" : "the region"} is ${shown.width}x${shown.height} pixels, over the ${maxFull}-pixel side a full-resolution read allows: read a region of it (${path})`
+      reason: `${
+        region === undefined ? "the image" : "the region"
+      } is ${shown.width}x${shown.height} pixels, over the ${maxFull}-pixel side a full-resolution read allows: read a region of it (${path})`
     })
   }
   const maxSide = request.fullResolution === true ? maxFull : limits.maxDimension
@@ -235,7 +248,10 @@ export const prepareImage = Effect.fn("Read.prepareImage")(function*(
 
   // Fit inside maxSide x maxSide, keeping the aspect ratio.
   const scale = Math.min(1, maxSide / shown.width, maxSide / shown.height)
-  let size = { width: Math.max(1, Math.round(shown.width * scale)), height: Math.max(1, Math.round(shown.height * scale)) }
+  let size = {
+    width: Math.max(1, Math.round(shown.width * scale)),
+    height: Math.max(1, Math.round(shown.height * scale))
+  }
   // A frame alone is a still image: PNG, not a one-frame GIF.
   let result = yield* encode(size, request.frame !== undefined && format === "gif" ? "png" : format, undefined)
   let sizeDriven = false
@@ -250,12 +266,17 @@ export const prepareImage = Effect.fn("Read.prepareImage")(function*(
       }
       // A full-resolution read is never scaled down to fit: it fails below instead.
       if (request.fullResolution === true || (size.width <= 1 && size.height <= 1)) break
-      size = { width: Math.max(1, Math.round(size.width * SHRINK)), height: Math.max(1, Math.round(size.height * SHRINK)) }
+      size = {
+        width: Math.max(1, Math.round(size.width * SHRINK)),
+        height: Math.max(1, Math.round(size.height * SHRINK))
+      }
     }
     if (result.data.length > limits.maxBytes) {
       return yield* request.fullResolution === true
         ? new InvalidParams({
-          reason: `at full resolution ${region === undefined ? "the image" : "the region"} does not fit the ${formatBytes(limits.maxBytes)} attachment limit: read a smaller region of it (${path})`
+          reason: `at full resolution ${region === undefined ? "the image" : "the region"} does not fit the ${
+            formatBytes(limits.maxBytes)
+          } attachment limit: read a smaller region of it (${path})`
         })
         : invalid(`the image cannot be re-encoded under ${formatBytes(limits.maxBytes)}`)
     }
@@ -277,8 +298,12 @@ export const prepareImage = Effect.fn("Read.prepareImage")(function*(
   if (attached.width !== shown.width || attached.height !== shown.height) {
     const factor = attached.width / shown.width
     parts.push(
-      `resized from ${shown.width}x${shown.height} to ${attached.width}x${attached.height}, scale ${formatScale(factor)}: ` +
-        `a pixel here is about ${formatScale(1 / factor)} in the original; a region in original pixels shows more detail`
+      `resized from ${shown.width}x${shown.height} to ${attached.width}x${attached.height}, scale ${
+        formatScale(factor)
+      }: ` +
+        `a pixel here is about ${
+          formatScale(1 / factor)
+        } in the original; a region in original pixels shows more detail`
     )
   } else if (region !== undefined || request.fullResolution === true) {
     parts.push("at full resolution")
@@ -336,7 +361,9 @@ export const describeImage = Effect.fn("Read.describeImage")(function*(request: 
   const sharp = yield* loadSharp
   const type = mime.slice("image/".length).toUpperCase()
   const facts: Array<string> = [type]
-  let meta: { readonly width: number; readonly height: number; readonly format: ImageFormat; readonly frames: number } | undefined
+  let meta:
+    | { readonly width: number; readonly height: number; readonly format: ImageFormat; readonly frames: number }
+    | undefined
   let text: Array<string> = []
   if (sharp !== undefined) {
     const input = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
@@ -346,7 +373,10 @@ export const describeImage = Effect.fn("Read.describeImage")(function*(request: 
     })
     const format = asFormat(header.format)
     if (format === undefined || header.width === undefined || header.height === undefined) {
-      return yield* new InvalidMedia({ path, reason: `the ${mime} data cannot be decoded (unsupported image: ${header.format ?? "unknown format"})` })
+      return yield* new InvalidMedia({
+        path,
+        reason: `the ${mime} data cannot be decoded (unsupported image: ${header.format ?? "unknown format"})`
+      })
     }
     const frames = header.pages ?? 1
     // An animation's frames are stacked: one frame is `pageHeight` tall.
@@ -383,7 +413,9 @@ export const describeImage = Effect.fn("Read.describeImage")(function*(request: 
       mime,
       ...request.facts,
       ...request.metadata,
-      ...(meta === undefined ? {} : { width: meta.width, height: meta.height, format: meta.format, frames: meta.frames })
+      ...(meta === undefined
+        ? {}
+        : { width: meta.width, height: meta.height, format: meta.format, frames: meta.frames })
     }
   }
   return result
@@ -436,12 +468,18 @@ export const attachBytes = Effect.fn("Read.attach")(function*(request: AttachReq
   const asked = request.image ?? {}
   const looksCloser = asked.region !== undefined || asked.frame !== undefined || asked.fullResolution === true
   if (kind === "pdf") {
-    if (looksCloser) return yield* new InvalidParams({ reason: `region, frame and fullResolution apply to images; ${path} is a PDF` })
+    if (looksCloser) {
+      return yield* new InvalidParams({ reason: `region, frame and fullResolution apply to images; ${path} is a PDF` })
+    }
     return asIs("PDF read successfully")
   }
   const image = yield* prepareImage(path, bytes, mime, asked)
   if (image === undefined && looksCloser) {
-    return yield* new MissingPackage({ path, package: "sharp", purpose: "cropping an image, or taking one frame of it" })
+    return yield* new MissingPackage({
+      path,
+      package: "sharp",
+      purpose: "cropping an image, or taking one frame of it"
+    })
   }
   if (image === undefined) {
     // Without sharp the bytes go as they are: only an image within the size cap.
@@ -450,7 +488,9 @@ export const attachBytes = Effect.fn("Read.attach")(function*(request: AttachReq
       return yield* new MissingPackage({
         path,
         package: "sharp",
-        purpose: `fitting an image of ${formatBytes(bytes.length)} to the ${formatBytes(limits.maxBytes)} attachment limit`
+        purpose: `fitting an image of ${formatBytes(bytes.length)} to the ${
+          formatBytes(limits.maxBytes)
+        } attachment limit`
       })
     }
     return asIs(
@@ -489,7 +529,13 @@ const facts = (info: File.Info) => ({
  * Attach an image or a PDF, read from the descriptor that was checked (the path may lead
  * elsewhere by now). Images are decoded and fitted to `ImageLimits`; PDFs go as they are.
  */
-const attach = (target: Target, info: File.Info, file: FileSystem.File, mime: string, image: ImageRequest | undefined) =>
+const attach = (
+  target: Target,
+  info: File.Info,
+  file: FileSystem.File,
+  mime: string,
+  image: ImageRequest | undefined
+) =>
   Effect.gen(function*() {
     const size = Number(info.size)
     const { mediaBytes } = yield* PageLimits
@@ -516,13 +562,24 @@ const attach = (target: Target, info: File.Info, file: FileSystem.File, mime: st
  */
 export const imageRequestOf = (
   path: string,
-  params: { readonly region?: ImageRegion | undefined; readonly frame?: number | undefined; readonly fullResolution?: boolean | undefined },
+  params: {
+    readonly region?: ImageRegion | undefined
+    readonly frame?: number | undefined
+    readonly fullResolution?: boolean | undefined
+  },
   selection: { readonly region?: ImageRegion | undefined; readonly frame?: number | undefined }
 ): Effect.Effect<ImageRequest, InvalidParams> => {
-  const twice = (params.region !== undefined && selection.region !== undefined) ? "region" :
-    params.frame !== undefined && selection.frame !== undefined ? "frame" : undefined
+  const twice = (params.region !== undefined && selection.region !== undefined) ?
+    "region" :
+    params.frame !== undefined && selection.frame !== undefined
+    ? "frame"
+    : undefined
   if (twice !== undefined) {
-    return Effect.fail(new InvalidParams({ reason: `${twice} is given twice for ${path}: use either the :${twice}= selector or the ${twice} parameter` }))
+    return Effect.fail(
+      new InvalidParams({
+        reason: `${twice} is given twice for ${path}: use either the :${twice}= selector or the ${twice} parameter`
+      })
+    )
   }
   return Effect.succeed({
     region: params.region ?? selection.region,
@@ -546,7 +603,8 @@ export const readMedia = Effect.fnUntraced(function*(request: FileSourceRequest)
   const reason = head.length === 0
     ? "the file is empty"
     : `the name says ${promised} but the content is ${
-      sniffed?.mime ?? (detect(head, head.length >= Number(request.info.size))._tag === "Binary" ? "not a recognised format" : "text")
+      sniffed?.mime ??
+        (detect(head, head.length >= Number(request.info.size))._tag === "Binary" ? "not a recognised format" : "text")
     }`
   return yield* new InvalidMedia({ path: target.absolute, reason })
 })

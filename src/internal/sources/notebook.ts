@@ -21,7 +21,6 @@ const NOTEBOOK_OUTPUT_LINES = 1000
 
 const MARKER = /^# %%+ \[/
 
-// eslint-disable-next-line no-control-regex
 const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]/g
 
 /** Multiline strings in nbformat are a string or an array of strings to concatenate. */
@@ -123,7 +122,11 @@ export const notebookText = (json: string): NotebookText => {
     }
     const lines = [`# %% [${cell["cell_type"]}] cell:${index}`]
     if (source.length > 0) {
-      lines.push(...source.replace(/\n$/, "").split("\n").map((line) => (MARKER.test(line) ? line.replace("# %%", "# %%%") : line)))
+      lines.push(
+        ...source.replace(/\n$/, "").split("\n").map((
+          line
+        ) => (MARKER.test(line) ? line.replace("# %%", "# %%%") : line))
+      )
     }
     const outputs = cell["cell_type"] === "code" && Array.isArray(cell["outputs"]) ? cell["outputs"] : []
     const shown: Array<string> = []
@@ -131,14 +134,20 @@ export const notebookText = (json: string): NotebookText => {
       const clipped = clip(outputLines(output))
       if (clipped.length === 0) continue
       if (budget <= 0) {
-        shown.push(`[output omitted: ${clipped.length} lines; the notebook's output budget of ${NOTEBOOK_OUTPUT_LINES} lines is used up]`)
+        shown.push(
+          `[output omitted: ${clipped.length} lines; the notebook's output budget of ${NOTEBOOK_OUTPUT_LINES} lines is used up]`
+        )
         continue
       }
       const kept = clipped.slice(0, budget)
       budget -= kept.length
       shown.push(...kept)
       if (kept.length < clipped.length) {
-        shown.push(`[output clipped: ${clipped.length - kept.length} more lines; the notebook's output budget of ${NOTEBOOK_OUTPUT_LINES} lines is used up]`)
+        shown.push(
+          `[output clipped: ${
+            clipped.length - kept.length
+          } more lines; the notebook's output budget of ${NOTEBOOK_OUTPUT_LINES} lines is used up]`
+        )
       }
     }
     if (shown.length > 0) {
@@ -171,7 +180,10 @@ export const readNotebook = Effect.fn("Read.notebook")(function*(request: FileRe
         const converted = notebookText(json)
         return converted._tag === "Notebook"
           ? { text: converted.text }
-          : { text: plainText(json), note: `(Not a valid notebook: ${converted.reason}. Showing the file as plain text.)` }
+          : {
+            text: plainText(json),
+            note: `(Not a valid notebook: ${converted.reason}. Showing the file as plain text.)`
+          }
       })
   })
 })

@@ -12,11 +12,11 @@ import { loadOptional, purposes } from "../../OptionalPackages.js"
 import { ConversionFailed, formatBytes, InvalidParams, InvalidSelector, MissingPackage } from "../../ReadError.js"
 import type { ReadResult } from "../../ReadResult.js"
 import { readAllFrom } from "../read/open.js"
-import { dataUrl, ImageLimits, prepareImage } from "./media.js"
-import type { FileSourceRequest } from "./types.js"
 import { PageOutOfRange, reasonOf } from "./document/failure.js"
 import { MAX_DOCUMENT_BYTES } from "./document/limits.js"
 import { type CreateCanvas, type PdfJs, renderPdfPages } from "./document/pdf.js"
+import { dataUrl, ImageLimits, prepareImage } from "./media.js"
+import type { FileSourceRequest } from "./types.js"
 
 /** Lives in `Limits` with the other tunables (`Limits.layer({ pdfPageImages: { maxPages: 10 } })`). */
 import { PdfPageImages } from "../../Limits.js"
@@ -25,7 +25,7 @@ export { PdfPageImages, type PdfPageImagesShape } from "../../Limits.js"
 const span = (first: number, last: number) => first === last ? `page ${first}` : `pages ${first}-${last}`
 
 export const readPdfPageImages = Effect.fn("Read.pdfPageImages")(function*(request: FileSourceRequest) {
-  const { target, info } = request
+  const { info, target } = request
   const path = target.absolute
   if (!(yield* ModelInput).images) {
     return yield* new InvalidParams({
@@ -74,10 +74,13 @@ export const readPdfPageImages = Effect.fn("Read.pdfPageImages")(function*(reque
       return yield* new MissingPackage({
         path,
         package: "sharp",
-        purpose: `fitting a rendered page of ${formatBytes(page.png.length)} to the ${formatBytes(limits.maxBytes)} attachment limit`
+        purpose: `fitting a rendered page of ${formatBytes(page.png.length)} to the ${
+          formatBytes(limits.maxBytes)
+        } attachment limit`
       })
     }
-    const attached = image?.attached ?? { mime: "image/png", bytes: page.png, width: page.width, height: page.height, format: "png" }
+    const attached = image?.attached ??
+      { mime: "image/png", bytes: page.png, width: page.width, height: page.height, format: "png" }
     attachments.push({ type: "file", mime: attached.mime, url: dataUrl(attached.mime, attached.bytes) })
     described.push(`page ${page.page}: ${attached.width}x${attached.height} ${attached.format.toUpperCase()}`)
   }
@@ -90,9 +93,11 @@ export const readPdfPageImages = Effect.fn("Read.pdfPageImages")(function*(reque
     ...(rendered.note === undefined ? [] : [rendered.note]),
     ...(more
       ? [
-        `(${span(rendered.asked.first, rendered.asked.last)} were asked for; at most ${maxPages} are rendered a read. Next: ${target.relative}:pages=${
-          last + 1
-        }-${Math.min(rendered.asked.last, last + maxPages)} with pageImages.)`
+        `(${
+          span(rendered.asked.first, rendered.asked.last)
+        } were asked for; at most ${maxPages} are rendered a read. Next: ${target.relative}:pages=${last + 1}-${
+          Math.min(rendered.asked.last, last + maxPages)
+        } with pageImages.)`
       ]
       : [])
   ]

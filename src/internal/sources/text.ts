@@ -2,36 +2,36 @@
  * The text source over a checked descriptor: text in any encoding, streamed a page at a time
  * through the line pager, stopping as soon as the page and its footer are known.
  */
+import type { PlatformError } from "@effect/platform/Error"
 import type { File } from "@effect/platform/FileSystem"
 import type * as FileSystem from "@effect/platform/FileSystem"
-import type { PlatformError } from "@effect/platform/Error"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
+import { isAscii } from "node:buffer"
 import { LineIndex } from "../../LineIndex.js"
 import { Progress } from "../../Progress.js"
 import type { FileChanged, ReadFailed } from "../../ReadError.js"
 import { isPaged } from "../../ReadResult.js"
 import * as Secrets from "../../Secrets.js"
 import { Workspace } from "../../Workspace.js"
-import { type Target } from "../read/access.js"
-import { endedEarly, readAllFrom, TAIL_BYTES } from "../read/open.js"
-import { AnchorStore, anchorPath } from "../store/anchors.js"
 import { SAMPLE_BYTES } from "../core/binary.js"
-import { type Codec, type Detection, detect, detectionFor, firstTelling, LOOKAHEAD_BYTES } from "../core/encoding.js"
+import { type Codec, detect, type Detection, detectionFor, firstTelling, LOOKAHEAD_BYTES } from "../core/encoding.js"
 import { anchorHeader, HASHLINE_MAX_BYTES, linesBetween, normalize, tagOfNormal } from "../core/hashline.js"
 import { searchableBuffers } from "../core/lineFeeds.js"
 import { COUNT_AHEAD_BYTES, lineMeasure, LinePager, MAX_BYTES, MAX_LINE_LENGTH, pastEnd } from "../core/lines.js"
+import { ChunkSearcher, type SearchCollector } from "../core/search.js"
 import { fitNumbered, TailScanner } from "../core/tail.js"
-import { isAscii } from "node:buffer"
 import { readFully } from "../io/bytes.js"
 import { fromPlatformError } from "../io/platformError.js"
-import { refuseBinary } from "../read/facts.js"
-import type { FileSourceRequest } from "./types.js"
 import { type PageAt, reachesEnd, type TailAt, tailByCounting, tailPageOptions } from "../present/pages.js"
-import { presentText } from "../present/text.js"
 import type { SearchAt } from "../present/search.js"
-import { ChunkSearcher, type SearchCollector } from "../core/search.js"
+import { presentText } from "../present/text.js"
+import { type Target } from "../read/access.js"
+import { refuseBinary } from "../read/facts.js"
+import { endedEarly, readAllFrom, TAIL_BYTES } from "../read/open.js"
+import { anchorPath, AnchorStore } from "../store/anchors.js"
+import type { FileSourceRequest } from "./types.js"
 
 /** Bytes read per call while streaming text: large enough to amortise calls on deep scans. */
 export const CHUNK_BYTES = 256 * 1024
@@ -50,8 +50,6 @@ const facts = (info: File.Info) => ({
   size: Number(info.size),
   ...Option.match(info.mtime, { onNone: () => ({}), onSome: (mtime) => ({ mtime: mtime.getTime() }) })
 })
-
-
 
 /** Stream from `start` through the pager until it has the page and footer, or the file ends. */
 const streamPage = (file: FileSystem.File, start: number, size: number, pager: LinePager, path: string) =>
@@ -301,7 +299,9 @@ export const readText = Effect.fn("Read.text", { captureStackTrace: false })(fun
       // The bytes from `keptFrom` to the end, in one piece.
       const window = keptFrom === undefined ? undefined : kept.length === 1 ? kept[0]! : Buffer.concat(kept.reverse())
       const held: Held = (from, to) =>
-        window !== undefined && keptFrom !== undefined && from >= keptFrom ? window.subarray(from - keptFrom, to - keptFrom) : undefined
+        window !== undefined && keptFrom !== undefined && from >= keptFrom
+          ? window.subarray(from - keptFrom, to - keptFrom)
+          : undefined
 
       const counted = scan.atOrigin ? 0 : yield* linesBefore(scan.position, last, held)
       const { lines, position: from, skipped } = fitNumbered(scan, counted, request.maxBytes)
@@ -387,7 +387,9 @@ export const readText = Effect.fn("Read.text", { captureStackTrace: false })(fun
       let [current, other] = searchableBuffers(Math.min(SEARCH_READ_BYTES, Math.max(1, size)))
       let position = detection.bomLength
       yield* file.seek(position, "start")
-      let n = position < size ? yield* readFully(file, current.subarray(0, Math.min(current.length, size - position))) : 0
+      let n = position < size
+        ? yield* readFully(file, current.subarray(0, Math.min(current.length, size - position)))
+        : 0
       while (n > 0) {
         const wanted = Math.min(current.length, size - position)
         const more = n === wanted && position + n < size
@@ -438,7 +440,9 @@ export const readText = Effect.fn("Read.text", { captureStackTrace: false })(fun
     }
   })
   // The lines shown, whole, under their tag: an Edit naming this tag later finds them (Anchors.verify).
-  const { endLine, startLine } = isPaged(result.metadata) ? result.metadata : { endLine: undefined, startLine: undefined }
+  const { endLine, startLine } = isPaged(result.metadata)
+    ? result.metadata
+    : { endLine: undefined, startLine: undefined }
   if (anchor?.tag !== undefined && startLine !== undefined && endLine !== undefined) {
     const store = yield* AnchorStore
     const { sessionId } = yield* Workspace
@@ -467,7 +471,10 @@ const anchorOf = (file: FileSystem.File, target: Target, size: number, detection
     const bytes = yield* readAllFrom(file, target, size)
     // With masking on, the tag and the lines kept for `Anchors.verify` are of the masked text, the
     // text the model is shown: no tag can confirm a guess of a masked value.
-    const text = yield* Secrets.maskFileText(detection.codec.decode(bytes.subarray(detection.bomLength)).text, target.absolute)
+    const text = yield* Secrets.maskFileText(
+      detection.codec.decode(bytes.subarray(detection.bomLength)).text,
+      target.absolute
+    )
     const normal = normalize(text)
     const tag = tagOfNormal(normal)
     return {
@@ -477,5 +484,3 @@ const anchorOf = (file: FileSystem.File, target: Target, size: number, detection
       omitted: undefined
     }
   })
-
-

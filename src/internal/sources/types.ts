@@ -10,8 +10,8 @@ import type { Permission } from "../../Permission.js"
 import type { ReadError } from "../../ReadError.js"
 import type { ReadResult } from "../../ReadResult.js"
 import type { Workspace } from "../../Workspace.js"
-import type { Target } from "../read/access.js"
 import type { Selection } from "../core/selector.js"
+import type { Target } from "../read/access.js"
 import type { Params } from "../read/params.js"
 
 /** What a source is asked for besides the path: every parameter of a read but `filePath` (derived from `ReadParams`). */

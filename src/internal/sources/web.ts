@@ -15,6 +15,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Dns from "node:dns"
 import * as Net from "node:net"
+import { WebLimits } from "../../Limits.js"
 import { Permission } from "../../Permission.js"
 import { FetchFailed, InvalidParams, InvalidSelector } from "../../ReadError.js"
 import type { ReadResult } from "../../ReadResult.js"
@@ -26,9 +27,8 @@ import { presentText } from "../present/text.js"
 import { attachBytes } from "./media.js"
 import type { Params, SchemeRequest } from "./types.js"
 import { type AddressClass, classifyAddress, literalAddress } from "./web/address.js"
-import { type Address, get, type Outcome } from "./webFetch.js"
 import { htmlToMarkdown } from "./web/html.js"
-import { WebLimits } from "../../Limits.js"
+import { type Address, get, type Outcome } from "./webFetch.js"
 
 export interface WebRequest {
   /** An `http:` or `https:` URL, already parsed (selector removed). */
@@ -69,7 +69,9 @@ const resolve = (url: URL): Effect.Effect<ReadonlyArray<Address>, FetchFailed> =
     Effect.flatMap((found) =>
       found.length === 0
         ? Effect.fail(failure(url, "dns", `the host ${url.hostname} has no addresses`))
-        : Effect.succeed(found.map(({ address, family }) => ({ address, family: family === 6 ? 6 as const : 4 as const })))
+        : Effect.succeed(
+          found.map(({ address, family }) => ({ address, family: family === 6 ? 6 as const : 4 as const }))
+        )
     )
   )
 }
@@ -107,7 +109,9 @@ const refused = (url: URL, address: string, kind: AddressClass) =>
   failure(
     url,
     "address",
-    `${url.hostname === address || url.hostname === `[${address}]` ? "" : `${url.hostname} resolves to `}${address}, a ${kind} address. Loopback, private, link-local and other non-public addresses are fetched only when a webfetch_private permission rule allows the URL.`
+    `${
+      url.hostname === address || url.hostname === `[${address}]` ? "" : `${url.hostname} resolves to `
+    }${address}, a ${kind} address. Loopback, private, link-local and other non-public addresses are fetched only when a webfetch_private permission rule allows the URL.`
   )
 
 interface Fetched {
@@ -128,7 +132,11 @@ const fetchFollowing = Effect.fn("Web.fetch")(function*(start: URL) {
     Effect.timed(effect.pipe(Effect.timeoutFail({
       duration: Duration.millis(Math.max(0, budget - spent)),
       onTimeout: () =>
-        failure(url, "timeout", `no complete response within ${Duration.format(Duration.millis(budget))} (the time limit for fetching a page)`)
+        failure(
+          url,
+          "timeout",
+          `no complete response within ${Duration.format(Duration.millis(budget))} (the time limit for fetching a page)`
+        )
     }))).pipe(Effect.map(([elapsed, value]) => {
       spent += Duration.toMillis(elapsed)
       return value
@@ -157,13 +165,25 @@ const fetchFollowing = Effect.fn("Web.fetch")(function*(start: URL) {
     try {
       next = new URL(outcome.location, url)
     } catch {
-      return yield* failure(url, "redirects", `HTTP ${outcome.status} redirects to "${outcome.location}", which is not a valid URL`)
+      return yield* failure(
+        url,
+        "redirects",
+        `HTTP ${outcome.status} redirects to "${outcome.location}", which is not a valid URL`
+      )
     }
     if (next.protocol !== "http:" && next.protocol !== "https:") {
-      return yield* failure(url, "redirects", `HTTP ${outcome.status} redirects to ${next.href}, which is not an http or https URL`)
+      return yield* failure(
+        url,
+        "redirects",
+        `HTTP ${outcome.status} redirects to ${next.href}, which is not an http or https URL`
+      )
     }
     if (redirects >= limits.maxRedirects) {
-      return yield* failure(url, "redirects", `more than ${limits.maxRedirects} redirects (the next one is to ${next.href})`)
+      return yield* failure(
+        url,
+        "redirects",
+        `more than ${limits.maxRedirects} redirects (the next one is to ${next.href})`
+      )
     }
     url = next
   }
@@ -258,7 +278,9 @@ const sniff = (bytes: Uint8Array): string | undefined => {
   if (startsWith(bytes, 0x89, 0x50, 0x4e, 0x47)) return "image/png"
   if (startsWith(bytes, 0xff, 0xd8, 0xff)) return "image/jpeg"
   if (startsWith(bytes, 0x47, 0x49, 0x46, 0x38)) return "image/gif"
-  if (startsWith(bytes, 0x52, 0x49, 0x46, 0x46) && startsWith(bytes.subarray(8), 0x57, 0x45, 0x42, 0x50)) return "image/webp"
+  if (startsWith(bytes, 0x52, 0x49, 0x46, 0x46) && startsWith(bytes.subarray(8), 0x57, 0x45, 0x42, 0x50)) {
+    return "image/webp"
+  }
   if (startsWith(bytes, 0x25, 0x50, 0x44, 0x46, 0x2d)) return "application/pdf"
   const head = bytes.subarray(0, 1024)
   if (head.includes(0)) return undefined
@@ -322,7 +344,9 @@ export const readWeb = Effect.fn("Read.web")(function*(request: WebRequest) {
   const fetched = yield* pageFor(request)
   const { response, url } = fetched
   const declared = parseContentType(response.contentType)
-  const sniffed = declared === undefined || declared.mime === "application/octet-stream" ? sniff(response.body) : undefined
+  const sniffed = declared === undefined || declared.mime === "application/octet-stream"
+    ? sniff(response.body)
+    : undefined
   const mime = sniffed ?? declared?.mime ?? "application/octet-stream"
   const handling = handlingOf(mime)
   if (handling === undefined) {

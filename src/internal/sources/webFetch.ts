@@ -33,7 +33,8 @@ export type Outcome =
 const REDIRECTS = new Set([301, 302, 303, 307, 308])
 
 const USER_AGENT = "effect-read (a coding agent's Read tool)"
-const ACCEPT = "text/html,application/xhtml+xml,application/json;q=0.9,text/*;q=0.8,image/*;q=0.6,application/pdf;q=0.6,*/*;q=0.1"
+const ACCEPT =
+  "text/html,application/xhtml+xml,application/json;q=0.9,text/*;q=0.8,image/*;q=0.6,application/pdf;q=0.6,*/*;q=0.1"
 
 /** Answers every lookup with the addresses checked beforehand. */
 const pinnedLookup = (addresses: ReadonlyArray<Address>): LookupFunction => (_hostname, options, callback) => {
@@ -121,7 +122,8 @@ export const get = (
         chunks.push(chunk)
       })
       response.on("error", (error) => finish(Effect.fail(failure(url, "network", networkReason(error)))))
-      response.on("aborted", () => finish(Effect.fail(failure(url, "network", "the connection closed before the body ended"))))
+      response.on("aborted", () =>
+        finish(Effect.fail(failure(url, "network", "the connection closed before the body ended"))))
       response.on("end", () => {
         const raw = Buffer.concat(chunks)
         const encoding = String(response.headers["content-encoding"] ?? "identity").trim().toLowerCase()
@@ -135,13 +137,25 @@ export const get = (
             body,
             received
           }))
-        if (encoding === "identity" || encoding === "" || raw.length === 0) return respond(raw)
+        if (encoding === "identity" || encoding === "" || raw.length === 0) {
+          return respond(raw)
+        }
         const inflater = inflaters[encoding]
         if (inflater === undefined) {
-          return finish(Effect.fail(failure(url, "content-type", `the body is compressed as "${encoding}", which is not supported (gzip, deflate and br are)`)))
+          return finish(
+            Effect.fail(
+              failure(
+                url,
+                "content-type",
+                `the body is compressed as "${encoding}", which is not supported (gzip, deflate and br are)`
+              )
+            )
+          )
         }
         inflater(raw)(raw, { maxOutputLength: maxBytes }, (error, inflated) => {
-          if (error === null) return respond(inflated)
+          if (error === null) {
+            return respond(inflated)
+          }
           finish(Effect.fail(
             error instanceof RangeError || (error as { code?: string }).code === "ERR_BUFFER_TOO_LARGE"
               ? tooLarge(url, maxBytes, `${encoding}-compressed response once decompressed`)

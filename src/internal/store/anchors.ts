@@ -30,7 +30,11 @@ export interface AnchorStoreShape {
     lines: ReadonlyArray<string>
   ) => Effect.Effect<void>
   /** The lines of `path` known under `tag` (line number → text); undefined when none are. */
-  readonly lookup: (sessionId: string, path: string, tag: string) => Effect.Effect<ReadonlyMap<number, string> | undefined>
+  readonly lookup: (
+    sessionId: string,
+    path: string,
+    tag: string
+  ) => Effect.Effect<ReadonlyMap<number, string> | undefined>
   /** The host compacted or ended the session: forget what it was shown. */
   readonly clear: (sessionId: string) => Effect.Effect<void>
 }

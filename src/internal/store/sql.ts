@@ -64,7 +64,8 @@ const codeOf = (error: unknown): string | undefined => {
 export const isLocked = (error: unknown): error is SqlError => {
   if (!(error instanceof SqlError)) return false
   const code = codeOf(error)
-  return code !== undefined && (/^SQLITE_(BUSY|LOCKED)/.test(code) || code === "40001" || code === "40P01" || code === "55P03")
+  return code !== undefined &&
+    (/^SQLITE_(BUSY|LOCKED)/.test(code) || code === "40001" || code === "40P01" || code === "55P03")
 }
 
 /** Retries: quickly at first, then every 250 ms or so (jittered, so that waiting processes do not keep colliding). */
@@ -83,23 +84,26 @@ const lockRetries = (timeout: Duration.Duration) =>
  * rolled back. Inside a transaction of the caller's it runs once: the caller's transaction is what
  * would have to be tried again.
  */
-export const retryWhileLocked = (timeout: Duration.Duration) =>
-<A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError, R> =>
-  Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (transaction) =>
-    Option.isSome(transaction) ? self : self.pipe(
-      Effect.catchSomeDefect((defect) => isLocked(defect) ? Option.some(Effect.fail(defect)) : Option.none()),
-      Effect.retry({ while: isLocked, schedule: lockRetries(timeout) }),
-      Effect.mapError((error): E | SqlError =>
-        isLocked(error)
-          ? new SqlError({
-            cause: error.cause,
-            message: `The store stayed locked by another connection for ${
-              Duration.format(timeout)
-            } (${codeOf(error)}); gave up`
-          })
-          : error
-      )
-    ))
+export const retryWhileLocked =
+  (timeout: Duration.Duration) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError, R> =>
+    Effect.flatMap(
+      Effect.serviceOption(SqlClient.TransactionConnection),
+      (transaction) =>
+        Option.isSome(transaction) ? self : self.pipe(
+          Effect.catchSomeDefect((defect) => isLocked(defect) ? Option.some(Effect.fail(defect)) : Option.none()),
+          Effect.retry({ while: isLocked, schedule: lockRetries(timeout) }),
+          Effect.mapError((error): E | SqlError =>
+            isLocked(error)
+              ? new SqlError({
+                cause: error.cause,
+                message: `The store stayed locked by another connection for ${Duration.format(timeout)} (${
+                  codeOf(error)
+                }); gave up`
+              })
+              : error
+          )
+        )
+    )
 
 /**
  * How our layers open a SQLite file with `@effect/sql-sqlite-node` (then `configureSqlite`):
@@ -344,7 +348,9 @@ export const migrate: Effect.Effect<
               ? `The store's migrations are still at ${error.latest} of ${latestId} after ${
                 Duration.format(timeout)
               }: another process holds them`
-              : `The store stayed locked by another connection for ${Duration.format(timeout)}: its migrations could not be checked`
+              : `The store stayed locked by another connection for ${
+                Duration.format(timeout)
+              }: its migrations could not be checked`
           })
         )
     )

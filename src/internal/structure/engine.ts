@@ -6,10 +6,10 @@
  * its engine and language; `fallback` says why the syntax engine was not used.
  */
 import * as Effect from "effect/Effect"
+import type { FileStructure } from "../core/declarations.js"
 import { splitLines } from "../core/diff.js"
 import { plainStructure } from "../core/headings.js"
 import { languageOfPath, languageOfShebang } from "../core/indentation.js"
-import type { FileStructure } from "../core/declarations.js"
 import { type Declined, syntaxAnalysis, type SyntaxOptions } from "./syntax.js"
 
 export type { Declined, SyntaxOptions }

@@ -32,7 +32,13 @@ export interface SyntaxNode {
 }
 
 /** What a field or property declaration names. */
-const ELEMENTS = new Set(["variable_declarator", "property_element", "const_element", "variable_declaration", "variable_name"])
+const ELEMENTS = new Set([
+  "variable_declarator",
+  "property_element",
+  "const_element",
+  "variable_declaration",
+  "variable_name"
+])
 
 /** Cut before folding whitespace: a header longer than this is cut anyway by the views. */
 const MAX_HEADER_SOURCE = 2000
@@ -52,7 +58,13 @@ const FUNCTIONS = new Set([
 /** Assignment statements whose target a value declaration names: Python's and JavaScript's. */
 const ASSIGNMENTS = new Set(["assignment", "assignment_expression"])
 /** Expressions wrapping the value a declaration's body is in (`{…} as const`). */
-const WRAPPED = new Set(["as_expression", "satisfies_expression", "non_null_expression", "parenthesized_expression", "await_expression"])
+const WRAPPED = new Set([
+  "as_expression",
+  "satisfies_expression",
+  "non_null_expression",
+  "parenthesized_expression",
+  "await_expression"
+])
 const DECLARATOR_NAMES = new Set([
   "identifier",
   "field_identifier",
@@ -67,7 +79,9 @@ const DECLARATOR_NAMES = new Set([
 const first = (row: number) => row + 1
 /** The last row a node has text on: one ending at column 0 ends on the row before. */
 const endRow = (node: SyntaxNode): number =>
-  node.endPosition.column === 0 && node.endPosition.row > node.startPosition.row ? node.endPosition.row - 1 : node.endPosition.row
+  node.endPosition.column === 0 && node.endPosition.row > node.startPosition.row
+    ? node.endPosition.row - 1
+    : node.endPosition.row
 
 const broken = (node: SyntaxNode | null): boolean => node !== null && (node.type === "ERROR" || node.isMissing)
 
@@ -165,8 +179,9 @@ class Extractor {
     let closerRow: number
     const ownerClose = owner.lastChild
     if (close !== null && !close.isNamed && close !== open) closerRow = close.startPosition.row
-    else if (ownerClose !== null && !ownerClose.isNamed && ownerClose.startIndex >= node.endIndex) closerRow = ownerClose.startPosition.row
-    else closerRow = endRow(node) + 1
+    else if (ownerClose !== null && !ownerClose.isNamed && ownerClose.startIndex >= node.endIndex) {
+      closerRow = ownerClose.startPosition.row
+    } else closerRow = endRow(node) + 1
     const start = first(openerRow + 1)
     const end = first(closerRow - 1)
     const intact = !broken(open) && !broken(close) && !broken(ownerClose)
@@ -199,14 +214,18 @@ class Extractor {
     if (node === null || node.startPosition.row === endRow(node)) return undefined
     if (FUNCTIONS.has(node.type)) {
       const body = node.childForFieldName("body")
-      return body === null ? undefined : this.valueBody(body, owner) ?? (body.firstChild?.isNamed === false ? this.bodyFrom(body, owner) : undefined)
+      return body === null
+        ? undefined
+        : this.valueBody(body, owner) ?? (body.firstChild?.isNamed === false ? this.bodyFrom(body, owner) : undefined)
     }
     if (node.type === "call_expression" || node.type === "new_expression" || node.type === "call") {
       const args = node.childForFieldName("arguments")
       return args === null || args.startPosition.row === endRow(args) ? undefined : this.bodyFrom(args, node)
     }
     const open = node.firstChild
-    if (open !== null && !open.isNamed && node.lastChild !== null && !node.lastChild.isNamed) return this.bodyFrom(node, node)
+    if (open !== null && !open.isNamed && node.lastChild !== null && !node.lastChild.isNamed) {
+      return this.bodyFrom(node, node)
+    }
     return undefined
   }
 
@@ -218,8 +237,9 @@ class Extractor {
         case "type_declaration": {
           const type = namedChildren(node).find((child) => child.type === "type_spec")?.childForFieldName("type")
           if (type == null) return undefined
-          if (type.type === "struct_type") body = namedChildren(type).find((child) => child.type === "field_declaration_list") ?? null
-          // Its `{`, not the `interface` keyword, opens the body (the header ends at the brace).
+          if (type.type === "struct_type") {
+            body = namedChildren(type).find((child) => child.type === "field_declaration_list") ?? null
+          } // Its `{`, not the `interface` keyword, opens the body (the header ends at the brace).
           else if (type.type === "interface_type") return this.groupBody(type, "{", "}")
           else return undefined
           break
@@ -266,14 +286,21 @@ class Extractor {
     if (open === undefined || close === undefined) return undefined
     const start = first(endRow(open) + 1)
     const end = first(close.startPosition.row - 1)
-    return { headerEnd: open.endIndex, span: start <= end ? { start, end } : undefined, intact: !open.isMissing && !close.isMissing, node }
+    return {
+      headerEnd: open.endIndex,
+      span: start <= end ? { start, end } : undefined,
+      intact: !open.isMissing && !close.isMissing,
+      node
+    }
   }
 
   /** The value a value statement declares (its first declarator's), if it declares one. */
   private valueOf(node: SyntaxNode): SyntaxNode | undefined {
     if (node.type === "expression_statement") {
       const assignment = namedChildren(node)[0]
-      return assignment !== undefined && ASSIGNMENTS.has(assignment.type) ? assignment.childForFieldName("right") ?? undefined : undefined
+      return assignment !== undefined && ASSIGNMENTS.has(assignment.type)
+        ? assignment.childForFieldName("right") ?? undefined
+        : undefined
     }
     if (node.type === "const_item" || node.type === "static_item") return node.childForFieldName("value") ?? undefined
     const declarator = namedChildren(node).find((child) => child.type === "variable_declarator")
@@ -333,7 +360,9 @@ class Extractor {
     let element = namedChildren(node).find((child) => ELEMENTS.has(child.type))
     if (element === undefined) return undefined
     // C#'s `int x = 1;` holds its type before the declarator.
-    if (element.type === "variable_declaration") element = namedChildren(element).find((child) => child.type === "variable_declarator") ?? element
+    if (element.type === "variable_declaration") {
+      element = namedChildren(element).find((child) => child.type === "variable_declarator") ?? element
+    }
     const named = element.childForFieldName("name") ?? namedChildren(element)[0] ?? element
     return this.nameText(named)
   }
@@ -366,7 +395,9 @@ class Extractor {
         case "field_declaration": {
           if (this.spec.cDeclarators !== true) return kind
           if (this.isPrototype(node)) return level.inType ? "method" : "function"
-          if (node.type === "field_declaration" && this.spec.declarations.class_specifier === undefined) return undefined
+          if (node.type === "field_declaration" && this.spec.declarations.class_specifier === undefined) {
+            return undefined
+          }
           const type = node.childForFieldName("type")
           if (type !== null && type.childForFieldName("body") !== null) return this.spec.declarations[type.type]
           return node.type === "field_declaration" && level.inType ? "field" : undefined
@@ -410,7 +441,9 @@ class Extractor {
       if (this.spec.attributes.has(child.type) || this.spec.comments.has(child.type)) continue
       if (child.type === "modifiers") {
         // (A comment after an annotation, `@SuppressWarnings("serial") // why`, sits among them.)
-        const own = childrenOf(child).find((part) => !/annotation$/.test(part.type) && !this.spec.comments.has(part.type))
+        const own = childrenOf(child).find((part) =>
+          !/annotation$/.test(part.type) && !this.spec.comments.has(part.type)
+        )
         if (own === undefined) continue
         return own
       }
@@ -423,8 +456,12 @@ class Extractor {
   private unwrap(node: SyntaxNode): SyntaxNode | undefined {
     const inner = node.childForFieldName("declaration") ?? node.childForFieldName("definition")
     if (inner !== null) return inner
-    return findLast(namedChildren(node), (child) =>
-      this.spec.declarations[child.type] !== undefined || this.spec.values[child.type] !== undefined || this.spec.wrappers.has(child.type))
+    return findLast(
+      namedChildren(node),
+      (child) =>
+        this.spec.declarations[child.type] !== undefined || this.spec.values[child.type] !== undefined ||
+        this.spec.wrappers.has(child.type)
+    )
   }
 
   private declaration(outer: SyntaxNode, level: Level, attachedFrom: number | undefined): Declaration | undefined {
@@ -441,7 +478,9 @@ class Extractor {
       node = inner
     }
     // `namespace N { … }` at the top of a TypeScript file is an expression statement.
-    if (node.type === "expression_statement" && namedChildren(node)[0]?.type === "internal_module") node = namedChildren(node)[0]!
+    if (node.type === "expression_statement" && namedChildren(node)[0]?.type === "internal_module") {
+      node = namedChildren(node)[0]!
+    }
     const kind = this.kindOf(node, level)
     if (kind === undefined) return undefined
     const body = this.bodyOf(node)
@@ -453,7 +492,11 @@ class Extractor {
     const children = body === undefined || body.span === undefined
       ? []
       : container
-      ? this.level(body.node, { inType: kind !== "namespace" && kind !== "module", inFunction: false, depth: level.depth + 1 }, true)
+      ? this.level(body.node, {
+        inType: kind !== "namespace" && kind !== "module",
+        inFunction: false,
+        depth: level.depth + 1
+      }, true)
       : []
     return {
       kind,
@@ -471,7 +514,12 @@ class Extractor {
    * `export default function () {…}`, `export default class {…}`, `export default defineConfig({…})`:
    * a value with no declaration around it, named `default` (zod's locales end with one).
    */
-  private defaultExport(outer: SyntaxNode, value: SyntaxNode, level: Level, attachedFrom: number | undefined): Declaration | undefined {
+  private defaultExport(
+    outer: SyntaxNode,
+    value: SyntaxNode,
+    level: Level,
+    attachedFrom: number | undefined
+  ): Declaration | undefined {
     const kind = FUNCTIONS.has(value.type) ? "function" : value.type === "class" ? "class" : "export"
     const found = kind === "class" ? this.bodyOf(value) : this.valueBody(value, outer)
     const body = found === undefined || kind === "class" ? found : this.innermost(found, outer)
@@ -487,7 +535,9 @@ class Extractor {
       header: this.header(own.startIndex, headerEnd),
       body: body?.span,
       container,
-      children: container ? this.level(body!.node, { inType: true, inFunction: false, depth: level.depth + 1 }, true) : []
+      children: container
+        ? this.level(body!.node, { inType: true, inFunction: false, depth: level.depth + 1 }, true)
+        : []
     }
   }
 
@@ -504,7 +554,9 @@ class Extractor {
     if (!body.intact || body.span === undefined) return undefined
     const callee = call.childForFieldName("function")
     const label = namedChildren(args!).find((arg) => arg.type === "string" || arg.type === "template_string")
-    const name = [callee === null ? "" : this.nameText(callee), label === undefined ? "" : this.nameText(label)].filter((part) => part !== "").join(" ")
+    const name = [callee === null ? "" : this.nameText(callee), label === undefined ? "" : this.nameText(label)].filter(
+      (part) => part !== ""
+    ).join(" ")
     return {
       kind: "call",
       name: name === "" ? undefined : name.slice(0, 160),
@@ -523,7 +575,9 @@ class Extractor {
    * method a child of the class, not of its block. They lead the body, as they read. The row of
    * the header's last token comes too: a comment on it trails the header.
    */
-  private leadingComments(node: SyntaxNode): { readonly comments: ReadonlyArray<SyntaxNode>; readonly headerRow: number } {
+  private leadingComments(
+    node: SyntaxNode
+  ): { readonly comments: ReadonlyArray<SyntaxNode>; readonly headerRow: number } {
     const comments: Array<SyntaxNode> = []
     if (node.firstChild === null || !node.firstChild.isNamed) return { comments, headerRow: -1 }
     let before = node.previousSibling
@@ -547,7 +601,9 @@ class Extractor {
     let previousEnd = leading.headerRow
     let commentRun: LineSpan | undefined
     const closeRun = () => {
-      if (commentRun !== undefined && commentRun.end - commentRun.start + 1 >= MIN_COMMENT_LINES) this.commentSpans.push(commentRun)
+      if (commentRun !== undefined && commentRun.end - commentRun.start + 1 >= MIN_COMMENT_LINES) {
+        this.commentSpans.push(commentRun)
+      }
       commentRun = undefined
     }
     const children = leading.comments.length === 0 ? childrenOf(node) : [...leading.comments, ...childrenOf(node)]
@@ -565,8 +621,9 @@ class Extractor {
             const to = children[index + 1]?.startPosition.row === end ? end - 1 : end
             if (to - from + 1 >= MIN_COMMENT_LINES) this.commentSpans.push({ start: first(from), end: first(to) })
           } else if (start > previousEnd) {
-            if (commentRun !== undefined && commentRun.end === start) commentRun = { start: commentRun.start, end: first(start) }
-            else {
+            if (commentRun !== undefined && commentRun.end === start) {
+              commentRun = { start: commentRun.start, end: first(start) }
+            } else {
               closeRun()
               commentRun = { start: first(start), end: first(start) }
             }
@@ -603,12 +660,15 @@ class Extractor {
       }
       const declaration = child.type === "ERROR"
         ? undefined
-        : level.calls === true || (this.spec.callBlocks === true && level.depth === 0 && child.type === "expression_statement")
-        ? this.callBlock(child, level, attached) ?? (level.calls === true ? undefined : this.declaration(child, level, attached))
+        : level.calls === true ||
+            (this.spec.callBlocks === true && level.depth === 0 && child.type === "expression_statement")
+        ? this.callBlock(child, level, attached) ??
+          (level.calls === true ? undefined : this.declaration(child, level, attached))
         : this.declaration(child, level, attached)
       const last = found.at(-1)
-      if (declaration !== undefined && (last === undefined || declaration.span.start > last.span.end)) found.push(declaration)
-      else if (declaration === undefined && (child.type === "ERROR" || (child.hasError && level.depth === 0))) {
+      if (declaration !== undefined && (last === undefined || declaration.span.start > last.span.end)) {
+        found.push(declaration)
+      } else if (declaration === undefined && (child.type === "ERROR" || (child.hasError && level.depth === 0))) {
         // A statement broken around its delimiters: its declarations are still there.
         for (const inner of this.level(child, level)) {
           const before = found.at(-1)
@@ -623,7 +683,8 @@ class Extractor {
 
   private isDocString(child: SyntaxNode, children: ReadonlyArray<SyntaxNode>, index: number): boolean {
     // A string statement first in a module or class body, after comments only.
-    return child.type === "expression_statement" && namedChildren(child)[0]?.type === "string" && namedChildren(child).length === 1 &&
+    return child.type === "expression_statement" && namedChildren(child)[0]?.type === "string" &&
+      namedChildren(child).length === 1 &&
       children.slice(0, index).every((before) => this.spec.comments.has(before.type) || !before.isNamed)
   }
 
@@ -676,7 +737,9 @@ class Extractor {
         if (bodyStart <= bodyEnd) body = { start: bodyStart, end: bodyEnd }
         if (delimited) headerEnd = open.endIndex
       }
-      if (depth + 1 < max && body !== undefined) children = this.keys(value, depth + 1).filter((child) => child.span.start > start)
+      if (depth + 1 < max && body !== undefined) {
+        children = this.keys(value, depth + 1).filter((child) => child.span.start > start)
+      }
     }
     return {
       kind,
@@ -723,7 +786,14 @@ export const countLines = (text: string): number => {
 }
 
 /** The file's structure from its tree. */
-export const extract = (root: SyntaxNode, text: string, language: string, spec: LanguageSpec, lines: number, errors: number): FileStructure => {
+export const extract = (
+  root: SyntaxNode,
+  text: string,
+  language: string,
+  spec: LanguageSpec,
+  lines: number,
+  errors: number
+): FileStructure => {
   const extractor = new Extractor(text, spec)
   memo = new Map()
   let declarations: ReadonlyArray<Declaration>

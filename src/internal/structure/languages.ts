@@ -64,7 +64,13 @@ const typescript: LanguageSpec = {
     property_signature: "property",
     construct_signature: "constructor"
   },
-  containers: set("class_declaration", "abstract_class_declaration", "interface_declaration", "module", "internal_module"),
+  containers: set(
+    "class_declaration",
+    "abstract_class_declaration",
+    "interface_declaration",
+    "module",
+    "internal_module"
+  ),
   wrappers: set("export_statement", "ambient_declaration"),
   transparent: set(),
   comments: set("comment"),
@@ -80,7 +86,15 @@ const python: LanguageSpec = {
   wrappers: set("decorated_definition"),
   // Definitions under `if sys.version_info …:` or `try: … except ImportError:` (compatibility
   // modules). Function bodies are never walked, so a `block` seen here is such a branch's.
-  transparent: set("if_statement", "elif_clause", "else_clause", "try_statement", "except_clause", "finally_clause", "block"),
+  transparent: set(
+    "if_statement",
+    "elif_clause",
+    "else_clause",
+    "try_statement",
+    "except_clause",
+    "finally_clause",
+    "block"
+  ),
   comments: set("comment"),
   attributes: set("decorator"),
   values: { expression_statement: "variable" },
@@ -129,7 +143,13 @@ const rust: LanguageSpec = {
   comments: set("line_comment", "block_comment"),
   attributes: set("attribute_item", "inner_attribute_item"),
   values: {},
-  bodies: set("block", "declaration_list", "field_declaration_list", "enum_variant_list", "ordered_field_declaration_list")
+  bodies: set(
+    "block",
+    "declaration_list",
+    "field_declaration_list",
+    "enum_variant_list",
+    "ordered_field_declaration_list"
+  )
 }
 
 const java: LanguageSpec = {
@@ -169,7 +189,15 @@ const c: LanguageSpec = {
   declarations: cDeclarations,
   containers: set("struct_specifier", "union_specifier", "type_definition"),
   wrappers: set(),
-  transparent: set("preproc_ifdef", "preproc_if", "preproc_else", "preproc_elif", "preproc_elifdef", "linkage_specification", "declaration_list"),
+  transparent: set(
+    "preproc_ifdef",
+    "preproc_if",
+    "preproc_else",
+    "preproc_elif",
+    "preproc_elifdef",
+    "linkage_specification",
+    "declaration_list"
+  ),
   comments: set("comment"),
   attributes: set(),
   values: {},
@@ -213,7 +241,13 @@ const csharp: LanguageSpec = {
     field_declaration: "field",
     local_function_statement: "function"
   },
-  containers: set("namespace_declaration", "class_declaration", "struct_declaration", "interface_declaration", "record_declaration"),
+  containers: set(
+    "namespace_declaration",
+    "class_declaration",
+    "struct_declaration",
+    "interface_declaration",
+    "record_declaration"
+  ),
   wrappers: set(),
   transparent: set("declaration_list"),
   comments: set("comment"),
@@ -223,7 +257,13 @@ const csharp: LanguageSpec = {
 }
 
 const ruby: LanguageSpec = {
-  declarations: { class: "class", module: "module", method: "method", singleton_method: "method", singleton_class: "class" },
+  declarations: {
+    class: "class",
+    module: "module",
+    method: "method",
+    singleton_method: "method",
+    singleton_class: "class"
+  },
   containers: set("class", "module", "singleton_class"),
   wrappers: set(),
   transparent: set(),

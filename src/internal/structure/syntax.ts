@@ -10,11 +10,11 @@
  * deadline passes, or errors dominate the tree (more than a tenth of the lines, and more than 4,
  * in ERROR nodes).
  */
+import * as Effect from "effect/Effect"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import * as zlib from "node:zlib"
-import * as Effect from "effect/Effect"
 import { loadOptional, type Modules } from "../../OptionalPackages.js"
 import type { FileStructure } from "../core/declarations.js"
 import { countLines, errorLines, extract, type SyntaxNode } from "./extract.js"
@@ -83,7 +83,9 @@ class Runtime {
   constructor(private readonly module: Modules["effect-read-grammars"]) {
     this.grammars = module.manifest as ReadonlyArray<Grammar>
     for (const grammar of this.grammars) {
-      for (const extension of grammar.extensions) if (!this.byExtension.has(extension)) this.byExtension.set(extension, grammar.language)
+      for (const extension of grammar.extensions) {
+        if (!this.byExtension.has(extension)) this.byExtension.set(extension, grammar.language)
+      }
     }
   }
 
@@ -99,20 +101,24 @@ class Runtime {
     const shebang = text.slice(0, Math.max(0, text.indexOf("\n"))) || text.slice(0, 200)
     const interpreter = /^#!\s*(?:\S*\/)?(?:env\s+(?:-\S+\s+)*)?([\w.+-]+)/.exec(shebang)?.[1]?.replace(/[\d.]+$/, "")
     const language = interpreter === undefined ? undefined : SHEBANGS[interpreter]
-    return language !== undefined && this.grammars.some((grammar) => grammar.language === language) ? language : undefined
+    return language !== undefined && this.grammars.some((grammar) => grammar.language === language)
+      ? language
+      : undefined
   }
 
   /** The language's parser: the runtime and grammar loaded on the first call. */
   parser(language: string): Promise<Parser> {
     let parser = this.parsers.get(language)
     if (parser === undefined) {
-      const { Parser, Language } = this.treeSitter
+      const { Language, Parser } = this.treeSitter
       this.ready ??= Parser.init()
       // The grammar is read and decoded here, on this thread, while V8 compiles the runtime on
       // its own: ~3 ms for TypeScript's. zlib's asynchronous brotli decodes in 16 KB pieces, a
       // thread-pool round trip each, and was ready ~25 ms later.
       const bytes = decodeGrammar(nodePath.join(this.module.grammarsDirectory, `${language}.wasm.br`))
-      parser = Promise.all([this.ready, bytes]).then(async ([, decoded]) => new Parser().setLanguage(await Language.load(decoded)))
+      parser = Promise.all([this.ready, bytes]).then(async ([, decoded]) =>
+        new Parser().setLanguage(await Language.load(decoded))
+      )
       parser.catch(() => this.parsers.delete(language))
       this.parsers.set(language, parser)
     }
@@ -231,28 +237,41 @@ export const forgetSyntaxCaches = (path?: string): void => {
 export type Declined = "no-package" | "no-grammar" | "too-large" | "deadline" | "errors"
 
 /** The structure tree-sitter finds, or why it found none. */
-export const syntaxAnalysis = Effect.fn("syntaxAnalysis")(function*(path: string, text: string, options: SyntaxOptions = {}) {
-  const module = yield* loadOptional("effect-read-grammars")
-  if (module === undefined) return { declined: "no-package" } as const
-  const runtime = runtimeOf(module)
-  const language = runtime.languageOf(path, text)
-  if (language === undefined || specs[language] === undefined) return { declined: "no-grammar" } as const
-  if (text.length > MAX_SYNTAX_BYTES || Buffer.byteLength(text) > MAX_SYNTAX_BYTES) return { declined: "too-large" } as const
-  // tree-sitter starts a row at `\n` only; an old Mac file's lone `\r` ends a line for the views.
-  // The same length, so the node indices still index `text`.
-  if (text.includes("\r")) text = text.replace(/\r(?!\n)/g, "\n")
-  const lines = countLines(text)
-  if (lines > MAX_SYNTAX_LINES) return { declined: "too-large" } as const
-  const analysis = yield* analyse(runtime, path, text, language, lines, options)
-  // A `.h` header is C or C++: one the C grammar cannot read (classes, templates) is read as C++.
-  if ("declined" in analysis && analysis.declined === "errors" && language === "c" && nodePath.extname(path) === ".h") {
-    return yield* analyse(runtime, path, text, "cpp", lines, options)
+export const syntaxAnalysis = Effect.fn("syntaxAnalysis")(
+  function*(path: string, text: string, options: SyntaxOptions = {}) {
+    const module = yield* loadOptional("effect-read-grammars")
+    if (module === undefined) return { declined: "no-package" } as const
+    const runtime = runtimeOf(module)
+    const language = runtime.languageOf(path, text)
+    if (language === undefined || specs[language] === undefined) return { declined: "no-grammar" } as const
+    if (text.length > MAX_SYNTAX_BYTES || Buffer.byteLength(text) > MAX_SYNTAX_BYTES) {
+      return { declined: "too-large" } as const
+    }
+    // tree-sitter starts a row at `\n` only; an old Mac file's lone `\r` ends a line for the views.
+    // The same length, so the node indices still index `text`.
+    if (text.includes("\r")) text = text.replace(/\r(?!\n)/g, "\n")
+    const lines = countLines(text)
+    if (lines > MAX_SYNTAX_LINES) return { declined: "too-large" } as const
+    const analysis = yield* analyse(runtime, path, text, language, lines, options)
+    // A `.h` header is C or C++: one the C grammar cannot read (classes, templates) is read as C++.
+    if (
+      "declined" in analysis && analysis.declined === "errors" && language === "c" && nodePath.extname(path) === ".h"
+    ) {
+      return yield* analyse(runtime, path, text, "cpp", lines, options)
+    }
+    return analysis
   }
-  return analysis
-})
+)
 
 /** The text parsed as `language` (or its answer from the cache), within the deadline. */
-const analyse = (runtime: Runtime, path: string, text: string, language: string, lines: number, options: SyntaxOptions) =>
+const analyse = (
+  runtime: Runtime,
+  path: string,
+  text: string,
+  language: string,
+  lines: number,
+  options: SyntaxOptions
+) =>
   Effect.gen(function*() {
     const spec = specs[language]!
     const key = `${language}:${createHash("sha256").update(text).digest("base64")}`
@@ -261,7 +280,8 @@ const analyse = (runtime: Runtime, path: string, text: string, language: string,
     const parser = yield* Effect.promise(() => runtime.parser(language))
     // A grammar's first parse runs its wasm before V8 has optimised it (88 ms against 27 ms warm
     // for 5,000 lines of TypeScript on the build machine): it gets four times the deadline.
-    const deadlineMs = (options.deadlineMs ?? DEFAULT_DEADLINE_MS) * (runtime.parsed.has(language) ? 1 : FIRST_PARSE_ALLOWANCE)
+    const deadlineMs = (options.deadlineMs ?? DEFAULT_DEADLINE_MS) *
+      (runtime.parsed.has(language) ? 1 : FIRST_PARSE_ALLOWANCE)
     return yield* Effect.sync(() => {
       const deadline = performance.now() + deadlineMs
       const last = trees.get(path)
@@ -287,7 +307,11 @@ const analyse = (runtime: Runtime, path: string, text: string, language: string,
   })
 
 /** The structure tree-sitter finds, or undefined (the caller falls back to the indentation engine). */
-export const syntaxStructure = (path: string, text: string, options?: SyntaxOptions): Effect.Effect<FileStructure | undefined> =>
+export const syntaxStructure = (
+  path: string,
+  text: string,
+  options?: SyntaxOptions
+): Effect.Effect<FileStructure | undefined> =>
   Effect.map(syntaxAnalysis(path, text, options), (result) => "structure" in result ? result.structure : undefined)
 
 /** The grammars the installed pack has (empty without the package). */
@@ -298,5 +322,10 @@ export const shippedGrammars: Effect.Effect<ReadonlyArray<Grammar>> = Effect.map
 
 /** The parser for a language, loading it (tests: the load-after-parse check). */
 export const parserFor = (language: string): Effect.Effect<boolean> =>
-  Effect.flatMap(loadOptional("effect-read-grammars"), (module) =>
-    module === undefined ? Effect.succeed(false) : Effect.promise(() => runtimeOf(module).parser(language).then(() => true)))
+  Effect.flatMap(
+    loadOptional("effect-read-grammars"),
+    (module) =>
+      module === undefined
+        ? Effect.succeed(false)
+        : Effect.promise(() => runtimeOf(module).parser(language).then(() => true))
+  )

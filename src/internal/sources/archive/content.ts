@@ -5,9 +5,9 @@
  */
 import * as zlib from "node:zlib"
 import { SAMPLE_BYTES } from "../../core/binary.js"
-import { type Detection, detect } from "../../core/encoding.js"
+import { detect, type Detection } from "../../core/encoding.js"
 import { LinePager, type Page, type PageOptions } from "../../core/lines.js"
-import { type ArchiveLimits, ArchiveFailure, type EntryTable, messages, type RawEntry } from "./model.js"
+import { ArchiveFailure, type ArchiveLimits, type EntryTable, messages, type RawEntry } from "./model.js"
 
 /** Random access to the archive's bytes; a short result means the end of the file. */
 export interface ByteSource {

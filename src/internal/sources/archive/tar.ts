@@ -14,8 +14,8 @@
 import { Readable } from "node:stream"
 import * as zlib from "node:zlib"
 import { type ByteSource, Collector, type Content, type ScanResult, type Streamed } from "./content.js"
-import { type ArchiveLimits, ArchiveFailure, EntryTable, messages, type RawEntry, SourceFailure } from "./model.js"
 import { BLOCK, checksumMatches, field, isGzip, isTarHeader, latin1, numeric } from "./headers.js"
+import { ArchiveFailure, type ArchiveLimits, EntryTable, messages, type RawEntry, SourceFailure } from "./model.js"
 
 export { isGzip, isTarHeader, numeric } from "./headers.js"
 
@@ -27,7 +27,6 @@ export const MAX_META_BYTES = 1024 * 1024
 
 /** Most data segments a sparse map may list. */
 const MAX_SPARSE_SEGMENTS = 100_000
-
 
 // -----------------------------------------------------------------------------
 // Input: the tar stream, from the file directly or through gunzip
@@ -354,7 +353,9 @@ const streamAt = (reopen: Reopen, start: number, size: number | undefined) =>
     const resources: Array<{ destroy(): void }> = []
     try {
       const input = reopen(resources)
-      if ((await input.skip(start)) < start) throw new ArchiveFailure("the archive ended early: it changed while it was read")
+      if ((await input.skip(start)) < start) {
+        throw new ArchiveFailure("the archive ended early: it changed while it was read")
+      }
       for await (const piece of input.pieces(size ?? Number.MAX_SAFE_INTEGER)) yield piece
     } finally {
       for (const resource of resources) resource.destroy()
@@ -418,14 +419,23 @@ export const scanGzip = async (
           return { table: new EntryTable(0), complete: true, single: { name, size: collector.size, content } }
         }
         if (next === "over") {
-          const content: Streamed = { _tag: "Stream", detection: collector.detection, size: undefined, open: streamAt(reopen, 0, undefined) }
+          const content: Streamed = {
+            _tag: "Stream",
+            detection: collector.detection,
+            size: undefined,
+            open: streamAt(reopen, 0, undefined)
+          }
           return { table: new EntryTable(0), complete: true, single: { name, size: source.size, content } }
         }
       }
     } catch (error) {
       throw describe(error, "gzip")
     }
-    return { table: new EntryTable(0), complete: true, single: { name, size: collector.size, content: collector.end() } }
+    return {
+      table: new EntryTable(0),
+      complete: true,
+      single: { name, size: collector.size, content: collector.end() }
+    }
   } finally {
     for (const resource of resources) resource.destroy()
   }
@@ -444,7 +454,8 @@ const scanInput = async (
   let last: string | undefined
 
   const after = () => (last === undefined ? "" : ` after '${last}'`)
-  const truncated = () => corrupt(kind, `truncated${last === undefined ? "" : ` (the data ends in or after '${last}')`}`)
+  const truncated = () =>
+    corrupt(kind, `truncated${last === undefined ? "" : ` (the data ends in or after '${last}')`}`)
   const check = () => {
     if (signal.aborted) throw new ArchiveFailure("Interrupted")
   }
@@ -528,7 +539,12 @@ const scanInput = async (
     }
     await skipRest(size, consumed)
     if (stopped === "over") {
-      const content: Streamed = { _tag: "Stream", detection: collector.detection, size, open: streamAt(reopen, dataStart, size) }
+      const content: Streamed = {
+        _tag: "Stream",
+        detection: collector.detection,
+        size,
+        open: streamAt(reopen, dataStart, size)
+      }
       return { _tag: "Found", entry, content }
     }
     return { _tag: "Found", entry, content: stopped === "binary" ? collector.binary() : collector.end() }
@@ -617,7 +633,10 @@ const scanInput = async (
       if (["L", "K", "x", "X", "g"].includes(header.type)) {
         metaBytes += header.size
         if (header.size > MAX_META_BYTES || metaBytes > MAX_META_BYTES) {
-          throw corrupt(kind, `an extended header${after()} is ${header.size} bytes, over the ${MAX_META_BYTES} allowed`)
+          throw corrupt(
+            kind,
+            `an extended header${after()} is ${header.size} bytes, over the ${MAX_META_BYTES} allowed`
+          )
         }
         const data = await exactly(header.size)
         if ((await input.skip(padding(header.size))) < padding(header.size)) throw truncated()
@@ -636,9 +655,13 @@ const scanInput = async (
 
       // Names end at a NUL, as GNU and BSD tar read them (Go's pax-nul-path.tar); other values
       // (extended attributes) may hold NULs.
-      const values = new Map(pax.map(([key, value]) =>
-        NAME_KEYS.has(key) && value.includes("\0") ? [key, value.slice(0, value.indexOf("\0"))] as const : [key, value] as const
-      ))
+      const values = new Map(
+        pax.map(([key, value]) =>
+          NAME_KEYS.has(key) && value.includes("\0")
+            ? [key, value.slice(0, value.indexOf("\0"))] as const
+            : [key, value] as const
+        )
+      )
       const sparseKeys = pax.some(([key]) => key.startsWith("GNU.sparse."))
       const name = values.get("GNU.sparse.name") ?? values.get("path") ?? longName ?? header.name
       const linkname = values.get("linkpath") ?? longLink ?? header.linkname
@@ -704,7 +727,10 @@ const scanInput = async (
         if (entryKind !== "file") {
           outcomes.delete(path)
         } else if (raw.size > limits.maxMemberBytes && sparse !== undefined) {
-          outcomes.set(path, { _tag: "Failed", failure: new ArchiveFailure(messages.tooLarge(path, raw.size, limits), path) })
+          outcomes.set(path, {
+            _tag: "Failed",
+            failure: new ArchiveFailure(messages.tooLarge(path, raw.size, limits), path)
+          })
         } else {
           outcomes.set(path, await collect(path, raw, dataSize, sparse))
           continue

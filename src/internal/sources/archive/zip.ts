@@ -5,8 +5,8 @@
  */
 import { Readable } from "node:stream"
 import * as yauzl from "yauzl"
-import { type ByteSource, crc32, Collector, type Content, type ScanResult } from "./content.js"
-import { type ArchiveLimits, ArchiveFailure, EntryTable, messages, type RawEntry, SourceFailure } from "./model.js"
+import { type ByteSource, Collector, type Content, crc32, type ScanResult } from "./content.js"
+import { ArchiveFailure, type ArchiveLimits, EntryTable, messages, type RawEntry, SourceFailure } from "./model.js"
 
 /** Bytes read at once for metadata (the central directory) and for member data. */
 const BLOCK_BYTES = 64 * 1024
@@ -207,10 +207,11 @@ const extract = (
         signal.removeEventListener("abort", onAbort)
         outcome()
       }
-      const onAbort = () => settle(() => {
-        stream.destroy()
-        reject(new ArchiveFailure("Interrupted", path))
-      })
+      const onAbort = () =>
+        settle(() => {
+          stream.destroy()
+          reject(new ArchiveFailure("Interrupted", path))
+        })
       signal.addEventListener("abort", onAbort)
       stream.on("data", (chunk: Buffer) => {
         if (settled) return
@@ -278,7 +279,9 @@ const zipBounds = async (source: ByteSource): Promise<{ readonly start: number; 
   const directoryAt = async (position: number): Promise<boolean> => {
     if (!Number.isSafeInteger(position) || position < 0 || position + 4 > source.size) return false
     const at = position - tailStart
-    const bytes = at >= 0 && at + 4 <= tail.length ? tail.subarray(at, at + 4) : Buffer.from(await source.readAt(position, 4))
+    const bytes = at >= 0 && at + 4 <= tail.length
+      ? tail.subarray(at, at + 4)
+      : Buffer.from(await source.readAt(position, 4))
     return bytes.length === 4 && bytes.readUInt32LE(0) === 0x02014b50
   }
   let appended: { readonly start: number; readonly end: number } | undefined
@@ -350,12 +353,13 @@ export const scanZip = async (
 ): Promise<ScanResult> => {
   let zip: yauzl.ZipFile
   try {
-    const { start, end } = await zipBounds(whole)
+    const { end, start } = await zipBounds(whole)
     const source: ByteSource = start === 0 && end === whole.size
       ? whole
       : {
         size: end - start,
-        readAt: (position, length) => whole.readAt(position + start, Math.max(0, Math.min(length, end - start - position)))
+        readAt: (position, length) =>
+          whole.readAt(position + start, Math.max(0, Math.min(length, end - start - position)))
       }
     zip = await openZip(new SourceReader(source), source.size)
   } catch (error) {

@@ -100,7 +100,10 @@ const load = (): Constructor => {
 }
 
 /** Load the driver (for `OptionalPackages`): its constructor and where it is. */
-export const loadDriver = (): { readonly default: unknown; readonly path: string } => ({ default: load(), path: driverPath() })
+export const loadDriver = (): { readonly default: unknown; readonly path: string } => ({
+  default: load(),
+  path: driverPath()
+})
 
 /**
  * Open a database read-only. Every connection has `CONNECTION_PRAGMAS`, integers as `bigint`

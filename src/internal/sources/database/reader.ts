@@ -154,7 +154,9 @@ const rowCount = (db: Connection, object: SchemaObject): string => {
     const estimate = estimatedRows(db, object.name)
     return estimate !== undefined && estimate > COUNT_PROBE_CAP ? `~${estimate} rows` : `${COUNT_PROBE_CAP}+ rows`
   } catch (error) {
-    return `rows unavailable: ${error instanceof DatabaseFailure ? error.message.replace(/^SQLite query failed: /, "") : messageOf(error)}`
+    return `rows unavailable: ${
+      error instanceof DatabaseFailure ? error.message.replace(/^SQLite query failed: /, "") : messageOf(error)
+    }`
   }
 }
 
@@ -183,7 +185,8 @@ export const listTables = (
     shown++
   }
   const more = start - 1 + shown < found.length
-  const hint = "Append :<table> to the path for its schema and sample rows, :<table>:<key> for one row by primary key, " +
+  const hint =
+    "Append :<table> to the path for its schema and sample rows, :<table>:<key> for one row by primary key, " +
     ":<table>?limit=20&offset=0&order=<column>:desc&where=<condition> for a page of rows, " +
     "or ?q=SELECT ... for a read-only query."
   lines.push(
@@ -310,10 +313,14 @@ const orderClause = (info: TableInfo, terms: ReadonlyArray<OrderTerm>): string =
     const column = info.columns.find((c) => c.name === term.column) ??
       info.columns.find((c) => c.name.toLowerCase() === term.column.toLowerCase())
     const name = column?.name ??
-      (info.rowid !== undefined && ["rowid", "_rowid_", "oid"].includes(term.column.toLowerCase()) ? info.rowid : undefined)
+      (info.rowid !== undefined && ["rowid", "_rowid_", "oid"].includes(term.column.toLowerCase())
+        ? info.rowid
+        : undefined)
     if (name === undefined) {
       throw new DatabaseFailure(
-        `SQLite order column '${term.column}' not found in table schema; columns: ${info.columns.map((c) => c.name).join(", ")}`
+        `SQLite order column '${term.column}' not found in table schema; columns: ${
+          info.columns.map((c) => c.name).join(", ")
+        }`
       )
     }
     return `${name === info.rowid && column === undefined ? name : quote(name)}${term.descending ? " DESC" : ""}`
@@ -340,7 +347,12 @@ const fetchOf = (db: Connection, sql: string, params: ReadonlyArray<unknown>, ma
 const pageFetches = (
   db: Connection,
   info: TableInfo,
-  query: { readonly limit: number; readonly offset: number; readonly order: string | undefined; readonly where: string | undefined }
+  query: {
+    readonly limit: number
+    readonly offset: number
+    readonly order: string | undefined
+    readonly where: string | undefined
+  }
 ): { readonly fetches: ReadonlyArray<Fetch>; readonly page: (results: ReadonlyArray<Fetched>) => Page } => {
   const from = quote(info.object.name) + (query.where === undefined ? "" : ` WHERE (${query.where})`)
   const terms = query.order === undefined ? [] : parseOrder(query.order)
@@ -349,7 +361,12 @@ const pageFetches = (
   // Counted past the page's end, so the count does not wait for the rows.
   const cap = query.offset + query.limit + COUNT_PROBE_CAP
   const fetches = [
-    fetchOf(db, `SELECT ${sql} FROM ${from}${orderClause(info, terms)} LIMIT ? OFFSET ?`, [query.limit, query.offset], query.limit),
+    fetchOf(
+      db,
+      `SELECT ${sql} FROM ${from}${orderClause(info, terms)} LIMIT ? OFFSET ?`,
+      [query.limit, query.offset],
+      query.limit
+    ),
     fetchOf(db, `SELECT count(*) FROM (SELECT 1 FROM ${from} LIMIT ${cap + 1})`, [], 1)
   ]
   const page = ([rows, count]: ReadonlyArray<Fetched>): Page => {
@@ -435,7 +452,13 @@ const rowsShown = (
 ): Shown => {
   const more = page.after + page.rows.length - shown
   if (more > 0) {
-    lines.push(continuation(name, { rows: more, lowerBound: page.afterIsLowerBound, capped: shown < page.rows.length, label }, after))
+    lines.push(
+      continuation(
+        name,
+        { rows: more, lowerBound: page.afterIsLowerBound, capped: shown < page.rows.length, label },
+        after
+      )
+    )
   }
   return {
     lines,
@@ -468,9 +491,11 @@ const schemaText = (info: TableInfo, related: ReadonlyArray<string>, budget: Bud
       if (!budget.takeAllLeaving([line], SAMPLE_RESERVE)) break
       lines.push(line)
     }
-    lines.push(`… (the CREATE statement is cut at ${budget.label}; append ?q=SELECT substr(sql, 1, ${MAX_VALUE_CHARS}) FROM sqlite_master WHERE name = ${
-      sqlString(info.object.name)
-    } to the database path to read it ${MAX_VALUE_CHARS} characters at a time)`)
+    lines.push(
+      `… (the CREATE statement is cut at ${budget.label}; append ?q=SELECT substr(sql, 1, ${MAX_VALUE_CHARS}) FROM sqlite_master WHERE name = ${
+        sqlString(info.object.name)
+      } to the database path to read it ${MAX_VALUE_CHARS} characters at a time)`
+    )
     budget.take(lines[lines.length - 1]!)
   }
   let shown = 0
@@ -483,7 +508,10 @@ const schemaText = (info: TableInfo, related: ReadonlyArray<string>, budget: Bud
     }
   }
   if (shown < related.length) {
-    const notice = `[${related.length - shown} of ${related.length} indexes and triggers not shown (output capped at ${budget.label}); ` +
+    const notice =
+      `[${
+        related.length - shown
+      } of ${related.length} indexes and triggers not shown (output capped at ${budget.label}); ` +
       `append ?q=SELECT type, name FROM sqlite_master WHERE tbl_name = ${
         sqlString(info.object.name)
       } AND type IN ('index', 'trigger') to the database path to list them]`
@@ -505,7 +533,12 @@ export const showSchema = (db: Connection, info: TableInfo, budget: Budget): Pla
     "SELECT sql FROM sqlite_master WHERE tbl_name = ? AND type IN ('index', 'trigger') AND sql IS NOT NULL ORDER BY type, name",
     name
   ).map(([sql]) => String(sql))
-  const { fetches, page: pageOf } = pageFetches(db, info, { limit: SAMPLE_ROWS, offset: 0, order: undefined, where: undefined })
+  const { fetches, page: pageOf } = pageFetches(db, info, {
+    limit: SAMPLE_ROWS,
+    offset: 0,
+    order: undefined,
+    where: undefined
+  })
   return {
     fetches,
     show: (results) => {
@@ -560,14 +593,18 @@ export const showRow = (db: Connection, info: TableInfo, key: string, budget: Bu
     throw new DatabaseFailure(`SQLite row lookups need a key after the table name, e.g. ':${name}:1'`)
   }
   const pk = info.columns.filter((column) => column.pk > 0)
-  if (pk.length > 1) throw new DatabaseFailure(`SQLite table '${name}' has a composite primary key; use '?where=' instead`)
+  if (pk.length > 1) {
+    throw new DatabaseFailure(`SQLite table '${name}' has a composite primary key; use '?where=' instead`)
+  }
   let where: string
   let value: unknown
   if (pk.length === 1) {
     where = quote(pk[0]!.name)
     value = keyValue(pk[0]!, key)
   } else {
-    if (info.rowid === undefined) throw new DatabaseFailure(`SQLite table '${name}' does not expose ROWID; use '?where=' instead`)
+    if (info.rowid === undefined) {
+      throw new DatabaseFailure(`SQLite table '${name}' does not expose ROWID; use '?where=' instead`)
+    }
     const rowid = asInteger(key)
     if (rowid === undefined) throw new DatabaseFailure(`SQLite ROWID must be an integer; got '${key}'`)
     where = info.rowid
@@ -579,7 +616,11 @@ export const showRow = (db: Connection, info: TableInfo, key: string, budget: Bu
     show: ([result]) => {
       const row = result?.rows[0]
       if (row === undefined) {
-        return { lines: [`No row found in table '${name}' for key '${key}'.`], truncated: false, suffix: `:${escapeText(name)}:${escapeText(key)}` }
+        return {
+          lines: [`No row found in table '${name}' for key '${key}'.`],
+          truncated: false,
+          suffix: `:${escapeText(name)}:${escapeText(key)}`
+        }
       }
       // Each value may be 2,000 characters: a row of many long columns is cut at the page's cap.
       const all = rowLines(info.columns.map((c) => c.name), decode(row))
@@ -673,9 +714,9 @@ const boundedQuery = (db: Connection, sql: string, keyword: string, columns: num
   if (!projected) return undefined
   let name = "effect_read_query"
   for (let n = 1; sql.toLowerCase().includes(name); n++) name = `effect_read_query_${n}`
-  const wrapped = `WITH ${quote(name)}(${names.map(quote).join(", ")}) AS (\n${statementBody(sql)}\n) SELECT ${select} FROM ${
-    quote(name)
-  }`
+  const wrapped = `WITH ${quote(name)}(${names.map(quote).join(", ")}) AS (\n${
+    statementBody(sql)
+  }\n) SELECT ${select} FROM ${quote(name)}`
   try {
     const statement = db.prepare(wrapped)
     return statement.readonly && statement.reader && statement.columns().length === 2 * columns
@@ -690,7 +731,9 @@ const boundedQuery = (db: Connection, sql: string, keyword: string, columns: num
 const cutValues = (rows: ReadonlyArray<ReadonlyArray<Value>>): number =>
   rows.reduce(
     (sum, row) =>
-      sum + row.filter((value) => typeof value === "object" && value !== null && "_tag" in value && value._tag === "LongText").length,
+      sum +
+      row.filter((value) => typeof value === "object" && value !== null && "_tag" in value && value._tag === "LongText")
+        .length,
     0
   )
 
@@ -744,7 +787,9 @@ export const runQuery = (db: Connection, sql: string, budget: Budget): Plan => {
       if (table.rows < rows.length) {
         lines.push(`[Output capped at ${budget.label} after ${plural(table.rows, "row")}; ${next}]`)
       } else if (result?.stopped === "bytes") {
-        lines.push(`[Output capped at ${formatBytes(MAX_FETCH_BYTES)} of values after ${plural(rows.length, "row")}; ${next}]`)
+        lines.push(
+          `[Output capped at ${formatBytes(MAX_FETCH_BYTES)} of values after ${plural(rows.length, "row")}; ${next}]`
+        )
       } else if (result?.stopped === "rows") {
         lines.push(`[Output capped at ${MAX_RAW_ROWS} rows; ${next}]`)
       }

@@ -208,7 +208,9 @@ export const checkWhere = (where: string): SelectorFailure | undefined => {
     else outside += c
   }
   if (quote !== undefined) {
-    return new SelectorFailure(`SQLite 'where' clause has an unterminated ${quote === "'" ? "string literal" : "quoted name"}`)
+    return new SelectorFailure(
+      `SQLite 'where' clause has an unterminated ${quote === "'" ? "string literal" : "quoted name"}`
+    )
   }
   if (/;|--|\/\*|\*\//.test(outside)) {
     return new SelectorFailure(

@@ -28,7 +28,7 @@ export const escapeText = (text: string): string =>
     .replace(/\r\n|\r|\n/g, "\\n")
     .replace(/\t/g, TAB)
     // Other control characters would break the table (or a terminal): show them escaped.
-    // eslint-disable-next-line no-control-regex
+
     .replace(/[\x00-\x08\x0b-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`)
 
 const blob = (bytes: number): string => `<BLOB ${formatBytes(bytes)}>`
@@ -121,4 +121,6 @@ export const layoutTable = (
 
 /** A single row as `column: value` lines. */
 export const rowLines = (columns: ReadonlyArray<string>, row: ReadonlyArray<Value>): Array<string> =>
-  columns.length === 0 ? ["(no columns)"] : columns.map((name, i) => `${escapeText(name)}: ${formatFullValue(row[i] ?? null)}`)
+  columns.length === 0
+    ? ["(no columns)"]
+    : columns.map((name, i) => `${escapeText(name)}: ${formatFullValue(row[i] ?? null)}`)

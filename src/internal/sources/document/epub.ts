@@ -58,14 +58,20 @@ export const convertEpub = async (bytes: Buffer): Promise<Converted> => {
     const rootfile = descendantsOf(container, "rootfile").map((element) => attributeOf(element, "full-path")).find(
       (path): path is string => path !== undefined
     )
-    if (rootfile === undefined) throw new Unconvertible("not a valid epub file: META-INF/container.xml names no rootfile")
+    if (rootfile === undefined) {
+      throw new Unconvertible("not a valid epub file: META-INF/container.xml names no rootfile")
+    }
     const opfPath = decodeHref(rootfile)
     if (!zip.has(opfPath)) throw new Unconvertible(`not a valid epub file: the package has no ${opfPath}`)
     const opf = parseXml(await zip.text(opfPath), opfPath, "epub")
 
     const metadata = childOf(opf, "metadata")
-    const title = metadata === undefined ? undefined : childrenOf(metadata, "title").map(textOf).map((t) => t.trim()).find((t) => t)
-    const authors = metadata === undefined ? [] : childrenOf(metadata, "creator").map(textOf).map((t) => t.trim()).filter((t) => t)
+    const title = metadata === undefined
+      ? undefined
+      : childrenOf(metadata, "title").map(textOf).map((t) => t.trim()).find((t) => t)
+    const authors = metadata === undefined
+      ? []
+      : childrenOf(metadata, "creator").map(textOf).map((t) => t.trim()).filter((t) => t)
 
     const manifest = new Map<string, { readonly href: string; readonly type: string }>()
     for (const item of childrenOf(childOf(opf, "manifest") ?? opf, "item")) {
@@ -77,7 +83,9 @@ export const convertEpub = async (bytes: Buffer): Promise<Converted> => {
     }
     const spine = childrenOf(childOf(opf, "spine") ?? opf, "itemref")
       .map((ref) => manifest.get(attributeOf(ref, "idref") ?? ""))
-      .filter((item): item is { readonly href: string; readonly type: string } => item !== undefined && HTML_TYPES.has(item.type))
+      .filter((item): item is { readonly href: string; readonly type: string } =>
+        item !== undefined && HTML_TYPES.has(item.type)
+      )
 
     const encrypted = await encryptedParts(zip)
     if (spine.some((item) => encrypted.has(item.href))) {
@@ -102,7 +110,11 @@ export const convertEpub = async (bytes: Buffer): Promise<Converted> => {
       parts.push(`--- chapter ${chapter}: ${item.href} ---${markdown.length > 0 ? `\n${markdown}` : ""}`)
       chars += markdown.length
       if (chars > MAX_TEXT_CHARS && chapter < spine.length) {
-        parts.push(`[conversion stopped after chapter ${chapter} of ${spine.length}: the text passed ${formatBytes(MAX_TEXT_CHARS)}]`)
+        parts.push(
+          `[conversion stopped after chapter ${chapter} of ${spine.length}: the text passed ${
+            formatBytes(MAX_TEXT_CHARS)
+          }]`
+        )
         break
       }
     }

@@ -24,9 +24,9 @@ const plural = (count: number, unit: string) => `${count} ${unit}${count === 1 ?
 export const pageOutOfRangeMessage = (start: number, count: number, unit: "page" | "slide"): string =>
   count === 0
     ? `${unit === "page" ? "Page" : "Slide"} ${start} is beyond the end of the document: it has no ${unit}s.`
-    : `${unit === "page" ? "Page" : "Slide"} ${start} is beyond the end of the document (${plural(count, unit)}). Use :pages=${
-      count === 1 ? "1" : `1-${count}`
-    }.`
+    : `${unit === "page" ? "Page" : "Slide"} ${start} is beyond the end of the document (${
+      plural(count, unit)
+    }). Use :pages=${count === 1 ? "1" : `1-${count}`}.`
 
 /** A readable reason from anything a library threw. */
 export const reasonOf = (error: unknown): string => {

@@ -74,7 +74,9 @@ const tableRows = (table: XmlElement): Array<Array<string>> => {
         }
         while (cells.length > 0 && cells[cells.length - 1]!.trim() === "") cells.pop()
         rows.push(cells)
-      } else if (child.local === "table-header-rows" || child.local === "table-rows" || child.local === "table-row-group") {
+      } else if (
+        child.local === "table-header-rows" || child.local === "table-rows" || child.local === "table-row-group"
+      ) {
         walk(child)
       }
     }

@@ -53,7 +53,11 @@ export const pageText = (items: ReadonlyArray<object>): string => {
  * pdf.js's data directories: CMaps map the character codes of CJK fonts to text (without them
  * such pages come out empty), standard font data helps with non-embedded fonts.
  */
-const dataDirectories = (): { readonly cMapUrl?: string; readonly cMapPacked?: boolean; readonly standardFontDataUrl?: string } => {
+const dataDirectories = (): {
+  readonly cMapUrl?: string
+  readonly cMapPacked?: boolean
+  readonly standardFontDataUrl?: string
+} => {
   try {
     const root = dirname(createRequire(import.meta.url).resolve("pdfjs-dist/package.json"))
     return { cMapUrl: join(root, "cmaps/"), cMapPacked: true, standardFontDataUrl: join(root, "standard_fonts/") }
@@ -130,9 +134,9 @@ export const convertPdf = (
       chars += text.length
       if (chars > MAX_TEXT_CHARS && n < range.last) {
         parts.push(
-          `[conversion stopped after page ${n}: the text passed ${formatBytes(MAX_TEXT_CHARS)}. Read later pages with :pages=${
-            n + 1
-          }-${range.last}]`
+          `[conversion stopped after page ${n}: the text passed ${
+            formatBytes(MAX_TEXT_CHARS)
+          }. Read later pages with :pages=${n + 1}-${range.last}]`
         )
         break
       }

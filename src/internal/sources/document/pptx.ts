@@ -22,7 +22,10 @@ import { openZip, resolvePart, type Zip } from "./zip.js"
 
 const SLIDE = /^ppt\/slides\/slide(\d+)\.xml$/
 
-const relsOf = async (zip: Zip, part: string): Promise<Map<string, { readonly type: string; readonly target: string }>> => {
+const relsOf = async (
+  zip: Zip,
+  part: string
+): Promise<Map<string, { readonly type: string; readonly target: string }>> => {
   const slash = part.lastIndexOf("/")
   const rels = `${part.slice(0, slash)}/_rels/${part.slice(slash + 1)}.rels`
   const map = new Map<string, { readonly type: string; readonly target: string }>()
@@ -174,7 +177,9 @@ export const convertPptx = async (bytes: Buffer, pages: LineRange | undefined): 
       const lines = tree === undefined ? [] : treeLines(tree)
       const rels = await relsOf(zip, part)
       const notesPart = [...rels.values()].find((rel) => rel.type.endsWith("/notesSlide") && zip.has(rel.target))
-      const notes = notesPart === undefined ? [] : notesLines(parseXml(await zip.text(notesPart.target), notesPart.target, "pptx"))
+      const notes = notesPart === undefined
+        ? []
+        : notesLines(parseXml(await zip.text(notesPart.target), notesPart.target, "pptx"))
       const body = tidy([...lines, ...(notes.length > 0 ? ["", "Notes:", ...notes] : [])].join("\n"))
       blocks.push(`## Slide ${n}${hidden}\n${body.length > 0 ? body : "[no text on this slide]"}`)
     }

@@ -70,7 +70,12 @@ const renderSheet = (sheet: ExcelJS.Worksheet): Array<string> => {
   if (columns > MAX_SHEET_COLUMNS) {
     notices.push(`[${plural(columns - MAX_SHEET_COLUMNS, "more column")} not shown; the sheet has ${columns} columns]`)
   }
-  return [heading, "", ...markdownTable(rows.map((row) => [...row, ...Array<string>(width - row.length).fill("")])), ...(notices.length > 0 ? ["", ...notices] : [])]
+  return [
+    heading,
+    "",
+    ...markdownTable(rows.map((row) => [...row, ...Array<string>(width - row.length).fill("")])),
+    ...(notices.length > 0 ? ["", ...notices] : [])
+  ]
 }
 
 /** `Excel` is the optional package's default export, loaded by the caller. */
@@ -89,7 +94,9 @@ export const convertXlsx = async (Excel: typeof ExcelJS, bytes: Buffer): Promise
   for (const [i, sheet] of workbook.worksheets.entries()) {
     if (chars > MAX_TEXT_CHARS) {
       const rest = workbook.worksheets.slice(i).map((later) => later.name)
-      sheets.push(`[conversion stopped: the text passed ${formatBytes(MAX_TEXT_CHARS)}; sheets not shown: ${rest.join(", ")}]`)
+      sheets.push(
+        `[conversion stopped: the text passed ${formatBytes(MAX_TEXT_CHARS)}; sheets not shown: ${rest.join(", ")}]`
+      )
       break
     }
     const text = renderSheet(sheet).join("\n")

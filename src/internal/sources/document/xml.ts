@@ -49,7 +49,9 @@ const convert = (items: ReadonlyArray<Ordered>): Array<XmlNode> => {
       const attributes: Record<string, string> = {}
       const raw = item[":@"]
       if (raw !== null && typeof raw === "object") {
-        for (const [name, attribute] of Object.entries(raw as Record<string, unknown>)) attributes[name] = String(attribute)
+        for (const [name, attribute] of Object.entries(raw as Record<string, unknown>)) {
+          attributes[name] = String(attribute)
+        }
       }
       nodes.push({
         name: key,

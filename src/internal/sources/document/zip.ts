@@ -78,7 +78,11 @@ export const openZip = async (bytes: Buffer, format: string): Promise<Zip> => {
   try {
     zipfile = await fromBuffer(bytes)
   } catch (error) {
-    throw new Unconvertible(`not a valid ${format} file: it is not a readable zip archive (${error instanceof Error ? error.message : String(error)})`)
+    throw new Unconvertible(
+      `not a valid ${format} file: it is not a readable zip archive (${
+        error instanceof Error ? error.message : String(error)
+      })`
+    )
   }
   let entries: Array<yauzl.Entry>
   try {
@@ -87,21 +91,27 @@ export const openZip = async (bytes: Buffer, format: string): Promise<Zip> => {
     zipfile.close()
     throw error instanceof Unconvertible
       ? error
-      : new Unconvertible(`not a valid ${format} file: corrupt zip archive (${error instanceof Error ? error.message : String(error)})`)
+      : new Unconvertible(
+        `not a valid ${format} file: corrupt zip archive (${error instanceof Error ? error.message : String(error)})`
+      )
   }
   const files = entries.filter((entry) => !entry.fileName.endsWith("/"))
   const unpacked = files.reduce((sum, entry) => sum + entry.uncompressedSize, 0)
   if (unpacked > MAX_UNPACKED_BYTES) {
     zipfile.close()
     throw new Unconvertible(
-      `the ${format} package would unpack to ${formatBytes(unpacked)}, over the ${formatBytes(MAX_UNPACKED_BYTES)} limit for conversion`
+      `the ${format} package would unpack to ${formatBytes(unpacked)}, over the ${
+        formatBytes(MAX_UNPACKED_BYTES)
+      } limit for conversion`
     )
   }
   const byName = new Map(files.map((entry) => [entry.fileName, entry] as const))
   const entryOf = (name: string) => {
     const entry = byName.get(name)
     if (entry === undefined) throw new Unconvertible(`not a valid ${format} file: the package has no ${name}`)
-    if (entry.isEncrypted()) throw new Unconvertible(`the ${format} package is encrypted (${name}); it cannot be converted`)
+    if (entry.isEncrypted()) {
+      throw new Unconvertible(`the ${format} package is encrypted (${name}); it cannot be converted`)
+    }
     return entry
   }
   const read = async (name: string) => {
@@ -109,7 +119,9 @@ export const openZip = async (bytes: Buffer, format: string): Promise<Zip> => {
     try {
       return await inflate(zipfile, entry, true)
     } catch (error) {
-      throw new Unconvertible(`corrupt ${format} package: cannot inflate ${name} (${error instanceof Error ? error.message : String(error)})`)
+      throw new Unconvertible(
+        `corrupt ${format} package: cannot inflate ${name} (${error instanceof Error ? error.message : String(error)})`
+      )
     }
   }
   return {
@@ -124,7 +136,9 @@ export const openZip = async (bytes: Buffer, format: string): Promise<Zip> => {
           await inflate(zipfile, entry, false)
         } catch (error) {
           throw new Unconvertible(
-            `corrupt ${format} package: cannot inflate ${entry.fileName} (${error instanceof Error ? error.message : String(error)})`
+            `corrupt ${format} package: cannot inflate ${entry.fileName} (${
+              error instanceof Error ? error.message : String(error)
+            })`
           )
         }
       }

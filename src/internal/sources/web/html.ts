@@ -49,12 +49,18 @@ export const htmlToMarkdown = (html: string, url: URL): Markdown => {
   }
   const documentTitle = normalized.title
   // Readability changes the document it reads, so the fallback parses the page again.
-  const parsed = new Readability<DomNode>(open() as never, { keepClasses: true, serializer: (element) => element as DomNode })
+  const parsed = new Readability<DomNode>(open() as never, {
+    keepClasses: true,
+    serializer: (element) => element as DomNode
+  })
     .parse()
   let body: string
   let title = documentTitle
   let article = false
-  if (parsed !== null && parsed.content !== undefined && parsed.content !== null && (parsed.textContent ?? "").trim().length > 0) {
+  if (
+    parsed !== null && parsed.content !== undefined && parsed.content !== null &&
+    (parsed.textContent ?? "").trim().length > 0
+  ) {
     body = domToMarkdown(parsed.content, OPTIONS)
     // The page's own <title>: Readability's cleaned-up one sometimes keeps only a fragment of it.
     title = documentTitle || (parsed.title?.trim() ?? "")
