@@ -19,6 +19,7 @@
  * resolves as it does unbundled.
  */
 import * as esbuild from "esbuild"
+import * as crypto from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -145,39 +146,80 @@ export class AjvJsonSchemaValidator {
   }
 }
 
-export const bundle = () => {
-  // Chunk names carry a hash of their content: an earlier build's chunks are stale.
-  for (const name of fs.readdirSync(path.join(root, "dist"))) {
-    if (/^bin-.*\.js$/.test(name)) fs.rmSync(path.join(root, "dist", name))
+/**
+ * The bundle as `bin.js` compiles it: a function of CommonJS's five names and the importer of
+ * packages outside the bundle (src/internal/doors/importPackage.ts), one expression, under
+ * a first line with the content hash of everything after it, which keys its code cache
+ * (src/internal/doors/codeCache.ts).
+ */
+const wrap = (text) => {
+  const body = `(function (exports, require, module, __filename, __dirname, __bundleImport) {"use strict";${text}\n})\n`
+  return `//# effect-read ${crypto.createHash("sha256").update(body).digest("hex").slice(0, 32)}\n${body}`
+}
+
+/**
+ * A script compiled with `vm.Script` cannot run `import()` without an experimental Node option,
+ * and loses it when compiled from a code cache: packages outside the bundle are imported by
+ * `bin.js` (an ES module beside the bundle, so they resolve from the same place), which hands its
+ * importer to the bundle as `__bundleImport`.
+ */
+const importPackage = {
+  name: "import-package",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]internal[\\/]doors[\\/]importPackage\.ts$/ }, () => ({
+      contents: "export const importPackage = (specifier) => __bundleImport(specifier)",
+      loader: "js"
+    }))
   }
-  return esbuild.build({
+}
+
+export const bundle = async (outdir = path.join(root, "dist"), options = {}) => {
+  // Earlier builds' bundles (and the chunked ES build before the code cache) are stale.
+  for (const name of fs.readdirSync(outdir)) {
+    if (/^bin-.*\.(c?js|map)$/.test(name)) fs.rmSync(path.join(outdir, name))
+  }
+  const main = await esbuild.build({
+    entryPoints: [path.join(src, "internal", "doors", "cliMain.ts")],
+    outfile: path.join(outdir, "bin-main.cjs"),
+    bundle: true,
+    platform: "node",
+    format: "cjs",
+    target: "node20",
+    external,
+    plugins: [importPackage, importMetaUrl, absent, lazy, lazyValidator],
+    // The bundle's own URL: what the modules that find files beside themselves start from.
+    define: { "import.meta.url": "__bundleUrl" },
+    banner: { js: "var __bundleUrl=require(\"node:url\").pathToFileURL(__filename).href;" },
+    legalComments: "none",
+    minify: true,
+    logLevel: "warning",
+    metafile: true,
+    write: false,
+    ...options
+  })
+  for (const file of main.outputFiles) {
+    fs.writeFileSync(file.path, file.path.endsWith(".cjs") ? wrap(file.text) : file.contents)
+  }
+  // The loader: bin.ts with the two small modules it imports, one ES module.
+  await esbuild.build({
     entryPoints: [path.join(src, "bin.ts")],
-    outdir: path.join(root, "dist"),
-    entryNames: "[name]",
-    chunkNames: "bin-[name]-[hash]",
-    splitting: true,
+    outfile: path.join(outdir, "bin.js"),
     bundle: true,
     platform: "node",
     format: "esm",
     target: "node20",
-    external,
-    plugins: [importMetaUrl, absent, lazy, lazyValidator],
-    // Packages written in CommonJS call `require` for Node's built-ins; an ES module has none.
-    banner: {
-      js:
-        "import { createRequire as __bundleRequire } from \"node:module\"; const require = __bundleRequire(import.meta.url);"
-    },
-    legalComments: "none",
-    minifyWhitespace: true,
-    minifySyntax: true,
-    logLevel: "warning",
-    metafile: true
+    logLevel: "warning"
   })
+  return main
 }
 
+// `node scripts/bundle.mjs [outdir]`: into `dist/` (after tsc) or another directory (the tests' copy).
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const result = await bundle()
+  const outdir = process.argv[2] !== undefined && !process.argv[2].startsWith("--")
+    ? path.resolve(process.argv[2])
+    : path.join(root, "dist")
+  const result = await bundle(outdir)
   // tsc's source map of the unbundled bin.js would point the bundle's lines at the wrong code.
-  fs.rmSync(path.join(root, "dist", "bin.js.map"), { force: true })
+  fs.rmSync(path.join(outdir, "bin.js.map"), { force: true })
   if (process.argv.includes("--analyze")) console.log(await esbuild.analyzeMetafile(result.metafile))
 }
