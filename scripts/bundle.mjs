@@ -148,7 +148,7 @@ export class AjvJsonSchemaValidator {
 
 /**
  * The bundle as `bin.js` compiles it: a function of CommonJS's five names and the importer of
- * packages outside the bundle (src/internal/doors/importPackage.ts), one expression, under
+ * packages outside the bundle (src/internal/io/importPackage.ts), one expression, under
  * a first line with the content hash of everything after it, which keys its code cache
  * (src/internal/doors/codeCache.ts).
  */
@@ -166,7 +166,7 @@ const wrap = (text) => {
 const importPackage = {
   name: "import-package",
   setup(build) {
-    build.onLoad({ filter: /[\\/]internal[\\/]doors[\\/]importPackage\.ts$/ }, () => ({
+    build.onLoad({ filter: /[\\/]internal[\\/]io[\\/]importPackage\.ts$/ }, () => ({
       contents: "export const importPackage = (specifier) => __bundleImport(specifier)",
       loader: "js"
     }))

@@ -15,7 +15,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { createRequire } from "node:module"
-import { importPackage } from "./internal/doors/importPackage.js"
+import { importPackage } from "./internal/io/importPackage.js"
 
 /**
  * The module each optional package gives `read`, typed loosely so that our declarations name no

@@ -112,7 +112,7 @@ const writeCache = (directory: string, name: string, data: Buffer): void => {
 }
 
 /**
- * The bundle's importer of packages outside it (src/internal/doors/importPackage.ts): this module
+ * The bundle's importer of packages outside it (src/internal/io/importPackage.ts): this module
  * is bundled into `bin.js`, beside the bundle, so a package resolves as it would from the bundle.
  */
 const importPackage = (specifier: string): Promise<unknown> => import(specifier)
