@@ -1,21 +1,24 @@
 /**
- * The bundled command line: `dist/bin.js` as one ES module (esbuild), written over the file tsc
- * emits for `src/bin.ts`, plus `dist/bin-*.js` chunks for what it imports lazily (the MCP server,
- * the sources a plain text read does not need) and the code those share. Run after tsc
+ * The bundled command line: `dist/bin-main.cjs`, the whole command line (from
+ * `src/internal/doors/cliMain.ts`) as one CommonJS file (esbuild, minified), and `dist/bin.js`, the
+ * small ES module that runs it (`src/bin.ts`, written over the file tsc emits). Run after tsc
  * (`npm run build` does both).
  *
- * Why: unbundled, a CLI call spends most of its start-up in Node's ES module loader resolving
- * and reading the ~1,000 files of effect, @effect/cli and the MCP SDK. One file parses at once;
- * the chunks are read only by a command or a file that needs them.
+ * Why: a start was mostly V8 compiling JavaScript, and Node 20 has no compile cache for ES modules.
+ * `bin.js` compiles the bundle itself with V8's code cache of an earlier run
+ * (src/internal/doors/codeCache.ts), so a start compiles almost nothing. What the common calls do
+ * not need (the MCP server, `@effect/cli`, the sources a text read does not use) stays in the file
+ * but is neither run nor compiled until a call imports it (esbuild keeps each lazily imported
+ * module's code in a function of its own).
  *
  * What stays outside the bundle: packages with native code or a large size that a plain text
  * read never loads (they are imported lazily where they are used), and packages that find their
  * own files on disk. The library (`dist/index.js` and the other modules) is not bundled:
  * importers keep the module layout.
  *
- * `import.meta.url` in a bundled module means the bundle's own URL, `dist/bin.js`; the modules
- * that locate files next to themselves (`../prompts/read.txt`, the SQLite worker, pdfjs's fonts)
- * are rewritten to the URL their compiled file has in `dist/`, so every relative path still
+ * `import.meta.url` in a bundled module means the bundle's own URL (`dist/bin-main.cjs`); the
+ * modules that locate files next to themselves (`../prompts/read.txt`, the SQLite worker, pdfjs's
+ * fonts) are rewritten to the URL their compiled file has in `dist/`, so every relative path still
  * resolves as it does unbundled.
  */
 import * as esbuild from "esbuild"
