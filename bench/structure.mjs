@@ -8,9 +8,9 @@
  * `node bench/run.mjs --only structure` runs these rows alone; they are part of `npm run bench`.
  * The deadline is raised to 10 s here so that a slow run is measured, not cut to the fallback.
  *
- * Each run is two processes: one as the CLI and the MCP server run (they leave the main thread a
- * core for V8's background WebAssembly compilation: internal/doors/wasmTasks.ts), one with V8's
- * defaults, as a host that embeds the library and sets no flags; the target is the first's.
+ * Each run is two processes: one as the CLI and the MCP server run (WebAssembly in V8's baseline
+ * tier only: internal/doors/wasmTier.ts), one with V8's defaults, as a host that embeds the
+ * library and sets no flags; the target is the first's.
  */
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -46,8 +46,8 @@ const CHILD = `
   import * as fs from "node:fs"
   const [file, variant] = process.argv.slice(1)
   if (variant === "front-door") (await import(${
-  JSON.stringify(path.join(root, "dist", "internal", "doors", "wasmTasks.js"))
-})).leaveMainThreadACore()
+  JSON.stringify(path.join(root, "dist", "internal", "doors", "wasmTier.js"))
+})).baselineWasmOnly()
   const text = fs.readFileSync(file, "utf8")
   const lines = text.split("\\n")
   let views
@@ -148,7 +148,7 @@ export const rows = (r) => {
       {
         caseName: `${what} of ${file}, cold: web-tree-sitter, grammar, parse, ${
           r.views ? "outline" : "structure"
-        } in a fresh process, as the CLI and MCP server run (a core left to the main thread)`,
+        } in a fresh process, as the CLI and MCP server run (WebAssembly in V8's baseline tier)`,
         ours: ms(r.cold),
         rss: mb(r.rss),
         baseline: "target",
