@@ -4,16 +4,20 @@
  * `scripts/bundle.mjs` from `internal/doors/cliMain.ts`), which it runs with V8's code cache of an
  * earlier run (`internal/doors/codeCache.ts`).
  *
- * The V8 flag for WebAssembly tasks is set first: V8 keys a code cache on its flags, so a flag set
- * later in the run would make every cache this process writes unusable by the next.
+ * The V8 flags for WebAssembly's tiers are set first: V8 keys a code cache on its flags, so a flag
+ * set later in the run would make every cache this process writes unusable by the next.
  */
 import * as Module from "node:module"
 import { fileURLToPath } from "node:url"
 import { runBundle } from "./internal/doors/codeCache.js"
-import { leaveMainThreadACore } from "./internal/doors/wasmTasks.js"
+import { baselineWasmOnly } from "./internal/doors/wasmTier.js"
 
-// This process is ours: a first structure read parses faster with a core left to it.
-leaveMainThreadACore() // Node ≥ 22.1: packages loaded from node_modules (document readers, grammars) keep their
- // compiled code on disk too. Node 20 has no such cache for ES modules.
-;(Module as { readonly enableCompileCache?: () => unknown }).enableCompileCache?.()
+// This process is ours: a first structure read parses faster without V8's optimising tier.
+baselineWasmOnly()
+
+// Node ≥ 22.1: packages loaded from node_modules (document readers, grammars) keep their compiled
+// code on disk too. Node 20 has no such cache for ES modules.
+const { enableCompileCache } = Module as { readonly enableCompileCache?: () => unknown }
+enableCompileCache?.()
+
 runBundle(fileURLToPath(new URL("./bin-main.cjs", import.meta.url)), process.argv.includes("mcp") ? "mcp" : "cli")
