@@ -9,7 +9,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import {
   bundleHash,
-  cacheDirectory,
+  cacheDirectories,
   MAX_FILES,
   ownDirectory,
   sealed,
@@ -21,16 +21,19 @@ import { runProcess, tempDir, writeTree } from "./support/index.js"
 const bin = path.resolve("dist/bin.js")
 
 describe("codeCache", () => {
-  it("lives under XDG_CACHE_HOME or ~/.cache, and is off with NODE_DISABLE_COMPILE_CACHE", () => {
-    expect(cacheDirectory({ XDG_CACHE_HOME: "/x/cache" }, "/home/u")).toBe(path.join("/x/cache", "effect-read"))
-    expect(cacheDirectory({}, "/home/u")).toBe(path.join("/home/u", ".cache", "effect-read"))
+  it("lives under XDG_CACHE_HOME or ~/.cache, else in the temp directory; off with NODE_DISABLE_COMPILE_CACHE", () => {
+    const of = (env: Record<string, string>, home: string) => cacheDirectories(env, home, "/tmp", 1000)
+    const temporary = path.join("/tmp", "effect-read-1000")
+    expect(of({ XDG_CACHE_HOME: "/x/cache" }, "/home/u")).toEqual([path.join("/x/cache", "effect-read"), temporary])
+    expect(of({}, "/home/u")).toEqual([path.join("/home/u", ".cache", "effect-read"), temporary])
     // A relative XDG_CACHE_HOME is invalid by the spec: ignored.
-    expect(cacheDirectory({ XDG_CACHE_HOME: "cache" }, "/home/u")).toBe(path.join("/home/u", ".cache", "effect-read"))
-    expect(cacheDirectory({}, "")).toBeUndefined()
-    expect(cacheDirectory({ NODE_DISABLE_COMPILE_CACHE: "1" }, "/home/u")).toBeUndefined()
-    expect(cacheDirectory({ NODE_DISABLE_COMPILE_CACHE: "" }, "/home/u")).toBe(
-      path.join("/home/u", ".cache", "effect-read")
-    )
+    expect(of({ XDG_CACHE_HOME: "cache" }, "/home/u")).toEqual([
+      path.join("/home/u", ".cache", "effect-read"),
+      temporary
+    ])
+    expect(of({}, "")).toEqual([temporary])
+    expect(of({ NODE_DISABLE_COMPILE_CACHE: "1" }, "/home/u")).toEqual([])
+    expect(of({ NODE_DISABLE_COMPILE_CACHE: "" }, "/home/u")[0]).toBe(path.join("/home/u", ".cache", "effect-read"))
   })
 
   it("uses only a directory of this user's that no one else may write", () => {
@@ -95,7 +98,7 @@ describe("codeCache", () => {
     writeTree(project, { "notes.md": Array.from({ length: 30 }, (_, i) => `line ${i + 1}`).join("\n") + "\n" })
     const run = (cacheHome: string, extra: Record<string, string> = {}) =>
       runProcess(process.execPath, [bin, "--cwd", project, "--json", "notes.md"], {
-        env: { ...process.env, NODE_DISABLE_COMPILE_CACHE: "", XDG_CACHE_HOME: cacheHome, ...extra }
+        env: { ...process.env, NODE_DISABLE_COMPILE_CACHE: "", XDG_CACHE_HOME: cacheHome, TMPDIR: tempDir(), ...extra }
       })
     const cacheFiles = (cacheHome: string) => {
       const directory = path.join(cacheHome, "effect-read")
@@ -134,15 +137,21 @@ describe("codeCache", () => {
       expect(unsealed(fs.readFileSync(file!))).toBeDefined()
     })
 
-    it("writes nothing when off, or when the directory is open to others", async () => {
+    it("writes nothing when off; not in a directory open to others, in the temp directory instead", async () => {
       const off = tempDir()
-      expect((await run(off, { NODE_DISABLE_COMPILE_CACHE: "1" })).code).toBe(0)
+      const offTemporary = tempDir()
+      expect((await run(off, { NODE_DISABLE_COMPILE_CACHE: "1", TMPDIR: offTemporary })).code).toBe(0)
       expect(fs.readdirSync(off)).toEqual([])
+      expect(fs.readdirSync(offTemporary)).toEqual([])
       const open = tempDir()
       fs.mkdirSync(path.join(open, "effect-read"), { mode: 0o777 })
       fs.chmodSync(path.join(open, "effect-read"), 0o777)
-      expect((await run(open)).code).toBe(0)
+      const temporary = tempDir()
+      expect((await run(open, { TMPDIR: temporary })).code).toBe(0)
       expect(cacheFiles(open)).toEqual([])
+      const own = path.join(temporary, `effect-read-${process.getuid?.() ?? "user"}`)
+      expect(fs.readdirSync(own)).toEqual([expect.stringMatching(/^cli-.+\.v8$/)])
+      expect(fs.statSync(own).mode & 0o777).toBe(0o700)
     })
   })
 })

@@ -9,9 +9,10 @@
  * `mcp` run different code), per bundle (its content hash, written on its first line by
  * `scripts/bundle.mjs`), per V8 version and CPU architecture.
  *
- * Where: `$XDG_CACHE_HOME/effect-read` or `~/.cache/effect-read`, a directory of this user's only
- * (created 0700; one that is not ours or that others may write is not used: a cache is code this
- * process runs). At most `MAX_FILES` files: the oldest go when a new one is written. Off when
+ * Where: `$XDG_CACHE_HOME/effect-read` or `~/.cache/effect-read`, else (a home that cannot be
+ * written) `effect-read-<uid>` in the OS temp directory; a directory of this user's only (created
+ * 0700; one that is not ours or that others may write is not used: a cache is code this process
+ * runs). At most `MAX_FILES` files: the oldest go when a new one is written. Off when
  * `NODE_DISABLE_COMPILE_CACHE` is set (Node's own switch for its compile cache). A cache that
  * is missing, unreadable or rejected by V8 (another Node, other flags) is written again at exit;
  * nothing here can make a run fail.
@@ -26,18 +27,27 @@ import * as zlib from "node:zlib"
 /** The most cache files kept in the directory. */
 export const MAX_FILES = 8
 
-/** The cache directory for this environment, or undefined when the cache is off. */
-export const cacheDirectory = (
+/**
+ * Where the cache may live, in order, or none when it is off: the user's cache directory, then a
+ * directory of this user's in the OS temp directory (for a home that cannot be written, as in
+ * many containers).
+ */
+export const cacheDirectories = (
   env: Readonly<Record<string, string | undefined>> = process.env,
-  home: string = os.homedir()
-): string | undefined => {
-  if (env.NODE_DISABLE_COMPILE_CACHE !== undefined && env.NODE_DISABLE_COMPILE_CACHE !== "") return undefined
+  home: string = os.homedir(),
+  temporary: string = os.tmpdir(),
+  uid: number | undefined = process.getuid?.()
+): Array<string> => {
+  if (env.NODE_DISABLE_COMPILE_CACHE !== undefined && env.NODE_DISABLE_COMPILE_CACHE !== "") return []
   const base = env.XDG_CACHE_HOME !== undefined && path.isAbsolute(env.XDG_CACHE_HOME)
     ? env.XDG_CACHE_HOME
     : home === ""
     ? undefined
     : path.join(home, ".cache")
-  return base === undefined ? undefined : path.join(base, "effect-read")
+  return [
+    ...(base === undefined ? [] : [path.join(base, "effect-read")]),
+    path.join(temporary, `effect-read-${uid ?? "user"}`)
+  ]
 }
 
 /** The directory made (0700) if missing; true only when it is a directory of this user's that no one else may write. */
@@ -124,8 +134,8 @@ const importPackage = (specifier: string): Promise<unknown> => import(specifier)
 export const runBundle = (file: string, kind: string): void => {
   const source = fs.readFileSync(file, "utf8")
   const hash = bundleHash(source)
-  const directory = hash === undefined ? undefined : cacheDirectory()
-  const usable = directory !== undefined && ownDirectory(directory)
+  const directory = hash === undefined ? undefined : cacheDirectories().find(ownDirectory)
+  const usable = directory !== undefined
   const name = `${kind}-${hash}-${process.versions.v8}-${process.arch}.v8`
   const cachedData = usable ? readCache(path.join(directory, name)) : undefined
   const script = new vm.Script(source, {
