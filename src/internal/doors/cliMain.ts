@@ -11,10 +11,10 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { quickParse } from "./cliArgs.js"
 import { mcpCommand, readCommand } from "./commands.js"
-import { leaveMainThreadACore } from "./wasmTasks.js"
+import { baselineWasmOnly } from "./wasmTier.js"
 
-// This process is ours: a first structure read parses faster with a core left to it.
-leaveMainThreadACore()
+// This process is ours: a first structure read parses faster without V8's optimising tier.
+baselineWasmOnly()
 
 const quick = quickParse(process.argv.slice(2))
 
