@@ -13,7 +13,7 @@
  * The counts are deterministic for a given build; times are not. `--time` adds rounds of uncounted
  * reads alternating with rounds of the plain function (`plain.mjs`) in the same process: medians
  * and their ratio, the figure to compare before/after on a shared machine (the bench's `small` row
- * is the same measurement on its own data).
+ * is the same measurement on its own data); CPU time too (it moves less with the machine's load).
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Effect from "effect/Effect"
@@ -138,22 +138,37 @@ for (let i = 0; i < READS; i++) output = (await read(small)).output
 counting = false
 const millis = (performance.now() - started) / READS
 
-/** Rounds of 200 uncounted reads alternating with rounds of the plain function: per-call medians. */
+/**
+ * Rounds of 200 uncounted reads alternating with rounds of the plain function: per-call medians of
+ * wall time, and of CPU time (the process's, every thread: on a shared machine it moves less than
+ * wall time, which also counts the waits for a core).
+ */
 const timing = async (rounds = 15, iterations = 200) => {
   const plainRead_ = () => plainRead(small)
   for (let i = 0; i < 1000; i++) await plainRead_()
-  const ours = []
-  const plain = []
+  const ours = { wall: [], cpu: [] }
+  const plain = { wall: [], cpu: [] }
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
-  for (let r = 0; r < rounds; r++) {
-    let t = performance.now()
-    for (let i = 0; i < iterations; i++) await runtime.runPromise(Read.read({ filePath: small }))
-    ours.push((performance.now() - t) / iterations)
-    t = performance.now()
-    for (let i = 0; i < iterations; i++) await plainRead_()
-    plain.push((performance.now() - t) / iterations)
+  const round = async (into, call) => {
+    const cpu = process.cpuUsage()
+    const t = performance.now()
+    for (let i = 0; i < iterations; i++) await call()
+    into.wall.push((performance.now() - t) / iterations)
+    const used = process.cpuUsage(cpu)
+    into.cpu.push((used.user + used.system) / 1000 / iterations)
   }
-  return { oursMs: median(ours), plainMs: median(plain), ratio: median(ours) / median(plain) }
+  for (let r = 0; r < rounds; r++) {
+    await round(ours, () => runtime.runPromise(Read.read({ filePath: small })))
+    await round(plain, plainRead_)
+  }
+  return {
+    oursMs: median(ours.wall),
+    plainMs: median(plain.wall),
+    ratio: median(ours.wall) / median(plain.wall),
+    oursCpuMs: median(ours.cpu),
+    plainCpuMs: median(plain.cpu),
+    cpuRatio: median(ours.cpu) / median(plain.cpu)
+  }
 }
 const times = timed ? await timing() : undefined
 
@@ -200,6 +215,11 @@ if (asJson) {
     console.log(
       `uncounted, median per call: ours ${times.oursMs.toFixed(3)} ms, plain ${times.plainMs.toFixed(3)} ms: ${
         times.ratio.toFixed(2)
+      }×`
+    )
+    console.log(
+      `CPU time, median per call: ours ${times.oursCpuMs.toFixed(3)} ms, plain ${times.plainCpuMs.toFixed(3)} ms: ${
+        times.cpuRatio.toFixed(2)
       }×`
     )
   }

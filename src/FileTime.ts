@@ -171,6 +171,19 @@ export interface ReadBytes {
   readonly confirmed?: boolean
 }
 
+/** The read confirmed these are the bytes of the file at `path` as it still was (see `ReadBytes.confirmed`). */
+const isConfirmed = (path: string, known: ReadBytes | undefined): boolean =>
+  known?.confirmed === true && known.path === path && known.bytes.length === known.size
+
+/** The stamp of bytes a read just confirmed, taken at `readAt`: no second look at the file. */
+const confirmedStamp = (path: string, known: ReadBytes, readAt: number): ReadStamp => ({
+  path,
+  readAt,
+  size: known.size,
+  mtime: known.mtime,
+  hash: known.size <= maxHashBytes ? createHash("sha256").update(known.bytes).digest("hex") : undefined
+})
+
 /** Bytes hashed per read call when a stamp reads the file. */
 const HASH_CHUNK_BYTES = 256 * 1024
 
@@ -182,17 +195,7 @@ const HASH_CHUNK_BYTES = 256 * 1024
  */
 export const stamp = Effect.fn("FileTime.stamp", { captureStackTrace: false })(
   function*(path: string, known?: ReadBytes) {
-    if (known?.confirmed === true && known.path === path && known.bytes.length === known.size) {
-      // What the read just confirmed: no second look at the file.
-      const stamped: ReadStamp = {
-        path,
-        readAt: yield* Clock.currentTimeMillis,
-        size: known.size,
-        mtime: known.mtime,
-        hash: known.size <= maxHashBytes ? createHash("sha256").update(known.bytes).digest("hex") : undefined
-      }
-      return stamped
-    }
+    if (isConfirmed(path, known)) return confirmedStamp(path, known!, yield* Clock.currentTimeMillis)
     const fs = yield* FileSystem.FileSystem
     const info = yield* fs.stat(path)
     const size = Number(info.size)
@@ -265,26 +268,33 @@ export const make: Effect.Effect<FileTimeShape, never, FileSystem.FileSystem> = 
   const stampNow = (path: string, known?: ReadBytes) =>
     Effect.provideService(stamp(path, known), FileSystem.FileSystem, fs)
 
-  const read = Effect.fn("FileTime.read", { captureStackTrace: false })(
-    function*(sessionId: string, path: string, shown?: Shown, bytes?: ReadBytes) {
-      yield* stampNow(path, bytes).pipe(
-        Effect.flatMap((stamped) =>
-          Effect.sync(() => {
-            const key = keyOf(sessionId, path)
-            const before = entries.get(key)
-            entries.delete(key)
-            entries.set(key, { stamp: stamped, coverage: addShown(before?.coverage ?? emptyCoverage, stamped, shown) })
-            if (entries.size > maxFiles) entries.delete(entries.keys().next().value!)
-          })
-        ),
-        Effect.catchAll((error) =>
-          Effect.logDebug("FileTime.read: could not stamp the file; nothing recorded").pipe(
-            Effect.annotateLogs({ sessionId, path, error: error.message })
+  const record = (sessionId: string, path: string, shown: Shown | undefined, stamped: ReadStamp) => {
+    const key = keyOf(sessionId, path)
+    const before = entries.get(key)
+    entries.delete(key)
+    entries.set(key, { stamp: stamped, coverage: addShown(before?.coverage ?? emptyCoverage, stamped, shown) })
+    if (entries.size > maxFiles) entries.delete(entries.keys().next().value!)
+  }
+  // Bytes the read confirmed (most reads of small files) are stamped in one step, no `stat`.
+  const read = (sessionId: string, path: string, shown?: Shown, bytes?: ReadBytes) =>
+    Effect.withSpan(
+      isConfirmed(path, bytes)
+        ? Effect.clockWith((clock) =>
+          Effect.sync(() =>
+            record(sessionId, path, shown, confirmedStamp(path, bytes!, clock.unsafeCurrentTimeMillis()))
           )
         )
-      )
-    }
-  )
+        : stampNow(path, bytes).pipe(
+          Effect.flatMap((stamped) => Effect.sync(() => record(sessionId, path, shown, stamped))),
+          Effect.catchAll((error) =>
+            Effect.logDebug("FileTime.read: could not stamp the file; nothing recorded").pipe(
+              Effect.annotateLogs({ sessionId, path, error: error.message })
+            )
+          )
+        ),
+      "FileTime.read",
+      { captureStackTrace: false }
+    )
 
   const get = Effect.fn("FileTime.get")(function*(sessionId: string, path: string) {
     return Option.fromNullable(entries.get(keyOf(sessionId, path))?.stamp)

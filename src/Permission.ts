@@ -302,20 +302,22 @@ const denied = (permission: string, patterns: ReadonlyArray<string>, reason: "ru
 const annotate = (request: PermissionRequest) =>
   Effect.annotateCurrentSpan({ permission: request.permission, patterns: request.patterns })
 
+/**
+ * An `ask` in its `Permission.ask` span, annotated with the request. No call-site stack: every read
+ * asks, and capturing one per call costs more than the decision.
+ */
+const asking = <E>(decide: (request: PermissionRequest) => Effect.Effect<void, E>) => (request: PermissionRequest) =>
+  Effect.withSpan(Effect.zipRight(annotate(request), decide(request)), "Permission.ask", { captureStackTrace: false })
+
 /** Every request is allowed. */
 export const layerAllowAll: Layer.Layer<Permission> = Layer.succeed(Permission, {
-  ask: Effect.fn("Permission.ask")(function*(request: PermissionRequest) {
-    yield* annotate(request)
-  }),
+  ask: asking(() => Effect.void),
   check: () => Effect.succeed("allow")
 })
 
 /** Every request is refused by rule. */
 export const layerDenyAll: Layer.Layer<Permission> = Layer.succeed(Permission, {
-  ask: Effect.fn("Permission.ask")(function*(request: PermissionRequest) {
-    yield* annotate(request)
-    return yield* denied(request.permission, request.patterns, "rule")
-  }),
+  ask: asking((request) => denied(request.permission, request.patterns, "rule")),
   check: () => Effect.succeed("deny")
 })
 
@@ -433,8 +435,7 @@ export const make = (
         }
       }))
 
-    const ask = Effect.fn("Permission.ask")(function*(request: PermissionRequest) {
-      yield* annotate(request)
+    const ask = asking(Effect.fnUntraced(function*(request: PermissionRequest) {
       const actions = request.patterns.map((pattern) =>
         [pattern, evaluator(request.permission, pattern)] as const
       )
@@ -445,7 +446,7 @@ export const make = (
       const still = yield* pending(request, asking)
       if (still.length === 0) return
       yield* askUser(request, still)
-    })
+    }))
 
     const check = (request: PermissionRequest): Effect.Effect<Action> =>
       Effect.gen(function*() {

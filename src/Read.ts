@@ -4,6 +4,7 @@
  */
 import type * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import { readFileSync } from "node:fs"
 import { homedir } from "node:os"
@@ -18,10 +19,19 @@ import { withPatientFileSystem } from "./internal/io/descriptors.js"
 import { Programmatic } from "./internal/read/audience.js"
 import { appendDiagnostics } from "./internal/read/diagnostics.js"
 import { readLocal, readScheme } from "./internal/read/dispatch.js"
+import { isLeanRequest, LeanRead, readLean } from "./internal/read/lean.js"
 import { headerLine, nextCall, selectorOf } from "./internal/read/next.js"
 import { decodeExactly, decodeModelInput, imageOptionsMisplaced, ReadParams } from "./internal/read/params.js"
 import { defaults as defaultSources } from "./internal/sources/builtins.js"
-import { Description, type DescriptionShape, ImageLimits, Notices, PageLimits, PdfPageImages } from "./Limits.js"
+import {
+  Description,
+  type DescriptionShape,
+  DiagnosticsOnRead,
+  ImageLimits,
+  Notices,
+  PageLimits,
+  PdfPageImages
+} from "./Limits.js"
 import type { Lsp } from "./Lsp.js"
 import { ModelInput, type ModelInputShape } from "./ModelInput.js"
 import { installed as installedPackages, purposes } from "./OptionalPackages.js"
@@ -162,19 +172,20 @@ export { Attachment, ReadMetadata, ReadResult } from "./ReadResult.js"
  * other key) is checked: a call that breaks it fails with `InvalidParams`. For input from a
  * model (JSON of any shape), use `readUnknown`.
  */
-export const read: (params: ReadParams) => Effect.Effect<ReadResult, ReadError, EffectRequirements> = Effect.fn(
-  "Read.read",
-  // The read path's spans name each step for tracing; none captures a call-site stack (a
+export const read = (params: ReadParams): Effect.Effect<ReadResult, ReadError, EffectRequirements> =>
+  // The read path's spans name each phase for tracing; none captures a call-site stack (a
   // capture on every call costs more than a small read's bytes).
-  { captureStackTrace: false }
-)(function*(input: ReadParams) {
-  const params = yield* decodeExactly(ReadParams)(input)
+  Effect.withSpan(withPatientFileSystem(readBody(params)), "Read.read", { captureStackTrace: false })
+
+const readBody = Effect.fnUntraced(function*(input: ReadParams) {
+  const params = isPlainRequest(input) ? input : yield* decodeExactly(ReadParams)(input)
   if (params.offset !== undefined && params.offset < 0 && params.column !== undefined) {
     return yield* new InvalidParams({
       reason:
         "column continues one line: pass it with that line's number as offset, not with a negative offset (a tail)"
     })
   }
+  const context = yield* Effect.context<never>()
   const registry = yield* Sources
   const home = homedir()
   const resolved = resolve(params.filePath, {
@@ -182,12 +193,16 @@ export const read: (params: ReadParams) => Effect.Effect<ReadResult, ReadError, 
     containers: registry.containers.map((source) => source.container),
     home
   })
+  // The common read (a small file's lines) takes the straight way when it can (`internal/read/lean.ts`).
+  const lean = resolved._tag === "Local" && isLeanRequest(params) && Context.get(context, LeanRead)
+    ? yield* readLean(resolved.meanings, params)
+    : undefined
   const result = withNext(
     params,
     resolved._tag === "Scheme" ? resolved : undefined,
-    yield* resolved._tag === "Scheme"
+    lean ?? (yield* resolved._tag === "Scheme"
       ? readScheme(resolved, params, home)
-      : readLocal(params.filePath, params, home)
+      : readLocal(params.filePath, params, home))
   )
   // Region, frame and full resolution are for images (a selector's are checked where it is parsed).
   const misplaced = imageOptionsMisplaced(params, undefined, result)
@@ -197,30 +212,51 @@ export const read: (params: ReadParams) => Effect.Effect<ReadResult, ReadError, 
       reason: `pageImages applies to PDF files; ${result.metadata.path} is read as ${result.metadata.kind}`
     })
   }
+  // What follows is off by default; each step is taken only when it is on (the settings are
+  // read at once from the context).
+  const masking = Context.get(context, Secrets.Masking).enabled
   // A hashline read says why it has no anchor; it is never a stub (a stub carries no anchor).
   // With a session memory (off by default), held lines of an unchanged file are a short stub.
   // A view (conflicts, outline, …) is not the lines it names: it is never replaced by a stub.
   // A programmatic read (the host's own) is not in the model's context: no stub, nothing remembered.
-  if (yield* Programmatic) {
-    return yield* Secrets.apply(params.lineFormat === "hashline" ? Anchors.explainOmitted(result) : result)
+  if (Context.get(context, Programmatic)) {
+    const own = params.lineFormat === "hashline" ? Anchors.explainOmitted(result) : result
+    return masking ? yield* Secrets.apply(own) : own
   }
   const shown = params.lineFormat === "hashline"
     ? Anchors.explainOmitted(result)
     : ("conflicts" in result.metadata && result.metadata.conflicts !== undefined) ||
         ("search" in result.metadata && result.metadata.search !== undefined) ||
-        ("structure" in result.metadata && result.metadata.structure !== undefined)
+        ("structure" in result.metadata && result.metadata.structure !== undefined) ||
+        !Context.get(context, SessionMemory.SessionMemory).enabled
     ? result
     : yield* SessionMemory.apply(params, result)
   // The file's diagnostics (when asked, bounded in time) after the page.
-  const checked = yield* appendDiagnostics(params.diagnostics, shown)
+  const checked = (params.diagnostics ?? Context.get(context, DiagnosticsOnRead).severity) === undefined
+    ? shown
+    : yield* appendDiagnostics(params.diagnostics, shown)
   // Nearby instructions (off by default): AGENTS.md files this session was not shown, once.
-  const full = yield* Instructions.append(checked)
+  const full = Context.get(context, Instructions.Instructions).enabled ? yield* Instructions.append(checked) : checked
   // The host's one-line header (off by default): what is shown and the next read, first.
-  const headed = (yield* Notices).header ? withHeader(params, full) : full
+  const headed = Context.get(context, Notices).header ? withHeader(params, full) : full
   // Secret values masked (off by default) in all of it: the page, a diff of session memory,
   // instructions, archive members, web pages.
-  return yield* Secrets.apply(headed)
-}, withPatientFileSystem)
+  return masking ? yield* Secrets.apply(headed) : headed
+})
+
+/**
+ * A request as typed callers most often write it, `{ filePath }` with a path the schema takes:
+ * what decoding would give is the request itself (anything else is decoded, and fails the same).
+ */
+const isPlainRequest = (input: unknown): input is ReadParams => {
+  if (typeof input !== "object" || input === null || Object.getPrototypeOf(input) !== Object.prototype) return false
+  let keys = 0
+  for (const key in input) {
+    if (key !== "filePath" || ++keys > 1) return false
+  }
+  const filePath = (input as { readonly filePath?: unknown }).filePath
+  return typeof filePath === "string" && filePath.length > 0 && !filePath.includes("\0")
+}
 
 /**
  * The result with `metadata.next`, the read that continues it (a source may have set it; else it

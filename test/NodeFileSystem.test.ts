@@ -8,10 +8,12 @@ import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as FileSystem from "@effect/platform/FileSystem"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as fc from "fast-check"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
+import * as FileTime from "../src/FileTime.js"
 import { patientFileSystem } from "../src/internal/io/descriptors.js"
 import {
   isNodeFileSystem,
@@ -20,9 +22,12 @@ import {
   realPathOf,
   type Recheck
 } from "../src/internal/io/nodeFileSystem.js"
+import { LeanRead } from "../src/internal/read/lean.js"
 import { useSnapshot } from "../src/internal/read/open.js"
 import * as MemoryFileSystem from "../src/MemoryFileSystem.js"
+import * as Permission from "../src/Permission.js"
 import * as Read from "../src/Read.js"
+import * as Workspace from "../src/Workspace.js"
 import { nodeLayer, tempDir } from "./support/index.js"
 
 const root = tempDir("effect-read-realpath-")
@@ -135,17 +140,31 @@ describe("a small file read the short way (open, then fstat + /proc name + bytes
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
   let n = 0
 
-  /** The same read through Node's own filesystem (short way) and through a copy whose `open` is replaced (general way). */
-  const bothWays = (params: Read.ReadParams) =>
+  /** What a read answered, and what the ledger then held of the file (less the time of the read). */
+  const outcome = (params: Read.ReadParams) =>
     Effect.gen(function*() {
-      const short = yield* Effect.either(Read.read(params)).pipe(Effect.provide(nodeLayer(dir)))
-      const general = yield* Effect.either(
-        Effect.flatMap(FileSystem.FileSystem, (node) =>
-          Read.read(params).pipe(
-            Effect.provideService(FileSystem.FileSystem, { ...node, open: (path, options) => node.open(path, options) })
-          ))
-      ).pipe(Effect.provide(nodeLayer(dir)))
-      return { short, general }
+      const answer = yield* Effect.either(Read.read(params))
+      const fileTime = yield* FileTime.FileTime
+      const workspace = yield* Workspace.Workspace
+      const stamp = yield* fileTime.get(workspace.sessionId, nodePath.resolve(dir, params.filePath))
+      return { answer, ledger: Option.map(stamp, ({ readAt: _, ...rest }) => rest) }
+    })
+
+  /**
+   * The same read the straight way (`internal/read/lean.ts`, on by default), the general way on
+   * Node's filesystem (its small-file short way included), and the general way on a copy of it
+   * whose `open` is replaced (no shortcut at all).
+   */
+  const threeWays = (params: Read.ReadParams, permission: Layer.Layer<Permission.Permission>) =>
+    Effect.gen(function*() {
+      const layer = nodeLayer(dir, { permission })
+      const lean = yield* outcome(params).pipe(Effect.provide(layer))
+      const node = yield* outcome(params).pipe(Effect.provide(Layer.merge(layer, Layer.succeed(LeanRead, false))))
+      const general = yield* Effect.flatMap(FileSystem.FileSystem, (node) =>
+        outcome(params).pipe(
+          Effect.provideService(FileSystem.FileSystem, { ...node, open: (path, options) => node.open(path, options) })
+        )).pipe(Effect.provide(layer))
+      return { lean, node, general }
     })
 
   const contents = fc.oneof(
@@ -156,28 +175,55 @@ describe("a small file read the short way (open, then fstat + /proc name + bytes
     fc.integer({ min: 65_000, max: 70_000 }).map((size) => Buffer.from("x\n".repeat(size / 2)))
   )
 
+  /** What the path names: a file of those bytes, a link to one, a directory, or nothing. */
+  const shapes = fc.constantFrom("file", "file", "file", "link", "directory", "missing", "outside")
+  /** How it is asked for: lines (the straight way's), or with what only the general way reads. */
+  const requests = fc.oneof(
+    fc.constant({}),
+    fc.record({ offset: fc.integer({ min: -5, max: 30 }), limit: fc.integer({ min: 1, max: 10 }) }),
+    fc.constantFrom({ encoding: "latin1" }, { lineFormat: "hashline" as const }, { selector: ":2-3" })
+  )
+  const outsideDir = tempDir("effect-read-short-outside-")
+  afterAll(() => fs.rmSync(outsideDir, { recursive: true, force: true }))
+
   it.effect.prop(
-    "answers as the general way does: the same page, footer, metadata or error",
-    [
-      contents,
-      fc.option(fc.record({ offset: fc.integer({ min: -5, max: 30 }), limit: fc.integer({ min: 1, max: 10 }) }), {
-        nil: undefined
-      })
-    ],
-    ([bytes, range]) =>
+    "the straight way answers as the general way does: the same page, footer, metadata, error and ledger",
+    [contents, shapes, requests, fc.constantFrom<Array<Permission.Action>>("allow", "deny", "ask")],
+    ([bytes, shape, request, rule]) =>
       Effect.gen(function*() {
-        const name = `f${n++}.txt`
-        fs.writeFileSync(nodePath.join(dir, name), bytes)
-        const { general, short } = yield* bothWays({ filePath: name, ...range })
-        expect(short._tag).toBe(general._tag)
-        if (short._tag === "Right" && general._tag === "Right") {
-          expect(short.right.output).toBe(general.right.output)
-          expect(short.right.metadata).toEqual(general.right.metadata)
-        } else if (short._tag === "Left" && general._tag === "Left") {
-          expect(short.left).toEqual(general.left)
+        const name = `f${n++}`
+        const file = nodePath.join(dir, `${name}.txt`)
+        if (shape === "file" || shape === "link") fs.writeFileSync(file, bytes)
+        if (shape === "link") fs.symlinkSync(file, nodePath.join(dir, `${name}.link.txt`))
+        if (shape === "directory") fs.mkdirSync(file)
+        if (shape === "outside") {
+          fs.writeFileSync(nodePath.join(outsideDir, `${name}.txt`), bytes)
+        }
+        const written = shape === "link"
+          ? `${name}.link.txt`
+          : shape === "outside"
+          ? nodePath.join(outsideDir, `${name}.txt`)
+          : `${name}.txt`
+        const { selector, ...rest } = request as { readonly selector?: string }
+        const params = { filePath: `${written}${selector ?? ""}`, ...rest } as Read.ReadParams
+        // Files of this name: allowed, denied by rule, or asked about (nobody answers: refused).
+        const permission = Permission.layerRules([
+          { permission: "*", pattern: "*", action: "allow" as const },
+          ...(rule === "allow" ? [] : [{ permission: "read", pattern: `*${name}*`, action: rule }])
+        ])
+        const { general, lean, node } = yield* threeWays(params, permission)
+        for (const other of [node, general]) {
+          expect(lean.answer._tag).toBe(other.answer._tag)
+          if (lean.answer._tag === "Right" && other.answer._tag === "Right") {
+            expect(lean.answer.right.output).toBe(other.answer.right.output)
+            expect(lean.answer.right.metadata).toEqual(other.answer.right.metadata)
+          } else if (lean.answer._tag === "Left" && other.answer._tag === "Left") {
+            expect(lean.answer.left).toEqual(other.answer.left)
+          }
+          expect(lean.ledger).toEqual(other.ledger)
         }
       }),
-    { fastCheck: { numRuns: 60 } }
+    { fastCheck: { numRuns: 80 } }
   )
 
   /** `useSnapshot` over the bytes of `file` as `info` says they were, given what the check after them found. */
@@ -204,42 +250,58 @@ describe("a small file read the short way (open, then fstat + /proc name + bytes
             ? `${result.left._tag}: ${"detail" in result.left ? result.left.detail : ""}`
             : `read: ${result.right}`)
       const tail = new TextEncoder().encode("one\ntwo\n")
-      expect(yield* check({ after: same, tail, atPath: same })).toBe("read: one\ntwo\n")
-      expect(yield* check({ after: { ...same, size: FileSystem.Size(3) }, tail, atPath: same })).toBe(
+      const inPlace = { tail, inPlace: true, atPath: undefined }
+      expect(yield* check({ after: same, ...inPlace })).toBe("read: one\ntwo\n")
+      expect(yield* check({ ...inPlace, after: { ...same, size: FileSystem.Size(3) } })).toBe(
         "FileChanged: it shrank while it was being read (8 bytes → 3 bytes)"
       )
-      expect(yield* check({ after: { ...same, mtime }, tail, atPath: same })).toBe(
+      expect(yield* check({ ...inPlace, after: { ...same, mtime } })).toBe(
         "FileChanged: it was rewritten while it was being read"
       )
-      expect(yield* check({ after: same, tail: new TextEncoder().encode("one\nTWO\n"), atPath: same })).toBe(
+      expect(yield* check({ ...inPlace, after: same, tail: new TextEncoder().encode("one\nTWO\n") })).toBe(
         "FileChanged: it was rewritten while it was being read"
       )
-      expect(yield* check({ after: same, tail, atPath: other })).toBe(
-        "FileChanged: it was replaced while it was being read"
-      )
-      expect(yield* check({ after: same, tail, atPath: undefined })).toBe(
-        "FileChanged: it was removed while it was being read"
+      // The descriptor holds another file than the `stat` before the open saw.
+      expect(yield* check({ ...inPlace, after: other })).toBe("FileChanged: it was replaced while it was being read")
+      // The descriptor is not (or no longer) the file at the checked real path.
+      const moved = { after: same, tail, inPlace: false }
+      expect(yield* check({ ...moved, atPath: other })).toBe("FileChanged: it was replaced while it was being read")
+      expect(yield* check({ ...moved, atPath: undefined })).toBe("FileChanged: it was removed while it was being read")
+      expect(yield* check({ ...moved, atPath: same })).toBe(
+        "FileChanged: it was replaced between the permission check and opening it"
       )
       expect(yield* check(undefined)).toBe("FileChanged: it stopped answering while it was checked for changes")
     }))
 
-  it.effect("leaves a link swapped in before the open, a directory and a large file to the general way", () =>
+  it.effect("reads only a small regular file of the size its stat said; the check names what the descriptor holds", () =>
     Effect.gen(function*() {
       const file = nodePath.join(dir, "real.txt")
       fs.writeFileSync(file, "real\n")
-      fs.writeFileSync(nodePath.join(dir, "large.txt"), "y".repeat(70_000))
+      const large = nodePath.join(dir, "large.txt")
+      fs.writeFileSync(large, "y".repeat(70_000))
+      const node = yield* FileSystem.FileSystem.pipe(Effect.provide(NodeFileSystem.layer))
       const options = { maxBytes: 64 * 1024, tailBytes: 4096, timeoutMillis: 5000 }
-      // The checked real path is not what the descriptor holds: no snapshot.
-      expect(yield* readSmallChecked(file, nodePath.join(dir, "elsewhere.txt"), options)).toBeUndefined()
-      expect(yield* readSmallChecked(dir, dir, options)).toBeUndefined()
-      expect(yield* readSmallChecked(nodePath.join(dir, "large.txt"), nodePath.join(dir, "large.txt"), options))
-        .toBeUndefined()
-      expect(yield* readSmallChecked(nodePath.join(dir, "missing.txt"), nodePath.join(dir, "missing.txt"), options))
-        .toBeUndefined()
-      const snapshot = yield* readSmallChecked(file, file, options)
+      const info = yield* node.stat(file)
+      // Not a small regular file, or not there: nothing read.
+      expect(yield* readSmallChecked(dir, dir, yield* node.stat(dir), options)).toBeUndefined()
+      expect(yield* readSmallChecked(large, large, yield* node.stat(large), options)).toBeUndefined()
+      const missing = nodePath.join(dir, "missing.txt")
+      expect(yield* readSmallChecked(missing, missing, info, options)).toBeUndefined()
+      // Grown since its stat: not that version's bytes.
+      const grown = nodePath.join(dir, "grown.txt")
+      fs.writeFileSync(grown, "one\n")
+      const before = yield* node.stat(grown)
+      fs.appendFileSync(grown, "two\n")
+      expect(yield* readSmallChecked(grown, grown, before, options)).toBeUndefined()
+
+      const snapshot = yield* readSmallChecked(file, file, info, options)
       expect(new TextDecoder().decode(snapshot!.bytes)).toBe("real\n")
       const recheck = yield* snapshot!.recheck
-      expect(recheck?.atPath?.size).toBe(FileSystem.Size(5))
+      expect(recheck?.inPlace).toBe(true)
+      expect(recheck?.after?.size).toBe(FileSystem.Size(5))
       expect(new TextDecoder().decode(recheck!.tail)).toBe("real\n")
+      // The checked real path is not what the descriptor holds (a link swapped in before the open).
+      const elsewhere = yield* readSmallChecked(file, nodePath.join(dir, "elsewhere.txt"), info, options)
+      expect((yield* elsewhere!.recheck)?.inPlace).toBe(false)
     }))
 })

@@ -11,6 +11,7 @@ import * as Option from "effect/Option"
 import * as Tracer from "effect/Tracer"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
+import { LeanRead } from "../src/internal/read/lean.js"
 import * as Lsp from "../src/Lsp.js"
 import * as Permission from "../src/Permission.js"
 import * as Read from "../src/Read.js"
@@ -84,9 +85,30 @@ const traced = <E>(
   })
 
 describe("Spans", () => {
-  it.live("a file read: every step is a named span under Read.read, in one trace", () =>
+  it.live("a file read the straight way: its phases are named spans under Read.read, in one trace", () =>
     Effect.gen(function*() {
-      const { byName, exit, names, one, spans } = yield* traced({ filePath: "src/app.ts" }, nodeLayer(root))
+      const { exit, names, one, spans } = yield* traced({ filePath: "src/app.ts" }, nodeLayer(root))
+      expect(exit._tag).toBe("Success")
+      for (
+        const name of ["Read.checkAccess", "Permission.ask", "Read.file", "Read.text", "FileTime.read", "Lsp.touchFile"]
+      ) expect(names, name).toContain(name)
+      // No span per tiny step: the general way's inner ones are not opened.
+      expect(names).not.toContain("Read.resolveTarget")
+      const read = one("Read.read")
+      expect(read.parent._tag).toBe("None")
+      expect(ancestors(one("Permission.ask"))).toEqual(["Read.checkAccess", "Read.read"])
+      expect(ancestors(one("Read.text"))).toEqual(["Read.file", "Read.read"])
+      expect(ancestors(one("FileTime.read"))).toEqual(["Read.read"])
+      expect(ancestors(one("Lsp.touchFile"))).toEqual(["Read.read"])
+      expect(new Set(spans.map((span) => span.traceId))).toEqual(new Set([read.traceId]))
+    }))
+
+  it.live("a file read the general way: every step is a named span under Read.read, in one trace", () =>
+    Effect.gen(function*() {
+      const { byName, exit, names, one, spans } = yield* traced(
+        { filePath: "src/app.ts" },
+        Layer.merge(nodeLayer(root), Layer.succeed(LeanRead, false))
+      )
       expect(exit._tag).toBe("Success")
       for (
         const name of [
@@ -98,7 +120,6 @@ describe("Spans", () => {
           "Permission.ask",
           "Read.file",
           "FileTime.read",
-          "FileTime.stamp",
           "Lsp.touchFile"
         ]
       ) expect(names, name).toContain(name)
@@ -108,7 +129,8 @@ describe("Spans", () => {
       expect(read.status._tag).toBe("Ended")
       expect(ancestors(one("Read.file"))).toEqual(["Read.read"])
       expect(ancestors(one("Read.checkAccess"))).toEqual(["Read.read"])
-      expect(ancestors(one("FileTime.stamp"))).toEqual(["FileTime.read", "Read.read"])
+      // Bytes the read confirmed are stamped inside FileTime.read, no FileTime.stamp of their own.
+      expect(ancestors(one("FileTime.read"))).toEqual(["Read.read"])
       // The touch runs in a forked fiber after the read, still a child of its span.
       expect(ancestors(one("Lsp.touchFile"))).toEqual(["Read.read"])
       // The read permission is asked under checkAccess.

@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { close, constants, fstat, open, read, readdir, readlink, realpath, stat, type Stats } from "node:fs"
 import { unwrapPatient } from "./descriptors.js"
+import type { Permits } from "./permits.js"
 
 let node: FileSystem.FileSystem | undefined
 
@@ -18,7 +19,7 @@ let node: FileSystem.FileSystem | undefined
  * same in every layer built, so a patient wrapper or a spread copy that kept it is recognised,
  * and one that replaced it (to count, inject faults, or stand in memory) is not.
  */
-const isNodes = (fs: FileSystem.FileSystem, operation: "open" | "readDirectory" | "realPath"): boolean => {
+const isNodes = (fs: FileSystem.FileSystem, operation: "open" | "readDirectory" | "realPath" | "stat"): boolean => {
   node ??= Effect.runSync(Effect.provide(FileSystem.FileSystem, NodeFileSystem.layer))
   return unwrapPatient(fs)[operation] === node[operation]
 }
@@ -85,83 +86,127 @@ export const fileInfoOf = (stats: Stats): FileSystem.File.Info => ({
   blocks: Option.fromNullable(stats.blocks)
 })
 
-/** What the descriptor and the path said when looked at again, after the bytes were read. */
+/** What the descriptor said when looked at again, after the bytes were read. */
 export interface Recheck {
   /** The descriptor's `stat` now (undefined when it failed). */
   readonly after: FileSystem.File.Info | undefined
-  /** The last bytes of the opened size, read again (undefined when they could not be). */
+  /** The last bytes of the read size, read again (undefined when they could not be). */
   readonly tail: Uint8Array | undefined
-  /** The path's `stat` now (undefined when it failed: removed, or unreadable). */
+  /**
+   * Whether the descriptor still holds the checked file at its real path: the kernel's name for
+   * it (`/proc/self/fd`) is that path (a file renamed away, removed or replaced by a rename has
+   * another name), or, where the kernel names none, the path is still real and leads to it.
+   */
+  readonly inPlace: boolean
+  /** The path's `stat` now, when it was looked at (a path through a link, or not in place; undefined when it failed). */
   readonly atPath: FileSystem.File.Info | undefined
 }
 
-/** A small file read whole at open, on Node's own filesystem (`readSmallChecked`). */
+/** A small file read whole on Node's own filesystem (`readSmallChecked`). */
 export interface Snapshot {
-  /** The descriptor's `stat` at open: the version the bytes are of. */
+  /** The version the bytes are of: the path's `stat` just before the open. */
   readonly info: FileSystem.File.Info
   /** Exactly `info.size` bytes, from the start. */
   readonly bytes: Uint8Array
   /**
-   * The descriptor and the path looked at again (started as soon as the bytes were read; the
-   * descriptor is closed after it): `undefined` when they did not answer within `timeoutMillis`.
+   * The descriptor looked at again (started as soon as the bytes were read; the descriptor is
+   * closed after it, not waited for): `undefined` when it did not answer within `timeoutMillis`.
    */
   readonly recheck: Effect.Effect<Recheck | undefined>
 }
 
+const sameFile = (a: FileSystem.File.Info, b: FileSystem.File.Info): boolean =>
+  a.dev === b.dev && Option.getOrUndefined(a.ino) === Option.getOrUndefined(b.ino)
+
 /**
- * A small regular file opened, confirmed and read whole in as few round trips as Node allows:
- * `open`; then at once the descriptor's `fstat`, the kernel's name for it (`/proc/self/fd`) and
- * its bytes; then at once, while the caller works on the bytes, its `fstat` again, its last
- * `tailBytes` again and the path's `stat`, and `close`. One runtime step per batch, no fiber.
+ * A small regular file, `before` its `stat` just now (after the access check on `real`), opened
+ * and read whole in as few round trips as Node allows: `open`; its bytes (one more than `before`
+ * says, to see growth); then at once, while the caller works on the bytes, the descriptor's
+ * `fstat`, its last `tailBytes` again and the kernel's name for it (`/proc/self/fd`), and `close`
+ * (not waited for). The name is looked at after the read, not at open: it vouches both that the
+ * descriptor held the checked file (open-then-verify) and that the file was still there once its
+ * bytes were read; the path is `stat`ed too only when it is not the real path or the name differs.
+ * One runtime step per call, no fiber.
  *
- * `undefined` whenever anything is not as expected — an error, no kernel name, a name other than
- * `real` (a link swapped in), not a regular file, empty, larger than `maxBytes`, fewer bytes than
- * its size — with the descriptor closed: the caller then takes the general path, which
- * tells each of those cases apart (and waits for a descriptor at EMFILE).
+ * `undefined` — nothing read, the descriptor closed — when `before` is not a small non-empty
+ * regular file, the open fails, or the read fails or gives other than `before`'s size: the caller
+ * then takes the general path, which tells each of those cases apart (and waits for a descriptor
+ * at EMFILE). Whether the bytes are `before`'s version is the caller's to judge from the recheck.
  */
 export const readSmallChecked = (
   absolute: string,
   real: string,
+  before: FileSystem.File.Info,
   options: {
     readonly maxBytes: number
-    /** The size a `stat` just saw: the buffer holds that and one byte more (a file grown past it goes the general way). */
-    readonly expected?: number
     readonly tailBytes: number
     readonly timeoutMillis: number
+    /**
+     * The open-files permits to hold one of while the descriptor is open (taken only if one is
+     * free now, else `undefined`: the general path waits its turn), given back once it is closed.
+     */
+    readonly permits?: Permits
   }
-): Effect.Effect<Snapshot | undefined> =>
-  Effect.async<Snapshot | undefined>((resume) => {
+): Effect.Effect<Snapshot | undefined> => {
+  const size = Number(before.size)
+  if (before.type !== "File" || size <= 0 || size > options.maxBytes) return Effect.succeed(undefined)
+  const { permits } = options
+  return Effect.async<Snapshot | undefined>((resume) => {
+    if (permits !== undefined && !permits.unsafeTryAcquire()) return resume(Effect.succeed(undefined))
+    const closing = (fd: number) => close(fd, () => permits?.unsafeRelease())
     let cancelled = false
     open(absolute, constants.O_RDONLY, (openError, fd) => {
-      if (openError !== null) return resume(Effect.succeed(undefined))
-      const buffer = Buffer.allocUnsafe(Math.min(options.expected ?? options.maxBytes, options.maxBytes) + 1)
-      let left = 3
-      let stats: Stats | undefined
-      let name: string | undefined
-      let count = -1
-      const settled = () => {
-        if (--left > 0) return
-        const size = stats?.size ?? -1
-        const fits = stats !== undefined && stats.isFile() && name === real && size > 0 && size <= options.maxBytes &&
-          size < buffer.length && count >= size
-        if (cancelled || !fits) {
-          close(fd, () => {})
+      if (openError !== null) {
+        permits?.unsafeRelease()
+        return resume(Effect.succeed(undefined))
+      }
+      const buffer = Buffer.allocUnsafe(size + 1)
+      read(fd, buffer, 0, buffer.length, 0, (readError, count) => {
+        if (cancelled || readError !== null || count !== size) {
+          closing(fd)
           return resume(Effect.succeed(undefined))
         }
-        const info = fileInfoOf(stats!)
-        // Appended after the open: not this version's bytes.
         const bytes = new Uint8Array(buffer.buffer, buffer.byteOffset, size)
         const tailLength = Math.min(options.tailBytes, size)
         const rechecked = new Promise<Recheck | undefined>((done) => {
           let pending = 3
           let after: FileSystem.File.Info | undefined
           let tail: Uint8Array | undefined
-          let atPath: FileSystem.File.Info | undefined
+          let name: string | undefined
           const timer = setTimeout(() => done(undefined), options.timeoutMillis)
+          const finish = (inPlace: boolean, atPath: FileSystem.File.Info | undefined) => {
+            clearTimeout(timer)
+            closing(fd)
+            done({ after, tail, inPlace, atPath })
+          }
           const one = () => {
             if (--pending > 0) return
-            clearTimeout(timer)
-            close(fd, () => done({ after, tail, atPath }))
+            const named = name === real
+            if (named && absolute === real) return finish(true, undefined)
+            // Through a link, or the name differs: where the path leads now, and, with no name
+            // from the kernel, whether the path is still real.
+            let left = name === undefined ? 2 : 1
+            let atPath: FileSystem.File.Info | undefined
+            let stillReal = false
+            const settle = () => {
+              if (--left > 0) return
+              const held = after !== undefined && atPath !== undefined && sameFile(after, atPath)
+              finish(named || (name === undefined && stillReal && held), atPath)
+            }
+            stat(absolute, (error, now) => {
+              if (error === null) atPath = fileInfoOf(now)
+              settle()
+            })
+            if (name === undefined) {
+              try {
+                realpath.native(absolute, (error, resolved) => {
+                  stillReal = error === null && resolved === real
+                  settle()
+                })
+              } catch {
+                settle()
+              }
+            }
           }
           fstat(fd, (error, now) => {
             if (error === null) after = fileInfoOf(now)
@@ -172,31 +217,57 @@ export const readSmallChecked = (
             if (error === null && n === tailLength) tail = again
             one()
           })
-          stat(absolute, (error, now) => {
-            if (error === null) atPath = fileInfoOf(now)
+          readlink(`/proc/self/fd/${fd}`, (error, link) => {
+            if (error === null) name = link
             one()
           })
         })
-        resume(Effect.succeed({ info, bytes, recheck: Effect.promise(() => rechecked) }))
-      }
-      fstat(fd, (error, found) => {
-        if (error === null) stats = found
-        settled()
-      })
-      readlink(`/proc/self/fd/${fd}`, (error, link) => {
-        if (error === null) name = link
-        settled()
-      })
-      read(fd, buffer, 0, buffer.length, 0, (error, n) => {
-        if (error === null) count = n
-        settled()
+        resume(Effect.succeed({ info: before, bytes, recheck: Effect.promise(() => rechecked) }))
       })
     })
-    // Interrupted before the bytes were handed over: the descriptor is closed when its calls end.
+    // Interrupted before the bytes were handed over: the descriptor is closed when its read ends.
     return Effect.sync(() => {
       cancelled = true
     })
   })
+}
+
+/** Where a path leads and what is there, asked at once: its real path and its `stat` (either undefined on failure). */
+export interface Found {
+  readonly real: string | undefined
+  readonly info: FileSystem.File.Info | undefined
+}
+
+/** `realpath(3)` and `stat` of an absolute path, both at once: one runtime step, no fiber. */
+export const findNative = (absolute: string): Effect.Effect<Found> =>
+  Effect.async((resume) => {
+    let left = 2
+    let real: string | undefined
+    let info: FileSystem.File.Info | undefined
+    const one = () => {
+      if (--left === 0) resume(Effect.succeed({ real, info }))
+    }
+    try {
+      realpath.native(absolute, (error, resolved) => {
+        if (error === null) real = resolved
+        one()
+      })
+    } catch {
+      one()
+    }
+    try {
+      stat(absolute, (error, found) => {
+        if (error === null) info = fileInfoOf(found)
+        one()
+      })
+    } catch {
+      one()
+    }
+  })
+
+/** Whether `fs` is Node's own for everything the lean read asks of it (`realPath`, `stat`, `open`). */
+export const isNodeForLeanRead = (fs: FileSystem.FileSystem): boolean =>
+  nativeAgrees && isNodes(fs, "open") && isNodes(fs, "realPath") && isNodes(fs, "stat")
 
 /** A directory's entries as `listKinds` gives them: names, and what each entry says it is. */
 export interface Kinds {

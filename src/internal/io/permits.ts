@@ -18,6 +18,13 @@ interface Waiter {
 export interface Permits {
   /** Run `self` holding one permit; the permit is returned however `self` ends. */
   readonly withPermit: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  /**
+   * Take a permit now if one is free (never ahead of a waiter), for a holder that is not a fiber
+   * (a descriptor's callbacks): it must `unsafeRelease` it exactly once.
+   */
+  readonly unsafeTryAcquire: () => boolean
+  /** Give back a permit taken with `unsafeTryAcquire`: to the longest waiter, else free. */
+  readonly unsafeRelease: () => void
   /** Permits free right now (for tests and diagnostics). */
   readonly available: () => number
   /** Fibers waiting right now, interrupted ones excluded. */
@@ -81,6 +88,12 @@ export const unsafeMake = (permits: number): Permits => {
       Effect.uninterruptibleMask((restore) =>
         Effect.zipRight(acquire(restore), Effect.ensuring(restore(self), Effect.sync(release)))
       ),
+    unsafeTryAcquire: () => {
+      if (free === 0) return false
+      free--
+      return true
+    },
+    unsafeRelease: release,
     available: () => free,
     waiting: () => queue.length - head - cancelled
   }

@@ -26,7 +26,7 @@ export interface Target {
   readonly real?: string | undefined
 }
 
-const within = (path: Path.Path, root: string, candidate: string): boolean => {
+export const within = (path: Path.Path, root: string, candidate: string): boolean => {
   const rel = path.relative(root, candidate)
   return rel === "" || (rel !== ".." && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel))
 }
@@ -128,8 +128,11 @@ export const readPattern = (path: Path.Path, worktree: string, absolute: string)
   return path.isAbsolute(relative) ? absolute : relative.split(path.sep).join("/")
 }
 
-/** The `read` request for a path and, when it differs, its real path: deny wins if either is denied. */
-const readRequest = Effect.fn("Read.readRequest", { captureStackTrace: false })(
+/**
+ * The `read` request for a path and, when it differs, its real path: deny wins if either is denied.
+ * No span of its own: every read builds it (twice), and it asks nothing.
+ */
+const readRequest = Effect.fnUntraced(
   function*(target: Target, real?: string) {
     const path = yield* Path.Path
     const workspace = yield* Workspace

@@ -23,7 +23,7 @@ import type { FileSource } from "../sources/types.js"
 import { askContent, checkAccess, resolveTarget, type Target } from "./access.js"
 import { readDirectory, readTree } from "./directory.js"
 import { factsOf, refuseBinary } from "./facts.js"
-import { openForRead } from "./open.js"
+import { type Opened, openForRead } from "./open.js"
 import { imageOptionsMisplaced, type Params, type ReadParams } from "./params.js"
 import { recordFileRead } from "./record.js"
 
@@ -93,7 +93,8 @@ export const readLocal = Effect.fnUntraced(function*(path: string, request: Requ
         const target = yield* check(container)
         const read = yield* onceMoreIfChanged(
           target.absolute,
-          readFile(registry, target, request, noSelection, meaning.inner, undefined, Number(info.value.size))
+          info.value,
+          (found) => readFile(registry, target, request, noSelection, meaning.inner, undefined, found)
         )
         // No container source claims it (a `.db` holding text): `notes.db:5` is line 5 of it.
         if (Option.isSome(read)) return read.value.result
@@ -176,9 +177,21 @@ const readTarget = (
     }
     const read = yield* onceMoreIfChanged(
       target.absolute,
-      readFile(registry, target, request, selection, undefined, note, Number(stat.size))
+      stat,
+      (found) => readFile(registry, target, request, selection, undefined, note, found)
     )
-    const { bytes, result } = Option.getOrThrow(read)
+    return yield* fileAnswer(target, request, selection, note, Option.getOrThrow(read))
+  })
+
+/** A file read's answer: refused when image options were misplaced, else recorded, with the note first. */
+export const fileAnswer = (
+  target: Target,
+  request: Request,
+  selection: Selection,
+  note: string | undefined,
+  { bytes, result }: FileRead
+) =>
+  Effect.gen(function*() {
     // Nothing recorded of a read that fails: the image options were for an image.
     const misplaced = imageOptionsMisplaced(request, selection, result)
     if (misplaced !== undefined) {
@@ -259,41 +272,57 @@ const readFile = (
   inner: string | undefined,
   note: string | undefined,
   /** What a `stat` of the path said just before (lets a small file take Node's short way). */
-  size: number
+  found: File.Info
 ) =>
   Effect.gen(function*() {
     const path = yield* Path.Path
     const extension = path.extname(target.absolute).toLowerCase()
-    return yield* openForRead(target, (opened) =>
-      Effect.gen(function*() {
-        const facts = yield* factsOf(target, opened.info, opened.head, request, selection, inner, extension)
-        const candidates: ReadonlyArray<FileSource> = inner === undefined ? registry.files : registry.containers
-        const source = candidates.find((candidate) => candidate.claims(facts))
-        if (source === undefined) {
-          return inner === undefined ? yield* refuseBinary(facts) : Option.none<FileRead>()
-        }
-        // What the text holds (a private key, a credential) is asked about before any of it is
-        // shown; a container's members are asked about one by one instead.
-        if (source.container === undefined && facts.text) yield* askContent(target, opened.firstText)
-        const read = source.read({ ...facts, file: opened.file, note, end: opened.end })
-        const result = yield* opened.unsized ? Effect.provideService(read, LineIndex.LineIndex, LineIndex.noop) : read
-        return Option.some<FileRead>({ result, bytes: opened.bytes })
-      }), size)
+    return yield* openForRead(target, readOpened(registry, target, request, selection, inner, note, extension), found)
   }).pipe(Effect.withSpan("Read.file", { captureStackTrace: false }))
+
+/** What `readFile` does with the open file: sniff, pick the source, ask about the content, read. */
+export const readOpened = (
+  registry: Registry,
+  target: Target,
+  request: Request,
+  selection: Selection,
+  inner: string | undefined,
+  note: string | undefined,
+  extension: string
+) =>
+(opened: Opened) =>
+  Effect.gen(function*() {
+    const facts = yield* factsOf(target, opened.info, opened.head, request, selection, inner, extension)
+    const candidates: ReadonlyArray<FileSource> = inner === undefined ? registry.files : registry.containers
+    const source = candidates.find((candidate) => candidate.claims(facts))
+    if (source === undefined) {
+      return inner === undefined ? yield* refuseBinary(facts) : Option.none<FileRead>()
+    }
+    // What the text holds (a private key, a credential) is asked about before any of it is
+    // shown; a container's members are asked about one by one instead.
+    if (source.container === undefined && facts.text) yield* askContent(target, opened.firstText)
+    const read = source.read({ ...facts, file: opened.file, note, end: opened.end })
+    const result = yield* opened.unsized ? Effect.provideService(read, LineIndex.LineIndex, LineIndex.noop) : read
+    return Option.some<FileRead>({ result, bytes: opened.bytes })
+  })
 
 /**
  * A file that changed under the read (shrunk, rewritten, replaced) is read once more, from a
- * fresh `stat`: the new version is usually stable by then. If it changes again, the answer is
- * the first change (it says what the file was when the read began).
+ * fresh `stat` (handed to the attempt): the new version is usually stable by then. If it changes
+ * again, the answer is the first change (it says what the file was when the read began).
  */
-const onceMoreIfChanged = <A, E, R>(absolute: string, attempt: Effect.Effect<A, E | FileChanged, R>) =>
-  attempt.pipe(
+export const onceMoreIfChanged = <A, E, R>(
+  absolute: string,
+  found: File.Info,
+  attempt: (found: File.Info) => Effect.Effect<A, E | FileChanged, R>
+) =>
+  attempt(found).pipe(
     Effect.catchIf(
       (error): error is FileChanged => error instanceof FileChanged,
       (changed) =>
         Effect.flatMap(FileSystem.FileSystem, (fs) => fs.stat(absolute)).pipe(
           Effect.orElseFail(() => changed),
-          Effect.flatMap((current) => current.type === "File" ? attempt : Effect.fail(changed)),
+          Effect.flatMap((current) => current.type === "File" ? attempt(current) : Effect.fail(changed)),
           Effect.catchIf((error): error is FileChanged => error instanceof FileChanged, () => Effect.fail(changed))
         )
     )

@@ -15,7 +15,13 @@ import type { ReadBytes } from "../../FileTime.js"
 import { FileChanged, formatBytes, ReadFailed } from "../../ReadError.js"
 import { SAMPLE_BYTES } from "../core/binary.js"
 import { readHead } from "../io/bytes.js"
-import { opensKernelDescriptors, readSmallChecked, realPathOf, type Snapshot } from "../io/nodeFileSystem.js"
+import {
+  opensKernelDescriptors,
+  readSmallChecked,
+  realPathOf,
+  type Recheck,
+  type Snapshot
+} from "../io/nodeFileSystem.js"
 import * as Permits from "../io/permits.js"
 import { fromPlatformError } from "../io/platformError.js"
 import { CONTENT_SNIFF_BYTES, realPathOfNearest, type Target, textOf } from "./access.js"
@@ -346,7 +352,7 @@ export const snapshotFile = (bytes: Uint8Array, info: File.Info): FileSystem.Fil
  * Files open at once across all reads: a thousand concurrent reads must not exhaust descriptors.
  * FIFO hand-off, so waiting reads cost linear time (see io/permits.ts).
  */
-const openFiles = Permits.unsafeMake(128)
+export const openFiles = Permits.unsafeMake(128)
 
 /** A file opened for a read, as the step after the open gets it. */
 export interface Opened {
@@ -366,6 +372,13 @@ export interface Opened {
   readonly firstText: Effect.Effect<string | undefined>
 }
 
+/** How `readSmallChecked` reads a small file: whole, its last bytes again after, a bounded wait for that. */
+export const SMALL_READ = {
+  maxBytes: SMALL_FILE_BYTES,
+  tailBytes: TAIL_BYTES,
+  timeoutMillis: CONFIRM_TIMEOUT_MILLIS
+} as const
+
 /**
  * Open a checked target and run `use` on it: a small file is read whole, once, at open (its
  * sample, page and last bytes then come from memory), a file that reports size 0 is read to its
@@ -375,21 +388,13 @@ export interface Opened {
 export const openForRead = <A, E, R>(
   target: Target,
   use: (opened: Opened) => Effect.Effect<A, E, R>,
-  /** The size a `stat` of the path just reported: a small file may take Node's short way. */
-  sizeHint?: number
+  /** What a `stat` of the path just reported (after the access check): a small file may take Node's short way. */
+  found?: File.Info
 ) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
-    if (
-      target.real !== undefined && sizeHint !== undefined && sizeHint > 0 && sizeHint <= SMALL_FILE_BYTES &&
-      opensKernelDescriptors(fs)
-    ) {
-      const snapshot = yield* readSmallChecked(target.absolute, target.real, {
-        maxBytes: SMALL_FILE_BYTES,
-        expected: sizeHint,
-        tailBytes: TAIL_BYTES,
-        timeoutMillis: CONFIRM_TIMEOUT_MILLIS
-      })
+    if (target.real !== undefined && found !== undefined && opensKernelDescriptors(fs)) {
+      const snapshot = yield* readSmallChecked(target.absolute, target.real, found, SMALL_READ)
       if (snapshot !== undefined) return yield* useSnapshot(target, snapshot, use)
     }
     // What was opened, as it was when opened: the version every byte of this read must come from.
@@ -451,7 +456,8 @@ export const openForRead = <A, E, R>(
 /**
  * `use` on a small file read whole by Node's short way (`readSmallChecked`), with the same
  * guarantees as the general path: the descriptor held the checked file, and the file was still
- * that version, at that path, once its bytes were read (`versionChange`, `placeChange`); the
+ * the version the `stat` before the open saw (the same file, size and mtime, its last bytes
+ * unchanged), still at its path, once its bytes were read (`versionChange`, `placeChange`); the
  * check runs while `use` works on the bytes.
  */
 export const useSnapshot = <A, E, R>(
@@ -490,11 +496,29 @@ export const useSnapshot = <A, E, R>(
         detail: "it stopped answering while it was checked for changes"
       })
     }
-    const detail = versionChange(info, recheck.after, end, recheck.tail, true) ??
-      (recheck.after === undefined ? undefined : placeChange(recheck.after, recheck.atPath))
+    const detail = versionChange(info, recheck.after, end, recheck.tail, true) ?? snapshotPlace(target, info, recheck)
     if (detail !== undefined) return yield* new FileChanged({ path: target.absolute, detail })
     return yield* result
   })
+
+/**
+ * Whether a snapshot's descriptor held the checked file, the one its `stat` before the open (`info`)
+ * saw, and the path still leads to it: what changed, or undefined.
+ */
+const snapshotPlace = (target: Target, info: File.Info, recheck: Recheck): string | undefined => {
+  const { after, atPath } = recheck
+  if (!recheck.inPlace) {
+    // The descriptor is not the file at the checked real path: it went away or was replaced, or
+    // another file was swapped in before the open (the path still leads to the descriptor's).
+    if (atPath === undefined) return "it was removed while it was being read"
+    return (after === undefined ? undefined : placeChange(after, atPath)) ??
+      "it was replaced between the permission check and opening it"
+  }
+  if (after === undefined) return undefined
+  if (!sameIdentity(info, after)) return "it was replaced while it was being read"
+  // Through a link: the link may have been moved while the file was read.
+  return target.absolute === target.real ? undefined : placeChange(after, atPath)
+}
 
 /** The text of a file's first `CONTENT_SNIFF_BYTES`: from the bytes in memory, else read (the position is put back). */
 const firstText = (file: FileSystem.File, whole: Uint8Array | undefined, head: Uint8Array, size: number) =>

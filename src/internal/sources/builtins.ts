@@ -26,6 +26,7 @@ import {
 } from "../core/containers.js"
 import { mediaExtensions, mediaKind } from "../core/media.js"
 import { documentExtensions } from "./document/limits.js"
+import type * as TextSource from "./text.js"
 import type { FileFacts, FileSource, SchemeSource } from "./types.js"
 
 export const database: FileSource = {
@@ -105,11 +106,20 @@ export const document: FileSource = {
   read: (request) => Effect.flatMap(Effect.promise(() => import("./document.js")), (m) => m.readDocument(request))
 }
 
+/** The text source's module once loaded: most reads are text, and need not wait on `import()` again. */
+let textModule: typeof TextSource | undefined
+
 export const text: FileSource = {
   _tag: "FileSource",
   name: "text",
   claims: (facts) => !facts.binary,
-  read: (request) => Effect.flatMap(Effect.promise(() => import("./text.js")), (m) => m.readText(request))
+  read: (request) =>
+    textModule !== undefined
+      ? textModule.readText(request)
+      : Effect.flatMap(Effect.promise(() => import("./text.js")), (m) => {
+        textModule = m
+        return m.readText(request)
+      })
 }
 
 /** `file:///abs/path` is that path, selectors and containers included. */
