@@ -22,30 +22,32 @@ export const factsOf = (
   inner: string | undefined,
   extension: string
 ) =>
-  Effect.gen(function*() {
-    const size = Number(info.size)
-    const sniffed = head.length === 0
-      ? undefined
-      : yield* Effect.promise(() => fileTypeFromBuffer(head).catch(() => undefined))
-    const detected = detect(head, head.length >= size)
-    // A named encoding overrules the NUL heuristic, never a recognised binary format.
-    const binary = request.encoding === undefined
-      ? detected._tag === "Binary" || (sniffed !== undefined && detected.fallback)
-      : binarySignature(head) !== undefined || (sniffed !== undefined && detected._tag === "Binary")
-    const facts: FileFacts = {
-      target,
-      info,
-      extension,
-      head,
-      sniffed: sniffed === undefined ? undefined : { mime: sniffed.mime, ext: sniffed.ext },
-      text: head.length > 0 && detected._tag === "Text" && !detected.fallback,
-      binary,
-      params: request,
-      selection,
-      inner
+  Effect.map(
+    head.length === 0
+      ? Effect.succeed(undefined)
+      : Effect.promise(() => fileTypeFromBuffer(head).catch(() => undefined)),
+    (sniffed) => {
+      const size = Number(info.size)
+      const detected = detect(head, head.length >= size)
+      // A named encoding overrules the NUL heuristic, never a recognised binary format.
+      const binary = request.encoding === undefined
+        ? detected._tag === "Binary" || (sniffed !== undefined && detected.fallback)
+        : binarySignature(head) !== undefined || (sniffed !== undefined && detected._tag === "Binary")
+      const facts: FileFacts = {
+        target,
+        info,
+        extension,
+        head,
+        sniffed: sniffed === undefined ? undefined : { mime: sniffed.mime, ext: sniffed.ext },
+        text: head.length > 0 && detected._tag === "Text" && !detected.fallback,
+        binary,
+        params: request,
+        selection,
+        inner
+      }
+      return facts
     }
-    return facts
-  })
+  )
 
 /** The binary refusal: what the file looks like, so the model can act on it. */
 export const refuseBinary = (facts: FileFacts) =>

@@ -7,6 +7,7 @@
  * budget after the read, and only the lines it kept were shown. Inside `deferring`, reads queue
  * their recording instead of running it; the caller runs the queue with the last line it kept.
  */
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import { FileTime, type ReadBytes, type Shown } from "../../FileTime.js"
@@ -27,12 +28,13 @@ const pending: FiberRef.FiberRef<Array<Recording> | undefined> = FiberRef.unsafe
 
 /** Run `record` now, or queue it (with the services it needs) when the caller defers recording. */
 export const recordOrDefer = <R>(record: (lastShown: number | undefined) => Effect.Effect<void, never, R>) =>
-  Effect.gen(function*() {
-    const queue = yield* FiberRef.get(pending)
-    if (queue === undefined) return yield* record(undefined)
-    const context = yield* Effect.context<R>()
-    queue.push((lastShown) => Effect.provide(record(lastShown), context))
-  })
+  Effect.flatMap(
+    FiberRef.get(pending),
+    (queue) =>
+      queue === undefined ? record(undefined) : Effect.map(Effect.context<R>(), (context) => {
+        queue.push((lastShown) => Effect.provide(record(lastShown), context))
+      })
+  )
 
 /** Run `self` with its recordings queued; they are returned to run once the caller knows what it kept. */
 export const deferring = <A, E, R>(self: Effect.Effect<A, E, R>) =>
@@ -90,20 +92,23 @@ const clipShown = (shown: Shown | undefined, lastShown: number | undefined): Sho
 
 /** The session read this file (for edit guards); the language server warms up for later edits. */
 const recordRead = (absolute: string, shown: Shown | undefined, bytes: ReadBytes | undefined) =>
-  Effect.gen(function*() {
-    const workspace = yield* Workspace
-    const fileTime = yield* FileTime
-    // The model was not shown a programmatic read: it covers nothing for an Edit guard.
-    if (!(yield* Programmatic)) yield* fileTime.read(workspace.sessionId, absolute, shown, bytes)
-    const lsp = yield* Lsp
-    // No server to warm: no fiber to fork for it.
-    if (lsp === noop) return
-    // Never let the language server fail or delay the read.
-    yield* lsp.touchFile(absolute).pipe(
+  Effect.flatMap(Effect.context<Workspace | FileTime | Lsp>(), (context) => {
+    const lsp = Context.get(context, Lsp)
+    // Never let the language server fail or delay the read. No server to warm: no fiber to fork.
+    const touch = lsp === noop ? Effect.void : lsp.touchFile(absolute).pipe(
       Effect.timeout("30 seconds"),
       Effect.catchAllCause((cause) => Effect.logDebug("Lsp.touchFile failed", cause)),
       Effect.forkDaemon
     )
+    // The model was not shown a programmatic read: it covers nothing for an Edit guard.
+    if (Context.get(context, Programmatic)) return touch
+    const recorded = Context.get(context, FileTime).read(
+      Context.get(context, Workspace).sessionId,
+      absolute,
+      shown,
+      bytes
+    )
+    return lsp === noop ? recorded : Effect.zipRight(recorded, touch)
   })
 
 /**
@@ -112,10 +117,8 @@ const recordRead = (absolute: string, shown: Shown | undefined, bytes: ReadBytes
  * Now, or when the caller runs its deferred recordings (`deferring`).
  */
 export const recordFileRead = (target: Target, result: ReadResult, bytes: ReadBytes | undefined) =>
-  Effect.gen(function*() {
-    const masked = yield* Secrets.maskedLines(result, target.real)
+  Effect.flatMap(Secrets.maskedLines(result, target.real), (masked) =>
     // read_many may keep fewer lines than were read: it records what it kept.
-    yield* recordOrDefer((lastShown) =>
+    recordOrDefer((lastShown) =>
       recordRead(target.absolute, clipShown(withoutLines(shownOf(result), masked), lastShown), bytes)
-    )
-  })
+    ))

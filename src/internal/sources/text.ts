@@ -166,7 +166,11 @@ const endsWithNewline = (file: FileSystem.File, size: number, detection: Text, e
 
 type Text = Extract<Detection, { readonly _tag: "Text" }>
 /** What a binary file looks like, for a refusal the model can act on. */
-export const readText = Effect.fn("Read.text", { captureStackTrace: false })(function*(request: FileSourceRequest) {
+export const readText = (request: FileSourceRequest) =>
+  // A span around an untraced body: `Effect.fn` would build an `Error` on every call.
+  Effect.withSpan(textOf(request), "Read.text", { captureStackTrace: false })
+
+const textOf = Effect.fnUntraced(function*(request: FileSourceRequest) {
   const { file, head, info, note, params, selection, sniffed, target } = request
   const failed = (error: Parameters<typeof fromPlatformError>[1]) => fromPlatformError(target.absolute, error)
   const index = yield* LineIndex
