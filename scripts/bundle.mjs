@@ -1,24 +1,28 @@
 /**
- * The bundled command line: `dist/bin.js` as one ES module (esbuild), written over the file tsc
- * emits for `src/bin.ts`, plus `dist/bin-*.js` chunks for what it imports lazily (the MCP server,
- * the sources a plain text read does not need) and the code those share. Run after tsc
+ * The bundled command line: `dist/bin-main.cjs`, the whole command line (from
+ * `src/internal/doors/cliMain.ts`) as one CommonJS file (esbuild, minified), and `dist/bin.js`, the
+ * small ES module that runs it (`src/bin.ts`, written over the file tsc emits). Run after tsc
  * (`npm run build` does both).
  *
- * Why: unbundled, a CLI call spends most of its start-up in Node's ES module loader resolving
- * and reading the ~1,000 files of effect, @effect/cli and the MCP SDK. One file parses at once;
- * the chunks are read only by a command or a file that needs them.
+ * Why: a start was mostly V8 compiling JavaScript, and Node 20 has no compile cache for ES modules.
+ * `bin.js` compiles the bundle itself with V8's code cache of an earlier run
+ * (src/internal/doors/codeCache.ts), so a start compiles almost nothing. What the common calls do
+ * not need (the MCP server, `@effect/cli`, the sources a text read does not use) stays in the file
+ * but is neither run nor compiled until a call imports it (esbuild keeps each lazily imported
+ * module's code in a function of its own).
  *
  * What stays outside the bundle: packages with native code or a large size that a plain text
  * read never loads (they are imported lazily where they are used), and packages that find their
  * own files on disk. The library (`dist/index.js` and the other modules) is not bundled:
  * importers keep the module layout.
  *
- * `import.meta.url` in a bundled module means the bundle's own URL, `dist/bin.js`; the modules
- * that locate files next to themselves (`../prompts/read.txt`, the SQLite worker, pdfjs's fonts)
- * are rewritten to the URL their compiled file has in `dist/`, so every relative path still
+ * `import.meta.url` in a bundled module means the bundle's own URL (`dist/bin-main.cjs`); the
+ * modules that locate files next to themselves (`../prompts/read.txt`, the SQLite worker, pdfjs's
+ * fonts) are rewritten to the URL their compiled file has in `dist/`, so every relative path still
  * resolves as it does unbundled.
  */
 import * as esbuild from "esbuild"
+import * as crypto from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -145,39 +149,80 @@ export class AjvJsonSchemaValidator {
   }
 }
 
-export const bundle = () => {
-  // Chunk names carry a hash of their content: an earlier build's chunks are stale.
-  for (const name of fs.readdirSync(path.join(root, "dist"))) {
-    if (/^bin-.*\.js$/.test(name)) fs.rmSync(path.join(root, "dist", name))
+/**
+ * The bundle as `bin.js` compiles it: a function of CommonJS's five names and the importer of
+ * packages outside the bundle (src/internal/io/importPackage.ts), one expression, under
+ * a first line with the content hash of everything after it, which keys its code cache
+ * (src/internal/doors/codeCache.ts).
+ */
+const wrap = (text) => {
+  const body = `(function (exports, require, module, __filename, __dirname, __bundleImport) {"use strict";${text}\n})\n`
+  return `//# effect-read ${crypto.createHash("sha256").update(body).digest("hex").slice(0, 32)}\n${body}`
+}
+
+/**
+ * A script compiled with `vm.Script` cannot run `import()` without an experimental Node option,
+ * and loses it when compiled from a code cache: packages outside the bundle are imported by
+ * `bin.js` (an ES module beside the bundle, so they resolve from the same place), which hands its
+ * importer to the bundle as `__bundleImport`.
+ */
+const importPackage = {
+  name: "import-package",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]internal[\\/]io[\\/]importPackage\.ts$/ }, () => ({
+      contents: "export const importPackage = (specifier) => __bundleImport(specifier)",
+      loader: "js"
+    }))
   }
-  return esbuild.build({
+}
+
+export const bundle = async (outdir = path.join(root, "dist"), options = {}) => {
+  // Earlier builds' bundles (and the chunked ES build before the code cache) are stale.
+  for (const name of fs.readdirSync(outdir)) {
+    if (/^bin-.*\.(c?js|map)$/.test(name)) fs.rmSync(path.join(outdir, name))
+  }
+  const main = await esbuild.build({
+    entryPoints: [path.join(src, "internal", "doors", "cliMain.ts")],
+    outfile: path.join(outdir, "bin-main.cjs"),
+    bundle: true,
+    platform: "node",
+    format: "cjs",
+    target: "node20",
+    external,
+    plugins: [importPackage, importMetaUrl, absent, lazy, lazyValidator],
+    // The bundle's own URL: what the modules that find files beside themselves start from.
+    define: { "import.meta.url": "__bundleUrl" },
+    banner: { js: "var __bundleUrl=require(\"node:url\").pathToFileURL(__filename).href;" },
+    legalComments: "none",
+    minify: true,
+    logLevel: "warning",
+    metafile: true,
+    write: false,
+    ...options
+  })
+  for (const file of main.outputFiles) {
+    fs.writeFileSync(file.path, file.path.endsWith(".cjs") ? wrap(file.text) : file.contents)
+  }
+  // The loader: bin.ts with the two small modules it imports, one ES module.
+  await esbuild.build({
     entryPoints: [path.join(src, "bin.ts")],
-    outdir: path.join(root, "dist"),
-    entryNames: "[name]",
-    chunkNames: "bin-[name]-[hash]",
-    splitting: true,
+    outfile: path.join(outdir, "bin.js"),
     bundle: true,
     platform: "node",
     format: "esm",
     target: "node20",
-    external,
-    plugins: [importMetaUrl, absent, lazy, lazyValidator],
-    // Packages written in CommonJS call `require` for Node's built-ins; an ES module has none.
-    banner: {
-      js:
-        "import { createRequire as __bundleRequire } from \"node:module\"; const require = __bundleRequire(import.meta.url);"
-    },
-    legalComments: "none",
-    minifyWhitespace: true,
-    minifySyntax: true,
-    logLevel: "warning",
-    metafile: true
+    logLevel: "warning"
   })
+  return main
 }
 
+// `node scripts/bundle.mjs [outdir]`: into `dist/` (after tsc) or another directory (the tests' copy).
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const result = await bundle()
+  const outdir = process.argv[2] !== undefined && !process.argv[2].startsWith("--")
+    ? path.resolve(process.argv[2])
+    : path.join(root, "dist")
+  const result = await bundle(outdir)
   // tsc's source map of the unbundled bin.js would point the bundle's lines at the wrong code.
-  fs.rmSync(path.join(root, "dist", "bin.js.map"), { force: true })
+  fs.rmSync(path.join(outdir, "bin.js.map"), { force: true })
   if (process.argv.includes("--analyze")) console.log(await esbuild.analyzeMetafile(result.metafile))
 }

@@ -15,6 +15,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { createRequire } from "node:module"
+import { importPackage } from "./internal/io/importPackage.js"
 
 /**
  * The module each optional package gives `read`, typed loosely so that our declarations name no
@@ -88,13 +89,14 @@ const resolvable = (name: PackageName): boolean => {
 }
 
 const importers: { readonly [K in PackageName]: () => Promise<Modules[K]> } = {
-  sharp: () => import("sharp"),
-  "pdfjs-dist": () => import("pdfjs-dist/legacy/build/pdf.mjs"),
-  "@napi-rs/canvas": () => import("@napi-rs/canvas"),
-  mammoth: () => import("mammoth"),
-  exceljs: () => import("exceljs"),
+  sharp: () => importPackage(specifiers.sharp) as Promise<Modules["sharp"]>,
+  "pdfjs-dist": () => importPackage(specifiers["pdfjs-dist"]) as Promise<Modules["pdfjs-dist"]>,
+  "@napi-rs/canvas": () => importPackage(specifiers["@napi-rs/canvas"]) as Promise<Modules["@napi-rs/canvas"]>,
+  mammoth: () => importPackage(specifiers.mammoth) as Promise<Modules["mammoth"]>,
+  exceljs: () => importPackage(specifiers.exceljs) as Promise<Modules["exceljs"]>,
   "better-sqlite3": () => import("./internal/sources/database/driver.js").then((driver) => driver.loadDriver()),
-  "effect-read-grammars": () => import("effect-read-grammars")
+  "effect-read-grammars": () =>
+    importPackage(specifiers["effect-read-grammars"]) as Promise<Modules["effect-read-grammars"]>
 }
 
 const notFound = (error: unknown): boolean => {

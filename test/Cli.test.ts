@@ -295,7 +295,11 @@ describe("CLI", () => {
       .toEqual({ offset: 4 })
   })
 
-  /** Every module a run of the bin loads, ES (a resolve hook) or CommonJS (Module._load), and its output. */
+  /**
+   * Every module a run of the bin loads, ES (a resolve hook) or CommonJS (Module._load), its output,
+   * and the functions of the bundle (`bin-main.cjs`) that ran, with their source ranges (V8's precise
+   * coverage, `NODE_V8_COVERAGE`).
+   */
   const loadedBy = async (args: ReadonlyArray<string>, input = "") => {
     const dir = tempDir()
     const trace = path.join(dir, "loaded.txt")
@@ -320,37 +324,73 @@ describe("CLI", () => {
         return load.call(this, request, ...rest)
       }`
     )
-    const result = await runProcess(process.execPath, ["--require", preload, bin, ...args], { input })
+    const coverage = path.join(dir, "coverage")
+    const result = await runProcess(process.execPath, ["--require", preload, bin, ...args], {
+      input,
+      env: { ...process.env, NODE_V8_COVERAGE: coverage }
+    })
     const loaded = fs.readFileSync(trace, "utf8").split("\n").filter((l) => l !== "")
     // The trace may name the tracer's own hooks module (seen from a fresh clone): not the bin's.
     const tracer = pathToFileURL(path.join(dir, "hooks.mjs")).href
-    return { ...result, loaded: loaded.filter((l) => l !== tracer) }
+    const scripts = fs.readdirSync(coverage).flatMap((name) =>
+      (JSON.parse(fs.readFileSync(path.join(coverage, name), "utf8")) as {
+        result: Array<{ url: string; functions: Array<{ ranges: Array<Range> }> }>
+      }).result
+    )
+    const ran = scripts.filter((script) => script.url === pathToFileURL(main).href)
+      .flatMap((script) => script.functions.flatMap((f) => f.ranges))
+    return { ...result, loaded: loaded.filter((l) => l !== tracer), ran }
+  }
+  interface Range {
+    readonly startOffset: number
+    readonly endOffset: number
+    readonly count: number
+  }
+  const main = path.resolve("dist/bin-main.cjs")
+  const mainSource = fs.readFileSync(main, "utf8")
+
+  /**
+   * Whether the code at `marker` (a string a module evaluates as it loads: a span name, a symbol
+   * key) ran: the count of the smallest range of V8's block coverage that holds it.
+   */
+  const ranAround = (ran: ReadonlyArray<Range>, marker: string): boolean => {
+    const at = mainSource.indexOf(marker)
+    expect(at).toBeGreaterThan(0)
+    expect(mainSource.indexOf(marker, at + 1)).toBe(-1)
+    const holding = ran.filter((r) => r.startOffset <= at && at < r.endOffset)
+      .sort((a, b) => (a.endOffset - a.startOffset) - (b.endOffset - b.startOffset))
+    return holding[0]!.count > 0
   }
 
-  /** The bundle's files a run loaded that hold `@effect/cli`'s command code (its symbol key). */
-  const withEffectCli = (loaded: ReadonlyArray<string>) =>
-    loaded.filter((l) => l.startsWith(pathToFileURL(path.dirname(bin)).href + "/bin"))
-      .filter((l) => fs.readFileSync(new URL(l), "utf8").includes("@effect/cli/Command"))
+  /** What a run loaded besides the bin and Node's built-ins. */
+  const othersThan = (loaded: ReadonlyArray<string>) =>
+    loaded.filter((l) => l !== pathToFileURL(bin).href && !l.startsWith("node:") && !builtinModules.includes(l))
 
-  /** What a run loaded besides the bin, the chunks `shared` names and Node's built-ins. */
-  const othersThan = (loaded: ReadonlyArray<string>, shared: RegExp) =>
-    loaded.filter((l) =>
-      l !== pathToFileURL(bin).href && !shared.test(l) && !l.startsWith("node:") && !builtinModules.includes(l)
-    )
+  /** Markers of the lazy parts: the command-line parser, the MCP server, the sources a text file does not need. */
+  const lazyParts = {
+    cli: "\"@effect/cli/Command\"",
+    mcp: "\"effect-read/session\"",
+    archive: "\"Read.archive\"",
+    database: "\"Read.database\"",
+    document: "\"Read.document\"",
+    notebook: "\"Read.notebook\"",
+    web: "\"Web.fetch\""
+  }
 
-  it("is bundled: a text read loads no module of ours but the bin, no lazy part of it, and no package", async () => {
+  it("is bundled: a text read loads no module but the bin, runs no lazy part of the bundle, and loads no package", async () => {
     const result = await loadedBy(["--cwd", root, "--json", "notes.md"])
     expect(result.stderr).toBe("")
     expect(JSON.parse(result.stdout).output).toContain("10: line 10")
     expect(result.loaded).toContain(pathToFileURL(bin).href)
-    // Besides the bin, the command line it loads once the compile cache is on (cliMain), the text
-    // source and the chunks of code shared with the lazy parts: only Node's built-ins (CommonJS
-    // code names them without the node: prefix). Not the command-line parser (`Cli`, with
-    // @effect/cli), the MCP server, nor the sources of archives, databases, documents, notebooks
-    // or web pages.
-    const shared = new RegExp(`^${pathToFileURL(path.dirname(bin)).href}/bin-(chunk|text|cliMain)-[A-Z0-9]+\\.js$`)
-    expect(othersThan(result.loaded, shared)).toEqual([])
-    expect(withEffectCli(result.loaded)).toEqual([])
+    // Besides the bin (which reads the bundle and compiles it itself): only Node's built-ins
+    // (CommonJS code names them without the node: prefix).
+    expect(othersThan(result.loaded)).toEqual([])
+    // The bundle ran, but not the command-line parser (`Cli`, with @effect/cli), the MCP server,
+    // nor the sources of archives, databases, documents, notebooks or web pages.
+    expect(result.ran.length).toBeGreaterThan(0)
+    for (const [part, marker] of Object.entries(lazyParts)) {
+      expect([part, ranAround(result.ran, marker)]).toEqual([part, false])
+    }
   })
 
   it("mcp answers initialize without the command-line parser (@effect/cli) or any package outside the bundle", async () => {
@@ -362,10 +402,13 @@ describe("CLI", () => {
     })
     const result = await loadedBy(["mcp", "--cwd", root], `${initialize}\n`)
     expect(JSON.parse(result.stdout.split("\n")[0]!).result.serverInfo.name).toBe("effect-read")
-    const shared = new RegExp(`^${pathToFileURL(path.dirname(bin)).href}/bin-(chunk|cliMain|McpServer)-[A-Z0-9]+\\.js$`)
-    // Not `Cli` (the parser), not ajv (the SDK's validator loads at the first form answer).
-    expect(othersThan(result.loaded, shared)).toEqual([])
-    expect(withEffectCli(result.loaded)).toEqual([])
+    // Not ajv (the SDK's validator loads at the first form answer).
+    expect(othersThan(result.loaded)).toEqual([])
+    expect(ranAround(result.ran, lazyParts.mcp)).toBe(true)
+    const { mcp: _, ...others } = lazyParts
+    for (const [part, marker] of Object.entries(others)) {
+      expect([part, ranAround(result.ran, marker)]).toEqual([part, false])
+    }
   })
 
   describe("a path named like a command (mcp, many)", () => {

@@ -52,8 +52,10 @@ const MAY_IMPORT: Record<string, ReadonlyArray<string | RegExp>> = {
   ],
   read: ["core/", "html/", "io/", "present/", "structure/", "store/", "sources/"],
   // The --store door opens a SQLite file as the store's layers do.
-  doors: ["core/", "io/", "read/params.ts", "store/sql.ts"],
-  mcp: ["doors/"]
+  // `mcp` runs the MCP server (internal/mcp/server.ts) without loading the eager definitions of McpServer.ts.
+  doors: ["core/", "io/", "read/params.ts", "store/sql.ts", "mcp/server.ts"],
+  // The MCP server (the door McpServer.ts re-exports) checks params and warms the file index.
+  mcp: ["doors/", "read/params.ts", "read/recovery.ts"]
 }
 
 /** The front doors: they compose layers and translate; nothing below imports them. */

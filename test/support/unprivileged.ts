@@ -4,11 +4,11 @@
  *
  * nobody cannot enter the clone when it sits in a private directory (`mktemp -d` makes mode 700),
  * so it cannot load `dist/bin.js` nor anything in `node_modules`. As root, the CLI is therefore
- * bundled (esbuild) into a fresh temp directory that everyone can enter, with the files it reads
- * next to itself (`package.json`, `prompts/`), and run from there. The heavy packages a text read
- * never loads stay outside the bundle, as in the published bin.
+ * bundled (scripts/bundle.mjs, as published) into a fresh temp directory that everyone can enter,
+ * with the files it reads next to itself (`package.json`, `prompts/`), and run from there. The
+ * heavy packages a text read never loads stay outside the bundle, as in the published bin.
  */
-import * as esbuild from "esbuild"
+import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -35,37 +35,14 @@ export const unprivilegedCli = (): UnprivilegedCli => {
   for (const file of fs.readdirSync("prompts")) {
     fs.copyFileSync(path.join("prompts", file), path.join(dir, "prompts", file))
   }
-  const bin = path.join(dir, "dist", "bin.mjs")
-  esbuild.buildSync({
-    entryPoints: ["src/bin.ts"],
-    outfile: bin,
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    logLevel: "error",
-    // The store clients too: a single-file bundle would hoist their static imports (better-sqlite3) to its top.
-    external: [
-      "better-sqlite3",
-      "@effect/sql-sqlite-node",
-      "@effect/sql-pg",
-      "sharp",
-      "pdfjs-dist",
-      "@napi-rs/canvas",
-      "exceljs",
-      "mammoth",
-      "typescript",
-      "typescript-language-server"
-    ],
-    // Bundled CommonJS packages call `require` for Node's built-ins.
-    banner: {
-      js:
-        "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);"
-    }
-  })
+  // The published layout: the loader and the bundle it runs (scripts/bundle.mjs).
+  execFileSync(process.execPath, ["scripts/bundle.mjs", path.join(dir, "dist")], { stdio: "inherit" })
+  const bin = path.join(dir, "dist", "bin.js")
   for (const entry of [dir, path.join(dir, "dist"), path.join(dir, "prompts")]) fs.chmodSync(entry, 0o755)
   for (
     const file of [
       bin,
+      path.join(dir, "dist", "bin-main.cjs"),
       path.join(dir, "package.json"),
       ...fs.readdirSync(path.join(dir, "prompts")).map((f) => path.join(dir, "prompts", f))
     ]

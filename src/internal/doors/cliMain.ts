@@ -1,5 +1,5 @@
 /**
- * The command line, run: what `bin.ts` loads once Node's compile cache is on. The common calls (a
+ * The command line, run: the entry of the bundle `bin.ts` runs (`dist/bin-main.cjs`). The common calls (a
  * read, `mcp`) are parsed here and run without `@effect/cli`, on the Node file system and path
  * alone (start-up); every other call — help, `many`, a usage error — loads `Cli.ts`, which parses
  * it with `@effect/cli` on the whole Node context.
@@ -11,10 +11,6 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { quickParse } from "./cliArgs.js"
 import { mcpCommand, readCommand } from "./commands.js"
-import { baselineWasmOnly } from "./wasmTier.js"
-
-// This process is ours: a first structure read parses faster without V8's optimising tier.
-baselineWasmOnly()
 
 const quick = quickParse(process.argv.slice(2))
 

@@ -403,7 +403,7 @@ export const mcpCommand = (args: McpArgs, parent: ReadArgs) =>
       limits.right
     )
     // Loaded here, not at the top: a plain read never pays for the MCP SDK (start-up, memory).
-    const McpServer = yield* Effect.promise(() => import("../../McpServer.js"))
+    const McpServer = yield* Effect.promise(() => import("../mcp/server.js"))
     return yield* McpServer.runStdio({
       version,
       ...Option.match(args.askTimeout, {

@@ -1,0 +1,152 @@
+/**
+ * The command line's own code cache: how `bin.js` runs the bundled command line
+ * (`dist/bin-main.cjs`, one CommonJS file) so that a start skips compiling it.
+ *
+ * Most of a start was V8 compiling ~1 MB of JavaScript (eagerly at load, then each function at its
+ * first call) and Node 20 has no compile cache for ES modules. A `vm.Script` can be given V8's code
+ * cache of an earlier run: made at the end of a run, it holds every function that run compiled, so
+ * the next run of the same command compiles almost nothing. One cache per command kind (a read and
+ * `mcp` run different code), per bundle (its content hash, written on its first line by
+ * `scripts/bundle.mjs`), per V8 version and CPU architecture.
+ *
+ * Where: `$XDG_CACHE_HOME/effect-read` or `~/.cache/effect-read`, else (a home that cannot be
+ * written) `effect-read-<uid>` in the OS temp directory; a directory of this user's only (created
+ * 0700; one that is not ours or that others may write is not used: a cache is code this process
+ * runs). At most `MAX_FILES` files: the oldest go when a new one is written. Off when
+ * `NODE_DISABLE_COMPILE_CACHE` is set (Node's own switch for its compile cache). A cache that
+ * is missing, unreadable or rejected by V8 (another Node, other flags) is written again at exit;
+ * nothing here can make a run fail.
+ */
+import * as fs from "node:fs"
+import { createRequire } from "node:module"
+import * as os from "node:os"
+import * as path from "node:path"
+import * as vm from "node:vm"
+import * as zlib from "node:zlib"
+
+/** The most cache files kept in the directory. */
+export const MAX_FILES = 8
+
+/**
+ * Where the cache may live, in order, or none when it is off: the user's cache directory, then a
+ * directory of this user's in the OS temp directory (for a home that cannot be written, as in
+ * many containers).
+ */
+export const cacheDirectories = (
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  home: string = os.homedir(),
+  temporary: string = os.tmpdir(),
+  uid: number | undefined = process.getuid?.()
+): Array<string> => {
+  if (env.NODE_DISABLE_COMPILE_CACHE !== undefined && env.NODE_DISABLE_COMPILE_CACHE !== "") return []
+  const base = env.XDG_CACHE_HOME !== undefined && path.isAbsolute(env.XDG_CACHE_HOME)
+    ? env.XDG_CACHE_HOME
+    : home === ""
+    ? undefined
+    : path.join(home, ".cache")
+  return [
+    ...(base === undefined ? [] : [path.join(base, "effect-read")]),
+    path.join(temporary, `effect-read-${uid ?? "user"}`)
+  ]
+}
+
+/** The directory made (0700) if missing; true only when it is a directory of this user's that no one else may write. */
+export const ownDirectory = (directory: string): boolean => {
+  try {
+    fs.mkdirSync(directory, { recursive: true, mode: 0o700 })
+    const stat = fs.lstatSync(directory)
+    const uid = process.getuid?.()
+    return stat.isDirectory() && (uid === undefined || stat.uid === uid) && (stat.mode & 0o022) === 0
+  } catch {
+    return false
+  }
+}
+
+/** The names to delete so that at most `keep` remain: the oldest first (`mtimeMs`), never `current`. */
+export const toPrune = (
+  files: ReadonlyArray<{ readonly name: string; readonly mtimeMs: number }>,
+  current: string,
+  keep: number = MAX_FILES
+): Array<string> =>
+  files.filter((file) => file.name !== current)
+    .sort((a, b) => a.mtimeMs - b.mtimeMs || (a.name < b.name ? -1 : 1))
+    .slice(0, Math.max(0, files.length - keep))
+    .map((file) => file.name)
+
+/**
+ * The content hash `scripts/bundle.mjs` writes on the bundle's first line (`//# effect-read <hash>`),
+ * of all that follows it: the bundle as one function expression of CommonJS's five names.
+ */
+export const bundleHash = (source: string): string | undefined =>
+  /^\/\/# effect-read ([0-9a-f]{16,})\n/.exec(source)?.[1]
+
+/**
+ * A cache file: V8's cache after the CRC-32 of it (4 bytes, big-endian). V8 checks a cache's
+ * source length, version and flags but not its bytes (outside debug builds): a file cut short or
+ * damaged on disk must not reach it.
+ */
+export const sealed = (data: Uint8Array): Buffer => {
+  const head = Buffer.alloc(4)
+  head.writeUInt32BE(zlib.crc32(data))
+  return Buffer.concat([head, data])
+}
+
+/** The cache a sealed file holds, or undefined when its checksum does not match. */
+export const unsealed = (file: Buffer): Buffer | undefined => {
+  if (file.length < 4) return undefined
+  const data = file.subarray(4)
+  return zlib.crc32(data) === file.readUInt32BE(0) ? data : undefined
+}
+
+const readCache = (file: string): Buffer | undefined => {
+  try {
+    return unsealed(fs.readFileSync(file))
+  } catch {
+    return undefined
+  }
+}
+
+const writeCache = (directory: string, name: string, data: Buffer): void => {
+  try {
+    const temporary = path.join(directory, `.${name}.${process.pid}.tmp`)
+    fs.writeFileSync(temporary, sealed(data), { mode: 0o600 })
+    fs.renameSync(temporary, path.join(directory, name))
+    const files = fs.readdirSync(directory).filter((entry) => entry.endsWith(".v8")).map((entry) => ({
+      name: entry,
+      mtimeMs: fs.statSync(path.join(directory, entry)).mtimeMs
+    }))
+    for (const stale of toPrune(files, name)) fs.rmSync(path.join(directory, stale), { force: true })
+  } catch {
+    // A cache that cannot be written only costs the next run its compile time.
+  }
+}
+
+/**
+ * The bundle's importer of packages outside it (src/internal/io/importPackage.ts): this module
+ * is bundled into `bin.js`, beside the bundle, so a package resolves as it would from the bundle.
+ */
+const importPackage = (specifier: string): Promise<unknown> => import(specifier)
+
+/**
+ * Run the CommonJS bundle at `file` in this context, with V8's code cache for `kind` when there
+ * is a usable one, and leave one for the next run when there was not.
+ */
+export const runBundle = (file: string, kind: string): void => {
+  const source = fs.readFileSync(file, "utf8")
+  const hash = bundleHash(source)
+  const directory = hash === undefined ? undefined : cacheDirectories().find(ownDirectory)
+  const usable = directory !== undefined
+  const name = `${kind}-${hash}-${process.versions.v8}-${process.arch}.v8`
+  const cachedData = usable ? readCache(path.join(directory, name)) : undefined
+  const script = new vm.Script(source, {
+    filename: file,
+    ...(cachedData === undefined ? {} : { cachedData })
+  })
+  if (usable && (cachedData === undefined || script.cachedDataRejected === true)) {
+    // At exit: the cache then holds every function this run compiled, not only the top level.
+    process.once("exit", () => writeCache(directory, name, script.createCachedData()))
+  }
+  const module = { exports: {} }
+  const run = script.runInThisContext() as (...args: ReadonlyArray<unknown>) => void
+  run(module.exports, createRequire(file), module, file, path.dirname(file), importPackage)
+}

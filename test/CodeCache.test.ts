@@ -1,0 +1,157 @@
+/**
+ * The command line's code cache (src/internal/doors/codeCache.ts): where it lives and who may own
+ * it, that it is bounded, that a damaged file never reaches V8, and — through the real bin — that
+ * a run leaves a cache the next run uses as it is, with the same answer with or without it.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import * as fc from "fast-check"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import {
+  bundleHash,
+  cacheDirectories,
+  MAX_FILES,
+  ownDirectory,
+  sealed,
+  toPrune,
+  unsealed
+} from "../src/internal/doors/codeCache.js"
+import { runProcess, tempDir, writeTree } from "./support/index.js"
+
+const bin = path.resolve("dist/bin.js")
+
+describe("codeCache", () => {
+  it("lives under XDG_CACHE_HOME or ~/.cache, else in the temp directory; off with NODE_DISABLE_COMPILE_CACHE", () => {
+    const of = (env: Record<string, string>, home: string) => cacheDirectories(env, home, "/tmp", 1000)
+    const temporary = path.join("/tmp", "effect-read-1000")
+    expect(of({ XDG_CACHE_HOME: "/x/cache" }, "/home/u")).toEqual([path.join("/x/cache", "effect-read"), temporary])
+    expect(of({}, "/home/u")).toEqual([path.join("/home/u", ".cache", "effect-read"), temporary])
+    // A relative XDG_CACHE_HOME is invalid by the spec: ignored.
+    expect(of({ XDG_CACHE_HOME: "cache" }, "/home/u")).toEqual([
+      path.join("/home/u", ".cache", "effect-read"),
+      temporary
+    ])
+    expect(of({}, "")).toEqual([temporary])
+    expect(of({ NODE_DISABLE_COMPILE_CACHE: "1" }, "/home/u")).toEqual([])
+    expect(of({ NODE_DISABLE_COMPILE_CACHE: "" }, "/home/u")[0]).toBe(path.join("/home/u", ".cache", "effect-read"))
+  })
+
+  it("uses only a directory of this user's that no one else may write", () => {
+    const root = tempDir()
+    const made = path.join(root, "a", "effect-read")
+    expect(ownDirectory(made)).toBe(true)
+    expect(fs.statSync(made).mode & 0o777).toBe(0o700)
+    const open = path.join(root, "open")
+    fs.mkdirSync(open)
+    fs.chmodSync(open, 0o777)
+    expect(ownDirectory(open)).toBe(false)
+    const file = path.join(root, "file")
+    fs.writeFileSync(file, "")
+    expect(ownDirectory(file)).toBe(false)
+    const link = path.join(root, "link")
+    fs.symlinkSync(made, link)
+    expect(ownDirectory(link)).toBe(false)
+  })
+
+  it.prop(
+    "keeps at most MAX_FILES, deletes the oldest first, never the current one",
+    [
+      fc.uniqueArray(fc.record({ name: fc.string({ minLength: 1, maxLength: 6 }), mtimeMs: fc.nat(1000) }), {
+        selector: (file) => file.name,
+        maxLength: 30
+      }),
+      fc.nat(40)
+    ],
+    ([files, pick]) => {
+      const current = files.length === 0 ? "current" : files[pick % files.length]!.name
+      const pruned = toPrune(files, current)
+      expect(pruned).not.toContain(current)
+      expect(files.length - pruned.length).toBe(Math.min(files.length, MAX_FILES))
+      const kept = files.filter((file) => !pruned.includes(file.name) && file.name !== current)
+      for (const gone of files.filter((file) => pruned.includes(file.name))) {
+        for (const stays of kept) expect(gone.mtimeMs).toBeLessThanOrEqual(stays.mtimeMs)
+      }
+    }
+  )
+
+  it.prop("a sealed cache opens to itself; any changed or cut byte is refused", [
+    fc.uint8Array({ minLength: 1, maxLength: 200 }),
+    fc.nat(),
+    fc.integer({ min: 1, max: 255 })
+  ], ([data, at, flip]) => {
+    const file = sealed(data)
+    expect(unsealed(file)).toEqual(Buffer.from(data))
+    const damaged = Buffer.from(file)
+    damaged[at % damaged.length] = damaged[at % damaged.length]! ^ flip
+    expect(unsealed(damaged)).toBeUndefined()
+    expect(unsealed(file.subarray(0, file.length - 1))).toBeUndefined()
+  })
+
+  it("reads the bundle's hash from its first line only", () => {
+    expect(bundleHash("//# effect-read 0123456789abcdef0123\n(function(){})")).toBe("0123456789abcdef0123")
+    expect(bundleHash("(function(){})\n//# effect-read 0123456789abcdef0123\n")).toBeUndefined()
+    expect(bundleHash(fs.readFileSync("dist/bin-main.cjs", "utf8"))).toMatch(/^[0-9a-f]{32}$/)
+  })
+
+  describe("through the bin", () => {
+    const project = tempDir()
+    writeTree(project, { "notes.md": Array.from({ length: 30 }, (_, i) => `line ${i + 1}`).join("\n") + "\n" })
+    const run = (cacheHome: string, extra: Record<string, string> = {}) =>
+      runProcess(process.execPath, [bin, "--cwd", project, "--json", "notes.md"], {
+        env: { ...process.env, NODE_DISABLE_COMPILE_CACHE: "", XDG_CACHE_HOME: cacheHome, TMPDIR: tempDir(), ...extra }
+      })
+    const cacheFiles = (cacheHome: string) => {
+      const directory = path.join(cacheHome, "effect-read")
+      return fs.existsSync(directory) ? fs.readdirSync(directory).map((name) => path.join(directory, name)) : []
+    }
+
+    it("a run leaves one cache; the next uses it as it is and answers the same", async () => {
+      const home = tempDir()
+      const first = await run(home)
+      expect(first.code).toBe(0)
+      const files = cacheFiles(home)
+      expect(files.map((file) => path.basename(file))).toEqual([expect.stringMatching(/^cli-[0-9a-f]{32}-.+\.v8$/)])
+      expect(fs.statSync(files[0]!).mode & 0o777).toBe(0o600)
+      expect(fs.statSync(path.dirname(files[0]!)).mode & 0o777).toBe(0o700)
+      const written = fs.readFileSync(files[0]!)
+      expect(unsealed(written)).toBeDefined()
+      const second = await run(home)
+      expect(second).toEqual(first)
+      // Accepted by V8: not written again.
+      expect(fs.readFileSync(files[0]!)).toEqual(written)
+      const uncached = await run(tempDir(), { NODE_DISABLE_COMPILE_CACHE: "1" })
+      expect(uncached).toEqual(first)
+    })
+
+    it("a damaged cache is not used, the answer is the same, and a sound one replaces it", async () => {
+      const home = tempDir()
+      const first = await run(home)
+      const [file] = cacheFiles(home)
+      const damaged = fs.readFileSync(file!)
+      damaged[damaged.length >> 1] = damaged[damaged.length >> 1]! ^ 0xff
+      fs.writeFileSync(file!, damaged)
+      expect(await run(home)).toEqual(first)
+      expect(unsealed(fs.readFileSync(file!))).toBeDefined()
+      fs.writeFileSync(file!, "")
+      expect(await run(home)).toEqual(first)
+      expect(unsealed(fs.readFileSync(file!))).toBeDefined()
+    })
+
+    it("writes nothing when off; not in a directory open to others, in the temp directory instead", async () => {
+      const off = tempDir()
+      const offTemporary = tempDir()
+      expect((await run(off, { NODE_DISABLE_COMPILE_CACHE: "1", TMPDIR: offTemporary })).code).toBe(0)
+      expect(fs.readdirSync(off)).toEqual([])
+      expect(fs.readdirSync(offTemporary)).toEqual([])
+      const open = tempDir()
+      fs.mkdirSync(path.join(open, "effect-read"), { mode: 0o777 })
+      fs.chmodSync(path.join(open, "effect-read"), 0o777)
+      const temporary = tempDir()
+      expect((await run(open, { TMPDIR: temporary })).code).toBe(0)
+      expect(cacheFiles(open)).toEqual([])
+      const own = path.join(temporary, `effect-read-${process.getuid?.() ?? "user"}`)
+      expect(fs.readdirSync(own)).toEqual([expect.stringMatching(/^cli-.+\.v8$/)])
+      expect(fs.statSync(own).mode & 0o777).toBe(0o700)
+    })
+  })
+})
