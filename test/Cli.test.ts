@@ -341,6 +341,17 @@ describe("CLI", () => {
       .flatMap((script) => script.functions.flatMap((f) => f.ranges))
     return { ...result, loaded: loaded.filter((l) => l !== tracer), ran }
   }
+  /**
+   * `loadedBy`, run again (twice at most) when V8's coverage names no function of the bundle: seen
+   * once under heavy load, a coverage file without the script, most likely collected before the
+   * report (the bundle is a `vm.Script`); the run's answer was right.
+   */
+  const coveredRun = async (args: ReadonlyArray<string>, input = "") => {
+    for (let attempt = 1;; attempt++) {
+      const result = await loadedBy(args, input)
+      if (result.ran.length > 0 || attempt === 3) return result
+    }
+  }
   interface Range {
     readonly startOffset: number
     readonly endOffset: number
@@ -378,7 +389,7 @@ describe("CLI", () => {
   }
 
   it("is bundled: a text read loads no module but the bin, runs no lazy part of the bundle, and loads no package", async () => {
-    const result = await loadedBy(["--cwd", root, "--json", "notes.md"])
+    const result = await coveredRun(["--cwd", root, "--json", "notes.md"])
     expect(result.stderr).toBe("")
     expect(JSON.parse(result.stdout).output).toContain("10: line 10")
     expect(result.loaded).toContain(pathToFileURL(bin).href)
@@ -400,7 +411,8 @@ describe("CLI", () => {
       method: "initialize",
       params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "test", version: "1" } }
     })
-    const result = await loadedBy(["mcp", "--cwd", root], `${initialize}\n`)
+    const result = await coveredRun(["mcp", "--cwd", root], `${initialize}\n`)
+    expect(result.ran.length).toBeGreaterThan(0)
     expect(JSON.parse(result.stdout.split("\n")[0]!).result.serverInfo.name).toBe("effect-read")
     // Not ajv (the SDK's validator loads at the first form answer).
     expect(othersThan(result.loaded)).toEqual([])
