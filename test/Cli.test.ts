@@ -327,7 +327,9 @@ describe("CLI", () => {
     const coverage = path.join(dir, "coverage")
     const result = await runProcess(process.execPath, ["--require", preload, bin, ...args], {
       input,
-      env: { ...process.env, NODE_V8_COVERAGE: coverage }
+      // The code cache off: this asks which functions of the bundle ran, and a clean-clone CI run
+      // (shared ~/.cache, many bins at once) once got no coverage of the bundle three runs in a row.
+      env: { ...process.env, NODE_V8_COVERAGE: coverage, NODE_DISABLE_COMPILE_CACHE: "1" }
     })
     const loaded = fs.readFileSync(trace, "utf8").split("\n").filter((l) => l !== "")
     // The trace may name the tracer's own hooks module (seen from a fresh clone): not the bin's.
