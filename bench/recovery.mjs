@@ -15,6 +15,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import { mb, ms, x } from "./format.mjs"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const bin = path.join(here, "..", "dist", "bin.js")
@@ -165,17 +166,6 @@ export const measure = async ({ log = console.error, runs = 7 } = {}) => {
   }
   return { info, results: out }
 }
-
-const ms = (v) =>
-  !Number.isFinite(v)
-    ? "—"
-    : v >= 1000
-    ? `${(v / 1000).toFixed(2)} s`
-    : v >= 100
-    ? `${v.toFixed(0)} ms`
-    : `${v.toFixed(1)} ms`
-const mb = (v) => (Number.isFinite(v) ? `${v.toFixed(0)} MB` : "—")
-const x = (v) => (Number.isFinite(v) ? `${v.toFixed(2)}×` : "—")
 
 /** Rows in bench/run.mjs's table shape, its targets (`show` formats the value), and a note on the setup. */
 export const rows = ({ info, results }) => {

@@ -27,6 +27,7 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { DATA_DIR, ensureData, paths } from "./data.mjs"
 import * as economy from "./economy.mjs"
+import { mb, ms, pct, ratio, x } from "./format.mjs"
 import * as recovery from "./recovery.mjs"
 import * as structure from "./structure.mjs"
 
@@ -187,32 +188,6 @@ const cpuTicks = () => {
 
 // ---------------------------------------------------------------------------------------------
 // Formatting
-
-const ms = (v) =>
-  !Number.isFinite(v)
-    ? "—"
-    : v >= 1000
-    ? `${(v / 1000).toFixed(2)} s`
-    : v >= 100
-    ? `${v.toFixed(0)} ms`
-    : v >= 10
-    ? `${v.toFixed(1)} ms`
-    : v >= 1
-    ? `${v.toFixed(2)} ms`
-    : `${v.toFixed(3)} ms`
-const pct = (v) => (Number.isFinite(v) ? `${(v * 100).toFixed(1)} %` : "—")
-const mb = (v) => (v === undefined || !Number.isFinite(v) ? "—" : `${v.toFixed(0)} MB`)
-const ratio = (a, b) => (Number.isFinite(a) && Number.isFinite(b) && b > 0 ? a / b : NaN)
-const x = (v) =>
-  !Number.isFinite(v)
-    ? "—"
-    : v >= 100
-    ? `${v.toFixed(0)}×`
-    : v >= 10
-    ? `${v.toFixed(1)}×`
-    : v >= 0.1
-    ? `${v.toFixed(2)}×`
-    : `${v.toPrecision(2)}×`
 
 // ---------------------------------------------------------------------------------------------
 // Main

@@ -16,6 +16,7 @@ import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import { mb, ms } from "./format.mjs"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const root = path.join(here, "..")
@@ -141,17 +142,6 @@ export const measure = async ({ log = console.error, runs = 7 } = {}) => {
     errorLines: first.errorLines
   }
 }
-
-const ms = (
-  v
-) => (!Number.isFinite(v)
-  ? "—"
-  : v >= 100
-  ? `${v.toFixed(0)} ms`
-  : v >= 1
-  ? `${v.toFixed(1)} ms`
-  : `${v.toFixed(2)} ms`)
-const mb = (v) => (Number.isFinite(v) ? `${v.toFixed(0)} MB` : "—")
 
 /** Rows in bench/run.mjs's table shape, its targets and a note. */
 export const rows = (r) => {
