@@ -19,6 +19,7 @@ import { Workspace } from "../../Workspace.js"
 import { localMeanings, type Resolved } from "../core/resolve.js"
 import { noSelection, parseSelector, type Selection, SelectorError, textViews } from "../core/selector.js"
 import { fromPlatformError, isNotFound } from "../io/platformError.js"
+import { withLeanSpan } from "../io/spans.js"
 import type { FileSource } from "../sources/types.js"
 import { askContent, checkAccess, resolveTarget, type Target } from "./access.js"
 import { readDirectory, readTree } from "./directory.js"
@@ -278,7 +279,7 @@ const readFile = (
     const path = yield* Path.Path
     const extension = path.extname(target.absolute).toLowerCase()
     return yield* openForRead(target, readOpened(registry, target, request, selection, inner, note, extension), found)
-  }).pipe(Effect.withSpan("Read.file", { captureStackTrace: false }))
+  }).pipe((read) => withLeanSpan(read, "Read.file"))
 
 /** What `readFile` does with the open file: sniff, pick the source, ask about the content, read. */
 export const readOpened = (
