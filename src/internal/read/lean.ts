@@ -13,7 +13,6 @@ import type { File } from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
 import type { FileChanged, ReadError, ReadFailed } from "../../ReadError.js"
 import type { ReadResult } from "../../ReadResult.js"
 import { Sources } from "../../Sources.js"
@@ -76,7 +75,6 @@ export const readLean = (
         request,
         noSelection,
         undefined,
-        undefined,
         path.extname(target.absolute).toLowerCase()
       )
       return withLeanSpan(askRead(target, real), "Read.checkAccess").pipe(
@@ -84,7 +82,7 @@ export const readLean = (
           // Changed under the read: once more from a fresh look, as the general way does.
           withLeanSpan(onceMoreIfChanged(target.absolute, info, (found) => readSmall(granted, found, use)), "Read.file")
         ),
-        Effect.flatMap((read) => fileAnswer(granted, request, noSelection, undefined, Option.getOrThrow(read)))
+        Effect.flatMap((read) => fileAnswer(granted, request, noSelection, undefined, read))
       )
     })
   })
