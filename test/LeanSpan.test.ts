@@ -11,22 +11,9 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
-import * as Tracer from "effect/Tracer"
+import type * as Tracer from "effect/Tracer"
 import { withLeanSpan } from "../src/internal/io/spans.js"
-
-/** A tracer that records every span it starts, on top of Effect's native one. */
-const recording = Effect.map(Effect.tracer, (native) => {
-  const spans: Array<Tracer.Span> = []
-  const tracer = Tracer.make({
-    span: (...args) => {
-      const span = native.span(...args)
-      spans.push(span)
-      return span
-    },
-    context: (f, fiber) => native.context(f, fiber)
-  })
-  return { spans, tracer }
-})
+import { recordingTracer } from "./support/tracing.js"
 
 /** What a test can see of a span: its name, parent, attributes, and how it ended. */
 const seen = (span: Tracer.Span) => ({
@@ -71,7 +58,7 @@ const lean: Wrap = (self, name, attributes) => withLeanSpan(self, name, attribut
  */
 const run = (wrap: Wrap, depth: number, outcome: Outcome, attributes: Record<string, unknown> | undefined) =>
   Effect.gen(function*() {
-    const { spans, tracer } = yield* recording
+    const { spans, tracer } = yield* recordingTracer
     const current: Array<string> = []
     const look = Effect.map(Effect.currentSpan, (span) => span.name).pipe(
       Effect.orElseSucceed(() => "none"),
@@ -111,7 +98,7 @@ describe("withLeanSpan", () => {
 
   it.effect("a fiber interrupted inside the span ends it, as interrupted", () =>
     Effect.gen(function*() {
-      const { spans, tracer } = yield* recording
+      const { spans, tracer } = yield* recordingTracer
       const fiber = yield* withLeanSpan(Effect.never, "waiting").pipe(Effect.withTracer(tracer), Effect.fork)
       yield* Effect.yieldNow()
       yield* Fiber.interrupt(fiber)
