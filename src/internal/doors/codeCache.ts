@@ -128,6 +128,13 @@ const writeCache = (directory: string, name: string, data: Buffer): void => {
 const importPackage = (specifier: string): Promise<unknown> => import(specifier)
 
 /**
+ * The bundle's script, held for the life of the process: V8 may otherwise collect it once its
+ * top level has run, and a coverage report taken at exit (NODE_V8_COVERAGE, c8) would then miss
+ * the functions it ran.
+ */
+let running: vm.Script | undefined
+
+/**
  * Run the CommonJS bundle at `file` in this context, with V8's code cache for `kind` when there
  * is a usable one, and leave one for the next run when there was not.
  */
@@ -146,7 +153,8 @@ export const runBundle = (file: string, kind: string): void => {
     // At exit: the cache then holds every function this run compiled, not only the top level.
     process.once("exit", () => writeCache(directory, name, script.createCachedData()))
   }
+  running = script
   const module = { exports: {} }
-  const run = script.runInThisContext() as (...args: ReadonlyArray<unknown>) => void
+  const run = running.runInThisContext() as (...args: ReadonlyArray<unknown>) => void
   run(module.exports, createRequire(file), module, file, path.dirname(file), importPackage)
 }
