@@ -13,6 +13,7 @@ import * as Schema from "effect/Schema"
 import { createHash } from "node:crypto"
 import { mergeRanges } from "./internal/core/ranges.js"
 import { patientFileSystem } from "./internal/io/descriptors.js"
+import { withLeanSpan } from "./internal/io/spans.js"
 import { FileTimeLimits } from "./Limits.js"
 
 export interface ReadStamp {
@@ -353,7 +354,7 @@ export const make: Effect.Effect<FileTimeShape, never, FileSystem.FileSystem> = 
   }
   // Bytes the read confirmed (most reads of small files) are stamped in one step, no `stat`.
   const read = (sessionId: string, path: string, shown?: Shown, bytes?: ReadBytes) =>
-    Effect.withSpan(
+    withLeanSpan(
       isConfirmed(path, bytes)
         ? Effect.clockWith((clock) =>
           Effect.sync(() =>
@@ -368,8 +369,7 @@ export const make: Effect.Effect<FileTimeShape, never, FileSystem.FileSystem> = 
             )
           )
         ),
-      "FileTime.read",
-      { captureStackTrace: false }
+      "FileTime.read"
     )
 
   const get = Effect.fn("FileTime.get")(function*(sessionId: string, path: string) {

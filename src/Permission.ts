@@ -12,6 +12,7 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import picomatch from "picomatch"
+import { withLeanSpan } from "./internal/io/spans.js"
 import { PermissionDenied } from "./ReadError.js"
 import { Workspace } from "./Workspace.js"
 
@@ -299,15 +300,14 @@ export const secretRules = (options: SecretRulesOptions = {}): ReadonlyArray<Rul
 const denied = (permission: string, patterns: ReadonlyArray<string>, reason: "rule" | "rejected") =>
   new PermissionDenied({ permission, patterns: [...patterns], reason })
 
-const annotate = (request: PermissionRequest) =>
-  Effect.annotateCurrentSpan({ permission: request.permission, patterns: request.patterns })
-
 /**
  * An `ask` in its `Permission.ask` span, annotated with the request. No call-site stack: every read
  * asks, and capturing one per call costs more than the decision.
  */
 const asking = <E>(decide: (request: PermissionRequest) => Effect.Effect<void, E>) => (request: PermissionRequest) =>
-  Effect.withSpan(Effect.zipRight(annotate(request), decide(request)), "Permission.ask", { captureStackTrace: false })
+  withLeanSpan(decide(request), "Permission.ask", {
+    attributes: { permission: request.permission, patterns: request.patterns }
+  })
 
 /** Every request is allowed. */
 export const layerAllowAll: Layer.Layer<Permission> = Layer.succeed(Permission, {

@@ -16,6 +16,7 @@ import { DEFAULT_LIMIT, MAX_BYTES, MAX_LINE_LENGTH } from "./internal/core/lines
 import { MAX_MEDIA_BYTES } from "./internal/core/media.js"
 import { resolve } from "./internal/core/resolve.js"
 import { withPatientFileSystem } from "./internal/io/descriptors.js"
+import { withLeanSpan } from "./internal/io/spans.js"
 import { Programmatic } from "./internal/read/audience.js"
 import { appendDiagnostics } from "./internal/read/diagnostics.js"
 import { readLocal, readScheme } from "./internal/read/dispatch.js"
@@ -175,7 +176,7 @@ export { Attachment, ReadMetadata, ReadResult } from "./ReadResult.js"
 export const read = (params: ReadParams): Effect.Effect<ReadResult, ReadError, EffectRequirements> =>
   // The read path's spans name each phase for tracing; none captures a call-site stack (a
   // capture on every call costs more than a small read's bytes).
-  Effect.withSpan(withPatientFileSystem(readBody(params)), "Read.read", { captureStackTrace: false })
+  withLeanSpan(readBody(params), "Read.read", { provide: withPatientFileSystem })
 
 const readBody = Effect.fnUntraced(function*(input: ReadParams) {
   const params = isPlainRequest(input) ? input : yield* decodeExactly(ReadParams)(input)

@@ -27,6 +27,8 @@ import { useSnapshot } from "../src/internal/read/open.js"
 import * as MemoryFileSystem from "../src/MemoryFileSystem.js"
 import * as Permission from "../src/Permission.js"
 import * as Read from "../src/Read.js"
+import { BinaryFile } from "../src/ReadError.js"
+import * as Sources from "../src/Sources.js"
 import * as Workspace from "../src/Workspace.js"
 import { nodeLayer, tempDir } from "./support/index.js"
 
@@ -225,6 +227,27 @@ describe("a small file read the short way (open, then fstat + /proc name + bytes
       }),
     { fastCheck: { numRuns: 80 } }
   )
+
+  it.effect("a file no file source claims: the same typed refusal both ways, never a defect", () =>
+    Effect.gen(function*() {
+      fs.writeFileSync(nodePath.join(dir, "unclaimed.txt"), "plain text\n")
+      // Only Markdown is claimed: the straight way takes the file, and no source reads it.
+      const registry = Sources.layer([Sources.fileSource({
+        name: "markdown-only",
+        claims: ({ extension }) => extension === ".md",
+        read: () => Effect.dieMessage("not reached")
+      })])
+      const { general, lean, node } = yield* threeWays(
+        { filePath: "unclaimed.txt" },
+        Layer.merge(Permission.layerAllowAll, registry)
+      )
+      for (const way of [lean, node, general]) {
+        expect(way.answer._tag).toBe("Left")
+        if (way.answer._tag === "Left") expect(way.answer.left).toBeInstanceOf(BinaryFile)
+      }
+      expect(lean.answer).toEqual(node.answer)
+      expect(lean.answer).toEqual(general.answer)
+    }))
 
   /** `useSnapshot` over the bytes of `file` as `info` says they were, given what the check after them found. */
   const snapshot = (file: string, info: FileSystem.File.Info, recheck: Recheck | undefined) =>

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Tracer from "effect/Tracer"
+import type * as Tracer from "effect/Tracer"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { LeanRead } from "../src/internal/read/lean.js"
@@ -19,6 +19,7 @@ import * as SqliteFileTime from "../src/SqliteFileTime.js"
 import * as Workspace from "../src/Workspace.js"
 import { nodeLayer, tempDir, writeTree } from "./support/index.js"
 import { PNG } from "./support/media.js"
+import { recordingTracer } from "./support/tracing.js"
 
 const root = tempDir("effect-read-spans-")
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
@@ -26,20 +27,6 @@ writeTree(root, {
   "src/app.ts": "export const a = 1\n",
   "docs/readme.md": "# hello\n",
   "logo.png": PNG
-})
-
-/** A tracer that records every span it starts, on top of Effect's native one. */
-const recordingTracer = Effect.map(Effect.tracer, (native) => {
-  const spans: Array<Tracer.Span> = []
-  const tracer = Tracer.make({
-    span: (...args) => {
-      const span = native.span(...args)
-      spans.push(span)
-      return span
-    },
-    context: (f, fiber) => native.context(f, fiber)
-  })
-  return { spans, tracer }
 })
 
 /** The names of `span`'s ancestors, nearest first. */

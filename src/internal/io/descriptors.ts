@@ -9,6 +9,7 @@
  */
 import type { PlatformError } from "@effect/platform/Error"
 import * as FileSystem from "@effect/platform/FileSystem"
+import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 
@@ -121,9 +122,6 @@ const originals = new WeakMap<FileSystem.FileSystem, FileSystem.FileSystem>()
 /** The filesystem a patient one wraps (`fs` itself when it wraps none). */
 export const unwrapPatient = (fs: FileSystem.FileSystem): FileSystem.FileSystem => originals.get(fs) ?? fs
 
-/** Run `self` with the `FileSystem` in context made patient. */
-export const withPatientFileSystem = <A, E, R>(self: Effect.Effect<A, E, R>) =>
-  Effect.flatMap(
-    FileSystem.FileSystem,
-    (fs) => Effect.provideService(self, FileSystem.FileSystem, patientFileSystem(fs))
-  )
+/** `context` with its `FileSystem` made patient (it must hold one). */
+export const withPatientFileSystem = (context: Context.Context<never>): Context.Context<never> =>
+  Context.add(context, FileSystem.FileSystem, patientFileSystem(Context.unsafeGet(context, FileSystem.FileSystem)))

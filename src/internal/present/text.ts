@@ -160,7 +160,14 @@ export const presentText = <E, R>(
 
     const first = pages[0]!
     const lastPage = pages[pages.length - 1]!
-    const shown = pages.flatMap((page) => page.lines)
+    // The first lines shown, for the preview (`Array#flatMap` over every line cost more than a small read's paging).
+    const preview: Array<string> = []
+    for (const page of pages) {
+      for (const line of page.lines) {
+        if (preview.length === PREVIEW_LINES) break
+        preview.push(line)
+      }
+    }
     const shownPages = pages.filter((page) => page.lines.length > 0)
     const lastLine = lastPage.offset + lastPage.lines.length - 1
     const more = lastPage.stoppedBy !== "eof" || pages.length + skipped.length < ranges.length
@@ -198,9 +205,9 @@ export const presentText = <E, R>(
       metadata: {
         kind: options.kind,
         path,
-        preview: shown.slice(0, PREVIEW_LINES).join("\n"),
+        preview: preview.join("\n"),
         truncated: more || linesCut > 0 || first.column > 1,
-        ...(shown.length > 0 ? { startLine: first.offset, endLine: lastLine } : {}),
+        ...(shownPages.length > 0 ? { startLine: first.offset, endLine: lastLine } : {}),
         ...(shownPages.length > 1
           ? { ranges: shownPages.map((page) => ({ start: page.offset, end: page.offset + page.lines.length - 1 })) }
           : {}),

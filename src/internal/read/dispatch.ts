@@ -19,7 +19,8 @@ import { Workspace } from "../../Workspace.js"
 import { localMeanings, type Resolved } from "../core/resolve.js"
 import { noSelection, parseSelector, type Selection, SelectorError, textViews } from "../core/selector.js"
 import { fromPlatformError, isNotFound } from "../io/platformError.js"
-import type { FileSource } from "../sources/types.js"
+import { withLeanSpan } from "../io/spans.js"
+import type { FileFacts, FileSource } from "../sources/types.js"
 import { askContent, checkAccess, resolveTarget, type Target } from "./access.js"
 import { readDirectory, readTree } from "./directory.js"
 import { factsOf, refuseBinary } from "./facts.js"
@@ -94,7 +95,8 @@ export const readLocal = Effect.fnUntraced(function*(path: string, request: Requ
         const read = yield* onceMoreIfChanged(
           target.absolute,
           info.value,
-          (found) => readFile(registry, target, request, noSelection, meaning.inner, undefined, found)
+          (found) =>
+            readFile(target, found, (extension) => readInside(registry, target, request, meaning.inner, extension))
         )
         // No container source claims it (a `.db` holding text): `notes.db:5` is line 5 of it.
         if (Option.isSome(read)) return read.value.result
@@ -178,9 +180,10 @@ const readTarget = (
     const read = yield* onceMoreIfChanged(
       target.absolute,
       stat,
-      (found) => readFile(registry, target, request, selection, undefined, note, found)
+      (found) =>
+        readFile(target, found, (extension) => readOpened(registry, target, request, selection, note, extension))
     )
-    return yield* fileAnswer(target, request, selection, note, Option.getOrThrow(read))
+    return yield* fileAnswer(target, request, selection, note, read)
   })
 
 /** A file read's answer: refused when image options were misplaced, else recorded, with the note first. */
@@ -260,50 +263,63 @@ export interface FileRead {
 }
 
 /**
- * Open the file (checked), sniff its first bytes, and read it with the first source that claims
- * it. With `inner` only container sources are asked, and none claiming is `None`. Every byte comes
- * from the version that was opened, or the read fails with `FileChanged`.
+ * Open the file (checked) and `use` it (`readOpened`, or `readInside` for a path inside it), in
+ * the `Read.file` span. Every byte comes from the version that was opened, or the read fails with
+ * `FileChanged`.
  */
-const readFile = (
-  registry: Registry,
+const readFile = <A, E, R>(
   target: Target,
-  request: Request,
-  selection: Selection,
-  inner: string | undefined,
-  note: string | undefined,
   /** What a `stat` of the path said just before (lets a small file take Node's short way). */
-  found: File.Info
+  found: File.Info,
+  use: (extension: string) => (opened: Opened) => Effect.Effect<A, E, R>
 ) =>
-  Effect.gen(function*() {
-    const path = yield* Path.Path
-    const extension = path.extname(target.absolute).toLowerCase()
-    return yield* openForRead(target, readOpened(registry, target, request, selection, inner, note, extension), found)
-  }).pipe(Effect.withSpan("Read.file", { captureStackTrace: false }))
+  withLeanSpan(
+    Effect.flatMap(
+      Path.Path,
+      (path) => openForRead(target, use(path.extname(target.absolute).toLowerCase()), found)
+    ),
+    "Read.file"
+  )
 
-/** What `readFile` does with the open file: sniff, pick the source, ask about the content, read. */
+/**
+ * What `readFile` does with an open file: sniff, pick the first file source that claims it, ask
+ * about the content, read. What no source claims is refused as binary.
+ */
 export const readOpened = (
   registry: Registry,
   target: Target,
   request: Request,
   selection: Selection,
-  inner: string | undefined,
   note: string | undefined,
   extension: string
 ) =>
 (opened: Opened) =>
+  Effect.flatMap(factsOf(target, opened.info, opened.head, request, selection, undefined, extension), (facts) => {
+    const source = registry.files.find((candidate) => candidate.claims(facts))
+    return source === undefined ? refuseBinary(facts) : readBy(source, facts, target, opened, note)
+  })
+
+/**
+ * `readOpened` for a path inside the file (`inner`): only container sources are asked, and none
+ * claiming is `None` (the path is read another way).
+ */
+const readInside =
+  (registry: Registry, target: Target, request: Request, inner: string, extension: string) => (opened: Opened) =>
+    Effect.flatMap(factsOf(target, opened.info, opened.head, request, noSelection, inner, extension), (facts) => {
+      const source = registry.containers.find((candidate) => candidate.claims(facts))
+      return source === undefined
+        ? Effect.succeed(Option.none<FileRead>())
+        : Effect.map(readBy(source, facts, target, opened, undefined), Option.some)
+    })
+
+/** `source` reads the open file: what a text holds (a private key, a credential) asked about first. */
+const readBy = (source: FileSource, facts: FileFacts, target: Target, opened: Opened, note: string | undefined) =>
   Effect.gen(function*() {
-    const facts = yield* factsOf(target, opened.info, opened.head, request, selection, inner, extension)
-    const candidates: ReadonlyArray<FileSource> = inner === undefined ? registry.files : registry.containers
-    const source = candidates.find((candidate) => candidate.claims(facts))
-    if (source === undefined) {
-      return inner === undefined ? yield* refuseBinary(facts) : Option.none<FileRead>()
-    }
-    // What the text holds (a private key, a credential) is asked about before any of it is
-    // shown; a container's members are asked about one by one instead.
+    // A container's members are asked about one by one instead.
     if (source.container === undefined && facts.text) yield* askContent(target, opened.firstText)
     const read = source.read({ ...facts, file: opened.file, note, end: opened.end })
     const result = yield* opened.unsized ? Effect.provideService(read, LineIndex.LineIndex, LineIndex.noop) : read
-    return Option.some<FileRead>({ result, bytes: opened.bytes })
+    return { result, bytes: opened.bytes } satisfies FileRead
   })
 
 /**

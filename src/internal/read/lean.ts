@@ -13,7 +13,6 @@ import type { File } from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
 import type { FileChanged, ReadError, ReadFailed } from "../../ReadError.js"
 import type { ReadResult } from "../../ReadResult.js"
 import { Sources } from "../../Sources.js"
@@ -21,6 +20,7 @@ import { Workspace } from "../../Workspace.js"
 import type { Meaning } from "../core/resolve.js"
 import { noSelection } from "../core/selector.js"
 import { findNative, isNodeForLeanRead, readSmallChecked } from "../io/nodeFileSystem.js"
+import { withLeanSpan } from "../io/spans.js"
 import { askRead, type Target, targetOf, within } from "./access.js"
 import { fileAnswer, type LocalServices, onceMoreIfChanged, readOpened, type Request } from "./dispatch.js"
 import { type Opened, openFiles, openForRead, SMALL_FILE_BYTES, SMALL_READ, useSnapshot } from "./open.js"
@@ -75,18 +75,14 @@ export const readLean = (
         request,
         noSelection,
         undefined,
-        undefined,
         path.extname(target.absolute).toLowerCase()
       )
-      return askRead(target, real).pipe(
-        Effect.withSpan("Read.checkAccess", { captureStackTrace: false }),
+      return withLeanSpan(askRead(target, real), "Read.checkAccess").pipe(
         Effect.zipRight(
           // Changed under the read: once more from a fresh look, as the general way does.
-          onceMoreIfChanged(target.absolute, info, (found) => readSmall(granted, found, use)).pipe(
-            Effect.withSpan("Read.file", { captureStackTrace: false })
-          )
+          withLeanSpan(onceMoreIfChanged(target.absolute, info, (found) => readSmall(granted, found, use)), "Read.file")
         ),
-        Effect.flatMap((read) => fileAnswer(granted, request, noSelection, undefined, Option.getOrThrow(read)))
+        Effect.flatMap((read) => fileAnswer(granted, request, noSelection, undefined, read))
       )
     })
   })

@@ -24,6 +24,7 @@ import { ChunkSearcher, type SearchCollector } from "../core/search.js"
 import { fitNumbered, TailScanner } from "../core/tail.js"
 import { readFully } from "../io/bytes.js"
 import { fromPlatformError } from "../io/platformError.js"
+import { withLeanSpan } from "../io/spans.js"
 import { type PageAt, reachesEnd, type TailAt, tailByCounting, tailPageOptions } from "../present/pages.js"
 import type { SearchAt } from "../present/search.js"
 import { presentText } from "../present/text.js"
@@ -168,7 +169,7 @@ type Text = Extract<Detection, { readonly _tag: "Text" }>
 /** What a binary file looks like, for a refusal the model can act on. */
 export const readText = (request: FileSourceRequest) =>
   // A span around an untraced body: `Effect.fn` would build an `Error` on every call.
-  Effect.withSpan(textOf(request), "Read.text", { captureStackTrace: false })
+  withLeanSpan(textOf(request), "Read.text")
 
 const textOf = Effect.fnUntraced(function*(request: FileSourceRequest) {
   const { file, head, info, note, params, selection, sniffed, target } = request
