@@ -52,8 +52,9 @@ const MAY_IMPORT: Record<string, ReadonlyArray<string | RegExp>> = {
   ],
   read: ["core/", "html/", "io/", "present/", "structure/", "store/", "sources/"],
   // The --store door opens a SQLite file as the store's layers do.
-  // `mcp` runs the MCP server (internal/mcp/server.ts) without loading the eager definitions of McpServer.ts.
-  doors: ["core/", "io/", "read/params.ts", "store/sql.ts", "mcp/server.ts"],
+  // `mcp` runs the MCP server (internal/mcp/server.ts) without loading the eager definitions of McpServer.ts,
+  // and answers a first `initialize` before loading it (internal/mcp/earlyInitialize.ts).
+  doors: ["core/", "io/", "read/params.ts", "store/sql.ts", "mcp/server.ts", "mcp/earlyInitialize.ts"],
   // The MCP server (the door McpServer.ts re-exports) checks params and warms the file index.
   mcp: ["doors/", "read/params.ts", "read/recovery.ts"]
 }

@@ -31,6 +31,7 @@ import * as CliArgs from "./cliArgs.js"
 import { type Format, type ManyArgs, type McpArgs, paramsOf, type PermissionArgs, type ReadArgs } from "./flags.js"
 
 export type { Format, ManyArgs, McpArgs, PermissionArgs, ReadArgs } from "./flags.js"
+import * as EarlyInitialize from "../mcp/earlyInitialize.js"
 import { flagOf, limitFlags, settingsOf } from "./limitFlags.js"
 import { version } from "./packageJson.js"
 
@@ -402,16 +403,23 @@ export const mcpCommand = (args: McpArgs, parent: ReadArgs) =>
       permissions.nextHeader ? Layer.succeed(Limits.Notices, { header: true }) : Layer.empty,
       limits.right
     )
+    // The command line is good: a first `initialize` can be answered while the server loads,
+    // unless opening a store might still fail (its error must not follow a successful answer).
+    const early = process.stdin.isTTY || Option.isSome(args.store)
+      ? undefined
+      : EarlyInitialize.listen({ serverInfo: { name: "effect-read", version } })
+    if (early !== undefined) yield* Effect.promise(() => early.settled)
     // Loaded here, not at the top: a plain read never pays for the MCP SDK (start-up, memory).
     const McpServer = yield* Effect.promise(() => import("../mcp/server.js"))
-    return yield* McpServer.runStdio({
+    return yield* McpServer.runStdioWith({
+      name: "effect-read",
       version,
       ...Option.match(args.askTimeout, {
         onNone: () => ({}),
         onSome: (seconds) => ({ askTimeout: Duration.millis(Math.round(seconds * 1000)) })
       }),
       permissionHint: allowHint("mcp")
-    }).pipe(
+    }, () => ({ early: early?.takeOver() })).pipe(
       Effect.provide(services),
       // The store could not be opened (unreachable, a missing package): say so and exit 1.
       Effect.catchAll((error) =>

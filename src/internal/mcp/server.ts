@@ -50,6 +50,7 @@ import { Workspace } from "../../Workspace.js"
 import { version } from "../doors/packageJson.js"
 import { schemaWithCaps } from "../read/params.js"
 import { warmFileIndex } from "../read/recovery.js"
+import { serverCapabilities } from "./earlyInitialize.js"
 import { ErrorCode, type ErrorResponse, errorResponse, type Request } from "./jsonRpc.js"
 import { outputSchema, withoutAttachments } from "./outputSchema.js"
 import { StdioTransport, type StdioTransportOptions } from "./stdioTransport.js"
@@ -527,7 +528,7 @@ export const make = (
     const run = Runtime.runPromise(runtime)
     const server = new Server(
       { name: options.name ?? "effect-read", version: options.version ?? version },
-      { capabilities: { tools: {} } }
+      { capabilities: serverCapabilities }
     )
     const modelInput = options.modelInput ?? (yield* ModelInput)
     // Made at the first request that needs them, not before `initialize` is answered.
@@ -612,11 +613,23 @@ export const serve = (server: Server, transport: Transport): Effect.Effect<void>
  * has initialized, so a wrong path costs milliseconds.
  */
 export const runStdio = (options: Options = {}): Effect.Effect<void, never, Read.EffectRequirements> =>
+  runStdioWith(options, () => ({}))
+
+/**
+ * `runStdio` on the transport `transport` says, asked when serving starts: other streams, or
+ * what `earlyInitialize.listen` read from stdin while the server loaded (`effect-read mcp`,
+ * which may have answered `initialize` already).
+ */
+export const runStdioWith = (
+  options: Options,
+  transport: () => StdioTransportOptions
+): Effect.Effect<void, never, Read.EffectRequirements> =>
   Effect.scoped(Effect.gen(function*() {
     const server = yield* make(options)
     const runtime = yield* Effect.runtime<never>()
-    const transport = stdioTransport({
-      onIgnored: (reason) => Runtime.runFork(runtime)(Effect.logDebug(`effect-read: MCP: ignored ${reason}`))
+    const stdio = stdioTransport({
+      onIgnored: (reason) => Runtime.runFork(runtime)(Effect.logDebug(`effect-read: MCP: ignored ${reason}`)),
+      ...transport()
     })
     // The workspace is listed once the client has initialized (its `initialized` notification
     // comes right after our answer), so that even the first wrong path finds the index made
@@ -629,7 +642,7 @@ export const runStdio = (options: Options = {}): Effect.Effect<void, never, Read
       Deferred.unsafeDone(initialized, Exit.void)
     }
     yield* Effect.forkScoped(Effect.zipRight(Deferred.await(initialized), warmFileIndex))
-    yield* serve(server, transport)
+    yield* serve(server, stdio)
   })).pipe(
     Effect.provide(ReadTool.layer),
     Effect.provide(FileIndex.layerCached()),

@@ -15,6 +15,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import * as Duration from "effect/Duration"
 import type { Readable, Writable } from "node:stream"
+import type { EarlyInput } from "./earlyInitialize.js"
 import {
   classify,
   type ErrorResponse,
@@ -43,6 +44,12 @@ export interface StdioTransportOptions {
   readonly endGrace?: Duration.DurationInput | undefined
   /** Told about lines that were dropped without an answer (malformed notifications and responses). */
   readonly onIgnored?: ((reason: string) => void) | undefined
+  /**
+   * What was read from `input` before the transport started (`earlyInitialize.listen`; the input
+   * is left paused): taken as if it arrived now. When its first line, an `initialize`, was
+   * already answered, the server's answer to it is not sent again.
+   */
+  readonly early?: EarlyInput | undefined
 }
 
 const isId = (value: unknown): value is string | number => typeof value === "string" || typeof value === "number"
@@ -68,6 +75,10 @@ export class StdioTransport implements Transport {
   private readonly inFlight = new Map<number, Id>()
   /** The same, the other way: the client's id (`typeof:id`) → ours. */
   private readonly ours = new Map<string, number>()
+  /** The line already sent in answer to the first request (`early`), until the server's own answer comes. */
+  private earlyAnswer: string | undefined
+  /** Our id of that request, once it is dispatched. */
+  private answeredEarly: number | undefined
 
   constructor(private readonly options: StdioTransportOptions = {}) {
     this.input = options.input ?? process.stdin
@@ -118,9 +129,15 @@ export class StdioTransport implements Transport {
       case "Ignore":
         return this.options.onIgnored?.(verdict.reason)
       case "Request": {
+        const early = this.earlyAnswer !== undefined && this.lastId === 0
         const refused = this.options.check?.(verdict.message)
-        if (refused !== undefined) return void this.write(refused)
+        if (refused !== undefined) {
+          // Never twice: the early answer was sent only for what the check takes.
+          if (early) return void this.onerror?.(new Error(`the check refused an initialize answered early`))
+          return void this.write(refused)
+        }
         const id = ++this.lastId
+        if (early) this.answeredEarly = id
         this.inFlight.set(id, verdict.message.id)
         this.ours.set(key(verdict.message.id), id)
         return this.dispatch({ ...verdict.message, id } as JSONRPCMessage)
@@ -163,6 +180,13 @@ export class StdioTransport implements Transport {
     this.input.on("end", this.onEnd)
     this.input.on("error", this.onInputError)
     this.output.on("error", this.onOutputError)
+    const early = this.options.early
+    if (early === undefined) return
+    this.earlyAnswer = early.answer
+    for (const chunk of early.chunks) this.onData(chunk)
+    if (early.error !== undefined) this.onInputError(early.error)
+    else if (early.ended) this.onEnd()
+    else this.input.resume()
   }
 
   private forget(id: number): Id | undefined {
@@ -178,7 +202,19 @@ export class StdioTransport implements Transport {
     // A response: to the client's id. None is due for a request that was cancelled.
     const theirs = typeof message.id === "number" ? this.forget(message.id) : undefined
     if (theirs === undefined) return
-    await this.write({ ...message, id: theirs })
+    if (message.id === this.answeredEarly) {
+      // Answered before the server was loaded, with what the server answers (see earlyInitialize.ts).
+      const answer = stringifyLine({ ...message, id: theirs })
+      if (answer !== this.earlyAnswer) {
+        this.onerror?.(
+          new Error(`initialize was answered early with ${this.earlyAnswer}, the server answers ${answer}`)
+        )
+      }
+      this.answeredEarly = undefined
+      this.earlyAnswer = undefined
+    } else {
+      await this.write({ ...message, id: theirs })
+    }
     if (this.ended && this.inFlight.size === 0) await this.close()
   }
 
