@@ -9,8 +9,15 @@
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import { type Action, contentPermissions, Permission, type PermissionRequest } from "../../Permission.js"
+import {
+  type Action,
+  contentPermissions,
+  Permission,
+  type PermissionRequest,
+  type PermissionShape
+} from "../../Permission.js"
 import { Workspace } from "../../Workspace.js"
 import { detect } from "../core/encoding.js"
 import { privateKeyIn, secretsIn, styleOf } from "../core/secrets.js"
@@ -130,31 +137,32 @@ export const readPattern = (path: Path.Path, worktree: string, absolute: string)
 
 /**
  * The `read` request for a path and, when it differs, its real path: deny wins if either is denied.
- * No span of its own: every read builds it (twice), and it asks nothing.
+ * No span of its own: every read builds it (twice), and it asks nothing. The services are taken
+ * from the context at once (a step per service otherwise); the worktree's real path is looked up
+ * only for a path whose real path differs.
  */
-const readRequest = Effect.fnUntraced(
-  function*(target: Target, real?: string) {
-    const path = yield* Path.Path
-    const workspace = yield* Workspace
-    const worktree = path.resolve(workspace.worktree)
+const readRequest = (target: Target, real?: string) =>
+  Effect.flatMap(Effect.context<Path.Path | Workspace>(), (context) => {
+    const path = Context.get(context, Path.Path)
+    const worktree = path.resolve(Context.get(context, Workspace).worktree)
     const patterns = [readPattern(path, worktree, target.absolute)]
-    if (real !== undefined && real !== target.absolute) {
-      // A worktree reached through a link (/tmp → /private/tmp) is the same worktree.
-      const realWorktree = yield* realPathOfNearest(worktree)
-      const pattern = within(path, realWorktree, real)
-        ? readPattern(path, realWorktree, real)
-        : readPattern(path, worktree, real)
-      if (!patterns.includes(pattern)) patterns.push(pattern)
-    }
-    return {
+    const request = () => ({
       permission: "read",
       patterns,
       // Remembered for the conversation: this path (as written and real), not every path.
       always: patterns,
       metadata: { filePath: target.absolute, ...(real === undefined ? {} : { realPath: real }) }
-    }
-  }
-)
+    })
+    if (real === undefined || real === target.absolute) return Effect.succeed(request())
+    // A worktree reached through a link (/tmp → /private/tmp) is the same worktree.
+    return Effect.map(realPathOfNearest(worktree), (realWorktree) => {
+      const pattern = within(path, realWorktree, real)
+        ? readPattern(path, realWorktree, real)
+        : readPattern(path, worktree, real)
+      if (!patterns.includes(pattern)) patterns.push(pattern)
+      return request()
+    })
+  })
 
 /** The `read` ask for a path (a file, or a directory about to be listed) and its real path. */
 export const askRead = (target: Target, real?: string) =>
@@ -221,9 +229,16 @@ const contentFindings = <R>(
   request: PermissionRequest,
   path: string,
   text: Effect.Effect<string | undefined, never, R>
+) => Effect.flatMap(Permission, (permission) => findingsOf(permission, request, path, text))
+
+/** `contentFindings` with the `Permission` service in hand. */
+const findingsOf = <R>(
+  permission: PermissionShape,
+  request: PermissionRequest,
+  path: string,
+  text: Effect.Effect<string | undefined, never, R>
 ) =>
   Effect.gen(function*() {
-    const permission = yield* Permission
     const findings: Array<{ readonly request: PermissionRequest; readonly action: Action; readonly found: string }> = []
     let loaded: { readonly text: string | undefined } | undefined
     for (const name of CONTENT_PERMISSIONS) {
@@ -267,13 +282,18 @@ export const askContent = <R>(
   text: Effect.Effect<string | undefined, never, R>,
   path: string = target.absolute
 ) =>
-  Effect.gen(function*() {
-    const permission = yield* Permission
-    const request = yield* readRequest(target, target.real)
-    for (const finding of yield* contentFindings(request, path, text)) {
-      yield* permission.ask(finding.request)
-    }
-  })
+  Effect.flatMap(
+    Permission,
+    (permission) =>
+      Effect.flatMap(readRequest(target, target.real), (request) =>
+        Effect.flatMap(
+          findingsOf(permission, request, path, text),
+          (findings) =>
+            findings.length === 0
+              ? Effect.void
+              : Effect.forEach(findings, (finding) => permission.ask(finding.request), { discard: true })
+        ))
+  )
 
 /** The `read` request's target for a member of a checked archive: `<archive>/<member>`, as written and real. */
 export const memberTarget = (archive: Target, member: string): Target => ({

@@ -312,6 +312,15 @@ export const readWhole = (file: FileSystem.File, target: Target, size: number) =
     return bytes
   })
 
+/** The bytes behind each snapshot `File`, for readers that take them in place (`snapshotBytes`). */
+const snapshots = new WeakMap<FileSystem.File, Uint8Array>()
+
+/**
+ * The bytes a snapshot `File` (`snapshotFile`) reads from, for a reader that can take them in
+ * place instead of copying them out a read at a time; undefined for any other file.
+ */
+export const snapshotBytes = (file: FileSystem.File): Uint8Array | undefined => snapshots.get(file)
+
 /** A read-only `File` over bytes already read: the snapshot of a small file, or of one that reports size 0. */
 export const snapshotFile = (bytes: Uint8Array, info: File.Info): FileSystem.File => {
   let position = 0
@@ -326,7 +335,7 @@ export const snapshotFile = (bytes: Uint8Array, info: File.Info): FileSystem.Fil
       position += n
       return FileSystem.Size(n)
     })
-  return {
+  const file: FileSystem.File = {
     [FileSystem.FileTypeId]: FileSystem.FileTypeId,
     fd: FileSystem.FileDescriptor(-1),
     stat: Effect.succeed({ ...info, size: FileSystem.Size(bytes.length) }),
@@ -346,6 +355,8 @@ export const snapshotFile = (bytes: Uint8Array, info: File.Info): FileSystem.Fil
     write: () => readOnly("write"),
     writeAll: () => readOnly("writeAll")
   }
+  snapshots.set(file, bytes)
+  return file
 }
 
 /**

@@ -30,7 +30,7 @@ import type { SearchAt } from "../present/search.js"
 import { presentText } from "../present/text.js"
 import { type Target } from "../read/access.js"
 import { refuseBinary } from "../read/facts.js"
-import { endedEarly, readAllFrom, TAIL_BYTES } from "../read/open.js"
+import { endedEarly, readAllFrom, snapshotBytes, TAIL_BYTES } from "../read/open.js"
 import { anchorPath, AnchorStore } from "../store/anchors.js"
 import type { FileSourceRequest } from "./types.js"
 
@@ -57,6 +57,16 @@ const streamPage = (file: FileSystem.File, start: number, size: number, pager: L
   Effect.gen(function*() {
     const progress = yield* Progress
     const task = `Reading ${path}`
+    // A snapshot's bytes, when the loop below would take them in one read: pushed in place, no copy.
+    const held = snapshotBytes(file)
+    if (held !== undefined && held.length === size && size - start <= CHUNK_BYTES) {
+      const pushed = !pager.done && start < size
+      if (pushed) {
+        pager.push(held.subarray(start, size))
+        progress.report({ task, done: size, total: size, unit: "bytes" })
+      }
+      return { page: pager.end(pushed || start >= size), early: false }
+    }
     yield* file.seek(start, "start")
     // Two buffers: while the pager skips lines in one chunk, the next is read into the other, so
     // counting and reading overlap (the read waits on the disk or page cache, the count on the CPU).
@@ -117,6 +127,8 @@ const streamPage = (file: FileSystem.File, start: number, size: number, pager: L
  */
 const lookAhead = (file: FileSystem.File, head: Uint8Array, size: number) =>
   Effect.gen(function*() {
+    const held = snapshotBytes(file)
+    if (held !== undefined && held.length === size) return lookAheadIn(held, head, size)
     const limit = Math.min(size, head.length + LOOKAHEAD_BYTES)
     const buffer = new Uint8Array(Math.max(1, Math.min(CHUNK_BYTES, limit - head.length)))
     let position = head.length
@@ -138,6 +150,19 @@ const lookAhead = (file: FileSystem.File, head: Uint8Array, size: number) =>
     }
     return { sample: head, complete: false }
   })
+
+/** `lookAhead` in the bytes of a whole file, in memory. */
+const lookAheadIn = (bytes: Uint8Array, head: Uint8Array, size: number) => {
+  const limit = Math.min(size, head.length + LOOKAHEAD_BYTES)
+  const at = head.length < limit ? firstTelling(bytes.subarray(head.length, limit)) : -1
+  if (at === -1) return { sample: head, complete: false }
+  const from = head.length + at
+  const window = bytes.subarray(from, from + Math.min(SAMPLE_BYTES, size - from))
+  const sample = new Uint8Array(head.length + window.length)
+  sample.set(head)
+  sample.set(window, head.length)
+  return { sample, complete: from + window.length >= size }
+}
 
 /** The code unit that ends just before `position`. */
 const unitBefore = (file: FileSystem.File, position: number, unit: number) =>
