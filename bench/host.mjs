@@ -4,7 +4,13 @@
  * `NodeContext.layer` has run an effect); then it loads effect-read's modules and reads one small
  * file; then it reads `reads` more (default 10,000: 1,000 small files written to a temp directory
  * first, round after round). After each step a forced GC, then the process's RSS and its retained
- * memory (V8 heap in use plus memory held outside the heap: buffers), in MB.
+ * memory (V8 heap in use plus memory held outside the heap: buffers), in MB, and where the heap's
+ * share sits: V8's code space (compiled code), its old space (objects, and the code's metadata:
+ * feedback, deoptimisation data) and its large-object space.
+ *
+ * `--snapshots DIR` also writes a heap snapshot after the first read and one after the `reads`
+ * (`one.heapsnapshot`, `many.heapsnapshot`): `node bench/heap-diff.mjs DIR/one.heapsnapshot
+ * DIR/many.heapsnapshot` says what grew, by kind and by the script whose code it is.
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Effect from "effect/Effect"
@@ -13,8 +19,11 @@ import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import * as v8 from "node:v8"
 
-const reads = Number(process.argv[2] ?? 10_000)
+const args = process.argv.slice(2)
+const snapshotsAt = args.includes("--snapshots") ? args[args.indexOf("--snapshots") + 1] : undefined
+const reads = Number(args.find((arg, i) => /^\d+$/.test(arg) && args[i - 1] !== "--snapshots") ?? 10_000)
 const FILES = 1_000
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "effect-read-host-"))
 const files = Array.from({ length: FILES }, (_, i) => {
@@ -29,7 +38,17 @@ const measure = () => {
   globalThis.gc()
   globalThis.gc()
   const usage = process.memoryUsage()
-  return { rssMB: usage.rss / 1e6, retainedMB: (usage.heapUsed + usage.external) / 1e6 }
+  const space = (name) => v8.getHeapSpaceStatistics().find((s) => s.space_name === name).space_used_size / 1e6
+  return {
+    rssMB: usage.rss / 1e6,
+    retainedMB: (usage.heapUsed + usage.external) / 1e6,
+    codeSpaceMB: space("code_space"),
+    oldSpaceMB: space("old_space"),
+    largeObjectSpaceMB: space("large_object_space")
+  }
+}
+const snapshot = (name) => {
+  if (snapshotsAt !== undefined) v8.writeHeapSnapshot(path.join(snapshotsAt, `${name}.heapsnapshot`))
 }
 
 const host = ManagedRuntime.make(NodeContext.layer)
@@ -50,9 +69,11 @@ const runtime = ManagedRuntime.make(
 const read = (filePath) => runtime.runPromise(Read.read({ filePath }))
 await read(files[0])
 const one = measure()
+snapshot("one")
 
 for (let i = 0; i < reads; i++) await read(files[i % files.length])
 const many = measure()
+snapshot("many")
 // As many again: flat once warm (what grew before is the runtime warming up, not a leak).
 for (let i = 0; i < reads; i++) await read(files[i % files.length])
 const twice = measure()

@@ -732,6 +732,20 @@ const renderReads = ({ manifest, results, shellRss: shellRssOf }) => {
       x(ratio(hostGain("many", "retainedMB"), hostGain("one", "retainedMB"))),
       `${host.length}`
     )
+    // Where the growth sits: V8's compiled code (code space), objects and the code's metadata (old
+    // space), large objects (bench/host.mjs; bench/heap-diff.mjs says more from its snapshots).
+    if (host[0].many.codeSpaceMB !== undefined) {
+      const grew = (space) => `+${mb1(hostGain("many", space) - hostGain("one", space))}`
+      row(
+        `″, what the ${host[0].reads.toLocaleString("en")} reads added, by V8 heap space`,
+        `code ${grew("codeSpaceMB")}, old ${grew("oldSpaceMB")}, large objects ${grew("largeObjectSpaceMB")}`,
+        "—",
+        "—",
+        "—",
+        "—",
+        `${host.length}`
+      )
+    }
     row(
       `″, after ${(2 * host[0].reads).toLocaleString("en")} small reads`,
       `+${mb1(hostGain("twice", "retainedMB"))} retained`,
