@@ -7,10 +7,14 @@
  * The V8 flags for WebAssembly's tiers are set first: V8 keys a code cache on its flags, so a flag
  * set later in the run would make every cache this process writes unusable by the next.
  */
+import * as fs from "node:fs"
 import * as Module from "node:module"
+import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { runBundle, runIncomplete } from "./internal/doors/codeCache.js"
+import { version } from "./internal/doors/packageJson.js"
 import { baselineWasmOnly } from "./internal/doors/wasmTier.js"
+import { checksCannotFail, listen, listenerKey } from "./internal/mcp/earlyInitialize.js"
 
 // This process is ours: a first structure read parses faster without V8's optimising tier.
 baselineWasmOnly()
@@ -23,4 +27,19 @@ enableCompileCache?.()
 const kind = process.argv.includes("mcp") ? "mcp" : "cli"
 // An MCP run has done all a session does once it has answered a read (internal/doors/commands.ts).
 if (kind === "mcp") (globalThis as Record<symbol, unknown>)[runIncomplete] = true
+
+const isDirectory = (directory: string) => {
+  try {
+    return fs.statSync(path.resolve(directory)).isDirectory()
+  } catch {
+    return false
+  }
+}
+// `effect-read mcp [--cwd DIR]` cannot fail its checks: a first `initialize` is answered before the
+// command line loads (internal/mcp/earlyInitialize.ts); the `mcp` command takes the listener over.
+if (kind === "mcp" && !process.stdin.isTTY && checksCannotFail(process.argv.slice(2), isDirectory)) {
+  const listener = listen({ serverInfo: { name: "effect-read", version } })
+  ;(globalThis as Record<symbol, unknown>)[listenerKey] = listener
+  await listener.settled
+}
 runBundle(fileURLToPath(new URL("./bin-main.cjs", import.meta.url)), kind)

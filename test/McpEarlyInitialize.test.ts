@@ -15,6 +15,7 @@ import * as FastCheck from "effect/FastCheck"
 import * as fs from "node:fs"
 import { PassThrough } from "node:stream"
 import {
+  checksCannotFail,
   initializeAnswer,
   latestProtocolVersion,
   listen,
@@ -235,6 +236,30 @@ describe("an initialize answered before the SDK is loaded", () => {
     ])
   })
 
+  it("is answered by the bin itself only for a command line whose checks cannot fail", () => {
+    const isDirectory = (directory: string) => directory === "/project" || directory === "mcp"
+    expect(checksCannotFail(["mcp"], isDirectory)).toBe(true)
+    expect(checksCannotFail(["mcp", "--cwd", "/project"], isDirectory)).toBe(true)
+    for (
+      const words of [
+        [],
+        ["notes.txt"],
+        ["--cwd", "/project", "mcp"],
+        ["mcp", "--cwd", "/missing"],
+        ["mcp", "--cwd", "mcp"],
+        ["mcp", "--cwd"],
+        ["mcp", "--cwd=/project"],
+        ["mcp", "--cwd", "/project", "--store", "sqlite:x.db"],
+        ["mcp", "--ask-timeout", "0"],
+        ["mcp", "--allow", "**"],
+        ["mcp", "--max-lines", "0"],
+        ["mcp", "--session-memory"]
+      ]
+    ) {
+      expect(checksCannotFail(words, isDirectory)).toBe(false)
+    }
+  })
+
   describe("through the real bin", () => {
     const root = tempDir()
     writeTree(root, { "notes.txt": "alpha\nbeta\n" })
@@ -264,6 +289,16 @@ describe("an initialize answered before the SDK is loaded", () => {
         },
         { result: {}, jsonrpc: "2.0", id: 5 }
       ])
+    })
+
+    it("answers initialize once on every kind of command line", async () => {
+      for (const args of [[], ["--cwd", root], ["--cwd", root, "--session-memory"], ["--cwd", root, "--allow", "**"]]) {
+        const wire = new Wire(args)
+        await wire.send(initializeRequest(1), { jsonrpc: "2.0", id: 2, method: "ping" })
+        await wire.response(2)
+        expect(await wire.end()).toBe(0)
+        expect(wire.received.map((message) => message.id)).toEqual([1, 2])
+      }
     })
 
     it("answers nothing when the command line is wrong, though initialize is waiting", async () => {

@@ -406,9 +406,11 @@ export const mcpCommand = (args: McpArgs, parent: ReadArgs) =>
     )
     // The command line is good: a first `initialize` can be answered while the server loads,
     // unless opening a store might still fail (its error must not follow a successful answer).
-    const early = process.stdin.isTTY || Option.isSome(args.store)
-      ? undefined
-      : EarlyInitialize.listen({ serverInfo: { name: "effect-read", version } })
+    // The bin may have listened already (a command line whose checks cannot fail).
+    const early = (globalThis as Record<symbol, EarlyInitialize.Listener | undefined>)[EarlyInitialize.listenerKey] ??
+      (process.stdin.isTTY || Option.isSome(args.store)
+        ? undefined
+        : EarlyInitialize.listen({ serverInfo: { name: "effect-read", version } }))
     if (early !== undefined) yield* Effect.promise(() => early.settled)
     // Loaded here, not at the top: a plain read never pays for the MCP SDK (start-up, memory).
     const McpServer = yield* Effect.promise(() => import("../mcp/server.js"))

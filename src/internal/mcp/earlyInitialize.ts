@@ -140,6 +140,27 @@ export const initializeAnswer = (request: Request, serverInfo: ServerInfo): stri
   })
 }
 
+/**
+ * A command line whose checks cannot fail, so that the bin may answer `initialize` before it loads
+ * the command line at all: `mcp` alone, or `mcp --cwd DIR` where DIR is a directory (the one check
+ * `--cwd` gets). Any other is answered once the command has checked its options.
+ */
+export const checksCannotFail = (
+  words: ReadonlyArray<string>,
+  isDirectory: (path: string) => boolean
+): boolean =>
+  words[0] === "mcp" && (
+    words.length === 1 ||
+    (words.length === 3 && words[1] === "--cwd" && /^[^-]/.test(words[2]!) && words[2] !== "mcp" &&
+      words[2] !== "many" && isDirectory(words[2]!))
+  )
+
+/** Where the bin leaves the listener it started, for the `mcp` command to take over. */
+export const listenerKey = Symbol.for("effect-read/early-initialize")
+
+/** What `listen` gives: when the first line has been judged, and all that was read. */
+export type Listener = ReturnType<typeof listen>
+
 /** What was read before the transport started, for `StdioTransport` to take over. */
 export interface EarlyInput {
   /** Every chunk read from the input, in order (none was dispatched). */
