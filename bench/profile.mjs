@@ -10,6 +10,9 @@
  *   `OpSupervision`), attributed to the innermost span open at that step;
  * - fibers started, and spans opened (by name; those that capture a call-site stack counted apart).
  *
+ * - bytes allocated: the heap's growth over windows of 20 uncounted reads in which no collection
+ *   ran (a `gc` performance entry), the median window; the plain function's too.
+ *
  * The counts are deterministic for a given build; times are not. `--time` adds rounds of uncounted
  * reads alternating with rounds of the plain function (`plain.mjs`) in the same process: medians
  * and their ratio, the figure to compare before/after on a shared machine (the bench's `small` row
@@ -27,6 +30,7 @@ import { createHook } from "node:async_hooks"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { PerformanceObserver } from "node:perf_hooks"
 import { pathToFileURL } from "node:url"
 import { plainRead } from "./plain.mjs"
 
@@ -172,6 +176,32 @@ const timing = async (rounds = 15, iterations = 200) => {
 }
 const times = timed ? await timing() : undefined
 
+/** Bytes one call allocates: heap growth over windows of `size` calls with no collection in them, the median. */
+const allocation = async (call, windows = 15, size = 20) => {
+  let collections = 0
+  const observer = new PerformanceObserver((list) => {
+    collections += list.getEntries().length
+  })
+  observer.observe({ entryTypes: ["gc"] })
+  const samples = []
+  for (let w = 0; w < windows * 10 && samples.length < windows; w++) {
+    const before = collections
+    const heap = process.memoryUsage().heapUsed
+    for (let i = 0; i < size; i++) await call()
+    const grown = process.memoryUsage().heapUsed - heap
+    // A collection's entry arrives after it: let it in before judging the window.
+    await new Promise((resolve) => setImmediate(resolve))
+    if (collections === before) samples.push(grown / size)
+  }
+  observer.disconnect()
+  const sorted = samples.sort((a, b) => a - b)
+  return sorted[Math.floor(sorted.length / 2)]
+}
+const allocated = {
+  ours: await allocation(() => runtime.runPromise(Read.read({ filePath: small }))),
+  plain: await allocation(() => plainRead(small))
+}
+
 await runtime.dispose()
 fs.rmSync(dir, { recursive: true, force: true })
 
@@ -190,6 +220,8 @@ const report = {
     fibers: fibers / READS,
     spans: sum(spans) / READS,
     spansCapturingStack: spansWithStack / READS,
+    kilobytesAllocated: Math.round(allocated.ours / 102.4) / 10,
+    plainKilobytesAllocated: Math.round(allocated.plain / 102.4) / 10,
     roughMillis: Math.round(millis * 1000) / 1000
   },
   fsCalls: perRead(fsCalls),
@@ -207,6 +239,9 @@ if (asJson) {
   console.log(`  Effect runtime steps    ${p.runtimeSteps}`)
   console.log(`  fibers started          ${p.fibers}`)
   console.log(`  spans opened            ${p.spans} (${p.spansCapturingStack} capturing a call-site stack)`)
+  console.log(
+    `  bytes allocated         ${p.kilobytesAllocated} KB (the plain function: ${p.plainKilobytesAllocated} KB)`
+  )
   console.log(`  time (rough, counting on) ${p.roughMillis} ms`)
   console.log("filesystem calls:", report.fsCalls)
   console.log("spans:", report.spans)

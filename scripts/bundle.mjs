@@ -116,6 +116,30 @@ export default { parse, stringify }`,
 }
 
 /**
+ * `debug`, which `@tokenizer/inflate` (under file-type: ZIP-based formats) calls with a line of
+ * progress when DEBUG asks for it: at load it reads the environment, requires `tty` and makes
+ * stderr's stream. In the bundle its importers get a `createDebug` whose loggers load the real
+ * one (bundled, from the importer's own resolution) at their first call, so no start pays for it.
+ */
+const lazyDebug = {
+  name: "lazy-debug",
+  setup(build) {
+    build.onResolve({ filter: /^debug$/ }, (args) =>
+      args.namespace === "lazy-debug"
+        ? undefined
+        : { path: args.importer, namespace: "lazy-debug", pluginData: { resolveDir: args.resolveDir } })
+    build.onLoad({ filter: /.*/, namespace: "lazy-debug" }, (args) => ({
+      contents: `export default function createDebug(namespace) {
+  let real
+  return (...args) => (real ??= require("debug")(namespace))(...args)
+}`,
+      loader: "js",
+      resolveDir: args.pluginData.resolveDir
+    }))
+  }
+}
+
+/**
  * The MCP SDK's JSON Schema validator (ajv, ajv-formats, fast-uri: ~190 KB) checks only what a
  * client answers to a form elicitation, yet its server module imports it at load. In the bundle
  * the import is a class that loads the SDK's own validator (its CommonJS build, resolved from
@@ -189,7 +213,7 @@ export const bundle = async (outdir = path.join(root, "dist"), options = {}) => 
     format: "cjs",
     target: "node20",
     external,
-    plugins: [importPackage, importMetaUrl, absent, lazy, lazyValidator],
+    plugins: [importPackage, importMetaUrl, absent, lazy, lazyDebug, lazyValidator],
     // The bundle's own URL: what the modules that find files beside themselves start from.
     define: { "import.meta.url": "__bundleUrl" },
     banner: { js: "var __bundleUrl=require(\"node:url\").pathToFileURL(__filename).href;" },

@@ -9,7 +9,7 @@
  */
 import * as Module from "node:module"
 import { fileURLToPath } from "node:url"
-import { runBundle } from "./internal/doors/codeCache.js"
+import { runBundle, runIncomplete } from "./internal/doors/codeCache.js"
 import { baselineWasmOnly } from "./internal/doors/wasmTier.js"
 
 // This process is ours: a first structure read parses faster without V8's optimising tier.
@@ -20,4 +20,7 @@ baselineWasmOnly()
 const { enableCompileCache } = Module as { readonly enableCompileCache?: () => unknown }
 enableCompileCache?.()
 
-runBundle(fileURLToPath(new URL("./bin-main.cjs", import.meta.url)), process.argv.includes("mcp") ? "mcp" : "cli")
+const kind = process.argv.includes("mcp") ? "mcp" : "cli"
+// An MCP run has done all a session does once it has answered a read (internal/doors/commands.ts).
+if (kind === "mcp") (globalThis as Record<symbol, unknown>)[runIncomplete] = true
+runBundle(fileURLToPath(new URL("./bin-main.cjs", import.meta.url)), kind)

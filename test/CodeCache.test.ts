@@ -137,6 +137,47 @@ describe("codeCache", () => {
       expect(unsealed(fs.readFileSync(file!))).toBeDefined()
     })
 
+    it("an MCP run's cache is partial until a run has answered a read, which replaces it", async () => {
+      const home = tempDir()
+      const line = (message: unknown) => `${JSON.stringify(message)}\n`
+      const initialize = line({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "test", version: "1" } }
+      })
+      const read = line({ jsonrpc: "2.0", method: "notifications/initialized" }) +
+        line({
+          jsonrpc: "2.0",
+          id: 2,
+          method: "tools/call",
+          params: { name: "read", arguments: { filePath: "notes.md" } }
+        })
+      const mcp = (input: string) =>
+        runProcess(process.execPath, [bin, "mcp", "--cwd", project], {
+          env: { ...process.env, NODE_DISABLE_COMPILE_CACHE: "", XDG_CACHE_HOME: home, TMPDIR: tempDir() },
+          input
+        })
+      const names = () => cacheFiles(home).map((file) => path.basename(file))
+      // A probe (initialize alone) leaves a partial cache; a second probe uses it and writes nothing.
+      const probe = await mcp(initialize)
+      expect(probe.code).toBe(0)
+      expect(names()).toEqual([expect.stringMatching(/^mcp-[0-9a-f]{32}-.+-partial\.v8$/)])
+      const partial = fs.readFileSync(cacheFiles(home)[0]!)
+      expect(await mcp(initialize)).toEqual(probe)
+      expect(fs.readFileSync(cacheFiles(home)[0]!)).toEqual(partial)
+      // A session that answers a read replaces it with a complete cache, which later runs keep.
+      const session = await mcp(initialize + read)
+      expect(session.stdout).toContain("line 30")
+      expect(names()).toEqual([expect.stringMatching(/^mcp-[0-9a-f]{32}-[^-]+-node\.\d+-\w+\.v8$/)])
+      const complete = fs.readFileSync(cacheFiles(home)[0]!)
+      expect(unsealed(complete)).toBeDefined()
+      expect(await mcp(initialize + read)).toEqual(session)
+      expect(await mcp(initialize)).toEqual(probe)
+      expect(names()).toHaveLength(1)
+      expect(fs.readFileSync(cacheFiles(home)[0]!)).toEqual(complete)
+    })
+
     it("writes nothing when off; not in a directory open to others, in the temp directory instead", async () => {
       const off = tempDir()
       const offTemporary = tempDir()

@@ -24,6 +24,16 @@ import * as path from "node:path"
 import * as vm from "node:vm"
 import * as zlib from "node:zlib"
 
+/**
+ * `true` on `globalThis` while a run has not yet done all a run of its kind does (`mcp`: set by
+ * the bin, cleared once a `tools/call` is answered). A cache holds only the functions its run
+ * compiled: one made by a run that did less (an `initialize` alone, a host's probe) would leave
+ * every later session compiling the rest at its first calls. Such a cache is kept under a name
+ * of its own (`…-partial.v8`), used while there is no other, and replaced by the first complete
+ * run's.
+ */
+export const runIncomplete = Symbol.for("effect-read/code-cache/run-incomplete")
+
 /** The most cache files kept in the directory. */
 export const MAX_FILES = 8
 
@@ -128,6 +138,13 @@ const writeCache = (directory: string, name: string, data: Buffer): void => {
 const importPackage = (specifier: string): Promise<unknown> => import(specifier)
 
 /**
+ * The bundle's script, held for the life of the process: V8 may otherwise collect it once its
+ * top level has run, and a coverage report taken at exit (NODE_V8_COVERAGE, c8) would then miss
+ * the functions it ran.
+ */
+let running: vm.Script | undefined
+
+/**
  * Run the CommonJS bundle at `file` in this context, with V8's code cache for `kind` when there
  * is a usable one, and leave one for the next run when there was not.
  */
@@ -137,16 +154,27 @@ export const runBundle = (file: string, kind: string): void => {
   const directory = hash === undefined ? undefined : cacheDirectories().find(ownDirectory)
   const usable = directory !== undefined
   const name = `${kind}-${hash}-${process.versions.v8}-${process.arch}.v8`
-  const cachedData = usable ? readCache(path.join(directory, name)) : undefined
+  const partial = name.replace(/\.v8$/, "-partial.v8")
+  const complete = usable ? readCache(path.join(directory, name)) : undefined
+  const cachedData = complete ?? (usable ? readCache(path.join(directory, partial)) : undefined)
   const script = new vm.Script(source, {
     filename: file,
     ...(cachedData === undefined ? {} : { cachedData })
   })
-  if (usable && (cachedData === undefined || script.cachedDataRejected === true)) {
+  const accepted = cachedData !== undefined && script.cachedDataRejected !== true
+  if (usable && !(accepted && complete !== undefined)) {
     // At exit: the cache then holds every function this run compiled, not only the top level.
-    process.once("exit", () => writeCache(directory, name, script.createCachedData()))
+    process.once("exit", () => {
+      if ((globalThis as Record<symbol, unknown>)[runIncomplete] !== true) {
+        writeCache(directory, name, script.createCachedData())
+        fs.rmSync(path.join(directory, partial), { force: true })
+      } else if (!accepted) {
+        writeCache(directory, partial, script.createCachedData())
+      }
+    })
   }
+  running = script
   const module = { exports: {} }
-  const run = script.runInThisContext() as (...args: ReadonlyArray<unknown>) => void
+  const run = running.runInThisContext() as (...args: ReadonlyArray<unknown>) => void
   run(module.exports, createRequire(file), module, file, path.dirname(file), importPackage)
 }

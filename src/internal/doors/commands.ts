@@ -32,6 +32,7 @@ import { type Format, type ManyArgs, type McpArgs, paramsOf, type PermissionArgs
 
 export type { Format, ManyArgs, McpArgs, PermissionArgs, ReadArgs } from "./flags.js"
 import * as EarlyInitialize from "../mcp/earlyInitialize.js"
+import { runIncomplete } from "./codeCache.js"
 import { flagOf, limitFlags, settingsOf } from "./limitFlags.js"
 import { version } from "./packageJson.js"
 
@@ -419,7 +420,13 @@ export const mcpCommand = (args: McpArgs, parent: ReadArgs) =>
         onSome: (seconds) => ({ askTimeout: Duration.millis(Math.round(seconds * 1000)) })
       }),
       permissionHint: allowHint("mcp")
-    }, () => ({ early: early?.takeOver() })).pipe(
+    }, () => ({
+      early: early?.takeOver(),
+      onAnswered: (method) => {
+        // The code cache of a run that answered a read holds what a session runs (codeCache.ts).
+        if (method === "tools/call") (globalThis as Record<symbol, unknown>)[runIncomplete] = false
+      }
+    })).pipe(
       Effect.provide(services),
       // The store could not be opened (unreachable, a missing package): say so and exit 1.
       Effect.catchAll((error) =>

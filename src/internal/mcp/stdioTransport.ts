@@ -50,6 +50,8 @@ export interface StdioTransportOptions {
    * already answered, the server's answer to it is not sent again.
    */
   readonly early?: EarlyInput | undefined
+  /** Told the method of each request once its answer is written. */
+  readonly onAnswered?: ((method: string) => void) | undefined
 }
 
 const isId = (value: unknown): value is string | number => typeof value === "string" || typeof value === "number"
@@ -75,6 +77,8 @@ export class StdioTransport implements Transport {
   private readonly inFlight = new Map<number, Id>()
   /** The same, the other way: the client's id (`typeof:id`) → ours. */
   private readonly ours = new Map<string, number>()
+  /** The method of each request in flight, by our id. */
+  private readonly methods = new Map<number, string>()
   /** The line already sent in answer to the first request (`early`), until the server's own answer comes. */
   private earlyAnswer: string | undefined
   /** Our id of that request, once it is dispatched. */
@@ -139,6 +143,7 @@ export class StdioTransport implements Transport {
         const id = ++this.lastId
         if (early) this.answeredEarly = id
         this.inFlight.set(id, verdict.message.id)
+        this.methods.set(id, verdict.message.method)
         this.ours.set(key(verdict.message.id), id)
         return this.dispatch({ ...verdict.message, id } as JSONRPCMessage)
       }
@@ -193,6 +198,7 @@ export class StdioTransport implements Transport {
     const theirs = this.inFlight.get(id)
     if (theirs === undefined) return undefined
     this.inFlight.delete(id)
+    this.methods.delete(id)
     if (this.ours.get(key(theirs)) === id) this.ours.delete(key(theirs))
     return theirs
   }
@@ -200,6 +206,7 @@ export class StdioTransport implements Transport {
   async send(message: JSONRPCMessage): Promise<void> {
     if (!("id" in message && ("result" in message || "error" in message))) return this.write(message)
     // A response: to the client's id. None is due for a request that was cancelled.
+    const method = typeof message.id === "number" ? this.methods.get(message.id) : undefined
     const theirs = typeof message.id === "number" ? this.forget(message.id) : undefined
     if (theirs === undefined) return
     if (message.id === this.answeredEarly) {
@@ -215,6 +222,7 @@ export class StdioTransport implements Transport {
     } else {
       await this.write({ ...message, id: theirs })
     }
+    if (method !== undefined) this.options.onAnswered?.(method)
     if (this.ended && this.inFlight.size === 0) await this.close()
   }
 
