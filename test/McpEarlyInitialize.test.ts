@@ -220,6 +220,38 @@ describe("an initialize answered before the SDK is loaded", () => {
     expect(JSON.parse(withEarly.lines[0]!)).toMatchObject({ id: 1, result: { serverInfo } })
   })
 
+  it("holds no more than the first line while the server loads: the rest waits in the pipe", async () => {
+    const stdin = new PassThrough()
+    const stdout = new PassThrough()
+    let written = ""
+    stdout.on("data", (chunk: Buffer) => (written += chunk.toString("utf8")))
+    const init = line({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "c", version: "1" } }
+    })
+    const listener = listen({ serverInfo, input: stdin, output: stdout })
+    stdin.write(init)
+    // 4 MB of pings, written one chunk at a time while the server would be loading.
+    const pings = Array.from(
+      { length: 200 },
+      (_, i) =>
+        Array.from({ length: 200 }, (_, j) => line({ jsonrpc: "2.0", id: `p${i}-${j}`, method: "ping" })).join("")
+    )
+    for (const chunk of pings) stdin.write(chunk)
+    await listener.settled
+    const early = listener.takeOver()
+    expect(early.answer).toBeDefined()
+    expect(Buffer.concat(early.chunks).toString("utf8")).toBe(init)
+    stdin.end()
+    await Effect.runPromise(
+      runStdioWith(serverInfo, () => ({ input: stdin, output: stdout, early })).pipe(Effect.provide(services))
+    )
+    const ids = written.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l).id)
+    expect(ids).toEqual([1, ...pings.flatMap((_, i) => Array.from({ length: 200 }, (_, j) => `p${i}-${j}`))])
+  })
+
   it("answers once when the client reuses the id after the early answer", async () => {
     const init = {
       jsonrpc: "2.0",

@@ -176,8 +176,9 @@ export interface EarlyInput {
 /**
  * Listen on `input` and answer a first line that is a well-formed `initialize` on `output`.
  * `settled` resolves once the first line was judged or the event loop has turned twice (what the
- * input already held has then arrived); `takeOver` stops listening (the input stays paused) and
- * hands over all that was read.
+ * input already held has then arrived); the input is paused once the first line is judged, so
+ * at most that line (up to `maxMessageBytes`) and the rest of its chunk are held; `takeOver` stops
+ * listening (the input stays paused) and hands over all that was read.
  */
 export const listen = (options: {
   readonly serverInfo: ServerInfo
@@ -201,6 +202,9 @@ export const listen = (options: {
   })
   const judge = (line: ReturnType<LineBuffer["push"]>[number]) => {
     judged = true
+    // What follows waits in the pipe until the transport takes over: a client streaming while the
+    // server loads is held back by the pipe, not buffered here.
+    input.pause()
     settle()
     if (line._tag !== "Line") return
     const text = line.text.charCodeAt(0) === 0xfeff ? line.text.slice(1) : line.text
