@@ -25,7 +25,7 @@ const hashes = (id: string): readonly [number, number] => {
   }
   // Mix the second so its low bits differ from the first's; odd, so the probes never repeat.
   b = Math.imul(b ^ (b >>> 15), 0x2c1b3c6d)
-  return [a >>> 0, (b >>> 0) | 1]
+  return [a >>> 0, (b | 1) >>> 0]
 }
 
 /** An empty record; its 128 KiB are taken at the first `add`. */
