@@ -23,7 +23,8 @@ import { fieldsOf, nodeLayer, tempDir, writeTree } from "./support/index.js"
 const root = tempDir()
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
 
-const withMemory = (options: SessionMemory.Options) => <A, E>(
+const withMemory = (options: SessionMemory.Options) =>
+<A, E>(
   effect: Effect.Effect<A, E, Read.EffectRequirements | SessionMemory.SessionMemory>
 ) => effect.pipe(Effect.provide(Layer.merge(nodeLayer(root), SessionMemory.layerSession(options))))
 
@@ -46,7 +47,14 @@ const fresh = (content: string) => {
 
 const SESSIONS = ["s0", "s1", "s2", "s3"] as const
 type Op =
-  | { readonly _tag: "read"; readonly s: number; readonly file: number; readonly start: number; readonly length: number; readonly stale: boolean }
+  | {
+    readonly _tag: "read"
+    readonly s: number
+    readonly file: number
+    readonly start: number
+    readonly length: number
+    readonly stale: boolean
+  }
   | { readonly _tag: "edit"; readonly file: number; readonly line: number }
   | { readonly _tag: "raise"; readonly s: number }
   | { readonly _tag: "compacted"; readonly s: number }
@@ -300,6 +308,21 @@ describe("SessionMemory.layerSession: maxSessions", () => {
       expect(fieldsOf(yield* read("a", 1)).unchanged).toBeUndefined()
     })))
 
+  it.effect("dropped between a request's generation check and its record: held at the request's generation", () =>
+    withMemory({ maxSessions: 1 })(Effect.gen(function*() {
+      const memory = yield* SessionMemory.SessionMemory
+      const path = fresh(numbered(5))
+      expect(yield* memory.advance("a", 3)).toBe(true)
+      expect(yield* memory.advance("b", 0)).toBe(true) // another conversation's request drops a meanwhile
+      const seen = { start: 1, end: 5, hash: "h", encoding: undefined }
+      expect(yield* memory.remember("a", path, seen).pipe(Effect.provideService(SessionMemory.Generation, 3)))
+        .toBeGreaterThan(0)
+      // Its next request, at 3, finds it held; one that raced the compaction to 3 runs without memory.
+      expect(yield* memory.advance("a", 3)).toBe(true)
+      expect(yield* memory.held("a", path)).toHaveLength(1)
+      expect(yield* memory.advance("a", 2)).toBe(false)
+    })))
+
   it.effect("a subagent whose parent was dropped: its own reads only, never a stub from the parent's", () =>
     withMemory({ maxSessions: 2 })(Effect.gen(function*() {
       const path = fresh(numbered(5))
@@ -344,7 +367,12 @@ console.log(JSON.stringify({ perSession: (after - before) / ${sessions}, total: 
 `
 
 const measured = (maxSessions: number | undefined, sessions: number) => {
-  const out = execFileSync(process.execPath, ["--expose-gc", "--input-type=module", "-e", memorySource(maxSessions, sessions)], {
+  const out = execFileSync(process.execPath, [
+    "--expose-gc",
+    "--input-type=module",
+    "-e",
+    memorySource(maxSessions, sessions)
+  ], {
     cwd: nodePath.join(import.meta.dirname, ".."),
     encoding: "utf8"
   })
@@ -454,6 +482,8 @@ describe("Instructions: at most maxSessions sessions remembered", () => {
       for (let i = 0; i < 5; i++) yield* Read.read({ filePath: "src/a.ts" }).pipe(as(`with-memory-${i}`))
       expect(settings.shown.size).toBe(0)
     }).pipe(
-      Effect.provide(Layer.mergeAll(nodeLayer(project), Instructions.layer({ maxSessions: 2 }), SessionMemory.layerSession()))
+      Effect.provide(
+        Layer.mergeAll(nodeLayer(project), Instructions.layer({ maxSessions: 2 }), SessionMemory.layerSession())
+      )
     ))
 })
