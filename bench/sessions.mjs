@@ -32,36 +32,13 @@ const quick = process.argv.includes("--quick")
 const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1]
 
 // 1. Memory, one fresh process per figure.
-const memorySource = (maxSessions, conversations) => `
-import * as Effect from "effect/Effect"
-import * as SessionMemory from "./dist/SessionMemory.js"
-const measure = () => { globalThis.gc(); globalThis.gc(); const u = process.memoryUsage(); return u.heapUsed + u.external }
-const memory = SessionMemory.make({ maxSessions: ${maxSessions} })
-const lines = Array.from({ length: 100 }, (_, i) => [i + 1, "export const value" + i + " = " + i + " // a line of code"])
-const hashes = new Float64Array(100).map((_, i) => i * 7919)
-const conversation = (id) => Effect.gen(function*() {
-  for (let f = 0; f < 10; f++) {
-    const path = "/work/project/src/module" + f + ".ts"
-    const seq = yield* memory.remember(id, path, { start: 1, end: 100, hash: "h" + f, encoding: "utf-8" })
-    yield* memory.keep(id, path, seq, { hash: "h" + f, encoding: "utf-8", hashes, lines })
-  }
-})
-await Effect.runPromise(conversation("warm"))
-const before = measure()
-for (let i = 0; i < ${conversations}; i++) await Effect.runPromise(conversation("conversation-" + i))
-console.log(measure() - before)
-`
 const retained = (maxSessions, conversations) =>
   Number(
-    execFileSync(process.execPath, [
-      "--expose-gc",
-      "--input-type=module",
-      "-e",
-      memorySource(maxSessions, conversations)
-    ], {
-      cwd: path.join(here, ".."),
-      encoding: "utf8"
-    }).trim().split("\n").at(-1)
+    execFileSync(
+      process.execPath,
+      ["--expose-gc", path.join(here, "sessionsMemory.mjs"), String(maxSessions), String(conversations)],
+      { encoding: "utf8" }
+    ).trim().split("\n").at(-1)
   )
 
 const mb = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`
