@@ -7,7 +7,7 @@ import * as Effect from "effect/Effect"
 import { fileTypeFromBuffer } from "file-type"
 import { BinaryFile } from "../../ReadError.js"
 import { binarySignature, describeBinary } from "../core/binary.js"
-import { detect } from "../core/encoding.js"
+import { detectOnce } from "../core/encoding.js"
 import type { Selection } from "../core/selector.js"
 import type { FileFacts, Params } from "../sources/types.js"
 import type { Target } from "./access.js"
@@ -28,7 +28,7 @@ export const factsOf = (
       : Effect.promise(() => fileTypeFromBuffer(head).catch(() => undefined)),
     (sniffed) => {
       const size = Number(info.size)
-      const detected = detect(head, head.length >= size)
+      const detected = detectOnce(head, head.length >= size)
       // A named encoding overrules the NUL heuristic, never a recognised binary format.
       const binary = request.encoding === undefined
         ? detected._tag === "Binary" || (sniffed !== undefined && detected.fallback)
