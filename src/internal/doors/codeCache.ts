@@ -1,5 +1,5 @@
 /**
- * The command line's own code cache: how `bin.js` runs the bundled command line
+ * The command line's own code cache: how `bin.cjs` runs the bundled command line
  * (`dist/bin-main.cjs`, one CommonJS file) so that a start skips compiling it.
  *
  * Most of a start was V8 compiling ~1 MB of JavaScript (eagerly at load, then each function at its
@@ -17,6 +17,7 @@
  * is missing, unreadable or rejected by V8 (another Node, other flags) is written again at exit;
  * nothing here can make a run fail.
  */
+import { isAscii } from "node:buffer"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import * as os from "node:os"
@@ -133,7 +134,7 @@ const writeCache = (directory: string, name: string, data: Buffer): void => {
 
 /**
  * The bundle's importer of packages outside it (src/internal/io/importPackage.ts): this module
- * is bundled into `bin.js`, beside the bundle, so a package resolves as it would from the bundle.
+ * is bundled into `bin.cjs`, beside the bundle, so a package resolves as it would from the bundle.
  */
 const importPackage = (specifier: string): Promise<unknown> => import(specifier)
 
@@ -148,8 +149,33 @@ let running: vm.Script | undefined
  * Run the CommonJS bundle at `file` in this context, with V8's code cache for `kind` when there
  * is a usable one, and leave one for the next run when there was not.
  */
+/**
+ * `text` with every character outside ASCII written as a `\uXXXX` escape, for the bundle
+ * (`scripts/bundle.mjs`). esbuild escapes such characters in strings, templates and names but
+ * leaves them in regular expression literals (`¶`, `‹…›`, Readability's word lists), where the
+ * escape means the same character (in a `u` expression a surrogate pair's two escapes are one code
+ * point). A character after an odd run of backslashes (an identity escape, `\é`) takes that
+ * backslash's place. Not for tagged templates' raw text (esbuild leaves none with such characters).
+ */
+export const asciiOnly = (text: string): string =>
+  text.replace(
+    /(\\*)([^\x00-\x7f])/g,
+    (_, slashes: string, char: string) =>
+      `${slashes.slice(slashes.length % 2)}\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`
+  )
+
+/**
+ * The text of the bundle at `file`. `scripts/bundle.mjs` writes it in ASCII, which is also Latin-1:
+ * read so, V8 holds it as a one-byte string and nothing decodes UTF-8 (~3 ms of a start for
+ * ~2 MB). Any other file is read as UTF-8.
+ */
+export const readSource = (file: string): string => {
+  const bytes = fs.readFileSync(file)
+  return bytes.toString(isAscii(bytes) ? "latin1" : "utf8")
+}
+
 export const runBundle = (file: string, kind: string): void => {
-  const source = fs.readFileSync(file, "utf8")
+  const source = readSource(file)
   const hash = bundleHash(source)
   const directory = hash === undefined ? undefined : cacheDirectories().find(ownDirectory)
   const usable = directory !== undefined
