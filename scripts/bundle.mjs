@@ -25,6 +25,7 @@
 import * as esbuild from "esbuild"
 import * as crypto from "node:crypto"
 import * as fs from "node:fs"
+import { createRequire } from "node:module"
 import * as path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 
@@ -177,6 +178,73 @@ export class AjvJsonSchemaValidator {
 }
 
 /**
+ * Effect's `Utils` asks at load whether V8 keeps a function's frame in a stack trace
+ * (`isNotOptimizedAway`: `new Error().stack` includes "effect_internal_function"). That first
+ * formatted stack of a run costs ~4 ms in the bundle: V8 finds the line ends of the whole 1.8 MB
+ * script and re-parses each frame's function for its positions. In the bundle the same question
+ * is asked of the frames' function names (a `prepareStackTrace` for that one stack), which need
+ * no position. The text replaced is Effect's own; when it is not found (another Effect), the
+ * module is left as it is (test/Cli.test.ts fails, to say so).
+ */
+export const effectUtilsProbe = {
+  original:
+    `const isNotOptimizedAway = /*#__PURE__*/standard.effect_internal_function(() => new Error().stack)?.includes("effect_internal_function") === true;`,
+  replacement: `const isNotOptimizedAway = /*#__PURE__*/standard.effect_internal_function(() => {
+  const prepare = Error.prepareStackTrace;
+  Error.prepareStackTrace = (_, frames) => frames.some((frame) => frame.getFunctionName() === "effect_internal_function");
+  try {
+    return new Error().stack === true;
+  } finally {
+    Error.prepareStackTrace = prepare;
+  }
+});`
+}
+const effectUtils = {
+  name: "effect-utils-probe",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]effect[\\/]dist[\\/]esm[\\/]Utils\.js$/ }, async (args) => {
+      const text = await fs.promises.readFile(args.path, "utf8")
+      return { contents: text.replace(effectUtilsProbe.original, effectUtilsProbe.replacement), loader: "js" }
+    })
+  }
+}
+
+/**
+ * Node built-ins that modules of a plain read import at their top level but use only for some
+ * calls: `node:crypto` (@effect/platform-node's file system, for temporary names; the ledger's
+ * and session memory's hashes), `node:fs/promises` (file-type's file tokenizer), `node:readline`
+ * (the terminal's questions), `node:zlib` (archives, the syntax engine's grammars). Loading them
+ * is ~4–5 ms of a start. In the bundle each is a module whose exports are getters of the real
+ * one's (their names listed from the Node that builds it), which loads at the first use of any.
+ */
+export const lazyBuiltins = ["crypto", "fs/promises", "readline", "zlib"]
+
+/** The bundle's stand-in for the built-in `name`: its own export names, each a getter of the real module's. */
+export const lazyBuiltinSource = (name) => {
+  const names = Object.keys(createRequire(import.meta.url)(`node:${name}`)).filter((key) => key !== "default")
+  return `let real
+const load = () => real ??= require(${JSON.stringify(`node:${name}`)})
+for (const key of ${JSON.stringify(names)}) {
+  Object.defineProperty(exports, key, { enumerable: true, get: () => load()[key] })
+}`
+}
+
+const lazyBuiltin = {
+  name: "lazy-builtins",
+  setup(build) {
+    const filter = new RegExp(`^(node:)?(${lazyBuiltins.map((n) => n.replace("/", "\\/")).join("|")})$`)
+    build.onResolve({ filter }, (args) =>
+      args.namespace === "lazy-builtin"
+        ? { path: args.path, external: true }
+        : { path: args.path.replace(/^node:/, ""), namespace: "lazy-builtin" })
+    build.onLoad({ filter: /.*/, namespace: "lazy-builtin" }, (args) => ({
+      contents: lazyBuiltinSource(args.path),
+      loader: "js"
+    }))
+  }
+}
+
+/**
  * The bundle as `bin.cjs` compiles it: a function of CommonJS's five names and the importer of
  * packages outside the bundle (src/internal/io/importPackage.ts), one expression, in ASCII
  * (`asciiOnly`), under a first line with the content hash of everything after it, which keys its
@@ -224,7 +292,7 @@ export const bundle = async (outdir = path.join(root, "dist"), options = {}) => 
     format: "cjs",
     target: "node20",
     external,
-    plugins: [importPackage, importMetaUrl, absent, lazy, lazyDebug, lazyValidator],
+    plugins: [importPackage, importMetaUrl, absent, lazy, lazyDebug, lazyValidator, effectUtils, lazyBuiltin],
     // The bundle's own URL: what the modules that find files beside themselves start from.
     define: { "import.meta.url": "__bundleUrl" },
     banner: { js: "var __bundleUrl=require(\"node:url\").pathToFileURL(__filename).href;" },

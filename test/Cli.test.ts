@@ -414,6 +414,10 @@ describe("CLI", () => {
     // Besides the bin (which reads the bundle and compiles it itself): only Node's built-ins
     // (CommonJS code names them without the node: prefix).
     expect(othersThan(result.loaded)).toEqual([])
+    // Nor the built-ins a read does not use: a command line read records no hash, asks nothing
+    // on a terminal, and reads no file through promises (scripts/bundle.mjs, lazyBuiltins).
+    const builtins = result.loaded.map((l) => l.replace(/^node:/, ""))
+    for (const unused of ["crypto", "readline", "fs/promises"]) expect(builtins).not.toContain(unused)
     // The bundle ran, but not the command-line parser (`Cli`, with @effect/cli), the MCP server,
     // nor the sources of archives, databases, documents, notebooks or web pages.
     expect(result.ran.length).toBeGreaterThan(0)
