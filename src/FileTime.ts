@@ -11,6 +11,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { createHash } from "node:crypto"
+import { makeEverSeen } from "./internal/core/everSeen.js"
 import { mergeRanges } from "./internal/core/ranges.js"
 import { patientFileSystem } from "./internal/io/descriptors.js"
 import { withLeanSpan } from "./internal/io/spans.js"
@@ -112,7 +113,10 @@ export interface FileTimeShape {
    * read itself. Later reads of either session stay its own: the parent's reads after the fork
    * reach no child, and a child's reads never reach the parent. Succeeds with `true` when it
    * copied now, `false` when `child` was forked before (or is `parent`). Optional: a host's own
-   * ledger without it gives a child nothing (its Edit guard then asks it to read first).
+   * ledger without it gives a child nothing (its Edit guard then asks it to read first). A ledger
+   * that bounds what it remembers may answer `false` for a child it cannot tell from one forked
+   * before (`layerMemory`, rarely, past `maxFiles` subagents): the child then inherits nothing —
+   * never a copy at a second fork.
    */
   readonly fork?: ((parent: string, child: string) => Effect.Effect<boolean>) | undefined
 }
@@ -334,7 +338,8 @@ const entryAfter = (before: Entry | undefined, stamped: ReadStamp, shown: Shown 
  * used as given (`read` passes resolved absolute paths). It remembers at most
  * `MemoryLimits.maxFiles` (session, file) pairs: past that, the one read longest ago is forgotten
  * first, and an edit guard on it answers `FileNotRead` (read it again) — a long-lived server
- * that reads many files stays flat instead of growing by each file it ever read.
+ * that reads many files stays flat instead of growing by each file it ever read. Likewise the
+ * last `maxFiles` forked subagents, and older ones in a 128 KiB filter (see `fork`).
  */
 export const make: Effect.Effect<FileTimeShape, never, FileSystem.FileSystem> = Effect.gen(function*() {
   const fs = yield* FileSystem.FileSystem
@@ -391,10 +396,26 @@ export const make: Effect.Effect<FileTimeShape, never, FileSystem.FileSystem> = 
     return coversAt(yield* coverage(sessionId, path), Option.getOrUndefined(now)?.hash, start, end)
   })
 
+  // Subagents forked, the one forked (or forked again) longest ago first: at most `maxFiles`. One
+  // dropped from it must never be forked again (the parent's later reads would reach it), so it is
+  // kept in a fixed-size filter that may take a new child for a dropped one (the child then starts
+  // with nothing read, as with a ledger without `fork`) but never the other way round.
   const forked = new Set<string>()
+  const dropped = makeEverSeen()
   const fork = Effect.fn("FileTime.fork")(function*(parent: string, child: string) {
-    if (parent === child || forked.has(child)) return false
+    if (parent === child) return false
+    if (forked.has(child)) {
+      forked.delete(child)
+      forked.add(child)
+      return false
+    }
+    if (dropped.mayHave(child)) return false
     forked.add(child)
+    if (forked.size > maxFiles) {
+      const oldest = forked.values().next().value!
+      forked.delete(oldest)
+      dropped.add(oldest)
+    }
     // One synchronous step: no read is recorded halfway through the copy.
     yield* Effect.sync(() => {
       const prefix = keyOf(parent, "")

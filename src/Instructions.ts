@@ -43,6 +43,11 @@ export interface Options {
   readonly maxBytes?: number | undefined
   /** Absolute paths never appended (e.g. the ones the host already put in the system prompt). */
   readonly skip?: ReadonlyArray<string> | undefined
+  /**
+   * Sessions whose shown instructions are remembered without a session memory (least recently
+   * reading dropped first; a dropped one is shown them again). Default 256.
+   */
+  readonly maxSessions?: number | undefined
 }
 
 export interface InstructionsShape {
@@ -52,8 +57,12 @@ export interface InstructionsShape {
   readonly maxBytesPerFile: number
   readonly maxBytes: number
   readonly skip: ReadonlySet<string>
-  /** What was shown per session (path → content hash) when no session memory remembers it. */
+  /**
+   * What was shown per session (path → content hash) when no session memory remembers it; Map
+   * order is the eviction order, at most `maxSessions` sessions.
+   */
   readonly shown: Map<string, Map<string, string>>
+  readonly maxSessions: number
   /** Content hashes of instruction files by size and mtime: a held one is skipped with a `stat`. */
   readonly hashes: Map<string, { readonly version: string; readonly hash: string }>
   /** One read at a time decides what to append: `read_many`'s parallel reads show a file once. */
@@ -64,7 +73,8 @@ export const defaults = {
   names: ["AGENTS.md", "CLAUDE.md"],
   maxDirectories: 8,
   maxBytesPerFile: 8 * 1024,
-  maxBytes: 12 * 1024
+  maxBytes: 12 * 1024,
+  maxSessions: 256
 } as const
 
 export const make = (options: Options = {}): InstructionsShape => ({
@@ -75,6 +85,7 @@ export const make = (options: Options = {}): InstructionsShape => ({
   maxBytes: options.maxBytes ?? defaults.maxBytes,
   skip: new Set(options.skip ?? []),
   shown: new Map(),
+  maxSessions: options.maxSessions ?? defaults.maxSessions,
   hashes: new Map(),
   lock: Effect.unsafeMakeSemaphore(1)
 })
@@ -165,6 +176,15 @@ export const append = (result: ReadResult) =>
     return yield* settings.lock.withPermits(1)(appendTo(result, settings))
   })
 
+/** The instruction files `sessionId` was shown, the session moved last in the eviction order. */
+const shownBy = (settings: InstructionsShape, sessionId: string): Map<string, string> => {
+  const own = settings.shown.get(sessionId) ?? new Map<string, string>()
+  settings.shown.delete(sessionId)
+  settings.shown.set(sessionId, own)
+  if (settings.shown.size > settings.maxSessions) settings.shown.delete(settings.shown.keys().next().value!)
+  return own
+}
+
 const appendTo = (result: ReadResult, settings: InstructionsShape) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
@@ -182,8 +202,8 @@ const appendTo = (result: ReadResult, settings: InstructionsShape) =>
     const realRoot = yield* realPathOfNearest(root)
     if (!within(path, realRoot, yield* realPathOfNearest(absolute))) return result
 
-    const own = settings.shown.get(workspace.sessionId) ?? new Map<string, string>()
-    settings.shown.set(workspace.sessionId, own)
+    // Without a session memory, this session's shown files, now its most recently reading one.
+    const own = memory.enabled ? new Map<string, string>() : shownBy(settings, workspace.sessionId)
     const blocks: Array<string> = []
     const loaded: Array<string> = []
     let budget = settings.maxBytes

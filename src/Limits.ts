@@ -189,6 +189,7 @@ export interface FileTimeLimitsShape {
   /**
    * (session, file) pairs the in-memory ledger (`FileTime.layerMemory`) remembers; past it, the one
    * read longest ago is forgotten first, and an edit guard on it answers `FileNotRead` (default 10,000).
+   * It also remembers this many forked subagents exactly (`FileTime.fork`), older ones in a 128 KiB filter.
    */
   readonly maxFiles: number
 }

@@ -35,7 +35,10 @@ import { Workspace } from "./Workspace.js"
 
 /** One read the model was shown: lines `start`-`end` of the content with hash `hash`. */
 export interface Seen {
-  /** Order of the read in its session; `rewound(to)` keeps the reads up to `to`. */
+  /**
+   * Order of the read: larger than any earlier read's (and mark) of its session, even one the
+   * memory forgot since (`maxSessions`); `rewound(to)` keeps the reads up to `to`.
+   */
   readonly seq: number
   readonly start: number
   readonly end: number
@@ -193,6 +196,12 @@ export interface Options {
   readonly maxVersionsPerFile?: number | undefined
   /** Bytes of kept text and line hashes per session (oldest versions dropped first). Default 64 MiB. */
   readonly maxSnapshotBytes?: number | undefined
+  /**
+   * Conversations remembered in this process (`layerSession`; least recently used dropped first).
+   * A dropped one holds nothing: its next reads are in full, never a stub. Default 256. The SQL
+   * store ignores it: it drops conversations idle for `idleTimeout` instead.
+   */
+  readonly maxSessions?: number | undefined
   /** Larger files keep no lines: a change is told without a diff. Default 4 MiB. */
   readonly maxSnapshotFileBytes?: number | undefined
   /** A diff is shown when at most this many shown lines were removed plus added. Default 40. */
@@ -231,8 +240,25 @@ export const limitsOf = (options: Options): SessionMemoryShape["limits"] => ({
   maxSnapshotFileBytes: options.maxSnapshotFileBytes ?? 4 * 1024 * 1024
 })
 
-/** A session memory in this process, per session id. */
+/** Conversations `layerSession` remembers when `maxSessions` is not given. */
+export const defaultMaxSessions = 256
+
+/**
+ * A session memory in this process, per session id, for at most `maxSessions` conversations: past
+ * that, the least recently used one is dropped whole. Nothing of it needs to outlive the drop:
+ *
+ * - it holds nothing afterwards, so its next read of anything is in full (a stub needs a read
+ *   remembered since);
+ * - `seq`s (and so marks) come from one counter for the whole memory, so a conversation that comes
+ *   back gets larger ones than any mark it was given before: a rewind to such a mark keeps nothing
+ *   read since the drop;
+ * - its generation is forgotten, so the memory answers as a new one that sees only the requests
+ *   after the drop — an order of arrival the generation check already allows: a request from an
+ *   older generation may then record, but the first request of a newer one drops it (`advance`),
+ *   so nothing it recorded is ever a stub at the newer generation.
+ */
 export const make = (options: Options = {}): SessionMemoryShape => {
+  const maxSessions = options.maxSessions ?? defaultMaxSessions
   const maxFiles = options.maxFiles ?? 2_000
   const maxReads = options.maxReadsPerFile ?? 32
   const maxSnapshotFiles = options.maxSnapshotFiles ?? 30
@@ -247,12 +273,29 @@ export const make = (options: Options = {}): SessionMemoryShape => {
     snapshots: Map<string, Array<Version>>
     bytes: number
   }
+  // Map order is the eviction order: the first session is the one used longest ago.
   const sessions = new Map<string, Session>()
-  const sessionOf = (id: string) => {
-    let session = sessions.get(id)
-    if (session === undefined) {
-      session = { seq: 0, generation: 0, files: new Map(), snapshots: new Map(), bytes: 0 }
+  let newest: string | undefined
+  // The last `seq` given, in any session: never reused, so a mark stays below every later read.
+  let lastSeq = 0
+  /** The session, now the most recently used; undefined when not held. */
+  const find = (id: string) => {
+    const session = sessions.get(id)
+    if (session !== undefined && newest !== id) {
+      sessions.delete(id)
       sessions.set(id, session)
+      newest = id
+    }
+    return session
+  }
+  /** The session, new (at `generation`, when the request states one) when not held. */
+  const sessionOf = (id: string, generation: number | undefined) => {
+    let session = find(id)
+    if (session === undefined) {
+      session = { seq: 0, generation: generation ?? 0, files: new Map(), snapshots: new Map(), bytes: 0 }
+      sessions.set(id, session)
+      newest = id
+      if (sessions.size > maxSessions) sessions.delete(sessions.keys().next().value!)
     }
     return session
   }
@@ -291,13 +334,13 @@ export const make = (options: Options = {}): SessionMemoryShape => {
   return {
     enabled: true,
     limits: limitsOf(options),
-    held: (sessionId, path) => Effect.sync(() => sessions.get(sessionId)?.files.get(path) ?? []),
+    held: (sessionId, path) => Effect.sync(() => find(sessionId)?.files.get(path) ?? []),
     remember: (sessionId, path, seen) =>
       Effect.flatMap(Generation, (generation) =>
         Effect.sync(() => {
           if (!current(sessionId, generation)) return 0
-          const session = sessionOf(sessionId)
-          const seq = ++session.seq
+          const session = sessionOf(sessionId, generation)
+          const seq = session.seq = ++lastSeq
           // Reads of other content are older views the latest read replaced: never a stub's basis.
           const reads = (session.files.get(path) ?? []).filter((read) => read.hash === seen.hash)
           session.files.delete(path)
@@ -305,7 +348,7 @@ export const make = (options: Options = {}): SessionMemoryShape => {
           if (session.files.size > maxFiles) session.files.delete(session.files.keys().next().value!)
           return seq
         })),
-    mark: (sessionId) => Effect.sync(() => sessions.get(sessionId)?.seq ?? 0),
+    mark: (sessionId) => Effect.sync(() => find(sessionId)?.seq ?? 0),
     compacted: (sessionId) =>
       Effect.sync(() => {
         const session = sessions.get(sessionId)
@@ -313,7 +356,7 @@ export const make = (options: Options = {}): SessionMemoryShape => {
       }),
     advance: (sessionId, generation) =>
       Effect.sync(() => {
-        const session = sessionOf(sessionId)
+        const session = sessionOf(sessionId, undefined)
         if (generation < session.generation) return false
         if (generation > session.generation) {
           session.generation = generation
@@ -353,7 +396,7 @@ export const make = (options: Options = {}): SessionMemoryShape => {
       }),
     lastShown: (sessionId, path) =>
       Effect.sync(() => {
-        const versions = sessions.get(sessionId)?.snapshots.get(path) ?? []
+        const versions = find(sessionId)?.snapshots.get(path) ?? []
         const newest = versions.reduce<Version | undefined>(
           (best, version) => best === undefined || latest(version) > latest(best) ? version : best,
           undefined
@@ -371,7 +414,7 @@ export const make = (options: Options = {}): SessionMemoryShape => {
       Effect.flatMap(Generation, (generation) =>
         Effect.sync(() => {
           if (!current(sessionId, generation)) return
-          const session = sessionOf(sessionId)
+          const session = sessionOf(sessionId, generation)
           const versions = [...(session.snapshots.get(path) ?? [])]
           const index = versions.findIndex((version) =>
             version.hash === shown.hash && version.encoding === shown.encoding

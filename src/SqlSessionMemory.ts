@@ -42,7 +42,8 @@ import {
 
 export { LockTimeout, migrate, migrations, migrationsTable } from "./internal/store/sql.js"
 
-export interface Options extends MemoryOptions {
+/** `layerSession`'s per-conversation bounds (not `maxSessions`: idle conversations are dropped instead). */
+export interface Options extends Omit<MemoryOptions, "maxSessions"> {
   /** Conversations with no write for this long are dropped from the store. Default 24 hours. */
   readonly idleTimeout?: Duration.DurationInput | undefined
   /** How often the layer looks for idle conversations. Default: hourly, or every `idleTimeout` when shorter. */
