@@ -19,6 +19,13 @@ import { version } from "./internal/doors/packageJson.js"
 import { baselineWasmOnly } from "./internal/doors/wasmTier.js"
 import { checksCannotFail, listen, listenerKey } from "./internal/mcp/earlyInitialize.js"
 
+// What every run loads from Node, loaded before V8's flags change: V8 keys a code cache on its
+// flags, Node's own cache of its built-in modules included, so a built-in first loaded after the
+// change is compiled from source (~3 times the work). `performance` (Effect's clock) and the
+// output's stream.
+void globalThis.performance
+void process.stdout
+
 // This process is ours: a first structure read parses faster without V8's optimising tier.
 baselineWasmOnly()
 

@@ -16,9 +16,7 @@ import {
   MAX_FILES,
   ownDirectory,
   readSource,
-  sealed,
-  toPrune,
-  unsealed
+  toPrune
 } from "../src/internal/doors/codeCache.js"
 import { runProcess, tempDir, writeTree } from "./support/index.js"
 
@@ -86,19 +84,6 @@ describe("codeCache", () => {
       }
     }
   )
-
-  it.prop("a sealed cache opens to itself; any changed or cut byte is refused", [
-    fc.uint8Array({ minLength: 1, maxLength: 200 }),
-    fc.nat(),
-    fc.integer({ min: 1, max: 255 })
-  ], ([data, at, flip]) => {
-    const file = sealed(data)
-    expect(unsealed(file)).toEqual(Buffer.from(data))
-    const damaged = Buffer.from(file)
-    damaged[at % damaged.length] = damaged[at % damaged.length]! ^ flip
-    expect(unsealed(damaged)).toBeUndefined()
-    expect(unsealed(file.subarray(0, file.length - 1))).toBeUndefined()
-  })
 
   it("reads the bundle's hash from its first line only", () => {
     expect(bundleHash("//# effect-read 0123456789abcdef0123\n(function(){})")).toBe("0123456789abcdef0123")
@@ -182,7 +167,6 @@ describe("codeCache", () => {
       expect(fs.statSync(files[0]!).mode & 0o777).toBe(0o600)
       expect(fs.statSync(path.dirname(files[0]!)).mode & 0o777).toBe(0o700)
       const written = fs.readFileSync(files[0]!)
-      expect(unsealed(written)).toBeDefined()
       const second = await run(home)
       expect(second).toEqual(first)
       // Accepted by V8: not written again.
@@ -198,11 +182,16 @@ describe("codeCache", () => {
       const damaged = fs.readFileSync(file!)
       damaged[damaged.length >> 1] = damaged[damaged.length >> 1]! ^ 0xff
       fs.writeFileSync(file!, damaged)
+      // V8 refuses it (its checksum, VERIFY_CHECKSUM_FLAG): compiled anew, and a sound cache
+      // written, which the next run uses as it is.
       expect(await run(home)).toEqual(first)
-      expect(unsealed(fs.readFileSync(file!))).toBeDefined()
+      const replaced = fs.readFileSync(file!)
+      expect(replaced).not.toEqual(damaged)
+      expect(await run(home)).toEqual(first)
+      expect(fs.readFileSync(file!)).toEqual(replaced)
       fs.writeFileSync(file!, "")
       expect(await run(home)).toEqual(first)
-      expect(unsealed(fs.readFileSync(file!))).toBeDefined()
+      expect(fs.readFileSync(file!).length).toBeGreaterThan(0)
     })
 
     it("an MCP run's cache is partial until a run has answered a read, which replaces it", async () => {
@@ -239,7 +228,6 @@ describe("codeCache", () => {
       expect(session.stdout).toContain("line 30")
       expect(names()).toEqual([expect.stringMatching(/^mcp-[0-9a-f]{32}-[^-]+-node\.\d+-\w+\.v8$/)])
       const complete = fs.readFileSync(cacheFiles(home)[0]!)
-      expect(unsealed(complete)).toBeDefined()
       expect(await mcp(initialize + read)).toEqual(session)
       expect(await mcp(initialize)).toEqual(probe)
       expect(names()).toHaveLength(1)
