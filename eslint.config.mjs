@@ -103,6 +103,12 @@ export default tseslint.config(
     }
   },
   {
+    // CommonJS entry points (a package's `bin`: Node starts them without its ES module loader).
+    files: ["**/*.cjs"],
+    languageOptions: { sourceType: "commonjs", globals: { require: "readonly", module: "writable" } },
+    rules: { "@typescript-eslint/no-require-imports": "off" }
+  },
+  {
     files: ["src/**/*.ts"],
     rules: {
       // Effect's own rule for its packages: import modules (`effect/Effect`), not the barrel.

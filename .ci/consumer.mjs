@@ -228,7 +228,7 @@ const onlyOneEffect = (project) => {
 // --- pack -------------------------------------------------------------------------------------
 
 console.log(`consumer test in ${work}`)
-check(fs.existsSync(path.join(root, "dist", "bin.js")), "dist/ is not built: run `npm run build` first")
+check(fs.existsSync(path.join(root, "dist", "bin.cjs")), "dist/ is not built: run `npm run build` first")
 // dist/ is built already; --ignore-scripts keeps `prepare` from building it again.
 const packed = JSON.parse(run(npm, ["pack", "--json", "--ignore-scripts", "--pack-destination", work], root).stdout)[0]
 const fullPacked = JSON.parse(run(npm, ["pack", "--json", "--pack-destination", work], fullDir).stdout)[0]
@@ -337,6 +337,12 @@ console.log("  import { Read } from \"effect-read\": read hello.txt with the REA
 const leanBin = run(npm, ["exec", "--no", "--", "effect-read", "hello.txt"], lean).stdout
 check(leanBin.includes("second line"), `npx effect-read hello.txt printed:\n${leanBin}`)
 console.log("  npx effect-read hello.txt: read")
+// The command is the CommonJS loader (dist/bin.cjs); dist/bin.js, an ES module, runs the same.
+const installedBin = JSON.parse(fs.readFileSync(path.join(lean, "node_modules/effect-read/package.json"), "utf8")).bin
+check(installedBin["effect-read"] === "dist/bin.cjs", `effect-read's bin is ${JSON.stringify(installedBin)}`)
+const shimmed = run(process.execPath, ["node_modules/effect-read/dist/bin.js", "hello.txt"], lean).stdout
+check(shimmed === leanBin, `node dist/bin.js hello.txt printed:\n${shimmed}\nnot what npx effect-read printed`)
+console.log("  node node_modules/effect-read/dist/bin.js hello.txt: the same")
 await checkMcp(
   "npx effect-read mcp",
   lean,

@@ -20,7 +20,7 @@ const line = (message) => `${JSON.stringify(message)}\n`
 
 const args = mode === "plain"
   ? [path.join(here, "plain-read.mjs"), rest[0]]
-  : [path.join(here, "..", "dist", "bin.js"), "mcp", "--cwd", rest[0]]
+  : [path.join(here, "..", "dist", "bin.cjs"), "mcp", "--cwd", rest[0]]
 const started = performance.now()
 const child = spawn(process.execPath, args, { stdio: ["pipe", "pipe", "inherit"] })
 const times = {}

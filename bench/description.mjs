@@ -1,7 +1,7 @@
 /**
  * What a host pays for the tool's description on every request: the bytes of `tools/list` (the
  * JSON result the client receives) and of the read tool's description, for the full and the
- * short form, measured through the official MCP client against `effect-read mcp` (dist/bin.js).
+ * short form, measured through the official MCP client against `effect-read mcp` (dist/bin.cjs).
  * Sizes, not times: the same on any machine.
  *
  *   node bench/description.mjs [--json FILE]
@@ -14,7 +14,7 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
-const bin = path.join(here, "..", "dist", "bin.js")
+const bin = path.join(here, "..", "dist", "bin.cjs")
 const args = process.argv.slice(2)
 const jsonOut = args.includes("--json") ? args[args.indexOf("--json") + 1] : undefined
 

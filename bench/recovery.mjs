@@ -18,7 +18,7 @@ import { fileURLToPath } from "node:url"
 import { mb, ms, x } from "./format.mjs"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
-const bin = path.join(here, "..", "dist", "bin.js")
+const bin = path.join(here, "..", "dist", "bin.cjs")
 const TREES = path.join(os.tmpdir(), "effect-read-bench-trees")
 export const trees = { git: path.join(TREES, "git"), plain: path.join(TREES, "plain") }
 

@@ -304,7 +304,7 @@ const measureFloor = (results) => {
   const q = (p) => `'${p}'`
   // Start-up: whole commands, spawn included, on the 100-line file.
   const node = q(process.execPath)
-  const bin = q(path.join(here, "..", "dist", "bin.js"))
+  const bin = q(path.join(here, "..", "dist", "bin.cjs"))
   const initialize = JSON.stringify({
     jsonrpc: "2.0",
     id: 1,
@@ -399,7 +399,7 @@ const measureSearch = (results) => {
   results.search.line = expected
   results.search.grepRss = shellRss(grep)
   // The CLI's whole process (bundled bin), for the figure a terminal user sees.
-  const bin = path.join(here, "..", "dist", "bin.js")
+  const bin = path.join(here, "..", "dist", "bin.cjs")
   results.search.cliRss = shellRss(
     `${q(process.execPath)} ${q(bin)} --cwd ${q(path.dirname(paths.log))} --search ${q(escaped)} ${q(paths.log)}`
   )

@@ -1,6 +1,6 @@
 /**
  * `node bench/soak.mjs [--calls N] [--quick] [--json FILE]` (after `npm run build`; `npm run bench`
- * runs it): one MCP server (`node dist/bin.js mcp`), driven by the official SDK client with
+ * runs it): one MCP server (`node dist/bin.cjs mcp`), driven by the official SDK client with
  * 10,000 mixed calls, 16 in flight — pages, line ranges and tails of a log, outlines, directory
  * listings and trees, archive listings and members, database tables and queries, a notebook, an
  * image, read_many, reads outside the project (denied), a mistyped path, a misspelled argument and
@@ -268,7 +268,7 @@ const rssOf = (pid) => {
 const main = async () => {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [path.join(here, "..", "dist", "bin.js"), "mcp", "--cwd", root],
+    args: [path.join(here, "..", "dist", "bin.cjs"), "mcp", "--cwd", root],
     stderr: "pipe"
   })
   const client = new Client({ name: "effect-read-soak", version: "1.0.0" })

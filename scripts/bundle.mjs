@@ -1,11 +1,12 @@
 /**
  * The bundled command line: `dist/bin-main.cjs`, the whole command line (from
- * `src/internal/doors/cliMain.ts`) as one CommonJS file (esbuild, minified), and `dist/bin.js`, the
- * small ES module that runs it (`src/bin.ts`, written over the file tsc emits). Run after tsc
+ * `src/internal/doors/cliMain.ts`) as one CommonJS file (esbuild, minified); `dist/bin.cjs`, the
+ * small CommonJS loader that runs it (`src/bin.ts`, the package's `bin`); and `dist/bin.js`, a
+ * one-line ES module that runs the loader (written over the file tsc emits). Run after tsc
  * (`npm run build` does both).
  *
  * Why: a start was mostly V8 compiling JavaScript, and Node 20 has no compile cache for ES modules.
- * `bin.js` compiles the bundle itself with V8's code cache of an earlier run
+ * `bin.cjs` compiles the bundle itself with V8's code cache of an earlier run
  * (src/internal/doors/codeCache.ts), so a start compiles almost nothing. What the common calls do
  * not need (the MCP server, `@effect/cli`, the sources a text read does not use) stays in the file
  * but is neither run nor compiled until a call imports it (esbuild keeps each lazily imported
@@ -24,11 +25,14 @@
 import * as esbuild from "esbuild"
 import * as crypto from "node:crypto"
 import * as fs from "node:fs"
+import { createRequire } from "node:module"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
+import { fileURLToPath, pathToFileURL } from "node:url"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 const src = path.join(root, "src")
+// tsc's output (this runs after it): the bundle's text is written as the loader reads it.
+const { asciiOnly } = await import(pathToFileURL(path.join(root, "dist", "internal", "doors", "codeCache.js")).href)
 
 /**
  * Loaded lazily (dynamic `import()` or `createRequire`) by the sources that need them. A package a
@@ -174,21 +178,90 @@ export class AjvJsonSchemaValidator {
 }
 
 /**
- * The bundle as `bin.js` compiles it: a function of CommonJS's five names and the importer of
- * packages outside the bundle (src/internal/io/importPackage.ts), one expression, under
- * a first line with the content hash of everything after it, which keys its code cache
- * (src/internal/doors/codeCache.ts).
+ * Effect's `Utils` asks at load whether V8 keeps a function's frame in a stack trace
+ * (`isNotOptimizedAway`: `new Error().stack` includes "effect_internal_function"). That first
+ * formatted stack of a run costs ~4 ms in the bundle: V8 finds the line ends of the whole 1.8 MB
+ * script and re-parses each frame's function for its positions. In the bundle the same question
+ * is asked of the frames' function names (a `prepareStackTrace` for that one stack), which need
+ * no position. The text replaced is Effect's own; when it is not found (another Effect), the
+ * module is left as it is (test/Cli.test.ts fails, to say so).
+ */
+export const effectUtilsProbe = {
+  original:
+    `const isNotOptimizedAway = /*#__PURE__*/standard.effect_internal_function(() => new Error().stack)?.includes("effect_internal_function") === true;`,
+  replacement: `const isNotOptimizedAway = /*#__PURE__*/standard.effect_internal_function(() => {
+  const prepare = Error.prepareStackTrace;
+  Error.prepareStackTrace = (_, frames) => frames.some((frame) => frame.getFunctionName() === "effect_internal_function");
+  try {
+    return new Error().stack === true;
+  } finally {
+    Error.prepareStackTrace = prepare;
+  }
+});`
+}
+const effectUtils = {
+  name: "effect-utils-probe",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]effect[\\/]dist[\\/]esm[\\/]Utils\.js$/ }, async (args) => {
+      const text = await fs.promises.readFile(args.path, "utf8")
+      return { contents: text.replace(effectUtilsProbe.original, effectUtilsProbe.replacement), loader: "js" }
+    })
+  }
+}
+
+/**
+ * Node built-ins that modules of a plain read import at their top level but use only for some
+ * calls: `node:crypto` (@effect/platform-node's file system, for temporary names; the ledger's
+ * and session memory's hashes), `node:fs/promises` (file-type's file tokenizer), `node:readline`
+ * (the terminal's questions), `node:zlib` (archives, the syntax engine's grammars). Loading them
+ * is ~4–5 ms of a start. In the bundle each is a module whose exports are getters of the real
+ * one's (their names listed from the Node that builds it), which loads at the first use of any.
+ */
+export const lazyBuiltins = ["crypto", "fs/promises", "readline", "zlib"]
+
+/** The bundle's stand-in for the built-in `name`: its own export names, each a getter of the real module's. */
+export const lazyBuiltinSource = (name) => {
+  const names = Object.keys(createRequire(import.meta.url)(`node:${name}`)).filter((key) => key !== "default")
+  return `let real
+const load = () => real ??= require(${JSON.stringify(`node:${name}`)})
+for (const key of ${JSON.stringify(names)}) {
+  Object.defineProperty(exports, key, { enumerable: true, get: () => load()[key] })
+}`
+}
+
+const lazyBuiltin = {
+  name: "lazy-builtins",
+  setup(build) {
+    const filter = new RegExp(`^(node:)?(${lazyBuiltins.map((n) => n.replace("/", "\\/")).join("|")})$`)
+    build.onResolve({ filter }, (args) =>
+      args.namespace === "lazy-builtin"
+        ? { path: args.path, external: true }
+        : { path: args.path.replace(/^node:/, ""), namespace: "lazy-builtin" })
+    build.onLoad({ filter: /.*/, namespace: "lazy-builtin" }, (args) => ({
+      contents: lazyBuiltinSource(args.path),
+      loader: "js"
+    }))
+  }
+}
+
+/**
+ * The bundle as `bin.cjs` compiles it: a function of CommonJS's five names and the importer of
+ * packages outside the bundle (src/internal/io/importPackage.ts), one expression, in ASCII
+ * (`asciiOnly`), under a first line with the content hash of everything after it, which keys its
+ * code cache (src/internal/doors/codeCache.ts).
  */
 const wrap = (text) => {
-  const body = `(function (exports, require, module, __filename, __dirname, __bundleImport) {"use strict";${text}\n})\n`
+  const body = asciiOnly(
+    `(function (exports, require, module, __filename, __dirname, __bundleImport) {"use strict";${text}\n})\n`
+  )
   return `//# effect-read ${crypto.createHash("sha256").update(body).digest("hex").slice(0, 32)}\n${body}`
 }
 
 /**
  * A script compiled with `vm.Script` cannot run `import()` without an experimental Node option,
  * and loses it when compiled from a code cache: packages outside the bundle are imported by
- * `bin.js` (an ES module beside the bundle, so they resolve from the same place), which hands its
- * importer to the bundle as `__bundleImport`.
+ * `bin.cjs` (beside the bundle, so they resolve from the same place), which hands its importer to
+ * the bundle as `__bundleImport`.
  */
 const importPackage = {
   name: "import-package",
@@ -199,6 +272,12 @@ const importPackage = {
     }))
   }
 }
+
+/** `dist/bin.js`: the loader, for `node dist/bin.js` (README, `npm start`) and importers of the ES module. */
+const shim = `#!/usr/bin/env node
+// effect-read's command is bin.cjs (package.json's \`bin\`, written by scripts/bundle.mjs): this runs it.
+import "./bin.cjs"
+`
 
 export const bundle = async (outdir = path.join(root, "dist"), options = {}) => {
   // Earlier builds' bundles (and the chunked ES build before the code cache) are stale.
@@ -213,7 +292,7 @@ export const bundle = async (outdir = path.join(root, "dist"), options = {}) => 
     format: "cjs",
     target: "node20",
     external,
-    plugins: [importPackage, importMetaUrl, absent, lazy, lazyDebug, lazyValidator],
+    plugins: [importPackage, importMetaUrl, absent, lazy, lazyDebug, lazyValidator, effectUtils, lazyBuiltin],
     // The bundle's own URL: what the modules that find files beside themselves start from.
     define: { "import.meta.url": "__bundleUrl" },
     banner: { js: "var __bundleUrl=require(\"node:url\").pathToFileURL(__filename).href;" },
@@ -227,16 +306,23 @@ export const bundle = async (outdir = path.join(root, "dist"), options = {}) => 
   for (const file of main.outputFiles) {
     fs.writeFileSync(file.path, file.path.endsWith(".cjs") ? wrap(file.text) : file.contents)
   }
-  // The loader: bin.ts with the two small modules it imports, one ES module.
+  // The loader: bin.ts with the small modules it imports, one CommonJS file (the package's `bin`).
   await esbuild.build({
     entryPoints: [path.join(src, "bin.ts")],
-    outfile: path.join(outdir, "bin.js"),
+    outfile: path.join(outdir, "bin.cjs"),
     bundle: true,
     platform: "node",
-    format: "esm",
+    format: "cjs",
     target: "node20",
+    plugins: [importMetaUrl],
+    // This file's directory and URL (package.json is found from the URL).
+    define: { "import.meta.dirname": "__dirname", "import.meta.url": "__binUrl" },
+    banner: { js: "\"use strict\";var __binUrl=require(\"node:url\").pathToFileURL(__filename).href;" },
     logLevel: "warning"
   })
+  fs.chmodSync(path.join(outdir, "bin.cjs"), 0o755)
+  // `node dist/bin.js` (tsc's ES module of bin.ts, replaced): runs the loader.
+  fs.writeFileSync(path.join(outdir, "bin.js"), shim, { mode: 0o755 })
   return main
 }
 

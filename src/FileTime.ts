@@ -459,3 +459,20 @@ export const assertUnchanged = <E, R>(
 
 /** The in-memory ledger (`make`) as a layer: one ledger per layer build. */
 export const layerMemory: Layer.Layer<FileTime, never, FileSystem.FileSystem> = Layer.effect(FileTime, make)
+
+/**
+ * A ledger that records nothing: every file is unread (`get` is none, `assert` fails with
+ * `FileNotRead`, nothing is covered) and a read costs no stat and no hash. For a process with no
+ * edit to guard: the one-shot command line (`effect-read <file>`, `effect-read many`).
+ */
+export const noop: FileTimeShape = {
+  read: () => Effect.void,
+  get: () => Effect.succeedNone,
+  assert: (_, path) => Effect.fail(new FileNotRead({ path })),
+  coverage: () => Effect.succeed(emptyCoverage),
+  covers: () => Effect.succeed(false),
+  fork: () => Effect.succeed(false)
+}
+
+/** `noop` as a layer. */
+export const layerNoop: Layer.Layer<FileTime> = Layer.succeed(FileTime, noop)

@@ -120,17 +120,39 @@ const hideDotSegments = (input: string): string =>
   input.replace(LEADING_DOT_SEGMENTS, (segments) => segments.replace(/\.\./g, "\uE000").replace(/\./g, "\uE001"))
 
 /**
- * Compile one rule glob into a predicate. picomatch compiles at the first call: a rule set is
- * looked at from its last rule and stops at the first match, so most of a large set's globs (the
- * secret rules' file names) are never compiled for a read that an earlier rule decides, and
- * building the set costs nothing at start-up.
+ * Compile one rule glob into a predicate. picomatch compiles at the first call that needs it: a
+ * rule set is looked at from its last rule and stops at the first match, and an input without the
+ * glob's required literal (`requiredLiteral`) is answered without it, so most of a large set's
+ * globs (the secret rules' file names) are never compiled, and building the set costs nothing at
+ * start-up.
  */
 export const compileGlob = (glob: string): (input: string) => boolean => {
   if (STARS.test(glob)) return () => true
   // picomatch rejects an empty glob; the only string it can mean is the empty string.
   if (glob === "") return (input) => input === ""
+  const hidden = hideDotSegments(glob)
+  const literal = requiredLiteral(hidden)
   let matcher: ((input: string) => boolean) | undefined
-  return (input) => (matcher ??= picomatch(hideDotSegments(glob), globOptions))(hideDotSegments(input))
+  return (input) => {
+    const subject = hideDotSegments(input)
+    return (literal === undefined || subject.includes(literal)) &&
+      (matcher ??= picomatch(hidden, globOptions))(subject)
+  }
+}
+
+/** A glob of literal characters, `/`, `*` and `?` only: no class, brace, extglob, negation or escape. */
+const PLAIN_GLOB = /^[\w.~\-/*?\uE000\uE001]+$/
+
+/**
+ * The longest run of a plain glob's literal characters within one path segment, which every
+ * string the glob matches holds (a `/` next to `**` may match nothing, so runs stop at `/`); for
+ * other globs, undefined. An input without it cannot match: its glob is never compiled (the
+ * secret rules' globs, looked at for every read, mostly name files a read is not of).
+ */
+const requiredLiteral = (glob: string): string | undefined => {
+  if (!PLAIN_GLOB.test(glob)) return undefined
+  const longest = glob.split(/[/*?]+/).reduce((a, b) => (b.length > a.length ? b : a), "")
+  return longest === "" ? undefined : longest
 }
 
 /** Does `input` match the rule glob `glob`? Compiles on every call: prefer `compile` for rule sets. */

@@ -4,17 +4,27 @@
  * `scripts/bundle.mjs` from `internal/doors/cliMain.ts`), which it runs with V8's code cache of an
  * earlier run (`internal/doors/codeCache.ts`).
  *
+ * Built as one CommonJS file, `dist/bin.cjs` (the package's `bin`): Node starts a CommonJS entry
+ * without its ES module loader (a few milliseconds of every start). `dist/bin.js` is a one-line
+ * ES module that runs it, for `node dist/bin.js`.
+ *
  * The V8 flags for WebAssembly's tiers are set first: V8 keys a code cache on its flags, so a flag
  * set later in the run would make every cache this process writes unusable by the next.
  */
 import * as fs from "node:fs"
 import * as Module from "node:module"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
 import { runBundle, runIncomplete } from "./internal/doors/codeCache.js"
 import { version } from "./internal/doors/packageJson.js"
 import { baselineWasmOnly } from "./internal/doors/wasmTier.js"
 import { checksCannotFail, listen, listenerKey } from "./internal/mcp/earlyInitialize.js"
+
+// What every run loads from Node, loaded before V8's flags change: V8 keys a code cache on its
+// flags, Node's own cache of its built-in modules included, so a built-in first loaded after the
+// change is compiled from source (~3 times the work). `performance` (Effect's clock) and the
+// output's stream.
+void globalThis.performance
+void process.stdout
 
 // This process is ours: a first structure read parses faster without V8's optimising tier.
 baselineWasmOnly()
@@ -35,11 +45,16 @@ const isDirectory = (directory: string) => {
     return false
   }
 }
+
+// `import.meta.dirname`: this file's directory (`__dirname` in the CommonJS build).
+const run = () => runBundle(path.join(import.meta.dirname, "bin-main.cjs"), kind)
+
 // `effect-read mcp [--cwd DIR]` cannot fail its checks: a first `initialize` is answered before the
 // command line loads (internal/mcp/earlyInitialize.ts); the `mcp` command takes the listener over.
 if (kind === "mcp" && !process.stdin.isTTY && checksCannotFail(process.argv.slice(2), isDirectory)) {
   const listener = listen({ serverInfo: { name: "effect-read", version } })
   ;(globalThis as Record<symbol, unknown>)[listenerKey] = listener
-  await listener.settled
+  void listener.settled.then(run)
+} else {
+  run()
 }
-runBundle(fileURLToPath(new URL("./bin-main.cjs", import.meta.url)), kind)

@@ -11,7 +11,8 @@ import { ReadParams } from "../src/Read.js"
 import { runProcess, tempDir, writeTree } from "./support/index.js"
 import { unprivilegedCli } from "./support/unprivileged.js"
 
-const bin = path.resolve("dist/bin.js")
+/** The command as installed: package.json's `bin`. */
+const bin = path.resolve("dist/bin.cjs")
 
 const run = (args: ReadonlyArray<string>, options: SpawnOptions = {}) =>
   runProcess(process.execPath, [bin, ...args], options)
@@ -49,6 +50,19 @@ describe("CLI", () => {
     const { code, stdout } = await run(["--version"])
     expect(code).toBe(0)
     expect(stdout.trim()).toBe(JSON.parse(fs.readFileSync("package.json", "utf8")).version)
+  })
+
+  it("the command is dist/bin.cjs (package.json's bin and ./bin); node dist/bin.js runs the same command", async () => {
+    const manifest = JSON.parse(fs.readFileSync("package.json", "utf8"))
+    expect(path.resolve(manifest.bin["effect-read"])).toBe(bin)
+    expect(path.resolve(manifest.exports["./bin"])).toBe(bin)
+    expect(fs.readFileSync(bin, "utf8").startsWith("#!/usr/bin/env node\n")).toBe(true)
+    expect(fs.statSync(bin).mode & 0o111).not.toBe(0)
+    const shim = path.resolve("dist/bin.js")
+    for (const args of [["--cwd", root, "--json", "notes.md"], ["--cwd", root, "nope.md"], ["--version"]]) {
+      const [direct, viaShim] = await Promise.all([run(args), runProcess(process.execPath, [shim, ...args])])
+      expect(viaShim).toEqual(direct)
+    }
   })
 
   it("many: several files in order, a failing one in place, exit 1; --glob; --json", async () => {
@@ -377,7 +391,7 @@ describe("CLI", () => {
 
   /** What a run loaded besides the bin and Node's built-ins. */
   const othersThan = (loaded: ReadonlyArray<string>) =>
-    loaded.filter((l) => l !== pathToFileURL(bin).href && !l.startsWith("node:") && !builtinModules.includes(l))
+    loaded.filter((l) => l !== bin && !l.startsWith("node:") && !builtinModules.includes(l))
 
   /** Markers of the lazy parts: the command-line parser, the MCP server, the sources a text file does not need. */
   const lazyParts = {
@@ -394,10 +408,16 @@ describe("CLI", () => {
     const result = await coveredRun(["--cwd", root, "--json", "notes.md"])
     expect(result.stderr).toBe("")
     expect(JSON.parse(result.stdout).output).toContain("10: line 10")
-    expect(result.loaded).toContain(pathToFileURL(bin).href)
+    // The bin is CommonJS, loaded by path: Node's ES module loader resolved nothing.
+    expect(result.loaded).toContain(bin)
+    expect(result.loaded.filter((l) => l.startsWith("file:"))).toEqual([])
     // Besides the bin (which reads the bundle and compiles it itself): only Node's built-ins
     // (CommonJS code names them without the node: prefix).
     expect(othersThan(result.loaded)).toEqual([])
+    // Nor the built-ins a read does not use: a command line read records no hash, asks nothing
+    // on a terminal, and reads no file through promises (scripts/bundle.mjs, lazyBuiltins).
+    const builtins = result.loaded.map((l) => l.replace(/^node:/, ""))
+    for (const unused of ["crypto", "readline", "fs/promises"]) expect(builtins).not.toContain(unused)
     // The bundle ran, but not the command-line parser (`Cli`, with @effect/cli), the MCP server,
     // nor the sources of archives, databases, documents, notebooks or web pages.
     expect(result.ran.length).toBeGreaterThan(0)

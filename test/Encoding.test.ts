@@ -10,7 +10,7 @@ import { execFile, execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import * as zlib from "node:zlib"
-import { detect, firstTelling } from "../src/internal/core/encoding.js"
+import { detect, detectOnce, firstTelling } from "../src/internal/core/encoding.js"
 import { read } from "../src/Read.js"
 import * as ReadTool from "../src/ReadTool.js"
 import { fieldsOf, nodeLayer, tempDir } from "./support/index.js"
@@ -148,6 +148,25 @@ describe("encodings", () => {
     // which no byte rule can tell from UTF-16. A fixed seed, so CI never meets it by chance;
     // ENCODING_SEED to try others.
     { fastCheck: { numRuns: 5_000, seed: Number(process.env["ENCODING_SEED"] ?? 20261123) } }
+  )
+
+  it.prop(
+    "a sample judged once answers as `detect` does, whichever way it is asked first",
+    [
+      fc.uint8Array({ maxLength: 64 }),
+      fc.array(fc.boolean(), { minLength: 1, maxLength: 4 })
+    ],
+    ([bytes, completes]) => {
+      // A legacy codec is made afresh for each detection: compare what it is, not its functions.
+      const judged = (detection: ReturnType<typeof detect>) =>
+        detection._tag === "Binary" ? detection : { ...detection, codec: detection.codec.encoding }
+      // The same sample asked about more than once (the facts, then the text source), complete or not.
+      for (const complete of completes) {
+        expect(judged(detectOnce(bytes, complete))).toEqual(judged(detect(bytes, complete)))
+      }
+      // Another sample with the same bytes is judged on its own.
+      expect(judged(detectOnce(bytes.slice(), completes[0]!))).toEqual(judged(detect(bytes, completes[0]!)))
+    }
   )
 
   it("a NUL among accented 8-bit text is not UTF-16 whose units are private-use or of mixed scripts", () => {

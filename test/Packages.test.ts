@@ -46,7 +46,9 @@ describe("effect-read-full", () => {
     expect(full.files).toContain(full.bin["effect-read"])
     const bin = fs.readFileSync(nodePath.join(FULL, full.bin["effect-read"]!), "utf8")
     expect(bin.startsWith("#!/usr/bin/env node\n")).toBe(true)
-    expect(bin).toContain(`import "effect-read/bin"`)
+    // CommonJS, as the library's own bin: Node starts it without its ES module loader.
+    expect(full.bin["effect-read"]).toMatch(/\.cjs$/)
+    expect(bin).toContain(`require("effect-read/bin")`)
     expect(library.exports["./bin"]).toBe(`./${library.bin["effect-read"]}`)
   })
 })

@@ -4,6 +4,7 @@ import * as Exit from "effect/Exit"
 import * as FastCheck from "effect/FastCheck"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
+import picomatch from "picomatch"
 import * as Permission from "../src/Permission.js"
 import { PermissionDenied } from "../src/ReadError.js"
 import * as Workspace from "../src/Workspace.js"
@@ -120,6 +121,39 @@ describe("Permission.evaluate", () => {
       const all = [...rules, { permission: "*", pattern: "*", action: last }]
       expect(Permission.evaluate(all, permission, pattern)).toBe(last)
     }
+  )
+
+  /** Globs and inputs made of what the rules' globs are made of: literals, `.`, `/`, stars, `?`, and some that are not plain. */
+  const piece = FastCheck.constantFrom("a", "b", "id_rsa", ".", "..", "/", "*", "**", "?", "-", "_", "~", "env", ".env")
+  const odd = FastCheck.constantFrom("[ab]", "{a,b}", "!", "+(a)", "\\*", "é", " ")
+  const globOf = FastCheck.array(FastCheck.oneof({ weight: 9, arbitrary: piece }, { weight: 1, arbitrary: odd }), {
+    maxLength: 7
+  }).map((parts) => parts.join(""))
+
+  it.prop(
+    "a glob matches exactly what picomatch matches (the required-literal shortcut never changes an answer)",
+    {
+      glob: FastCheck.oneof(
+        globOf,
+        FastCheck.constantFrom(...Permission.secretRules({}).map((rule) => rule.pattern))
+      ),
+      inputs: FastCheck.array(FastCheck.oneof(globOf, FastCheck.string()), { maxLength: 6 })
+    },
+    ({ glob, inputs }) => {
+      const hide = (s: string) =>
+        s.replace(/^(?:\.\.?(?:\/|$))+/, (segments) => segments.replace(/\.\./g, "\uE000").replace(/\./g, "\uE001"))
+      const reference = /^\*+$/.test(glob)
+        ? () => true
+        : glob === ""
+        ? (input: string) => input === ""
+        : (input: string) => picomatch(hide(glob), Permission.globOptions)(hide(input))
+      const compiled = Permission.compileGlob(glob)
+      // The glob's own text and its pieces are likely matches: the shortcut must let them through.
+      for (const input of [...inputs, glob.replaceAll("*", ""), glob.replaceAll("*", "x"), glob.replaceAll("?", "q")]) {
+        expect([glob, input, compiled(input)]).toEqual([glob, input, reference(input)])
+      }
+    },
+    { fastCheck: { numRuns: 2000 } }
   )
 
   it.prop(

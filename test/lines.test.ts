@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
-import { codecFor } from "../src/internal/core/encoding.js"
+import { codecFor, utf8 } from "../src/internal/core/encoding.js"
 import { cutLine, LinePager, MAX_BYTES, pageBytes, type PageOptions } from "../src/internal/core/lines.js"
 
 const encode = (text: string) => new TextEncoder().encode(text)
@@ -208,6 +208,32 @@ describe("LinePager", () => {
     expect(chunked.rendered).toEqual(whole.rendered)
     expect(chunked.lines).toEqual(whole.lines)
   }, { fastCheck: { numRuns: 2000 } })
+
+  it.prop("all-ASCII chunks, their lines sliced from the chunk's text, page as each line decoded on its own does", [
+    fc.array(
+      fc.tuple(
+        fc.string({ unit: fc.constantFrom("a", "b", " ", "\t", "\u001b", "~"), maxLength: 90, size: "max" }),
+        fc.constantFrom("\n", "\r\n", "\r")
+      ),
+      { maxLength: 40 }
+    ).map((lines) => lines.map(([line, end]) => line + end).join("")),
+    fc.array(fc.nat(), { maxLength: 8 }),
+    pageArb({ column: fc.integer({ min: 1, max: 3 }), maxLineLength: fc.integer({ min: 1, max: 100 }) }),
+    fc.constantFrom("", "é", "中")
+  ], ([text, cuts, page, tail]) => {
+    // A UTF-8 codec that is not `utf8` itself takes the general way: each line decoded alone.
+    const general = { ...utf8 }
+    const bytes = encode(text + tail)
+    const sliced = pageInChunks(bytes, cuts, options(page))
+    const decoded = pageBytes(bytes, options(page), general)
+    expect(sliced.rendered).toEqual(decoded.rendered)
+    expect(sliced.lines).toEqual(decoded.lines)
+    expect([sliced.stoppedBy, sliced.totalLines, sliced.linesCut]).toEqual([
+      decoded.stoppedBy,
+      decoded.totalLines,
+      decoded.linesCut
+    ])
+  }, { fastCheck: { numRuns: 1000 } })
 
   it("a \\r that ends the bytes read before the end gives no checkpoint: a \\n may follow it", () => {
     const bytes = encode("\n\r\nx\n")

@@ -699,6 +699,22 @@ export const detect = (sample: Uint8Array, complete: boolean): Detection => {
     : { _tag: "Text", codec: utf8, bomLength: 0, fallback: true }
 }
 
+/** The detections `detectOnce` made, by the sample judged (a sample's bytes are never changed once read). */
+const judged = new WeakMap<Uint8Array, { readonly complete: boolean; readonly detection: Detection }>()
+
+/**
+ * `detect`, judged once per sample: a file's first bytes are judged for the facts every source is
+ * chosen by, and again by the text source when they are all it has to judge by; the second asks
+ * the same question of the same bytes and gets the first answer.
+ */
+export const detectOnce = (sample: Uint8Array, complete: boolean): Detection => {
+  const known = judged.get(sample)
+  if (known !== undefined && known.complete === complete) return known.detection
+  const detection = detect(sample, complete)
+  judged.set(sample, { complete, detection })
+  return detection
+}
+
 /**
  * The detection for a file whose encoding the caller named (`encoding` parameter): that codec,
  * after a byte-order mark of the same encoding when the file has one.

@@ -8,7 +8,7 @@
  * `\r` (as code units of the file's encoding); a final terminator does not start an extra empty
  * line, as editors and `wc -l` count.
  */
-import { isUtf8 } from "node:buffer"
+import { isAscii, isUtf8 } from "node:buffer"
 import type { Codec, ShiftTracker } from "./encoding.js"
 import { utf8 } from "./encoding.js"
 import { nthLineFeed } from "./lineFeeds.js"
@@ -48,6 +48,12 @@ export const COUNT_AHEAD_BYTES = 1024 * 1024
  * ends the page: the rest of a 200 MB minified line is not read to find the lines after it.
  */
 export const LONG_LINE_BYTES = 1024 * 1024
+
+/**
+ * A chunk of UTF-8 text up to this size that is all ASCII is decoded once, when its first shown
+ * line ends, and its lines are slices of that text: no view, decoder call or result per line.
+ */
+export const ASCII_CHUNK_BYTES = 64 * 1024
 
 const LF = 10
 const CR = 13
@@ -167,6 +173,8 @@ export class LinePager {
    * chunk ends is copied (a copy per line was most of a page's time).
    */
   private chunk: Uint8Array | undefined
+  /** The chunk being pushed as text, once a shown line ended in it (`null`: not all-ASCII UTF-8 of at most `ASCII_CHUNK_BYTES`). */
+  private chunkText: string | null | undefined = undefined
   private heldFrom = -1
   private heldTo = -1
   private lineOverflow = false
@@ -236,6 +244,7 @@ export class LinePager {
     } finally {
       this.copyHeld()
       this.chunk = undefined
+      this.chunkText = undefined
     }
   }
 
@@ -542,18 +551,25 @@ export class LinePager {
       overflow = false
     } else {
       if (this.heldFrom !== -1 && this.lineParts.length > 0) this.copyHeld()
-      const bytes = this.heldFrom !== -1
-        ? this.chunk!.subarray(this.heldFrom, this.heldTo)
-        : this.lineParts.length === 1
-        ? this.lineParts[0]!
-        : concat(this.lineParts, this.lineKept)
-      this.heldFrom = this.heldTo = -1
-      const result = this.codec.decode(bytes, this.lineState)
-      decoded = result.text
-      if (this.codec === utf8 && !result.replaced) decodedBytes = bytes.length
-      // Bytes kept up to the cap may end inside a character: only what is shown counts.
-      if (result.replaced && (!overflow || cutLine(decoded, this.options.maxLineLength).includes("\ufffd"))) {
-        this.replaced = true
+      if (this.heldFrom !== -1 && this.asciiChunk()) {
+        // ASCII is its own UTF-8: the line is its bytes' slice of the chunk's text.
+        decoded = this.chunkText!.slice(this.heldFrom, this.heldTo)
+        decodedBytes = this.heldTo - this.heldFrom
+        this.heldFrom = this.heldTo = -1
+      } else {
+        const bytes = this.heldFrom !== -1
+          ? this.chunk!.subarray(this.heldFrom, this.heldTo)
+          : this.lineParts.length === 1
+          ? this.lineParts[0]!
+          : concat(this.lineParts, this.lineKept)
+        this.heldFrom = this.heldTo = -1
+        const result = this.codec.decode(bytes, this.lineState)
+        decoded = result.text
+        if (this.codec === utf8 && !result.replaced) decodedBytes = bytes.length
+        // Bytes kept up to the cap may end inside a character: only what is shown counts.
+        if (result.replaced && (!overflow || cutLine(decoded, this.options.maxLineLength).includes("\ufffd"))) {
+          this.replaced = true
+        }
       }
     }
     this.lineParts = []
@@ -578,6 +594,17 @@ export class LinePager {
     this.bytes += size
     if (cut) this.linesCut++
     return true
+  }
+
+  /** Whether the chunk being pushed is all-ASCII UTF-8 of at most `ASCII_CHUNK_BYTES`, decoded (`chunkText`) if so. */
+  private asciiChunk(): boolean {
+    if (this.chunkText === undefined) {
+      const chunk = this.chunk!
+      this.chunkText = this.codec === utf8 && chunk.length <= ASCII_CHUNK_BYTES && isAscii(chunk)
+        ? Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length).toString("latin1")
+        : null
+    }
+    return this.chunkText !== null
   }
 }
 

@@ -1,5 +1,5 @@
 /**
- * The command line's own code cache: how `bin.js` runs the bundled command line
+ * The command line's own code cache: how `bin.cjs` runs the bundled command line
  * (`dist/bin-main.cjs`, one CommonJS file) so that a start skips compiling it.
  *
  * Most of a start was V8 compiling ~1 MB of JavaScript (eagerly at load, then each function at its
@@ -14,15 +14,16 @@
  * 0700; one that is not ours or that others may write is not used: a cache is code this process
  * runs). At most `MAX_FILES` files: the oldest go when a new one is written. Off when
  * `NODE_DISABLE_COMPILE_CACHE` is set (Node's own switch for its compile cache). A cache that
- * is missing, unreadable or rejected by V8 (another Node, other flags) is written again at exit;
- * nothing here can make a run fail.
+ * is missing, unreadable or rejected by V8 (another Node, other flags, a checksum that does not
+ * match: `VERIFY_CHECKSUM_FLAG`) is written again at exit; nothing here can make a run fail.
  */
+import { isAscii } from "node:buffer"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
+import { setFlagsFromString } from "node:v8"
 import * as vm from "node:vm"
-import * as zlib from "node:zlib"
 
 /**
  * `true` on `globalThis` while a run has not yet done all a run of its kind does (`mcp`: set by
@@ -91,26 +92,16 @@ export const bundleHash = (source: string): string | undefined =>
   /^\/\/# effect-read ([0-9a-f]{16,})\n/.exec(source)?.[1]
 
 /**
- * A cache file: V8's cache after the CRC-32 of it (4 bytes, big-endian). V8 checks a cache's
- * source length, version and flags but not its bytes (outside debug builds): a file cut short or
- * damaged on disk must not reach it.
+ * The V8 flag under which V8 writes a checksum into every code cache it makes and refuses one whose
+ * bytes do not match it (outside debug builds it checks only a cache's source length, version,
+ * flags and payload length): a file damaged on disk never reaches the deserializer. Set before
+ * any cache is made or used, in every run (V8 keys a cache on its flags). Node 20, 22 and 24 have it.
  */
-export const sealed = (data: Uint8Array): Buffer => {
-  const head = Buffer.alloc(4)
-  head.writeUInt32BE(zlib.crc32(data))
-  return Buffer.concat([head, data])
-}
-
-/** The cache a sealed file holds, or undefined when its checksum does not match. */
-export const unsealed = (file: Buffer): Buffer | undefined => {
-  if (file.length < 4) return undefined
-  const data = file.subarray(4)
-  return zlib.crc32(data) === file.readUInt32BE(0) ? data : undefined
-}
+export const VERIFY_CHECKSUM_FLAG = "--verify-snapshot-checksum"
 
 const readCache = (file: string): Buffer | undefined => {
   try {
-    return unsealed(fs.readFileSync(file))
+    return fs.readFileSync(file)
   } catch {
     return undefined
   }
@@ -119,7 +110,7 @@ const readCache = (file: string): Buffer | undefined => {
 const writeCache = (directory: string, name: string, data: Buffer): void => {
   try {
     const temporary = path.join(directory, `.${name}.${process.pid}.tmp`)
-    fs.writeFileSync(temporary, sealed(data), { mode: 0o600 })
+    fs.writeFileSync(temporary, data, { mode: 0o600 })
     fs.renameSync(temporary, path.join(directory, name))
     const files = fs.readdirSync(directory).filter((entry) => entry.endsWith(".v8")).map((entry) => ({
       name: entry,
@@ -133,7 +124,7 @@ const writeCache = (directory: string, name: string, data: Buffer): void => {
 
 /**
  * The bundle's importer of packages outside it (src/internal/io/importPackage.ts): this module
- * is bundled into `bin.js`, beside the bundle, so a package resolves as it would from the bundle.
+ * is bundled into `bin.cjs`, beside the bundle, so a package resolves as it would from the bundle.
  */
 const importPackage = (specifier: string): Promise<unknown> => import(specifier)
 
@@ -148,8 +139,34 @@ let running: vm.Script | undefined
  * Run the CommonJS bundle at `file` in this context, with V8's code cache for `kind` when there
  * is a usable one, and leave one for the next run when there was not.
  */
+/**
+ * `text` with every character outside ASCII written as a `\uXXXX` escape, for the bundle
+ * (`scripts/bundle.mjs`). esbuild escapes such characters in strings, templates and names but
+ * leaves them in regular expression literals (`¶`, `‹…›`, Readability's word lists), where the
+ * escape means the same character (in a `u` expression a surrogate pair's two escapes are one code
+ * point). A character after an odd run of backslashes (an identity escape, `\é`) takes that
+ * backslash's place. Not for tagged templates' raw text (esbuild leaves none with such characters).
+ */
+export const asciiOnly = (text: string): string =>
+  text.replace(
+    /(\\*)([^\x00-\x7f])/g,
+    (_, slashes: string, char: string) =>
+      `${slashes.slice(slashes.length % 2)}\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`
+  )
+
+/**
+ * The text of the bundle at `file`. `scripts/bundle.mjs` writes it in ASCII, which is also Latin-1:
+ * read so, V8 holds it as a one-byte string and nothing decodes UTF-8 (~3 ms of a start for
+ * ~2 MB). Any other file is read as UTF-8.
+ */
+export const readSource = (file: string): string => {
+  const bytes = fs.readFileSync(file)
+  return bytes.toString(isAscii(bytes) ? "latin1" : "utf8")
+}
+
 export const runBundle = (file: string, kind: string): void => {
-  const source = fs.readFileSync(file, "utf8")
+  setFlagsFromString(VERIFY_CHECKSUM_FLAG)
+  const source = readSource(file)
   const hash = bundleHash(source)
   const directory = hash === undefined ? undefined : cacheDirectories().find(ownDirectory)
   const usable = directory !== undefined

@@ -16,6 +16,7 @@ import * as Record from "effect/Record"
 import * as Schema from "effect/Schema"
 import * as nodePath from "node:path"
 import * as readline from "node:readline"
+import { isatty } from "node:tty"
 import * as FileTime from "../../FileTime.js"
 import * as Limits from "../../Limits.js"
 import * as Lsp from "../../Lsp.js"
@@ -101,6 +102,12 @@ export const forPerson = (error: ReadError): string => {
   return `effect-read: ${what} was refused: ${why}.${allow}`
 }
 
+/**
+ * A person at a terminal can be asked: stdin and stderr are terminals. Asked of the descriptors,
+ * not of `process.stdin`, whose first use makes its stream (a read that asks nobody never needs it).
+ */
+const isInteractive = (): boolean => isatty(0) && isatty(2)
+
 /** The CLI's prompt: the terminal when there is one, else nobody (denied, saying how to allow it). */
 export const cliPrompt = (interactive: boolean): Permission.Asker =>
   interactive ? terminalAsker : Permission.unavailable("there is no terminal to ask on", allowHint("cli"))
@@ -150,13 +157,20 @@ const withLanguageServer = <A, E, R>(self: Effect.Effect<A, E, R>) =>
       Effect.provideService(Read.DiagnosticsOnRead, { ...Read.DiagnosticsOnRead.defaultValue(), wait: "60 seconds" })
     ))
 
-/** One session's services for the CLI and the MCP server: the worktree is `root`. */
-export const sessionLayer = (root: string, options: PermissionOptions) =>
+/**
+ * One session's services for the CLI and the MCP server: the worktree is `root`; `ledger`, the
+ * read ledger (in this process unless given).
+ */
+export const sessionLayer = (
+  root: string,
+  options: PermissionOptions,
+  ledger: Layer.Layer<FileTime.FileTime, never, FileSystem.FileSystem> = FileTime.layerMemory
+) =>
   Layer.mergeAll(
     Workspace.layer({ directory: root, worktree: root, sessionId: "cli" }),
     permissionLayer(options),
     Lsp.layerNoop,
-    FileTime.layerMemory
+    ledger
   )
 
 /**
@@ -274,7 +288,13 @@ const limitsFor = (args: PermissionArgs, extra: Limits.Settings = {}): Effect.Ef
 const servicesFor = (root: string, args: PermissionArgs, interactive: boolean) =>
   Effect.zipWith(userRules(args), limitsFor(args), (rules, limits) =>
     Layer.mergeAll(
-      sessionLayer(root, { allowExternal: args.allowExternal, interactive, maskSecrets: args.maskSecrets, rules }),
+      // A command line read has no edit after it to guard: its ledger records nothing (no stat,
+      // no hash of what was read; start-up).
+      sessionLayer(
+        root,
+        { allowExternal: args.allowExternal, interactive, maskSecrets: args.maskSecrets, rules },
+        FileTime.layerNoop
+      ),
       args.maskSecrets ? Secrets.layerMask : Layer.empty,
       args.textOnly ? ModelInput.layerTextOnly : Layer.empty,
       args.nextHeader ? Layer.succeed(Limits.Notices, { header: true }) : Layer.empty,
@@ -312,12 +332,12 @@ export const readCommand = (args: ReadArgs) =>
     if (Option.isNone(checkedRoot)) return
     const root = checkedRoot.value
     const params: Read.ReadParams = { filePath: args.filePath.value, ...paramsOf(args) }
-    const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY)
+    const interactive = isInteractive()
     const built = yield* Effect.either(servicesFor(root, args, interactive))
     if (built._tag === "Left") return yield* usageError(built.left)
     const services = built.right
     // A status line on stderr for a read that takes a while, only when a person watches it.
-    const status = process.stderr.isTTY ? Progress.terminal(process.stderr) : undefined
+    const status = isatty(2) ? Progress.terminal(process.stderr) : undefined
     const [duration, exit] = yield* Read.read(params).pipe(
       // Diagnostics come from a real language server, started for this read (and stopped after it).
       params.diagnostics === undefined ? (self) => self : withLanguageServer,
@@ -447,7 +467,7 @@ export const manyCommand = (args: ManyArgs, parent: ReadArgs) =>
     const checkedRoot = yield* projectRoot(Option.orElse(args.cwd, () => parent.cwd))
     if (Option.isNone(checkedRoot)) return
     const root = checkedRoot.value
-    const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY)
+    const interactive = isInteractive()
     if (args.filePaths.length === 0 && Option.isNone(args.glob)) {
       const also = yield* samePath("many", root)
       return yield* usageError(

@@ -35,14 +35,35 @@ export const opensKernelDescriptors = (fs: FileSystem.FileSystem): boolean => is
 // service's way.
 const nativeAgrees = process.platform !== "win32"
 
+/**
+ * `f`, to be called once, letting go of it when called. A callback handed to Node's `fs` is kept
+ * with its finished request until the next full collection (the request's wrapper, its callback
+ * set on it, counts as a root for young collections), and with it whatever the callback reaches:
+ * were that the fiber, every read's whole result would be promoted by each young collection
+ * (copied twice on the way) and found dead much later. The callbacks reach `f` only through this.
+ */
+const once = <A>(f: (value: A) => void): (value: A) => void => {
+  let pending: ((value: A) => void) | undefined = f
+  return (value) => {
+    const call = pending
+    pending = undefined
+    call?.(value)
+  }
+}
+
+/** The fiber's `resume` for Node's callbacks: succeeds once, then lets go of the fiber (see `once`). */
+const resumeOnce = <A>(resume: (effect: Effect.Effect<A>) => void): (value: A) => void =>
+  once((value: A) => resume(Effect.succeed(value)))
+
 const nativeRealPath = (path: string): Effect.Effect<Option.Option<string>> =>
   Effect.async((resume) => {
+    const done = resumeOnce(resume)
     try {
-      realpath.native(path, (error, resolved) => resume(Effect.succeed(error ? Option.none() : Option.some(resolved))))
+      realpath.native(path, (error, resolved) => done(error ? Option.none() : Option.some(resolved)))
     } catch {
       // Node refuses some paths before any system call (a NUL byte, from an archive member's
       // name): no such path, as the service's way says of it.
-      resume(Effect.succeed(Option.none()))
+      done(Option.none())
     }
   })
 
@@ -152,32 +173,37 @@ export const readSmallChecked = (
   if (before.type !== "File" || size <= 0 || size > options.maxBytes) return Effect.succeed(undefined)
   const { permits } = options
   return Effect.async<Snapshot | undefined>((resume) => {
-    if (permits !== undefined && !permits.unsafeTryAcquire()) return resume(Effect.succeed(undefined))
+    const done = resumeOnce(resume)
+    if (permits !== undefined && !permits.unsafeTryAcquire()) return done(undefined)
     const closing = (fd: number) => close(fd, () => permits?.unsafeRelease())
     let cancelled = false
     open(absolute, constants.O_RDONLY, (openError, fd) => {
       if (openError !== null) {
         permits?.unsafeRelease()
-        return resume(Effect.succeed(undefined))
+        return done(undefined)
       }
-      const buffer = Buffer.allocUnsafe(size + 1)
+      // Let go of once read (the callbacks below outlive the read: see `once`).
+      let buffer: Buffer | undefined = Buffer.allocUnsafe(size + 1)
       read(fd, buffer, 0, buffer.length, 0, (readError, count) => {
+        const whole = buffer!
+        buffer = undefined
         if (cancelled || readError !== null || count !== size) {
           closing(fd)
-          return resume(Effect.succeed(undefined))
+          return done(undefined)
         }
-        const bytes = new Uint8Array(buffer.buffer, buffer.byteOffset, size)
+        const bytes = new Uint8Array(whole.buffer, whole.byteOffset, size)
         const tailLength = Math.min(options.tailBytes, size)
-        const rechecked = new Promise<Recheck | undefined>((done) => {
+        const rechecked = new Promise<Recheck | undefined>((resolve) => {
+          const answer = once(resolve)
           let pending = 3
           let after: FileSystem.File.Info | undefined
           let tail: Uint8Array | undefined
           let name: string | undefined
-          const timer = setTimeout(() => done(undefined), options.timeoutMillis)
+          const timer = setTimeout(() => answer(undefined), options.timeoutMillis)
           const finish = (inPlace: boolean, atPath: FileSystem.File.Info | undefined) => {
             clearTimeout(timer)
             closing(fd)
-            done({ after, tail, inPlace, atPath })
+            answer({ after, tail, inPlace, atPath })
           }
           const one = () => {
             if (--pending > 0) return
@@ -222,7 +248,7 @@ export const readSmallChecked = (
             one()
           })
         })
-        resume(Effect.succeed({ info: before, bytes, recheck: Effect.promise(() => rechecked) }))
+        done({ info: before, bytes, recheck: Effect.promise(() => rechecked) })
       })
     })
     // Interrupted before the bytes were handed over: the descriptor is closed when its read ends.
@@ -241,11 +267,12 @@ export interface Found {
 /** `realpath(3)` and `stat` of an absolute path, both at once: one runtime step, no fiber. */
 export const findNative = (absolute: string): Effect.Effect<Found> =>
   Effect.async((resume) => {
+    const done = resumeOnce(resume)
     let left = 2
     let real: string | undefined
     let info: FileSystem.File.Info | undefined
     const one = () => {
-      if (--left === 0) resume(Effect.succeed({ real, info }))
+      if (--left === 0) done({ real, info })
     }
     try {
       realpath.native(absolute, (error, resolved) => {
@@ -283,8 +310,9 @@ export interface Kinds {
  */
 export const listKinds = (path: string): Effect.Effect<Kinds | undefined> =>
   Effect.async((resume) => {
+    const done = resumeOnce(resume)
     readdir(path, { withFileTypes: true }, (error, entries) => {
-      if (error !== null) return resume(Effect.succeed(undefined))
+      if (error !== null) return done(undefined)
       const names = new Array<string>(entries.length)
       const kinds = new Uint8Array(entries.length)
       for (let i = 0; i < entries.length; i++) {
@@ -292,6 +320,6 @@ export const listKinds = (path: string): Effect.Effect<Kinds | undefined> =>
         names[i] = entry.name
         kinds[i] = entry.isSymbolicLink() ? 2 : entry.isDirectory() ? 1 : 0
       }
-      resume(Effect.succeed({ names, kinds }))
+      done({ names, kinds })
     })
   })

@@ -65,7 +65,7 @@ export const presentText = <E, R>(
     const caps = yield* PageLimits
     const facts = { ...options.facts, maxBytes: caps.bytes }
     const budget = caps.bytes -
-      new TextEncoder().encode(header(path, "file") + (options.note ?? "") + (hashline?.header ?? "")).length -
+      Buffer.byteLength(header(path, "file") + (options.note ?? "") + (hashline?.header ?? "")) -
       FOOTER_RESERVE
     const view = selection.view ?? textViewOf(params.view)
     if (params.levels !== undefined && view !== "outline" && view !== "block" && view !== "summary") {
@@ -116,7 +116,7 @@ export const presentText = <E, R>(
       pages.push(page)
       footer = tailFooter(page, tail, caps.bytes)
     }
-    for (const range of tail === undefined ? ranges : []) {
+    for (const [i, range] of (tail === undefined ? ranges : []).entries()) {
       const page = yield* options.pageAt({
         offset: range.start,
         limit: limitOf(range),
@@ -146,8 +146,10 @@ export const presentText = <E, R>(
         continue
       }
       pages.push(page)
+      if (page.stoppedBy === "bytes" || i === ranges.length - 1) break
+      // What is left of the budget, for the ranges after this one.
       remaining -= page.rendered.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0)
-      if (page.stoppedBy === "bytes" || remaining <= 0) break
+      if (remaining <= 0) break
     }
     if (pages.length === 0) {
       const first = ranges[0]!

@@ -4,11 +4,11 @@
  */
 import type { File } from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
-import { fileTypeFromBuffer } from "file-type"
 import { BinaryFile } from "../../ReadError.js"
 import { binarySignature, describeBinary } from "../core/binary.js"
-import { detect } from "../core/encoding.js"
+import { detectOnce } from "../core/encoding.js"
 import type { Selection } from "../core/selector.js"
+import { sniff } from "../io/sniff.js"
 import type { FileFacts, Params } from "../sources/types.js"
 import type { Target } from "./access.js"
 
@@ -25,10 +25,10 @@ export const factsOf = (
   Effect.map(
     head.length === 0
       ? Effect.succeed(undefined)
-      : Effect.promise(() => fileTypeFromBuffer(head).catch(() => undefined)),
+      : Effect.promise(() => sniff(head)),
     (sniffed) => {
       const size = Number(info.size)
-      const detected = detect(head, head.length >= size)
+      const detected = detectOnce(head, head.length >= size)
       // A named encoding overrules the NUL heuristic, never a recognised binary format.
       const binary = request.encoding === undefined
         ? detected._tag === "Binary" || (sniffed !== undefined && detected.fallback)

@@ -16,7 +16,14 @@ import { isPaged } from "../../ReadResult.js"
 import * as Secrets from "../../Secrets.js"
 import { Workspace } from "../../Workspace.js"
 import { SAMPLE_BYTES } from "../core/binary.js"
-import { type Codec, detect, type Detection, detectionFor, firstTelling, LOOKAHEAD_BYTES } from "../core/encoding.js"
+import {
+  type Codec,
+  type Detection,
+  detectionFor,
+  detectOnce,
+  firstTelling,
+  LOOKAHEAD_BYTES
+} from "../core/encoding.js"
 import { anchorHeader, HASHLINE_MAX_BYTES, linesBetween, normalize, tagOfNormal } from "../core/hashline.js"
 import { searchableBuffers } from "../core/lineFeeds.js"
 import { COUNT_AHEAD_BYTES, lineMeasure, LinePager, MAX_BYTES, MAX_LINE_LENGTH, pastEnd } from "../core/lines.js"
@@ -206,7 +213,7 @@ const textOf = Effect.fnUntraced(function*(request: FileSourceRequest) {
   const judged = requested === undefined && sampled < size && firstTelling(head) === -1
     ? yield* lookAhead(file, head, size).pipe(Effect.mapError(failed))
     : { sample: head, complete: sampled >= size }
-  const detection = requested === undefined ? detect(judged.sample, judged.complete) : detectionFor(requested, head)
+  const detection = requested === undefined ? detectOnce(judged.sample, judged.complete) : detectionFor(requested, head)
   // Content first: a `.dat` holding text is read; a recognised container format is not text,
   // whatever encoding the caller names (a named encoding only overrules the NUL heuristic).
   const binary = requested === undefined
