@@ -198,8 +198,8 @@ export interface Options {
   readonly maxSnapshotBytes?: number | undefined
   /**
    * Conversations remembered in this process (`layerSession`; least recently used dropped first).
-   * A dropped one holds nothing: its next reads are in full, never a stub. Default 256. The SQL
-   * store ignores it: it drops conversations idle for `idleTimeout` instead.
+   * A dropped one holds nothing: its next reads are in full, never a stub. Default 256. Not an
+   * option of the SQL store, which drops conversations idle for `idleTimeout` instead.
    */
   readonly maxSessions?: number | undefined
   /** Larger files keep no lines: a change is told without a diff. Default 4 MiB. */
