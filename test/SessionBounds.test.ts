@@ -344,48 +344,23 @@ describe("SessionMemory.layerSession: maxSessions", () => {
 // -----------------------------------------------------------------------------------------------
 // Memory held by many conversations: a fresh process with a forced GC (from dist/).
 
-const memorySource = (maxSessions: number | undefined, sessions: number) => `
-import * as NodeContext from "@effect/platform-node/NodeContext"
-import * as Effect from "effect/Effect"
-import * as SessionMemory from "./dist/SessionMemory.js"
-const measure = () => { globalThis.gc(); globalThis.gc(); const u = process.memoryUsage(); return u.heapUsed + u.external }
-const memory = SessionMemory.make(${maxSessions === undefined ? "{}" : `{ maxSessions: ${maxSessions} }`})
-const lines = Array.from({ length: 100 }, (_, i) => [i + 1, "export const value" + i + " = " + i + " // a line of code"])
-const hashes = new Float64Array(100).map((_, i) => i * 7919)
-const conversation = (id) => Effect.gen(function*() {
-  for (let f = 0; f < 10; f++) {
-    const path = "/work/project/src/module" + f + ".ts"
-    const seq = yield* memory.remember(id, path, { start: 1, end: 100, hash: "h" + f, encoding: "utf-8" })
-    yield* memory.keep(id, path, seq, { hash: "h" + f, encoding: "utf-8", hashes, lines })
-  }
-})
-await Effect.runPromise(conversation("warm"))
-const before = measure()
-for (let i = 0; i < ${sessions}; i++) await Effect.runPromise(conversation("conversation-" + i))
-const after = measure()
-console.log(JSON.stringify({ perSession: (after - before) / ${sessions}, total: after - before }))
-`
-
-const measured = (maxSessions: number | undefined, sessions: number) => {
-  const out = execFileSync(process.execPath, [
-    "--expose-gc",
-    "--input-type=module",
-    "-e",
-    memorySource(maxSessions, sessions)
-  ], {
-    cwd: nodePath.join(import.meta.dirname, ".."),
-    encoding: "utf8"
-  })
-  return JSON.parse(out.trim().split("\n").at(-1)!) as { perSession: number; total: number }
-}
+/** Bytes `SessionMemory.make({ maxSessions })` retains after `conversations` (bench/sessionsMemory.mjs). */
+const retained = (maxSessions: number, conversations: number) =>
+  Number(
+    execFileSync(
+      process.execPath,
+      ["--expose-gc", "bench/sessionsMemory.mjs", String(maxSessions), String(conversations)],
+      { cwd: nodePath.join(import.meta.dirname, ".."), encoding: "utf8" }
+    ).trim().split("\n").at(-1)
+  )
 
 describe("SessionMemory.layerSession: memory held by many conversations", () => {
   it("stays flat past maxSessions: 2,000 conversations hold what 100 do", () => {
     // Each conversation reads 10 files of 100 lines (~40 KB kept).
-    const few = measured(100, 100)
-    const many = measured(100, 2_000)
-    expect(few.total).toBeGreaterThan(1_000_000)
-    expect(many.total).toBeLessThan(few.total * 1.5)
+    const few = retained(100, 100)
+    const many = retained(100, 2_000)
+    expect(few).toBeGreaterThan(1_000_000)
+    expect(many).toBeLessThan(few * 1.5)
   })
 })
 
