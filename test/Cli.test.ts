@@ -65,6 +65,26 @@ describe("CLI", () => {
     }
   })
 
+  it("grows the young generation 16 times at a scavenge (fewer at start); a process's own factor is kept", async () => {
+    // Compiled from source (no code cache) both times: the same work, V8's flags apart.
+    const scavenges = async (flags: ReadonlyArray<string>) => {
+      const { code, stdout } = await runProcess(process.execPath, [
+        "--trace-gc",
+        ...flags,
+        bin,
+        "--cwd",
+        root,
+        "--json",
+        "notes.md"
+      ], { env: { ...process.env, NODE_DISABLE_COMPILE_CACHE: "1" } })
+      expect(code).toBe(0)
+      return stdout.split("\n").filter((line) => line.includes("Scavenge")).length
+    }
+    const [ours, theirs] = await Promise.all([scavenges([]), scavenges(["--semi-space-growth-factor=2"])])
+    expect(ours).toBeGreaterThan(0)
+    expect(ours).toBeLessThan(theirs)
+  })
+
   it("many: several files in order, a failing one in place, exit 1; --glob; --json", async () => {
     const mixed = await run(["many", "--cwd", root, "src/app.ts", "nope.md", "config.json"])
     expect(mixed.code).toBe(1)
