@@ -18,7 +18,7 @@ import { makeEverSeen } from "../src/internal/core/everSeen.js"
 import * as Read from "../src/Read.js"
 import * as SessionMemory from "../src/SessionMemory.js"
 import * as Workspace from "../src/Workspace.js"
-import { fieldsOf, nodeLayer, tempDir, writeTree } from "./support/index.js"
+import { editableFiles, fieldsOf, nodeLayer, tempDir, writeTree } from "./support/index.js"
 
 const root = tempDir()
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
@@ -115,14 +115,7 @@ describe("SessionMemory.layerSession: maxSessions", () => {
         const run = ++runs
         const ids = SESSIONS.map((s) => `${s}-${run}`)
         const paths = [0, 1].map((file) => nodePath.join(root, `prop-${run}-${file}.txt`))
-        const version = [0, 0]
-        const write = (file: number, line: number | undefined) => {
-          const lines = Array.from({ length: 6 }, (_, i) => `file ${file} line ${i + 1}`)
-          if (line !== undefined) lines[line - 1] = `file ${file} edit ${++version[file]!}`
-          fs.writeFileSync(paths[file]!, lines.join("\n") + "\n")
-        }
-        write(0, undefined)
-        write(1, undefined)
+        const { version, write } = editableFiles(paths)
         const memory = yield* SessionMemory.SessionMemory
 
         // The host: each conversation's generation, and its model's context per generation (a

@@ -17,7 +17,7 @@ import * as Read from "../../src/Read.js"
 import * as ReadMany from "../../src/ReadMany.js"
 import * as SessionMemory from "../../src/SessionMemory.js"
 import * as Workspace from "../../src/Workspace.js"
-import { fieldsOf, nodeLayer, tempDir, writeTree } from "../support/index.js"
+import { editableFiles, fieldsOf, nodeLayer, tempDir, writeTree } from "../support/index.js"
 import { PNG } from "../support/media.js"
 
 /** Rewrite a file, line `n` (1-based) replaced by `text`. */
@@ -512,14 +512,7 @@ export const sessionMemoryContract = (
           const run = ++runs
           const ids: Record<Reader, string> = { parent: `parent-${run}`, child: `child-${run}` }
           const paths = [0, 1].map((file) => abs(`fork-${run}-${file}.txt`))
-          const version = [0, 0]
-          const write = (file: number, line: number | undefined) => {
-            const lines = Array.from({ length: 6 }, (_, i) => `file ${file} line ${i + 1}`)
-            if (line !== undefined) lines[line - 1] = `file ${file} edit ${++version[file]!}`
-            fs.writeFileSync(paths[file]!, lines.join("\n") + "\n")
-          }
-          write(0, undefined)
-          write(1, undefined)
+          const { version, write } = editableFiles(paths)
           // The model: what each reader was shown (in its context and in its ledger), line by line, per version.
           const context: Record<Reader, Array<Set<string>>> = {
             parent: [new Set(), new Set()],

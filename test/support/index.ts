@@ -227,3 +227,19 @@ export function fieldsOf(
 ): MetadataFields | undefined {
   return result.metadata
 }
+
+/**
+ * Six-line files that the session-memory models edit: `write(file, line)` replaces that line with
+ * the file's next edit (counted in `version`, which the models key what they hold by);
+ * `write(file, undefined)` writes the file fresh. Every file is written fresh at the start.
+ */
+export const editableFiles = (paths: ReadonlyArray<string>) => {
+  const version = paths.map(() => 0)
+  const write = (file: number, line: number | undefined) => {
+    const lines = Array.from({ length: 6 }, (_, i) => `file ${file} line ${i + 1}`)
+    if (line !== undefined) lines[line - 1] = `file ${file} edit ${++version[file]!}`
+    fs.writeFileSync(paths[file]!, lines.join("\n") + "\n")
+  }
+  paths.forEach((_, file) => write(file, undefined))
+  return { version, write }
+}
