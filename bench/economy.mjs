@@ -9,22 +9,15 @@
  *
  * `measure({ log })` → `{ tasks, description }`; bench/run.mjs prints it (`--only economy`).
  */
-import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import ts from "typescript"
-import * as FileTime from "../dist/FileTime.js"
-import * as Lsp from "../dist/Lsp.js"
-import * as Permission from "../dist/Permission.js"
 import * as Read from "../dist/Read.js"
 import * as ReadMany from "../dist/ReadMany.js"
-import * as SessionMemory from "../dist/SessionMemory.js"
-import * as Workspace from "../dist/Workspace.js"
 import { paths } from "./data.mjs"
+import { sessionRuntime } from "./sessionRuntime.mjs"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const ROOT = path.resolve(here, "..")
@@ -189,16 +182,7 @@ const holdsAll = (text, needles) => needles.filter((needle) => !text.includes(ne
 // ---------------------------------------------------------------------------------------------
 // The tasks
 
-const runtimeOf = () =>
-  ManagedRuntime.make(
-    Layer.mergeAll(
-      Workspace.layer({ directory: ROOT, sessionId: "economy" }),
-      Permission.layerAllowAll,
-      Lsp.layerNoop,
-      FileTime.layerMemory,
-      SessionMemory.layerSession()
-    ).pipe(Layer.provideMerge(NodeContext.layer))
-  )
+const runtimeOf = () => sessionRuntime(ROOT, "economy")
 
 /** Every task: `ours` and `theirs` are the outputs (strings) handed to the model, in order. */
 export const measure = async ({ log = () => {} } = {}) => {

@@ -13,19 +13,13 @@
  *    nothing changed elsewhere, gives the file now), and a change read without a notice is missed.
  * 2. `read_many` of 20 small files vs 20 `read` calls, through the same runtime, interleaved.
  */
-import * as NodeContext from "@effect/platform-node/NodeContext"
-import * as Layer from "effect/Layer"
-import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import * as FileTime from "../dist/FileTime.js"
-import * as Lsp from "../dist/Lsp.js"
-import * as Permission from "../dist/Permission.js"
 import * as Read from "../dist/Read.js"
 import * as ReadMany from "../dist/ReadMany.js"
 import * as SessionMemory from "../dist/SessionMemory.js"
-import * as Workspace from "../dist/Workspace.js"
+import { sessionRuntime } from "./sessionRuntime.mjs"
 import { playScript, runtimeBackend, writeProject } from "./sessionScript.mjs"
 
 const args = process.argv.slice(2)
@@ -33,16 +27,7 @@ const jsonOut = args.includes("--json") ? args[args.indexOf("--json") + 1] : und
 
 const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "effect-read-session-")))
 
-const runtimeOf = (memory) =>
-  ManagedRuntime.make(
-    Layer.mergeAll(
-      Workspace.layer({ directory: root, sessionId: "bench" }),
-      Permission.layerAllowAll,
-      Lsp.layerNoop,
-      FileTime.layerMemory,
-      ...(memory ? [SessionMemory.layerSession()] : [])
-    ).pipe(Layer.provideMerge(NodeContext.layer))
-  )
+const runtimeOf = (memory) => sessionRuntime(root, "bench", { memory })
 
 const runSession = async (memory) => {
   writeProject(root)

@@ -11,21 +11,16 @@
  *    one conversation (its entry never moves) against four taking turns (each read moves its
  *    conversation to the end of the least-recently-used order), interleaved rounds, medians.
  */
-import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as ManagedRuntime from "effect/ManagedRuntime"
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import * as FileTime from "../dist/FileTime.js"
-import * as Lsp from "../dist/Lsp.js"
-import * as Permission from "../dist/Permission.js"
 import * as Read from "../dist/Read.js"
 import * as SessionMemory from "../dist/SessionMemory.js"
 import * as Workspace from "../dist/Workspace.js"
+import { sessionRuntime } from "./sessionRuntime.mjs"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const quick = process.argv.includes("--quick")
@@ -58,15 +53,7 @@ fs.writeFileSync(
   path.join(root, "small.ts"),
   Array.from({ length: 100 }, (_, i) => `export const v${i} = ${i}`).join("\n") + "\n"
 )
-const runtime = ManagedRuntime.make(
-  Layer.mergeAll(
-    Workspace.layer({ directory: root, sessionId: "bench" }),
-    Permission.layerAllowAll,
-    Lsp.layerNoop,
-    FileTime.layerMemory,
-    SessionMemory.layerSession()
-  ).pipe(Layer.provideMerge(NodeContext.layer))
-)
+const runtime = sessionRuntime(root, "bench")
 const readAs = (sessionId) =>
   Read.read({ filePath: "small.ts" }).pipe(
     Effect.provideService(Workspace.Workspace, { directory: root, worktree: root, sessionId })
