@@ -164,8 +164,14 @@ describe("encodings", () => {
       for (const complete of completes) {
         expect(judged(detectOnce(bytes, complete))).toEqual(judged(detect(bytes, complete)))
       }
+      // Asked again right after, the sample gets the answer it was given: it is not judged twice.
+      const last = completes.at(-1)!
+      expect(detectOnce(bytes, last)).toBe(detectOnce(bytes, last))
       // Another sample with the same bytes is judged on its own.
-      expect(judged(detectOnce(bytes.slice(), completes[0]!))).toEqual(judged(detect(bytes, completes[0]!)))
+      const copy = bytes.slice()
+      expect(judged(detectOnce(copy, completes[0]!))).toEqual(judged(detect(bytes, completes[0]!)))
+      // Reads that interleave: the first sample is judged again, to the same answer.
+      expect(judged(detectOnce(bytes, last))).toEqual(judged(detect(bytes, last)))
     }
   )
 

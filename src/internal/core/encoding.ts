@@ -699,19 +699,26 @@ export const detect = (sample: Uint8Array, complete: boolean): Detection => {
     : { _tag: "Text", codec: utf8, bomLength: 0, fallback: true }
 }
 
-/** The detections `detectOnce` made, by the sample judged (a sample's bytes are never changed once read). */
-const judged = new WeakMap<Uint8Array, { readonly complete: boolean; readonly detection: Detection }>()
+/**
+ * The last detection `detectOnce` made and the sample it judged (a sample's bytes are never
+ * changed once read), held weakly: it keeps no file's bytes alive, and one entry needs no table
+ * (a table keyed by samples keeps the room of the most samples ever alive at once).
+ */
+let lastJudged:
+  | { readonly sample: WeakRef<Uint8Array>; readonly complete: boolean; readonly detection: Detection }
+  | undefined
 
 /**
  * `detect`, judged once per sample: a file's first bytes are judged for the facts every source is
  * chosen by, and again by the text source when they are all it has to judge by; the second asks
- * the same question of the same bytes and gets the first answer.
+ * the same question of the same bytes and gets the first answer. Only the last sample is
+ * remembered: reads that interleave between the two judge again, and get the same answer.
  */
 export const detectOnce = (sample: Uint8Array, complete: boolean): Detection => {
-  const known = judged.get(sample)
-  if (known !== undefined && known.complete === complete) return known.detection
+  const known = lastJudged
+  if (known !== undefined && known.complete === complete && known.sample.deref() === sample) return known.detection
   const detection = detect(sample, complete)
-  judged.set(sample, { complete, detection })
+  lastJudged = { sample: new WeakRef(sample), complete, detection }
   return detection
 }
 

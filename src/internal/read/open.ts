@@ -312,14 +312,21 @@ export const readWhole = (file: FileSystem.File, target: Target, size: number) =
     return bytes
   })
 
-/** The bytes behind each snapshot `File`, for readers that take them in place (`snapshotBytes`). */
-const snapshots = new WeakMap<FileSystem.File, Uint8Array>()
+/**
+ * Where a snapshot `File` keeps its bytes: on the object itself, not in a table keyed by it (such
+ * a table keeps for good the room its busiest moment needed: thousands of entries).
+ */
+const SnapshotBytes: unique symbol = Symbol("effect-read/SnapshotBytes")
+
+interface SnapshotFile extends FileSystem.File {
+  readonly [SnapshotBytes]?: Uint8Array
+}
 
 /**
  * The bytes a snapshot `File` (`snapshotFile`) reads from, for a reader that can take them in
  * place instead of copying them out a read at a time; undefined for any other file.
  */
-export const snapshotBytes = (file: FileSystem.File): Uint8Array | undefined => snapshots.get(file)
+export const snapshotBytes = (file: FileSystem.File): Uint8Array | undefined => (file as SnapshotFile)[SnapshotBytes]
 
 /** A read-only `File` over bytes already read: the snapshot of a small file, or of one that reports size 0. */
 export const snapshotFile = (bytes: Uint8Array, info: File.Info): FileSystem.File => {
@@ -335,7 +342,7 @@ export const snapshotFile = (bytes: Uint8Array, info: File.Info): FileSystem.Fil
       position += n
       return FileSystem.Size(n)
     })
-  const file: FileSystem.File = {
+  const file: SnapshotFile = {
     [FileSystem.FileTypeId]: FileSystem.FileTypeId,
     fd: FileSystem.FileDescriptor(-1),
     stat: Effect.succeed({ ...info, size: FileSystem.Size(bytes.length) }),
@@ -355,8 +362,8 @@ export const snapshotFile = (bytes: Uint8Array, info: File.Info): FileSystem.Fil
     write: () => readOnly("write"),
     writeAll: () => readOnly("writeAll")
   }
-  snapshots.set(file, bytes)
-  return file
+  // Not enumerable: a wrapper made by spreading the file (to change how it reads) is not a snapshot.
+  return Object.defineProperty(file, SnapshotBytes, { value: bytes })
 }
 
 /**
