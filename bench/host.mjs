@@ -8,6 +8,11 @@
  * share sits: V8's code space (compiled code), its old space (objects, and the code's metadata:
  * feedback, deoptimisation data) and its large-object space.
  *
+ * `--reader effect` runs, in place of effect-read, the least an Effect program does to read a
+ * file (an `Effect.fn` that stats the file, reads it through `@effect/platform`'s `FileSystem` and
+ * numbers its lines), and `--reader plain` the plain async function (`readFile`, split, number):
+ * what any Effect-based reader, and what no reader, adds while V8 warms up to the same reads.
+ *
  * `--snapshots DIR` also writes a heap snapshot after the first read and one after the `reads`
  * (`one.heapsnapshot`, `many.heapsnapshot`): `node bench/heap-diff.mjs DIR/one.heapsnapshot
  * DIR/many.heapsnapshot` says what grew, by kind and by the script whose code it is.
@@ -22,8 +27,11 @@ import * as path from "node:path"
 import * as v8 from "node:v8"
 
 const args = process.argv.slice(2)
-const snapshotsAt = args.includes("--snapshots") ? args[args.indexOf("--snapshots") + 1] : undefined
-const reads = Number(args.find((arg, i) => /^\d+$/.test(arg) && args[i - 1] !== "--snapshots") ?? 10_000)
+const option = (name) => args.includes(name) ? args[args.indexOf(name) + 1] : undefined
+const snapshotsAt = option("--snapshots")
+const reader = option("--reader") ?? "effect-read"
+if (!["effect-read", "effect", "plain"].includes(reader)) throw new Error(`--reader: effect-read, effect or plain`)
+const reads = Number(args.find((arg, i) => /^\d+$/.test(arg) && !args[i - 1]?.startsWith("--")) ?? 10_000)
 const FILES = 1_000
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "effect-read-host-"))
 const files = Array.from({ length: FILES }, (_, i) => {
@@ -55,18 +63,36 @@ const host = ManagedRuntime.make(NodeContext.layer)
 await host.runPromise(Effect.void)
 const before = measure()
 
-const [FileTime, Lsp, Permission, Read, Workspace] = await Promise.all(
-  ["FileTime", "Lsp", "Permission", "Read", "Workspace"].map((name) => import(`../dist/${name}.js`))
-)
-const runtime = ManagedRuntime.make(
-  Layer.mergeAll(
-    Workspace.layer({ directory: dir, sessionId: "host" }),
-    Permission.layerAllowAll,
-    Lsp.layerNoop,
-    FileTime.layerMemory
-  ).pipe(Layer.provideMerge(NodeContext.layer))
-)
-const read = (filePath) => runtime.runPromise(Read.read({ filePath }))
+const numbered = (text) => text.split("\n").map((line, i) => `${String(i + 1).padStart(6)}\t${line}`).join("\n")
+const effectRead = async () => {
+  const [FileTime, Lsp, Permission, Read, Workspace] = await Promise.all(
+    ["FileTime", "Lsp", "Permission", "Read", "Workspace"].map((name) => import(`../dist/${name}.js`))
+  )
+  const runtime = ManagedRuntime.make(
+    Layer.mergeAll(
+      Workspace.layer({ directory: dir, sessionId: "host" }),
+      Permission.layerAllowAll,
+      Lsp.layerNoop,
+      FileTime.layerMemory
+    ).pipe(Layer.provideMerge(NodeContext.layer))
+  )
+  return { read: (filePath) => runtime.runPromise(Read.read({ filePath })), dispose: () => runtime.dispose() }
+}
+const effectOnly = async () => {
+  const { FileSystem } = await import("@effect/platform/FileSystem")
+  const readNumbered = Effect.fn("host.read")(function*(filePath) {
+    const fs = yield* FileSystem
+    const info = yield* fs.stat(filePath)
+    const text = yield* fs.readFileString(filePath)
+    return { output: numbered(text), size: Number(info.size) }
+  })
+  return { read: (filePath) => host.runPromise(readNumbered(filePath)), dispose: async () => {} }
+}
+const plain = async () => ({
+  read: async (filePath) => numbered(await fs.promises.readFile(filePath, "utf8")),
+  dispose: async () => {}
+})
+const { dispose, read } = await { "effect-read": effectRead, effect: effectOnly, plain }[reader]()
 await read(files[0])
 const one = measure()
 snapshot("one")
@@ -78,7 +104,7 @@ snapshot("many")
 for (let i = 0; i < reads; i++) await read(files[i % files.length])
 const twice = measure()
 
-await runtime.dispose()
+await dispose()
 await host.dispose()
 fs.rmSync(dir, { recursive: true, force: true })
-process.stdout.write(JSON.stringify({ reads, files: files.length, before, one, many, twice }) + "\n")
+process.stdout.write(JSON.stringify({ reader, reads, files: files.length, before, one, many, twice }) + "\n")

@@ -355,13 +355,21 @@ const measureFloor = (results) => {
     return { samples, median: median(samples), runs: samples.length }
   })()
 
-  // What a host gains: effect-read's modules and one read, then 10,000 small reads (bench/host.mjs).
-  log(`host memory: ${runs(3)} processes ...`)
-  results.host = Array.from({ length: runs(3) }, () => {
-    const result = spawnSync(process.execPath, ["--expose-gc", path.join(here, "host.mjs")], { encoding: "utf8" })
-    if (result.status !== 0) throw new Error(`bench/host.mjs failed:\n${result.stderr}`)
+  // What a host gains: effect-read's modules and one read, then 10,000 small reads (bench/host.mjs);
+  // beside it, in alternating processes, what the same reads add with the least Effect program
+  // that reads a file, and with the plain function (V8 warming up to them).
+  log(`host memory: ${runs(3)} processes of each reader ...`)
+  const hostRun = (reader) => {
+    const result = spawnSync(process.execPath, ["--expose-gc", path.join(here, "host.mjs"), "--reader", reader], {
+      encoding: "utf8"
+    })
+    if (result.status !== 0) throw new Error(`bench/host.mjs --reader ${reader} failed:\n${result.stderr}`)
     return JSON.parse(result.stdout.trim().split("\n").at(-1))
-  })
+  }
+  const hostRuns = Array.from({ length: runs(3) }, () => ["effect-read", "effect", "plain"].map(hostRun))
+  results.host = hostRuns.map(([ours]) => ours)
+  results.hostEffect = hostRuns.map(([, effect]) => effect)
+  results.hostPlain = hostRuns.map(([, , plain]) => plain)
   results.dir = interleave("100,000-entry directory", [
     spawnVariant(runs(9)),
     oursVariant("ours", runs(5), "page-ours", { file: "dir", repeats: 0 }),
@@ -709,7 +717,10 @@ const renderReads = ({ manifest, results, shellRss: shellRssOf }) => {
   }
   // What a host gains (bench/host.mjs): medians over its processes.
   const host = results.host
-  const hostGain = (at, measure) => median(host.map((r) => r[at][measure] - r.before[measure]))
+  const gainOf = (runs, at, measure) => median(runs.map((r) => r[at][measure] - r.before[measure]))
+  const hostGain = (at, measure) => gainOf(host, at, measure)
+  // What the reads after the first added: V8 warming up to them, and whatever the reader keeps.
+  const readsAdded = (runs) => gainOf(runs, "many", "retainedMB") - gainOf(runs, "one", "retainedMB")
   const mb1 = (v) => (Number.isFinite(v) ? `${v.toFixed(1)} MB` : "—")
   if (host !== undefined) {
     row(
@@ -743,6 +754,22 @@ const renderReads = ({ manifest, results, shellRss: shellRssOf }) => {
         "—",
         "—",
         "—",
+        `${host.length}`
+      )
+    }
+    if (results.hostEffect !== undefined) {
+      const mb2 = (v) => `${v.toFixed(2)} MB`
+      row(
+        `″, what the ${
+          host[0].reads.toLocaleString("en")
+        } reads added, against the least Effect read (an \`Effect.fn\`: \`stat\`, \`readFileString\`, number the lines; the plain function: +${
+          mb2(readsAdded(results.hostPlain))
+        })`,
+        `+${mb2(readsAdded(host))} retained`,
+        "—",
+        "the least Effect read",
+        `+${mb2(readsAdded(results.hostEffect))}`,
+        x(ratio(readsAdded(host), readsAdded(results.hostEffect))),
         `${host.length}`
       )
     }
