@@ -4,14 +4,13 @@
  * around the read only (module loading and runtime construction are not timed), and the
  * process's peak RSS (`process.resourceUsage().maxRSS`), so memory is per case.
  */
-import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import { promises as fsp } from "node:fs"
 import * as path from "node:path"
 import { DATA_DIR, paths } from "./data.mjs"
 import { plainRead } from "./plain.mjs"
+import { readServices } from "./readServices.mjs"
 // The modules `read` needs, not dist/index.js: that also loads the MCP server and SQLite ledger.
 import * as Schema from "effect/Schema"
 import * as FileTime from "../dist/FileTime.js"
@@ -27,14 +26,7 @@ const [, , name = "", raw = "{}"] = process.argv
 const options = JSON.parse(raw)
 
 /** The full tool with Node layers, as an agent server would build it (default LineIndex). */
-const SessionLive = Layer.mergeAll(
-  Workspace.layer({ directory: DATA_DIR, sessionId: "bench" }),
-  Permission.layerAllowAll,
-  Lsp.layerNoop,
-  FileTime.layerMemory
-).pipe(Layer.provideMerge(NodeContext.layer))
-
-const runtime = ManagedRuntime.make(SessionLive)
+const runtime = ManagedRuntime.make(readServices({ FileTime, Lsp, Permission, Workspace }, DATA_DIR, "bench"))
 
 const read = (params) => runtime.runPromise(Read.read(params))
 

@@ -19,12 +19,12 @@
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as v8 from "node:v8"
+import { readModules, readServices } from "./readServices.mjs"
 
 const args = process.argv.slice(2)
 const option = (name) => args.includes(name) ? args[args.indexOf(name) + 1] : undefined
@@ -65,17 +65,9 @@ const before = measure()
 
 const numbered = (text) => text.split("\n").map((line, i) => `${String(i + 1).padStart(6)}\t${line}`).join("\n")
 const effectRead = async () => {
-  const [FileTime, Lsp, Permission, Read, Workspace] = await Promise.all(
-    ["FileTime", "Lsp", "Permission", "Read", "Workspace"].map((name) => import(`../dist/${name}.js`))
-  )
-  const runtime = ManagedRuntime.make(
-    Layer.mergeAll(
-      Workspace.layer({ directory: dir, sessionId: "host" }),
-      Permission.layerAllowAll,
-      Lsp.layerNoop,
-      FileTime.layerMemory
-    ).pipe(Layer.provideMerge(NodeContext.layer))
-  )
+  const modules = await readModules()
+  const { Read } = modules
+  const runtime = ManagedRuntime.make(readServices(modules, dir, "host"))
   return { read: (filePath) => runtime.runPromise(Read.read({ filePath })), dispose: () => runtime.dispose() }
 }
 const effectOnly = async () => {

@@ -18,7 +18,6 @@
  * and their ratio, the figure to compare before/after on a shared machine (the bench's `small` row
  * is the same measurement on its own data); CPU time too (it moves less with the machine's load).
  */
-import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
@@ -33,6 +32,7 @@ import * as path from "node:path"
 import { PerformanceObserver } from "node:perf_hooks"
 import { pathToFileURL } from "node:url"
 import { plainRead } from "./plain.mjs"
+import { readModules, readServices } from "./readServices.mjs"
 
 const args = process.argv.slice(2)
 const option = (name, fallback) => {
@@ -49,9 +49,8 @@ const distAt = args.indexOf("--dist")
 const dist = distAt >= 0
   ? pathToFileURL(path.resolve(args[distAt + 1]) + "/").href
   : new URL("../dist/", import.meta.url).href
-const [FileTime, Lsp, Permission, Read, Workspace] = await Promise.all(
-  ["FileTime", "Lsp", "Permission", "Read", "Workspace"].map((name) => import(`${dist}${name}.js`))
-)
+const modules = await readModules(dist)
+const { Read } = modules
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "effect-read-profile-"))
 const small = path.join(dir, "small.ts")
@@ -117,13 +116,7 @@ const tracer = Tracer.make({
 
 // --- the runtime ------------------------------------------------------------------------------
 
-const SessionLive = Layer.mergeAll(
-  Workspace.layer({ directory: dir, sessionId: "profile" }),
-  Permission.layerAllowAll,
-  Lsp.layerNoop,
-  FileTime.layerMemory
-).pipe(Layer.provideMerge(NodeContext.layer))
-const runtime = ManagedRuntime.make(Layer.merge(SessionLive, Layer.setTracer(tracer)))
+const runtime = ManagedRuntime.make(readServices(modules, dir, "profile", Layer.setTracer(tracer)))
 
 const supervisor = new Counting()
 const counted = (effect) =>
