@@ -125,6 +125,70 @@ describe("encodings", () => {
       expect(error.message).toContain("starting with 61 62 63 00 ff fe 64 65")
     }))
 
+  // A source file embedding binary data in a string (pdfjs-dist's pdf.sandbox.mjs: 11 KB of
+  // JavaScript, then WebAssembly bytes) was refused as "binary data starting with 2f 2a 2a 0a".
+  const source = "const answer = 42 // plain source text.\n".repeat(20)
+  const nulAfter = (prefix: Buffer) => Buffer.concat([prefix, Buffer.from([0, 1, 2, 0x61, 0x0a])])
+  const refusedAs = (bytes: Buffer, description: string, size = `${bytes.length} bytes`) =>
+    Effect.gen(function*() {
+      const name = fileWith(bytes)
+      const error = yield* Effect.flip(readFile(name))
+      expect(error._tag).toBe("BinaryFile")
+      expect(error.message).toBe(`Cannot read binary file: ${root}/${name} (${description}, ${size})`)
+      return name
+    })
+
+  it.effect("text, then a NUL byte in the first 4 KB: the refusal says where, and how to read it anyway", () =>
+    Effect.gen(function*() {
+      const name = yield* refusedAs(
+        nulAfter(Buffer.from(source)),
+        `text for its first 800 bytes, then a NUL byte; encoding "utf-8" reads it as text anyway`
+      )
+      // What the refusal says works.
+      const result = yield* readFile(name, { encoding: "utf-8" })
+      expect(result.output).toContain("20: const answer = 42 // plain source text.")
+      expect(result.output).toContain("(End of file - total 21 lines)")
+    }))
+
+  it.effect("text, then a NUL byte past the first 4 KB: found by the look-ahead, at its offset in the file", () =>
+    Effect.gen(function*() {
+      const prefix = Buffer.from(source.repeat(13))
+      expect(prefix.length).toBe(10_400)
+      yield* refusedAs(
+        nulAfter(prefix),
+        `text for its first 10,400 bytes, then a NUL byte; encoding "utf-8" reads it as text anyway`,
+        "10.2 KiB"
+      )
+      // Text past the first 4 KB that tells its encoding (UTF-8), then the NUL.
+      yield* refusedAs(
+        nulAfter(Buffer.concat([prefix, Buffer.from("caf\u00e9 cr\u00e8me\n")])),
+        `text for its first 10,413 bytes, then a NUL byte; encoding "utf-8" reads it as text anyway`,
+        "10.2 KiB"
+      )
+    }))
+
+  it.effect("text that is not UTF-8, then a NUL byte: the refusal asks for the text's encoding", () =>
+    Effect.gen(function*() {
+      const latin1 = Buffer.from("caf\u00e9 cr\u00e8me br\u00fbl\u00e9e\n".repeat(30), "latin1")
+      yield* refusedAs(
+        nulAfter(latin1),
+        `text for its first ${latin1.length} bytes, then a NUL byte; naming its encoding (e.g. encoding "windows-1252") reads it as text anyway`
+      )
+      const result = yield* readFile(fileWith(nulAfter(latin1)), { encoding: "windows-1252" })
+      expect(result.output).toContain("1: café crème brûlée")
+    }))
+
+  it.effect("under 512 bytes of text before the NUL, or binary bytes before it: the first bytes in hex", () =>
+    Effect.gen(function*() {
+      yield* refusedAs(
+        nulAfter(Buffer.from(source.slice(0, 511))),
+        "unrecognised binary data starting with 63 6f 6e 73 74 20 61 6e"
+      )
+      const controls = Buffer.concat([Buffer.from(source), Buffer.alloc(400, 0x01)])
+      // 400 control bytes in 1,200: more than 30 %, so binary before its NUL.
+      yield* refusedAs(nulAfter(controls), "unrecognised binary data starting with 63 6f 6e 73 74 20 61 6e", "1.2 KiB")
+    }))
+
   it.prop(
     "8-bit text with up to 3 NULs is never taken for UTF-16",
     [

@@ -134,19 +134,41 @@ export const isBinarySample = (sample: Uint8Array): boolean => {
   return control / sample.length > CONTROL_RATIO
 }
 
+/** At least this many bytes of text before the first NUL make bytes "text, then binary" in a refusal. */
+export const TEXT_BEFORE_NUL = 512
+
+/**
+ * Where bytes that start as text meet their first NUL byte: its offset, when at least
+ * `TEXT_BEFORE_NUL` bytes come before it that are text by themselves; else undefined. (A source
+ * file that embeds binary data in a string, a log with a binary record: the refusal says so.)
+ */
+export const textUntilNul = (bytes: Uint8Array): number | undefined => {
+  const at = bytes.indexOf(0)
+  return at >= TEXT_BEFORE_NUL && !isBinarySample(bytes.subarray(0, at)) ? at : undefined
+}
+
 /**
  * What binary bytes look like, for the refusal: a known signature, the format sniffed from them
- * (`sniffed`, from the file-type package), or the first bytes in hex, with the extension when
- * it names a binary format.
+ * (`sniffed`, from the file-type package), text up to a NUL byte (`nulAt`, the offset of a first
+ * NUL after `TEXT_BEFORE_NUL` bytes of text; by default found in `head`, followed by
+ * `options.readAsText` when given), or the first bytes in hex, with the extension when it names a
+ * binary format.
  */
 export const describeBinary = (
   sniffed: { readonly mime: string; readonly ext: string } | undefined,
   head: Uint8Array,
-  extension: string
+  extension: string,
+  options: { readonly nulAt?: number | undefined; readonly readAsText?: string | undefined } = {}
 ): string => {
   const signature = binarySignature(head)
   if (signature !== undefined) return signature
   if (sniffed !== undefined) return `${sniffed.mime} (.${sniffed.ext})`
+  const nulAt = options.nulAt ?? textUntilNul(head)
+  if (nulAt !== undefined) {
+    return `text for its first ${nulAt.toLocaleString("en-US")} bytes, then a NUL byte${
+      options.readAsText === undefined ? "" : `; ${options.readAsText}`
+    }`
+  }
   const magic = Array.from(head.subarray(0, 8), (byte) => byte.toString(16).padStart(2, "0")).join(" ")
   return `${
     binaryExtensions.has(extension) ? `${extension} file, ` : ""

@@ -427,7 +427,7 @@ const isUtf16Text = (sample: Uint8Array, bigEndian: boolean, strong: boolean, co
 }
 
 /** Valid UTF-8, allowing a character cut by the end of the sample when more follows. */
-const isUtf8 = (sample: Uint8Array, complete: boolean): boolean => {
+export const isUtf8 = (sample: Uint8Array, complete: boolean): boolean => {
   if (isAscii(sample)) return true
   let end = sample.length
   if (!complete) {

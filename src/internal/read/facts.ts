@@ -5,8 +5,8 @@
 import type { File } from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import { BinaryFile } from "../../ReadError.js"
-import { binarySignature, describeBinary } from "../core/binary.js"
-import { detectOnce } from "../core/encoding.js"
+import { binarySignature, describeBinary, textUntilNul } from "../core/binary.js"
+import { detectOnce, isUtf8 } from "../core/encoding.js"
 import type { Selection } from "../core/selector.js"
 import { sniff } from "../io/sniff.js"
 import type { FileFacts, Params } from "../sources/types.js"
@@ -49,12 +49,33 @@ export const factsOf = (
     }
   )
 
-/** The binary refusal: what the file looks like, so the model can act on it. */
-export const refuseBinary = (facts: FileFacts) =>
-  Effect.fail(
+/**
+ * The binary refusal: what the file looks like, so the model can act on it. `textFirst`: where the
+ * text the file starts with met a NUL byte (`nulAt`) and that text as sampled, when it was found
+ * past `facts.head` (by default it is looked for in the head); the refusal then says how to read
+ * the file as text anyway.
+ */
+export const refuseBinary = (
+  facts: FileFacts,
+  textFirst?: { readonly nulAt: number; readonly text: Uint8Array }
+) => {
+  const inHead = textUntilNul(facts.head)
+  const found = textFirst ??
+    (inHead === undefined ? undefined : { nulAt: inHead, text: facts.head.subarray(0, inHead) })
+  const text = found?.text
+  return Effect.fail(
     new BinaryFile({
       path: facts.target.absolute,
-      description: describeBinary(facts.sniffed, facts.head, facts.extension),
+      description: describeBinary(facts.sniffed, facts.head, facts.extension, {
+        nulAt: found?.nulAt,
+        // A named encoding overrules the NUL heuristic (not a signature or a sniffed format).
+        readAsText: text === undefined || facts.params.encoding !== undefined
+          ? undefined
+          : isUtf8(text, false)
+          ? `encoding "utf-8" reads it as text anyway`
+          : `naming its encoding (e.g. encoding "windows-1252") reads it as text anyway`
+      }),
       size: Number(facts.info.size)
     })
   )
+}

@@ -15,7 +15,7 @@ import type { FileChanged, ReadFailed } from "../../ReadError.js"
 import { isPaged } from "../../ReadResult.js"
 import * as Secrets from "../../Secrets.js"
 import { Workspace } from "../../Workspace.js"
-import { SAMPLE_BYTES } from "../core/binary.js"
+import { isBinarySample, SAMPLE_BYTES } from "../core/binary.js"
 import {
   type Codec,
   type Detection,
@@ -151,7 +151,7 @@ const lookAhead = (file: FileSystem.File, head: Uint8Array, size: number) =>
         const sample = new Uint8Array(head.length + got)
         sample.set(head)
         sample.set(window.subarray(0, got), head.length)
-        return { sample, complete: position + at + got >= size }
+        return { sample, complete: position + at + got >= size, from: position + at }
       }
       position += n
     }
@@ -168,7 +168,22 @@ const lookAheadIn = (bytes: Uint8Array, head: Uint8Array, size: number) => {
   const sample = new Uint8Array(head.length + window.length)
   sample.set(head)
   sample.set(window, head.length)
-  return { sample, complete: from + window.length >= size }
+  return { sample, complete: from + window.length >= size, from }
+}
+
+/**
+ * A look-ahead's sample that turned binary at a NUL byte after text (the start, all ASCII, and
+ * the window up to the NUL): where the NUL is in the file, and the text sampled before it.
+ */
+const textBeforeNul = (
+  judged: { readonly sample: Uint8Array; readonly from?: number },
+  headLength: number
+): { readonly nulAt: number; readonly text: Uint8Array } | undefined => {
+  if (judged.from === undefined) return undefined
+  const at = judged.sample.indexOf(0, headLength)
+  if (at === -1) return undefined
+  const text = judged.sample.subarray(0, at)
+  return isBinarySample(text) ? undefined : { nulAt: judged.from + (at - headLength), text }
 }
 
 /** The code unit that ends just before `position`. */
@@ -219,7 +234,7 @@ const textOf = Effect.fnUntraced(function*(request: FileSourceRequest) {
   const binary = requested === undefined
     ? detection._tag === "Binary" || (sniffed !== undefined && detection.fallback)
     : request.binary
-  if (binary || detection._tag === "Binary") return yield* refuseBinary(request)
+  if (binary || detection._tag === "Binary") return yield* refuseBinary(request, textBeforeNul(judged, head.length))
 
   const mtime = Option.match(info.mtime, { onNone: () => 0, onSome: (date) => date.getTime() })
   const key = `${info.dev}:${Option.getOrElse(info.ino, () => 0)}:${size}:${mtime}:${detection.codec.encoding}`
