@@ -189,6 +189,20 @@ describe("recovery: no unique match", () => {
       })
     }))
 
+  it.effect("a file the path names before a colon is suggested first (a member of a document, not a selector)", () =>
+    Effect.gen(function*() {
+      const root = project({ "docs/report.docx": "x", "notes.txt": "a\n", "lib/document.xml": "" })
+      // Seen on a real .docx: the suggestions were only other files named like the member.
+      const member = yield* failIn(root, { filePath: "docs/report.docx:word/document.xml" })
+      expect(member).toMatchObject({ _tag: "FileNotFound" })
+      expect("suggestions" in member && member.suggestions[0]).toBe(`${root}/docs/report.docx`)
+      const notSelector = yield* failIn(root, { filePath: "notes.txt:foo/bar" })
+      expect(notSelector).toMatchObject({ _tag: "FileNotFound", suggestions: [`${root}/notes.txt`] })
+      // A directory before the colon is not a file to suggest.
+      const directory = yield* failIn(root, { filePath: "docs:foo/bar" })
+      expect(directory).toMatchObject({ _tag: "FileNotFound", suggestions: [] })
+    }))
+
   it.effect("short names are not suggested for merely containing the missing one", () =>
     Effect.gen(function*() {
       const root = project({ "src/data.ts": "", "lib/metadata.ts": "" })
@@ -209,6 +223,23 @@ describe("recovery: permissions", () => {
       expect(error).toMatchObject({ _tag: "FileNotFound", suggestions: [] })
       expect(JSON.stringify(error)).not.toContain("TOKEN")
       expect(JSON.stringify(error)).not.toContain("app/config")
+    }))
+
+  it.effect("a denied file before a colon is not named", () =>
+    Effect.gen(function*() {
+      const root = project({ "keys/secret.txt": "TOKEN=secret\n", "keys/public.txt": "" })
+      const rules: ReadonlyArray<Permission.Rule> = [
+        { permission: "read", pattern: "*", action: "allow" },
+        { permission: "read", pattern: "keys/secret.txt", action: "deny" }
+      ]
+      const error = yield* failIn(root, { filePath: "keys/secret.txt:foo/bar" }, {
+        permission: Permission.layerRules(rules)
+      })
+      expect(error._tag).toBe("FileNotFound")
+      expect("suggestions" in error && error.suggestions).not.toContain(`${root}/keys/secret.txt`)
+      // Control: allowed, it is named.
+      const allowed = yield* failIn(root, { filePath: "keys/secret.txt:foo/bar" })
+      expect(allowed).toMatchObject({ _tag: "FileNotFound", suggestions: [`${root}/keys/secret.txt`] })
     }))
 
   it.effect("the written path is asked about first, as for any read", () =>

@@ -106,6 +106,9 @@ const keeper = <A extends { readonly entry: Entry }>(order: (a: A, b: A) => numb
   }
 }
 
+/** How many colons of a missing path are tried, from the last, for a file named before one. */
+const MAX_COLONS = 4
+
 export const recoverMissing = Effect.fn("Read.recoverMissing")(function*(target: Target, written?: string) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
@@ -274,11 +277,25 @@ export const recoverMissing = Effect.fn("Read.recoverMissing")(function*(target:
     } satisfies Recovered
   }
 
-  // 3. Suggestions: the same directory, other suffix matches, then near base names anywhere.
+  // 3. Suggestions: a file the path names before a colon (`report.docx:word/document.xml`, a
+  // member of what is not read as an archive; `notes.txt:foo`, what is not a selector), the same
+  // directory, other suffix matches, then near base names anywhere.
+  const beforeColon: Array<string> = []
+  let colon = target.absolute.lastIndexOf(":")
+  for (let tries = 0; colon > 0 && tries < MAX_COLONS; tries++, colon = target.absolute.lastIndexOf(":", colon - 1)) {
+    const before = target.absolute.slice(0, colon)
+    // Named only where its directory could be listed, as a same-directory suggestion would be.
+    if (
+      (yield* mayList(path.dirname(before))) &&
+      (yield* fs.stat(before).pipe(Effect.map((info) => info.type === "File"), Effect.orElseSucceed(() => false)))
+    ) {
+      beforeColon.push(before)
+    }
+  }
   const suggestions: Array<string> = []
   const named = new Set([target.absolute])
   const candidates = [
-    ...[...sameDirectory, ...matches].map((absolute) => ({ absolute, entry: undefined })),
+    ...[...beforeColon, ...sameDirectory, ...matches].map((absolute) => ({ absolute, entry: undefined })),
     ...nearest.done().items.map(({ entry }) => ({ absolute: absoluteOf(entry), entry }))
   ]
   for (const { absolute, entry } of candidates) {
