@@ -46,7 +46,10 @@ describe("encodings", () => {
     ["UTF-16LE without BOM", Buffer.from(text, "utf16le"), "utf-16le", false],
     ["UTF-16BE without BOM", swap16(Buffer.from(text, "utf16le")), "utf-16be", false],
     ["UTF-32LE with BOM", iconv.encode(text, "utf-32le", { addBOM: true }), "utf-32le", true],
-    ["UTF-32BE with BOM", iconv.encode(text, "utf-32be", { addBOM: true }), "utf-32be", true]
+    ["UTF-32BE with BOM", iconv.encode(text, "utf-32be", { addBOM: true }), "utf-32be", true],
+    // Seen in chardet's test files (plane1-utf-32le.html): refused as binary before.
+    ["UTF-32LE without BOM", iconv.encode(text, "utf-32le", { addBOM: false }), "utf-32le", false],
+    ["UTF-32BE without BOM", iconv.encode(text, "utf-32be", { addBOM: false }), "utf-32be", false]
   ]
   for (const [name, bytes, encoding, bom] of cases) {
     it.effect(`${name} reads as the same text, with encoding and BOM in metadata`, () =>
@@ -187,6 +190,47 @@ describe("encodings", () => {
       const controls = Buffer.concat([Buffer.from(source), Buffer.alloc(400, 0x01)])
       // 400 control bytes in 1,200: more than 30 %, so binary before its NUL.
       yield* refusedAs(nulAfter(controls), "unrecognised binary data starting with 63 6f 6e 73 74 20 61 6e", "1.2 KiB")
+    }))
+
+  it.prop(
+    "UTF-32 without a BOM is told by its zero bytes, in either byte order",
+    [
+      fc.array(
+        fc.oneof(
+          { weight: 12, arbitrary: fc.constantFrom(..."abcdefghijklmnopqrstuvwxyz0123456789.,;:()=<>/\"'") },
+          { weight: 3, arbitrary: fc.constantFrom(" ", "\n", "\t", "\r\n") },
+          { weight: 2, arbitrary: fc.constantFrom("\u00e9", "\u4e2d", "\u0416", "\u{1f600}", "\u{20000}") }
+        ),
+        { minLength: 32, maxLength: 300 }
+      ),
+      fc.constantFrom("utf-32le", "utf-32be")
+    ],
+    ([chars, encoding]) => {
+      const text = chars.join("")
+      const units = [...text]
+      // Text as the detector takes it: mostly ASCII, some whitespace.
+      fc.pre(units.filter((c) => c < "\u0080").length * 2 >= units.length)
+      fc.pre(units.filter((c) => /\s/.test(c)).length * 20 >= units.length)
+      const detection = detect(iconv.encode(text, encoding, { addBOM: false }), true)
+      expect(detection).toMatchObject({ _tag: "Text", bomLength: 0, fallback: false })
+      expect(detection._tag === "Text" && detection.codec.encoding).toBe(encoding)
+    }
+  )
+
+  it.effect("32-bit numbers are not UTF-32: counters, and small values", () =>
+    Effect.gen(function*() {
+      const words = (values: ReadonlyArray<number>) => {
+        const bytes = Buffer.alloc(values.length * 4)
+        values.forEach((value, i) => bytes.writeUInt32LE(value, i * 4))
+        return bytes
+      }
+      const counters = words(Array.from({ length: 1024 }, (_, i) => i))
+      const printable = words(Array.from({ length: 64 }, (_, i) => 0x41 + (i % 26)))
+      expect(detect(counters, true)._tag).toBe("Binary")
+      // Letters without a space between them: not text either.
+      expect(detect(printable, true)._tag).toBe("Binary")
+      const error = yield* Effect.flip(readFile(fileWith(counters)))
+      expect(error._tag).toBe("BinaryFile")
     }))
 
   it.prop(

@@ -426,6 +426,39 @@ const isUtf16Text = (sample: Uint8Array, bigEndian: boolean, strong: boolean, co
   return strong || asciiPairs === 0 || asciiPairs * 2 < wide
 }
 
+/** At least this many characters make a sample UTF-32 without a BOM (fewer: a few small numbers can look like text). */
+const UTF32_MIN_UNITS = 32
+
+/**
+ * UTF-32 text without a BOM: each 4-byte unit one character, the high bytes of any character
+ * zero. Every unit must be a character text holds (no control character but whitespace and
+ * escape, no surrogate, nothing past U+10FFFF, no noncharacter), at least half of them ASCII
+ * and one in twenty whitespace, as in text: an array of 32-bit numbers is rarely all of that.
+ */
+const utf32ByZeros = (sample: Uint8Array, complete: boolean): Codec | undefined => {
+  const units = Math.floor(sample.length / 4)
+  if (units < UTF32_MIN_UNITS || (complete && sample.length % 4 !== 0)) return undefined
+  if (isUtf32Text(sample, units, false)) return utf32le
+  if (isUtf32Text(sample, units, true)) return utf32be
+  return undefined
+}
+
+/** Whether the sample's first `units` 4-byte units read as text in UTF-32 of one byte order. */
+const isUtf32Text = (sample: Uint8Array, units: number, bigEndian: boolean): boolean => {
+  let ascii = 0
+  let spaces = 0
+  for (let at = 0; at < units * 4; at += 4) {
+    const value = bigEndian
+      ? sample[at]! * 0x1000000 + (sample[at + 1]! << 16) + (sample[at + 2]! << 8) + sample[at + 3]!
+      : sample[at + 3]! * 0x1000000 + (sample[at + 2]! << 16) + (sample[at + 1]! << 8) + sample[at]!
+    if (value > 0x10ffff || (value >= 0xd800 && value <= 0xdfff) || (value & 0xfffe) === 0xfffe) return false
+    if (value < 0x20 ? !(value >= 9 && value <= 13) && value !== 27 : value >= 0x7f && value < 0xa0) return false
+    if (value < 0x80) ascii++
+    if (value === 0x20 || (value >= 9 && value <= 13)) spaces++
+  }
+  return ascii * 2 >= units && spaces * 20 >= units
+}
+
 /** Valid UTF-8, allowing a character cut by the end of the sample when more follows. */
 export const isUtf8 = (sample: Uint8Array, complete: boolean): boolean => {
   if (isAscii(sample)) return true
@@ -678,7 +711,7 @@ export const detect = (sample: Uint8Array, complete: boolean): Detection => {
       return { _tag: "Text", codec, bomLength: bom.length, fallback: false }
     }
   }
-  const wide = utf16ByZeros(sample, complete)
+  const wide = utf32ByZeros(sample, complete) ?? utf16ByZeros(sample, complete)
   if (wide !== undefined) return { _tag: "Text", codec: wide, bomLength: 0, fallback: false }
   if (isBinarySample(sample)) return { _tag: "Binary" }
   const escaped = escapeEncoding(sample)
