@@ -486,6 +486,19 @@ describe(".docx", () => {
       expect(raw.output).toBe(page(path, DOCX_TEXT, eof(DOCX_TEXT.length)))
     }))
 
+  it.effect("struck-out and emphasised runs keep their marks", () =>
+    Effect.gen(function*() {
+      const runs = [
+        `<w:r><w:t xml:space="preserve">Today's special: </w:t></w:r>`,
+        `<w:r><w:rPr><w:strike/></w:rPr><w:t>salmon</w:t></w:r>`,
+        `<w:r><w:t xml:space="preserve"> </w:t></w:r>`,
+        `<w:r><w:rPr><w:b/></w:rPr><w:t>sold out</w:t></w:r>`
+      ]
+      const root = project({ "menu.docx": makeDocx(`<w:p>${runs.join("")}</w:p>`) })
+      const result = yield* readIn(root, { filePath: "menu.docx" })
+      expect(result.output).toContain("1: Today's special: ~~salmon~~ **sold out**")
+    }))
+
   it.effect("selectors, offset and limit page the converted text with the usual footers", () =>
     Effect.gen(function*() {
       const root = project({ "a.docx": makeDocx(DOCX_BODY) })

@@ -71,6 +71,12 @@ describe("web pages", () => {
     expect(web(page("<pre>\n```\nx\n\n\ny\n</pre>"))).toBe("# T\n\n````\n```\nx\n\n\ny\n````\n")
   })
 
+  it("struck-out text is marked struck: <s>, <del> and <strike>", () => {
+    expect(web(page(`<p><s>$20</s> $15, <del>draft</del> <ins>final</ins>, <strike> old </strike>text</p>`))).toBe(
+      "# T\n\n~~$20~~ $15, ~~draft~~ final, ~~old~~ text\n"
+    )
+  })
+
   it("whitespace is placed as a reader sees it: around emphasis, not inside it", () => {
     expect(web(page(`<p>such as</p><p><i>arguments</i><b> and </b><i>\n more </i>text</p>`))).toBe(
       "# T\n\nsuch as\n\n_arguments_ **and** _more_ text\n"

@@ -220,6 +220,11 @@ export const domToMarkdown = (root: DomNode, options: MarkdownOptions): string =
       case "CITE":
       case "DFN":
         return delimit(children(node), options.emphasis)
+      // Struck-out text says it was struck (GFM's delimiter): a price "Salmon" crossed out is not on offer.
+      case "S":
+      case "DEL":
+      case "STRIKE":
+        return delimit(children(node), "~~")
       case "A": {
         if (isPermalink(node)) return ""
         const content = children(node)
