@@ -71,6 +71,14 @@ describe("web pages", () => {
     expect(web(page("<pre>\n```\nx\n\n\ny\n</pre>"))).toBe("# T\n\n````\n```\nx\n\n\ny\n````\n")
   })
 
+  it("a footnote's way back (↑, ↩, ^ linking into the page) is dropped; the note's text stays", () => {
+    expect(
+      web(page(
+        `<p>Claim<sup><a href="#fn1">[1]</a></sup>.</p><ol><li id="fn1">Source. <a href="#ref1">↑</a> <a href="#ref1b">↩︎</a> <a href="#r">^</a></li></ol>`
+      ))
+    ).toBe("# T\n\nClaim[[1]](#fn1).\n\n1. Source.\n")
+  })
+
   it("struck-out text is marked struck: <s>, <del> and <strike>", () => {
     expect(web(page(`<p><s>$20</s> $15, <del>draft</del> <ins>final</ins>, <strike> old </strike>text</p>`))).toBe(
       "# T\n\n~~$20~~ $15, ~~draft~~ final, ~~old~~ text\n"

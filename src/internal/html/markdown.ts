@@ -130,8 +130,9 @@ const backticks = (code: string, least: number): string => {
   return "`".repeat(Math.max(least, longest + 1))
 }
 
-const isPermalink = (node: DomNode): boolean =>
-  attribute(node, "href").startsWith("#") && /^[\s¶#§🔗]*$/u.test(node.textContent)
+/** An in-page link that is only a mark: a heading's permalink, a footnote's way back (↑, ↩, ^). */
+const isMarkLink = (node: DomNode): boolean =>
+  attribute(node, "href").startsWith("#") && /^(?:[\s¶#§🔗↑↩⤴^]|\uFE0E|\uFE0F)*$/u.test(node.textContent)
 
 export const domToMarkdown = (root: DomNode, options: MarkdownOptions): string => {
   const children = (node: DomNode): string => join(node.childNodes.map(convert))
@@ -226,7 +227,7 @@ export const domToMarkdown = (root: DomNode, options: MarkdownOptions): string =
       case "STRIKE":
         return delimit(children(node), "~~")
       case "A": {
-        if (isPermalink(node)) return ""
+        if (isMarkLink(node)) return ""
         const content = children(node)
         const href = attribute(node, "href")
         const kept = /^(?:https?:|mailto:)/i.test(href) || (options.fragmentLinks && /^#./.test(href))
