@@ -695,6 +695,41 @@ describe("declarations of each language", () => {
       expect(lines.declarations.map((d) => [d.name, d.span.start])).toEqual([["a", 1], ["a", 2]])
     }))
 
+  it.effect("a JSON array or a YAML list: its items that hold keys, named by index, their keys below", () =>
+    Effect.gen(function*() {
+      // A real one: eslint's formatters-meta.json, an array of objects, had no declarations at all.
+      const rows = (structure: FileStructure) =>
+        structure.declarations.map((
+          d
+        ) => [d.kind, d.name, d.span, d.header, d.container, d.children.map((c) => c.name)])
+      const json = (yield* syntaxStructure(
+        "items.json",
+        `[\n  {\n    "name": "a",\n    "n": 1\n  },\n  3,\n  {\n    "name": "b"\n  }\n]\n`,
+        GENEROUS
+      ))!
+      expect(rows(json)).toEqual([
+        ["item", "[0]", { start: 2, end: 5 }, "{", true, ["name", "n"]],
+        ["item", "[2]", { start: 7, end: 9 }, "{", true, ["name"]]
+      ])
+      expectWellFormed(json)
+      const yaml = (yield* syntaxStructure(
+        "steps.yaml",
+        `- name: build\n  run: make\n  with:\n    x: 1\n- plain\n- name: test\n`,
+        GENEROUS
+      ))!
+      // The first key is in the item's header line, not a row of its own.
+      expect(rows(yaml)).toEqual([
+        ["item", "[0]", { start: 1, end: 4 }, "- name: build", true, ["run", "with"]],
+        ["item", "[2]", { start: 6, end: 6 }, "- name: test", true, []]
+      ])
+      expectWellFormed(yaml)
+      // A list below the top level is a key's value, as before: its objects' keys are the key's children.
+      const nested = (yield* syntaxStructure("n.json", `{\n  "list": [\n    {"a": 1}\n  ]\n}\n`, GENEROUS))!
+      expect(nested.declarations.map((d) => [d.kind, d.name, d.children.map((c) => c.name)])).toEqual([
+        ["key", "list", ["a"]]
+      ])
+    }))
+
   it.effect("a shebang names the language of a file without an extension", () =>
     Effect.gen(function*() {
       const structure = yield* structureOfFixture("deploy")

@@ -695,19 +695,34 @@ class Extractor {
     const found: Array<Declaration> = []
     const visit = (parent: SyntaxNode) => {
       for (const child of namedChildren(parent)) {
-        const entry = this.keyEntry(child, depth)
-        if (entry !== undefined) {
+        const entries = depth === 0 && LIST.test(child.type) ? this.items(child, depth) : [this.keyEntry(child, depth)]
+        for (const entry of entries) {
           // Siblings never overlap: a key on the line another ended on (minified JSON) is left out.
-          if (found.length === 0 || entry.span.start > found.at(-1)!.span.end) found.push(entry)
-        } else if (!/pair|comment|sequence|array/.test(child.type)) visit(child)
+          if (entry !== undefined && (found.length === 0 || entry.span.start > found.at(-1)!.span.end)) {
+            found.push(entry)
+          }
+        }
+        if (entries[0] === undefined && !/pair|comment|sequence|array/.test(child.type)) visit(child)
       }
     }
     visit(node)
     return found
   }
 
+  /**
+   * A document that is a list (a JSON array, a YAML sequence): its items that hold keys, each
+   * named by its index in the list, with its keys below it. Items that are plain values are not
+   * declarations.
+   */
+  private items(list: SyntaxNode, depth: number): Array<Declaration | undefined> {
+    const elements = namedChildren(list).filter((child) => !this.spec.comments.has(child.type))
+    return elements.map((element, index) => {
+      const mapping = keysHolder(element)
+      return mapping === undefined ? undefined : this.entry(element, mapping, `[${index}]`, "item", depth)
+    })
+  }
+
   private keyEntry(node: SyntaxNode, depth: number): Declaration | undefined {
-    const max = this.spec.keyDepth ?? 0
     let key: SyntaxNode | null = null
     let value: SyntaxNode | null = null
     let kind = "key"
@@ -720,11 +735,25 @@ class Extractor {
       kind = "table"
     } else return undefined
     if (key === null) return undefined
+    return this.entry(node, value, this.nameText(key).replace(/^["']|["']$/g, ""), kind, depth)
+  }
+
+  /** A data declaration: `node`'s lines, its header up to `value`'s opening delimiter, `value`'s keys below. */
+  private entry(
+    node: SyntaxNode,
+    value: SyntaxNode | null,
+    name: string,
+    kind: string,
+    depth: number
+  ): Declaration {
+    const max = this.spec.keyDepth ?? 0
     const start = node.startPosition.row
     const end = endRow(node)
     let body: LineSpan | undefined
     let headerEnd = this.rowEnd(start)
     let children: Array<Declaration> = []
+    // Keys the header shows whole (on its line, before any delimiter) are not rows of their own.
+    let shownInHeader = first(start)
     if (value !== null && end > start) {
       if (kind === "table") {
         body = { start: first(start + 1), end: first(end) }
@@ -735,20 +764,24 @@ class Extractor {
         const bodyStart = delimited ? first(endRow(open) + 1) : first(start + 1)
         const bodyEnd = delimited ? first(close.startPosition.row - 1) : first(end)
         if (bodyStart <= bodyEnd) body = { start: bodyStart, end: bodyEnd }
-        if (delimited) headerEnd = open.endIndex
+        if (delimited) {
+          headerEnd = open.endIndex
+          shownInHeader = start
+        }
       }
       if (depth + 1 < max && body !== undefined) {
-        children = this.keys(value, depth + 1).filter((child) => child.span.start > start)
+        children = this.keys(value, depth + 1).filter((child) => child.span.start > shownInHeader)
       }
     }
     return {
       kind,
-      name: this.nameText(key).replace(/^["']|["']$/g, ""),
+      name,
       span: { start: first(start), end: first(end) },
       headerLine: first(start),
       header: this.header(node.startIndex, Math.max(node.startIndex, Math.min(headerEnd, node.endIndex))),
       body,
-      container: false,
+      // A list's item is open in a summary, as a class is: its keys shown, their values folded.
+      container: kind === "item",
       children
     }
   }
@@ -762,6 +795,21 @@ interface Level {
   readonly depth: number
   /** Inside a call block: only nested call blocks count. */
   readonly calls?: boolean
+}
+
+/** A list in a data format: JSON's array, YAML's block and flow sequences. */
+const LIST = /^(?:array|block_sequence|flow_sequence)$/
+
+/** The mapping an item of a list is, through YAML's item and node wrappers; undefined for a plain value. */
+const keysHolder = (node: SyntaxNode): SyntaxNode | undefined => {
+  if (/^(?:object|block_mapping|flow_mapping)$/.test(node.type)) return node
+  if (/^(?:block_sequence_item|block_node|flow_node)$/.test(node.type)) {
+    for (const child of namedChildren(node)) {
+      const found = keysHolder(child)
+      if (found !== undefined) return found
+    }
+  }
+  return undefined
 }
 
 /** Lines in ERROR nodes (each counted once) and how many ERROR nodes there are. */
