@@ -695,14 +695,15 @@ class Extractor {
     const found: Array<Declaration> = []
     const visit = (parent: SyntaxNode) => {
       for (const child of namedChildren(parent)) {
-        const entries = depth === 0 && LIST.test(child.type) ? this.items(child, depth) : [this.keyEntry(child, depth)]
+        const list = depth === 0 && LIST.test(child.type)
+        const entries = list ? this.items(child, depth) : [this.keyEntry(child, depth)]
         for (const entry of entries) {
           // Siblings never overlap: a key on the line another ended on (minified JSON) is left out.
           if (entry !== undefined && (found.length === 0 || entry.span.start > found.at(-1)!.span.end)) {
             found.push(entry)
           }
         }
-        if (entries[0] === undefined && !/pair|comment|sequence|array/.test(child.type)) visit(child)
+        if (!list && entries[0] === undefined && !/pair|comment|sequence|array/.test(child.type)) visit(child)
       }
     }
     visit(node)
