@@ -151,7 +151,9 @@ export const run = (argv: ReadonlyArray<string>) =>
     if (misfit !== undefined) {
       const also = scanned.subcommand === undefined ? "" : yield* samePath(scanned.subcommand, directory)
       return yield* usageError(
-        `${misfit}; see effect-read ${scanned.subcommand} --help.${also === "" ? "" : `\neffect-read: ${also}`}`
+        `${misfit}; see effect-read ${scanned.subcommand === undefined ? "" : `${scanned.subcommand} `}--help.${
+          also === "" ? "" : `\neffect-read: ${also}`
+        }`
       )
     }
     const own = yield* Console.consoleWith(Effect.succeed)

@@ -537,6 +537,40 @@ describe("CLI", () => {
       expect(JSON.parse(own.stdout).files[0].filePath).toBe("mcp")
     })
 
+    it("a read given a value of the wrong kind, an option it does not take or two paths: the error names it", async () => {
+      // @effect/cli said "'abc' is not a integer", "Expected one of the following cases: …" and,
+      // for an unknown option or a second path, "Invalid subcommand for effect-read".
+      const usage = (stderr: string) => ({ code: 2, stdout: "", stderr: `effect-read: ${stderr}\n` })
+      expect(await run(["--offset", "abc", "notes.md"], { cwd: root })).toEqual(
+        usage(`--offset takes a whole number, and was given "abc"; see effect-read --help.`)
+      )
+      expect(await run(["notes.md", "--limit=2.5"], { cwd: root })).toEqual(
+        usage(`--limit takes a whole number, and was given "2.5"; see effect-read --help.`)
+      )
+      expect(await run(["--view", "nope", "notes.md"], { cwd: root })).toEqual(
+        usage(
+          `--view takes list, tree, outline, summary, block or conflicts, and was given "nope"; see effect-read --help.`
+        )
+      )
+      expect(await run(["--region", "1,2", "notes.md"], { cwd: root })).toEqual(
+        usage(`--region takes X,Y,WIDTH,HEIGHT (whole numbers), and was given "1,2"; see effect-read --help.`)
+      )
+      expect(await run(["--nope", "notes.md"], { cwd: root })).toEqual(
+        usage("unknown option --nope; see effect-read --help.")
+      )
+      expect(await run(["notes.md", "other.md"], { cwd: root })).toEqual(
+        usage(
+          "one path at a time (given 2: notes.md other.md); to read several: effect-read many notes.md other.md; see effect-read --help."
+        )
+      )
+      expect(await run(["mcp", "--ask-timeout", "soon"], { cwd: elsewhere })).toEqual(
+        usage(`--ask-timeout takes a number, and was given "soon"; see effect-read mcp --help.`)
+      )
+      // What each kind takes still reads: a negative offset, a value after =, a number in seconds.
+      const tail = await run(["--offset", "-1", "--limit=1", "notes.md"], { cwd: root })
+      expect(tail.code).toBe(0)
+    })
+
     it("the words are scanned with each command's own options, as its --help lists them", async () => {
       for (const command of ["read", ...CliArgs.subcommands] as const) {
         const help = await run(command === "read" ? ["--help"] : [command, "--help"])

@@ -9,6 +9,7 @@
  * say when the subcommand's name is also a path in the working directory.
  */
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import {
   type Flag,
   manyFlags,
@@ -39,6 +40,11 @@ export const options: Record<
   many: namesOf(manyFlags)
 }
 
+/** Every option by name, whichever command takes it (an option shared by commands has one kind). */
+const flagsByName: ReadonlyMap<string, Flag> = new Map(
+  [...readCommandFlags, ...mcpFlags, ...manyFlags].map((flag) => [flag.name, flag])
+)
+
 /** `@effect/cli`'s own options: with one of them the call is left to it as written. */
 const builtIns = new Set(["-h", "--help", "--version", "--wizard", "--completions", "--log-level"])
 
@@ -49,10 +55,15 @@ export interface Scan {
   readonly cwd: string | undefined
   /** A built-in option (`--help`, `--version`, …) was given. */
   readonly builtIn: boolean
-  /** Words after the subcommand that are neither its options nor their values (before `--`). */
+  /**
+   * Words after the subcommand (without one: all words) that are neither options nor their
+   * values (before `--`).
+   */
   readonly positionals: ReadonlyArray<string>
-  /** Options after the subcommand that it does not take. */
+  /** Options the command does not take: after the subcommand, or anywhere when there is none. */
   readonly unknownOptions: ReadonlyArray<string>
+  /** The values given to options, as written (`--offset abc`: `["offset", "abc"]`). */
+  readonly values: ReadonlyArray<readonly [name: string, value: string]>
   /** The words after `--`. */
   readonly forced: ReadonlyArray<string>
 }
@@ -64,6 +75,9 @@ export const scan = (args: ReadonlyArray<string>): Scan => {
   let builtIn = false
   const positionals: Array<string> = []
   const unknownOptions: Array<string> = []
+  // Options before any subcommand that the read command does not take: unknown if none follows.
+  const unknownToRead: Array<string> = []
+  const values: Array<readonly [string, string]> = []
   const end = args.indexOf("--")
   const words = end === -1 ? args : args.slice(0, end)
   let seenPositional = false
@@ -77,8 +91,9 @@ export const scan = (args: ReadonlyArray<string>): Scan => {
       const takesValue = options.read.values.has(name) || options.mcp.values.has(name) || options.many.values.has(name)
       const value = inline ?? (takesValue ? words[++i] : undefined)
       if (name === "cwd" && value !== undefined) cwd = value
-      if (subcommand !== undefined && !known.values.has(name) && !known.flags.has(name) && !builtIns.has(flag)) {
-        unknownOptions.push(flag)
+      if (value !== undefined) values.push([name, value])
+      if (!known.values.has(name) && !known.flags.has(name) && !builtIns.has(flag)) {
+        ;(subcommand === undefined ? unknownToRead : unknownOptions).push(flag)
       }
       continue
     }
@@ -87,9 +102,17 @@ export const scan = (args: ReadonlyArray<string>): Scan => {
       continue
     }
     seenPositional = true
-    if (subcommand !== undefined) positionals.push(word)
+    positionals.push(word)
   }
-  return { subcommand, cwd, builtIn, positionals, unknownOptions, forced: end === -1 ? [] : args.slice(end + 1) }
+  return {
+    subcommand,
+    cwd,
+    builtIn,
+    positionals,
+    unknownOptions: subcommand === undefined ? unknownToRead : unknownOptions,
+    values,
+    forced: end === -1 ? [] : args.slice(end + 1)
+  }
 }
 
 const splitOption = (word: string): readonly [string, string | undefined] => {
@@ -111,23 +134,67 @@ export const forcePaths = (args: ReadonlyArray<string>): ReadonlyArray<string> =
 }
 
 /**
- * Why the words do not fit their subcommand, or `undefined`: `mcp` takes no paths, and a
- * subcommand takes only its own options (`many --offset 3` would read files named `--offset`
- * and `3`). `many` without files or a glob is its handler's to refuse.
+ * Why the words do not fit their command, or `undefined`: a command takes only its own options
+ * (`many --offset 3` would read files named `--offset` and `3`), each option a value of its kind
+ * (said with the option's name: `@effect/cli` says only "'abc' is not a integer"), `mcp` no path
+ * and a read one. `many` without files or a glob is its handler's to refuse.
  */
 export const misfit = (scanned: Scan): string | undefined => {
-  if (scanned.subcommand === undefined || scanned.builtIn) return undefined
+  if (scanned.builtIn) return undefined
   const { subcommand } = scanned
   if (scanned.unknownOptions.length > 0) {
     const list = scanned.unknownOptions.join(", ")
-    return `${subcommand} does not take ${scanned.unknownOptions.length === 1 ? "the option" : "the options"} ${list}`
+    const many = scanned.unknownOptions.length > 1
+    return subcommand === undefined
+      ? `unknown ${many ? "options" : "option"} ${list}`
+      : `${subcommand} does not take ${many ? "the options" : "the option"} ${list}`
   }
-  if (subcommand === "mcp" && (scanned.positionals.length > 0 || scanned.forced.length > 0)) {
-    return `mcp takes no paths (it serves MCP on stdin and stdout), and was given ${
-      [...scanned.positionals, ...scanned.forced].join(" ")
+  for (const [name, value] of scanned.values) {
+    const wanted = valueWanted(flagsByName.get(name), value)
+    if (wanted !== undefined) return `--${name} takes ${wanted}, and was given ${JSON.stringify(value)}`
+  }
+  const paths = [...scanned.positionals, ...scanned.forced]
+  if (subcommand === "mcp" && paths.length > 0) {
+    return `mcp takes no paths (it serves MCP on stdin and stdout), and was given ${paths.join(" ")}`
+  }
+  if (subcommand === undefined && paths.length > 1) {
+    return `one path at a time (given ${paths.length}: ${paths.join(" ")}); to read several: effect-read many ${
+      paths.join(" ")
     }`
   }
   return undefined
+}
+
+// As `@effect/cli` parses its integer and float options.
+const isInteger = (text: string) =>
+  Option.isSome(Schema.decodeUnknownOption(Schema.compose(Schema.NumberFromString, Schema.Int))(text))
+const isNumber = (text: string) => Option.isSome(Schema.decodeUnknownOption(Schema.NumberFromString)(text))
+
+/**
+ * What `flag` takes, when `value` is not it (as `@effect/cli` would refuse it, in words that name
+ * the option); `undefined` when it is, or when the option's own parsing decides (text, files).
+ */
+const valueWanted = (flag: Flag | undefined, value: string): string | undefined => {
+  switch (flag?.kind._tag) {
+    case "integer":
+      return isInteger(value) ? undefined : "a whole number"
+    case "float":
+      return isNumber(value) ? undefined : "a number"
+    case "choice": {
+      const { choices } = flag.kind
+      return choices.includes(value)
+        ? undefined
+        : `${choices.slice(0, -1).join(", ")} or ${choices.at(-1)}`
+    }
+    case "wholeNumbers": {
+      const { fields } = flag.kind
+      return wholeNumbersOf(value, fields) !== undefined
+        ? undefined
+        : `${fields.map((field) => field.toUpperCase()).join(",")} (whole numbers)`
+    }
+    default:
+      return undefined
+  }
 }
 
 /**
