@@ -30,6 +30,7 @@ import * as nodeFs from "node:fs"
 import { createRequire } from "node:module"
 import * as nodePath from "node:path"
 import * as zlib from "node:zlib"
+import { vi } from "vitest"
 import * as FaultFileSystem from "../src/FaultFileSystem.js"
 import * as FileTime from "../src/FileTime.js"
 import { isSqliteHeader } from "../src/internal/core/containers.js"
@@ -562,6 +563,26 @@ describe("text under faults", () => {
       textRequest("app.log", { limit: 1 }),
       (dir) => ({ filePath: `${dir}/app.log`, offset: 1, limit: 5 })
     ))
+
+  // Found by the property above (seed 2122584497, on Node 24 in CI): the first read of a small
+  // file gives one byte, and the file is rewritten (same size) before the next. Within one
+  // millisecond the rewrite keeps the mtime, so only the last bytes can tell: taken from the
+  // whole file's bytes they were the rewrite's, and a mix of the two versions was served.
+  it.effect("a small file rewritten to the same size in the same millisecond, between two reads of it", () =>
+    Effect.gen(function*() {
+      // The clock stands still for the files' times (memfs stamps mtime with `new Date()`).
+      vi.useFakeTimers({ toFake: ["Date"] })
+      const run = yield* memoryFileRun(
+        "notes.txt",
+        SMALL_TEXT,
+        [
+          FaultFileSystem.ShortRead.make({ nth: 1, bytes: 1, times: 1 }),
+          FaultFileSystem.Rewrite.make({ afterRead: 1, size: SMALL_TEXT.length })
+        ],
+        (dir) => ({ filePath: `${dir}/notes.txt` })
+      ).pipe(Effect.ensuring(Effect.sync(() => vi.useRealTimers())))
+      expect(run.stats.fired).toHaveLength(2)
+    }))
 
   // A rewrite that grows the file is not an append: the old end changed, so the page is no
   // snapshot of the opened version. The read starts over on the new version.

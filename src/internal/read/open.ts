@@ -417,17 +417,21 @@ export const openForRead = <A, E, R>(
     }
     // What was opened, as it was when opened: the version every byte of this read must come from.
     const { file: opened, info: before } = yield* openCheckedAt(target)
-    // A small file is read whole, once. Read here, at open, its last bytes need no read of their
-    // own; a read that fails or comes short is left to `readWhole` below, which says why.
     const size = Number(before.size)
+    // Its last bytes, before any other: an append leaves them, a rewrite that grew the file does
+    // not, and a rewrite while the file is read changes them under the read (its mtime may not
+    // change within a millisecond). Taken from a small file's bytes instead, they were the
+    // rewrite's when it came while those were read, and a mix of two versions passed the check.
+    const tail = yield* tailOf(opened, size)
+    yield* opened.seek(0, "start")
+    // A small file is read whole, once; a read that fails or comes short is left to `readWhole`
+    // below, which says why.
     const whole = size > 0 && size <= SMALL_FILE_BYTES
       ? yield* readHead(opened, size).pipe(
         Effect.map((bytes) => bytes.length === size ? bytes : undefined),
         Effect.orElseSucceed(() => undefined)
       )
       : undefined
-    // Its last bytes: an append leaves them, a rewrite that grew the file does not.
-    const tail = whole !== undefined ? whole.subarray(size - Math.min(TAIL_BYTES, size)) : yield* tailOf(opened, size)
     yield* opened.seek(0, "start")
     return yield* confirmUnchanged(
       opened,
