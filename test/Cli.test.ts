@@ -552,9 +552,6 @@ describe("CLI", () => {
           `--view takes list, tree, outline, summary, block or conflicts, and was given "nope"; see effect-read --help.`
         )
       )
-      expect(await run(["--region", "1,2", "notes.md"], { cwd: root })).toEqual(
-        usage(`--region takes X,Y,WIDTH,HEIGHT (whole numbers), and was given "1,2"; see effect-read --help.`)
-      )
       expect(await run(["--nope", "notes.md"], { cwd: root })).toEqual(
         usage("unknown option --nope; see effect-read --help.")
       )

@@ -172,7 +172,8 @@ const isNumber = (text: string) => Option.isSome(Schema.decodeUnknownOption(Sche
 
 /**
  * What `flag` takes, when `value` is not it (as `@effect/cli` would refuse it, in words that name
- * the option); `undefined` when it is, or when the option's own parsing decides (text, files).
+ * the option); `undefined` when it is, or when the option's own parsing decides (text, files,
+ * whole numbers).
  */
 const valueWanted = (flag: Flag | undefined, value: string): string | undefined => {
   switch (flag?.kind._tag) {
@@ -186,12 +187,7 @@ const valueWanted = (flag: Flag | undefined, value: string): string | undefined 
         ? undefined
         : `${choices.slice(0, -1).join(", ")} or ${choices.at(-1)}`
     }
-    case "wholeNumbers": {
-      const { fields } = flag.kind
-      return wholeNumbersOf(value, fields) !== undefined
-        ? undefined
-        : `${fields.map((field) => field.toUpperCase()).join(",")} (whole numbers)`
-    }
+    // `--region` names itself in its own parse (readOptions), as text and files do in theirs.
     default:
       return undefined
   }
